@@ -1,0 +1,50 @@
+"""Project macros: every icount C++ target gets the same options from here.
+
+    load("//bazel:icount.bzl", "icount_cc_library", "icount_cc_test")
+
+    icount_cc_library(
+        name = "stats",
+        srcs = ["stats.cc"],
+        hdrs = ["stats.h"],
+        deps = ["//third_party/absl:status"],
+    )
+
+    icount_cc_test(
+        name = "stats_test",
+        srcs = ["stats_test.cc"],
+        deps = [":stats"],  # gtest_main is added for you
+    )
+
+The C++ standard is set once for the whole tree in .bazelrc (-std=c++17).
+"""
+
+load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
+
+# Warnings are errors in our code only: system headers (LibTorch, abseil,
+# CPython) come in through -isystem or the default search path and are
+# exempt.
+ICOUNT_COPTS = [
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-Wno-unused-parameter",
+    "-Wno-sign-compare",
+]
+
+# Measured code must be readable by valgrind 3.19, which cannot parse some of
+# gcc 12's DWARF 5; when debug info is on (-c dbg, --copt=-g) keep it DWARF 4.
+ICOUNT_DEBUG_COPTS = ["-gdwarf-4"]
+
+def _copts(copts):
+    return ICOUNT_COPTS + ICOUNT_DEBUG_COPTS + (copts or [])
+
+def icount_cc_library(name, copts = None, **kwargs):
+    cc_library(name = name, copts = _copts(copts), **kwargs)
+
+def icount_cc_binary(name, copts = None, **kwargs):
+    cc_binary(name = name, copts = _copts(copts), **kwargs)
+
+def icount_cc_test(name, copts = None, deps = [], main = True, **kwargs):
+    """A gtest test. main=False for tests that define their own main()."""
+    gtest = Label("//third_party/gtest:gtest_main" if main else "//third_party/gtest:gtest")
+    cc_test(name = name, copts = _copts(copts), deps = deps + [gtest], **kwargs)

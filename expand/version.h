@@ -1,0 +1,13 @@
+#ifndef ICOUNT_EXPAND_VERSION_H_
+#define ICOUNT_EXPAND_VERSION_H_
+
+namespace icount {
+
+// The semantic version of //expand. Bump it with every change to //expand's
+// public API or to the data it writes; tools print it with --version and
+// serialised artifacts record it.
+inline constexpr char kExpandVersion[] = "0.1.0";
+
+}  // namespace icount
+
+#endif  // ICOUNT_EXPAND_VERSION_H_
