@@ -1,0 +1,73 @@
+// Timer::ForCpp: C++ statement strings compiled at run time. Each test run
+// starts with an empty snippet cache (HOME is the test's TEST_TMPDIR).
+#include <ATen/Parallel.h>
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "timer/internal/cpp_snippet.h"
+#include "timer/timer.h"
+
+namespace icount {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kSetup[] = R"(
+    auto x = torch::ones({4, 4});
+    auto y = torch::ones({4, 4});
+)";
+
+TEST(CppStringTest, CompilesOnceThenHitsTheCache) {
+  const std::string stmt = "auto z = torch::add(x, y);";
+  auto first = timer_internal::CompiledCppSnippet::Compile({stmt, "auto x = torch::ones({4, 4}); auto y = x;", ""});
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_FALSE((*first)->from_cache());
+  auto second = timer_internal::CompiledCppSnippet::Compile({stmt, "auto x = torch::ones({4, 4}); auto y = x;", ""});
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_TRUE((*second)->from_cache());
+  EXPECT_EQ((*first)->shared_object_path(), (*second)->shared_object_path());
+}
+
+TEST(CppStringTest, MeasuresWithSetupAndGlobalSetup) {
+  TimerOptions options;
+  options.label = "add";
+  options.num_threads = 1;
+  absl::StatusOr<Timer> timer = Timer::ForCpp(
+      "auto z = torch::add(x, y); scale(z);", kSetup,
+      "#include <cmath>\nstatic void scale(torch::Tensor& t) { t.mul_(std::sqrt(2.0)); }",
+      options);
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  EXPECT_EQ(timer->task_spec().setup, "auto x = torch::ones({4, 4});\nauto y = torch::ones({4, 4});");
+  absl::StatusOr<Measurement> m = timer->BlockedAutorange(0.05);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_GT(m->Median(), 1e-8);
+  EXPECT_EQ(m->task_spec().language, Language::kCpp);
+}
+
+TEST(CppStringTest, CompileErrorPointsAtTheSnippetLine) {
+  absl::StatusOr<Timer> timer = Timer::ForCpp("auto z = x + y;\nauto w = z.no_such_method();", kSetup);
+  ASSERT_FALSE(timer.ok());
+  EXPECT_EQ(timer.status().code(), absl::StatusCode::kInvalidArgument);
+  const std::string message(timer.status().message());
+  EXPECT_THAT(message, HasSubstr("stmt:2:"));
+  EXPECT_THAT(message, HasSubstr("no_such_method"));
+  EXPECT_THAT(message, Not(HasSubstr("icount harness")));
+}
+
+TEST(CppStringTest, ThrowingStatementIsAStatus) {
+  absl::StatusOr<Timer> timer = Timer::ForCpp("auto v = x.view({3});", kSetup);
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  absl::StatusOr<Measurement> m = timer->Timeit(10);
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(std::string(m.status().message()), HasSubstr("shape '[3]' is invalid"));
+}
+
+TEST(CppStringTest, EmptyStatementIsRejected) {
+  EXPECT_EQ(Timer::ForCpp("  \n ").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace icount

@@ -1,0 +1,220 @@
+#include "timer/internal/python_snippet.h"
+
+#include <Python.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "timer/internal/text.h"
+
+namespace icount::timer_internal {
+namespace {
+
+// Holds the GIL for its scope; the interpreter is released between calls so
+// any thread may use a PythonSnippet (one at a time).
+class GilScope {
+ public:
+  GilScope() : state_(PyGILState_Ensure()) {}
+  ~GilScope() { PyGILState_Release(state_); }
+
+ private:
+  PyGILState_STATE state_;
+};
+
+struct PyDecRef {
+  void operator()(PyObject* object) const { Py_XDECREF(object); }
+};
+using PyRef = std::unique_ptr<PyObject, PyDecRef>;
+
+// The active block control of the Run() on this thread; the three Python
+// callables forward to it.
+thread_local const IcountBlockControl* active_control = nullptr;
+
+PyObject* NextBlock(PyObject*, PyObject*) {
+  return PyLong_FromLongLong(active_control->next_block(active_control->context));
+}
+PyObject* BeginBlock(PyObject*, PyObject*) {
+  active_control->begin_block(active_control->context);
+  Py_RETURN_NONE;
+}
+PyObject* EndBlock(PyObject*, PyObject*) {
+  active_control->end_block(active_control->context);
+  Py_RETURN_NONE;
+}
+
+PyMethodDef kControlMethods[] = {
+    {"next_block", NextBlock, METH_NOARGS, nullptr},
+    {"begin_block", BeginBlock, METH_NOARGS, nullptr},
+    {"end_block", EndBlock, METH_NOARGS, nullptr},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+// Formats the pending Python exception with its traceback and clears it.
+std::string FetchPythonError() {
+  PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
+  PyErr_Fetch(&type, &value, &traceback);
+  PyErr_NormalizeException(&type, &value, &traceback);
+  std::string message = "unknown Python error";
+  PyObject* module = PyImport_ImportModule("traceback");
+  if (module != nullptr && type != nullptr) {
+    PyObject* lines = PyObject_CallMethod(module, "format_exception", "OOO", type,
+                                          value ? value : Py_None,
+                                          traceback ? traceback : Py_None);
+    PyObject* empty = PyUnicode_FromString("");
+    PyObject* joined = lines && empty ? PyUnicode_Join(empty, lines) : nullptr;
+    if (joined != nullptr) {
+      const char* utf8 = PyUnicode_AsUTF8(joined);
+      if (utf8 != nullptr) message = utf8;
+    }
+    Py_XDECREF(joined);
+    Py_XDECREF(empty);
+    Py_XDECREF(lines);
+  }
+  Py_XDECREF(module);
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(traceback);
+  PyErr_Clear();
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  return message;
+}
+
+// The generated source is registered with linecache so that tracebacks show
+// the failing line of the user's statement, not just a line number.
+constexpr char kSnippetFileName[] = "<icount-snippet>";
+
+std::string IndentBody(const std::string& code, const std::string& prefix) {
+  std::string body = Indent(code, prefix);
+  return body.empty() ? prefix + "pass" : body;
+}
+
+absl::Status InitializeOnce() {
+  if (!Py_IsInitialized()) {
+    PyConfig config;
+    PyConfig_InitPythonConfig(&config);
+    config.install_signal_handlers = 0;  // leave SIGINT to the host program
+    config.parse_argv = 0;
+    PyStatus status = Py_InitializeFromConfig(&config);
+    PyConfig_Clear(&config);
+    if (PyStatus_Exception(status)) {
+      return absl::InternalError(absl::StrCat(
+          "cannot start the embedded Python 3.11: ", status.err_msg ? status.err_msg : "?"));
+    }
+    PyEval_SaveThread();  // release the GIL; every use takes it with GilScope
+  }
+  GilScope gil;
+  PyObject* torch = PyImport_ImportModule("torch");
+  if (torch == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the embedded Python cannot import torch (install Debian's python3-torch; ./bazelw "
+        "does):\n",
+        FetchPythonError()));
+  }
+  Py_DECREF(torch);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status EnsurePythonInitialized() {
+  static std::once_flag once;
+  static absl::Status* status = nullptr;
+  std::call_once(once, [] { status = new absl::Status(InitializeOnce()); });
+  return *status;
+}
+
+absl::StatusOr<std::shared_ptr<PythonSnippet>> PythonSnippet::Compile(const std::string& stmt,
+                                                                      const std::string& setup) {
+  if (absl::Status status = EnsurePythonInitialized(); !status.ok()) return status;
+  GilScope gil;
+  // Check stmt and setup on their own first, so a syntax error reports the
+  // user's line numbers rather than the generated function's.
+  for (const auto& [part, code] : {std::pair<const char*, const std::string&>{"setup", setup},
+                                   {"stmt", stmt}}) {
+    PyObject* compiled = Py_CompileString(code.c_str(), part, Py_file_input);
+    if (compiled == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Python ", part, " does not compile:\n", FetchPythonError()));
+    }
+    Py_DECREF(compiled);
+  }
+  const std::string source = absl::StrCat(
+      "def inner(_icount_next, _icount_begin, _icount_end):\n", IndentBody(setup, "    "),
+      "\n"
+      "    while True:\n"
+      "        _icount_number = _icount_next()\n"
+      "        if _icount_number < 0:\n"
+      "            break\n"
+      "        _icount_begin()\n"
+      "        for _icount_i in _icount_repeat(None, _icount_number):\n",
+      IndentBody(stmt, "            "),
+      "\n"
+      "        _icount_end()\n");
+  // Each snippet gets its own file name so their linecache entries coexist.
+  static int counter = 0;
+  const std::string name = absl::StrCat(kSnippetFileName, "#", ++counter);
+
+  PyRef torch(PyImport_ImportModule("torch"));
+  PyRef itertools(PyImport_ImportModule("itertools"));
+  PyRef linecache(PyImport_ImportModule("linecache"));
+  if (!torch || !itertools || !linecache) return absl::InternalError(FetchPythonError());
+  PyRef repeat(PyObject_GetAttrString(itertools.get(), "repeat"));
+  PyRef cache(PyObject_GetAttrString(linecache.get(), "cache"));
+  PyRef lines(PyUnicode_FromString(source.c_str()));
+  if (lines) lines.reset(PyObject_CallMethod(lines.get(), "splitlines", "O", Py_True));
+  // linecache.cache[name] = (size, None, lines, name)
+  PyRef entry(lines ? Py_BuildValue("(nOOs)", static_cast<Py_ssize_t>(source.size()), Py_None,
+                                    lines.get(), name.c_str())
+                    : nullptr);
+  if (!repeat || !cache || !entry || PyDict_SetItemString(cache.get(), name.c_str(), entry.get())) {
+    return absl::InternalError(FetchPythonError());
+  }
+
+  PyRef globals(PyDict_New());
+  PyDict_SetItemString(globals.get(), "__builtins__", PyEval_GetBuiltins());
+  PyDict_SetItemString(globals.get(), "torch", torch.get());
+  PyDict_SetItemString(globals.get(), "_icount_repeat", repeat.get());
+  PyRef code(Py_CompileString(source.c_str(), name.c_str(), Py_file_input));
+  PyRef defined(code ? PyEval_EvalCode(code.get(), globals.get(), globals.get()) : nullptr);
+  PyObject* inner = defined ? PyDict_GetItemString(globals.get(), "inner") : nullptr;  // borrowed
+  if (inner == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Python snippet does not compile:\n", FetchPythonError()));
+  }
+  Py_INCREF(inner);
+  std::shared_ptr<PythonSnippet> snippet(new PythonSnippet());
+  snippet->function_ = inner;
+  return snippet;
+}
+
+absl::Status PythonSnippet::Run(const IcountBlockControl& control) const {
+  GilScope gil;
+  const IcountBlockControl* previous = active_control;
+  active_control = &control;
+  PyObject* next = PyCFunction_New(&kControlMethods[0], nullptr);
+  PyObject* begin = PyCFunction_New(&kControlMethods[1], nullptr);
+  PyObject* end = PyCFunction_New(&kControlMethods[2], nullptr);
+  PyObject* result = PyObject_CallFunctionObjArgs(static_cast<PyObject*>(function_), next, begin,
+                                                  end, nullptr);
+  Py_DECREF(next);
+  Py_DECREF(begin);
+  Py_DECREF(end);
+  active_control = previous;
+  if (result == nullptr) {
+    return absl::AbortedError(absl::StrCat("Python snippet raised:\n", FetchPythonError()));
+  }
+  Py_DECREF(result);
+  return absl::OkStatus();
+}
+
+PythonSnippet::~PythonSnippet() {
+  if (function_ != nullptr && Py_IsInitialized()) {
+    GilScope gil;
+    Py_DECREF(static_cast<PyObject*>(function_));
+  }
+}
+
+}  // namespace icount::timer_internal

@@ -1,0 +1,186 @@
+#include "timer/measurement_io.h"
+
+#include <google/protobuf/util/json_util.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "timer/version.h"
+
+namespace icount {
+namespace {
+
+std::optional<std::string> OptionalFrom(bool has, const std::string& value) {
+  return has ? std::optional<std::string>(value) : std::nullopt;
+}
+
+std::string ProtoToJson(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  // Printing a well-formed message cannot fail.
+  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
+  return json;
+}
+
+}  // namespace
+
+timer::MeasurementProto MeasurementToProto(const Measurement& measurement) {
+  const TaskSpec& spec = measurement.task_spec();
+  timer::MeasurementProto proto;
+  if (spec.label) proto.set_label(*spec.label);
+  if (spec.sub_label) proto.set_sub_label(*spec.sub_label);
+  if (spec.description) proto.set_description(*spec.description);
+  if (spec.env) proto.set_env(*spec.env);
+  proto.set_num_threads(spec.num_threads);
+  proto.set_stmt(spec.stmt);
+  proto.set_setup(spec.setup);
+  proto.set_global_setup(spec.global_setup);
+  proto.set_language(spec.language == Language::kCpp ? timer::CPP : timer::PYTHON);
+  proto.set_number_per_run(measurement.number_per_run());
+  for (double t : measurement.raw_times()) proto.add_raw_times(t);
+  for (const auto& [key, value] : measurement.metadata()) (*proto.mutable_metadata())[key] = value;
+  return proto;
+}
+
+absl::StatusOr<Measurement> MeasurementFromProto(const timer::MeasurementProto& proto) {
+  if (proto.number_per_run() <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("number_per_run must be positive, got ", proto.number_per_run()));
+  }
+  for (double t : proto.raw_times()) {
+    if (!std::isfinite(t) || t < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("raw_times must be finite, non-negative seconds, got ", t));
+    }
+  }
+  TaskSpec spec;
+  spec.label = OptionalFrom(proto.has_label(), proto.label());
+  spec.sub_label = OptionalFrom(proto.has_sub_label(), proto.sub_label());
+  spec.description = OptionalFrom(proto.has_description(), proto.description());
+  spec.env = OptionalFrom(proto.has_env(), proto.env());
+  spec.num_threads = proto.has_num_threads() ? proto.num_threads() : 1;
+  if (spec.num_threads <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_threads must be positive, got ", spec.num_threads));
+  }
+  spec.stmt = proto.stmt();
+  spec.setup = proto.setup();
+  spec.global_setup = proto.global_setup();
+  spec.language = proto.language() == timer::CPP ? Language::kCpp : Language::kPython;
+  std::map<std::string, std::string> metadata(proto.metadata().begin(), proto.metadata().end());
+  return Measurement(proto.number_per_run(),
+                     std::vector<double>(proto.raw_times().begin(), proto.raw_times().end()),
+                     std::move(spec), std::move(metadata));
+}
+
+absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::string_view source) {
+  timer::ResultsFileProto proto;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;  // a misspelt field is an error, not silently lost
+  auto status = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), &proto, options);
+  if (!status.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": not a valid icount results file (JSON with a \"measurements\" list): ",
+        status.message().as_string()));
+  }
+  if (proto.schema_version() > kResultsSchemaVersion) {
+    std::string writer;
+    for (const auto& [library, version] : proto.versions()) {
+      absl::StrAppend(&writer, writer.empty() ? "" : ", ", library, " ", version);
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        source, ": schema_version ", proto.schema_version(), " (written by ",
+        writer.empty() ? "an unknown version" : writer, ") is newer than this build reads (",
+        kResultsSchemaVersion, ", timer ", kTimerVersion, "); update icount to read it"));
+  }
+  ResultsFile results;
+  results.versions.insert(proto.versions().begin(), proto.versions().end());
+  results.start_time = proto.start_time();
+  results.end_time = proto.end_time();
+  results.machine = proto.machine();
+  for (int i = 0; i < proto.measurements_size(); ++i) {
+    absl::StatusOr<Measurement> m = MeasurementFromProto(proto.measurements(i));
+    if (!m.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(source, ": measurement ", i + 1, ": ", m.status().message()));
+    }
+    results.measurements.push_back(*std::move(m));
+  }
+  return results;
+}
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  }
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
+  return contents.str();
+}
+
+absl::StatusOr<ResultsFile> ReadResultsFile(const std::string& path) {
+  absl::StatusOr<std::string> json = ReadFileToString(path);
+  if (!json.ok()) return json.status();
+  return ParseResultsJson(*json, path);
+}
+
+std::string ResultsToJson(const ResultsFile& results) {
+  timer::ResultsFileProto header;
+  header.set_schema_version(kResultsSchemaVersion);
+  if (results.versions.empty()) {
+    (*header.mutable_versions())["timer"] = kTimerVersion;
+  } else {
+    header.mutable_versions()->insert(results.versions.begin(), results.versions.end());
+  }
+  header.set_start_time(results.start_time);
+  header.set_end_time(results.end_time);
+  header.set_machine(results.machine);
+  std::string json = ProtoToJson(header);
+  json.pop_back();  // the closing brace; measurements follow, one per line
+  absl::StrAppend(&json, json.size() > 1 ? "," : "", "\"measurements\":[");
+  for (size_t i = 0; i < results.measurements.size(); ++i) {
+    absl::StrAppend(&json, i ? ",\n" : "\n", ProtoToJson(MeasurementToProto(results.measurements[i])));
+  }
+  absl::StrAppend(&json, "\n]}\n");
+  return json;
+}
+
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents) {
+  const std::string temporary = absl::StrCat(path, ".tmp.", getpid());
+  FILE* file = std::fopen(temporary.c_str(), "wb");
+  if (file == nullptr) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, ": cannot write (", temporary, "): ", std::strerror(errno)));
+  }
+  const bool written = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
+  const bool flushed = std::fflush(file) == 0 && fsync(fileno(file)) == 0;
+  const bool closed = std::fclose(file) == 0;
+  if (!written || !flushed || !closed || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string error = std::strerror(errno);
+    std::remove(temporary.c_str());
+    return absl::DataLossError(absl::StrCat(path, ": write failed: ", error));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteResultsFile(const std::string& path, const ResultsFile& results) {
+  return WriteFileAtomically(path, ResultsToJson(results));
+}
+
+}  // namespace icount

@@ -1,0 +1,51 @@
+#ifndef ICOUNT_TIMER_MEASUREMENT_IO_H_
+#define ICOUNT_TIMER_MEASUREMENT_IO_H_
+
+#include <map>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "timer/measurement.h"
+#include "timer/measurement.pb.h"
+
+namespace icount {
+
+// The results-file schema this build writes and the newest it reads.
+inline constexpr int kResultsSchemaVersion = 1;
+
+// Measurement <-> its protobuf message (see measurement.proto).
+timer::MeasurementProto MeasurementToProto(const Measurement& measurement);
+absl::StatusOr<Measurement> MeasurementFromProto(const timer::MeasurementProto& proto);
+
+// A results file: measurements plus who wrote it and when.
+struct ResultsFile {
+  std::vector<Measurement> measurements;
+  std::map<std::string, std::string> versions;  // filled with ours on write if empty
+  std::string start_time;
+  std::string end_time;
+  std::string machine;
+};
+
+// Parses the JSON form. `source` names the input in errors, e.g.
+//   results.json: invalid JSON: Unexpected token. (at byte 17)
+//   results.json: measurement 3: number_per_run must be positive, got 0
+//   results.json: schema_version 2 is newer than this build reads (1); ...
+absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::string_view source);
+absl::StatusOr<ResultsFile> ReadResultsFile(const std::string& path);
+
+// JSON with proto field names, one measurement per line.
+std::string ResultsToJson(const ResultsFile& results);
+// Writes atomically (temporary file in the same directory, then rename), so
+// a reader never sees a half-written file.
+absl::Status WriteResultsFile(const std::string& path, const ResultsFile& results);
+
+// Writes `contents` to `path` atomically (also used by other icount code).
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents);
+absl::StatusOr<std::string> ReadFileToString(const std::string& path);
+
+}  // namespace icount
+
+#endif  // ICOUNT_TIMER_MEASUREMENT_IO_H_

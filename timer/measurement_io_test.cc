@@ -1,0 +1,105 @@
+#include "timer/measurement_io.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "timer/version.h"
+
+namespace icount {
+namespace {
+
+Measurement Sample() {
+  TaskSpec spec;
+  spec.stmt = "torch::add(x, y);";
+  spec.setup = "auto x = torch::ones({4, 4});";
+  spec.label = "add";
+  spec.env = "";  // set but empty: distinct from unset
+  spec.num_threads = 2;
+  spec.language = Language::kCpp;
+  return Measurement(100, {1.5e-4, 1.25e-4}, spec, {{"machine", "ci"}});
+}
+
+TEST(MeasurementIoTest, ProtoRoundTripKeepsEverything) {
+  Measurement original = Sample();
+  absl::StatusOr<Measurement> back = MeasurementFromProto(MeasurementToProto(original));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->task_spec(), original.task_spec());
+  EXPECT_FALSE(back->task_spec().sub_label.has_value());
+  EXPECT_EQ(back->number_per_run(), 100);
+  EXPECT_EQ(back->raw_times(), original.raw_times());
+  EXPECT_EQ(back->metadata(), original.metadata());
+}
+
+TEST(MeasurementIoTest, JsonRoundTripThroughAFile) {
+  ResultsFile results;
+  results.measurements = {Sample(), Sample()};
+  results.start_time = "2026-11-21T10:00:00Z";
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/results.json";
+  ASSERT_TRUE(WriteResultsFile(path, results).ok());
+  absl::StatusOr<ResultsFile> back = ReadResultsFile(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->measurements.size(), 2u);
+  EXPECT_EQ(back->measurements[1].task_spec(), results.measurements[1].task_spec());
+  EXPECT_EQ(back->versions.at("timer"), kTimerVersion);
+  EXPECT_EQ(back->start_time, "2026-11-21T10:00:00Z");
+}
+
+TEST(MeasurementIoTest, JsonUsesProtoFieldNames) {
+  ResultsFile results;
+  results.measurements = {Sample()};
+  const std::string json = ResultsToJson(results);
+  for (const char* field : {"\"schema_version\":1", "\"label\":\"add\"", "\"num_threads\":2",
+                            "\"number_per_run\":\"100\"", "\"raw_times\":[0.00015,0.000125]"}) {
+    EXPECT_NE(json.find(field), std::string::npos) << field << " not in " << json;
+  }
+}
+
+TEST(MeasurementIoTest, HandWrittenMinimalFileIsAccepted) {
+  absl::StatusOr<ResultsFile> results = ParseResultsJson(
+      R"({"measurements": [{"stmt": "x", "number_per_run": 10, "raw_times": [1e-3]}]})", "mini");
+  ASSERT_TRUE(results.ok()) << results.status();
+  const Measurement& m = results->measurements[0];
+  EXPECT_EQ(m.task_spec().num_threads, 1);
+  EXPECT_FALSE(m.task_spec().label.has_value());
+  EXPECT_DOUBLE_EQ(m.Median(), 1e-4);
+}
+
+TEST(MeasurementIoTest, CorruptJsonNamesTheSource) {
+  absl::StatusOr<ResultsFile> results = ParseResultsJson("{\"measurements\": [", "broken.json");
+  ASSERT_FALSE(results.ok());
+  EXPECT_NE(results.status().message().find("broken.json"), absl::string_view::npos);
+}
+
+TEST(MeasurementIoTest, MisspeltFieldIsAnError) {
+  absl::StatusOr<ResultsFile> results =
+      ParseResultsJson(R"({"measurements": [{"raw_time": [1]}]})", "typo.json");
+  ASSERT_FALSE(results.ok());
+  EXPECT_NE(results.status().message().find("raw_time"), absl::string_view::npos)
+      << results.status();
+}
+
+TEST(MeasurementIoTest, InvalidValuesNameTheMeasurement) {
+  absl::StatusOr<ResultsFile> results = ParseResultsJson(
+      R"({"measurements": [{"number_per_run": 1, "raw_times": [1]},
+                           {"number_per_run": 0, "raw_times": [1]}]})",
+      "bad.json");
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.status().message(),
+            "bad.json: measurement 2: number_per_run must be positive, got 0");
+}
+
+TEST(MeasurementIoTest, NewerSchemaIsRejectedWithTheWriterVersion) {
+  absl::StatusOr<ResultsFile> results = ParseResultsJson(
+      R"({"schema_version": 9, "versions": {"timer": "7.0.0"}, "measurements": []})", "new.json");
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(results.status().message().find("timer 7.0.0"), absl::string_view::npos);
+}
+
+TEST(MeasurementIoTest, MissingFileIsNotFound) {
+  EXPECT_EQ(ReadResultsFile("/nonexistent/r.json").status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace icount

@@ -1,0 +1,198 @@
+#ifndef ICOUNT_TIMER_TIMER_H_
+#define ICOUNT_TIMER_TIMER_H_
+
+// icount's Timer: wall time of a C++ callable, a C++ statement string or a
+// Python statement string, with torch.utils.benchmark.Timer's algorithms.
+//
+// A C++ lambda that captured its setup:
+//
+//   torch::Tensor x = torch::ones({4, 4});
+//   icount::TimerOptions options;
+//   options.label = "add";
+//   icount::Timer timer = icount::Timer::ForCallable([&] { torch::add(x, x); }, options);
+//   absl::StatusOr<icount::Measurement> m = timer.BlockedAutorange();
+//   if (m.ok()) std::cout << m->Summary() << "\n";
+//
+// A C++ string, compiled at run time against LibTorch's headers (cached on
+// disk, so the second Timer with the same code does not compile again):
+//
+//   absl::StatusOr<icount::Timer> timer = icount::Timer::ForCpp(
+//       /*stmt=*/"auto z = torch::add(x, y);",
+//       /*setup=*/"auto x = torch::ones({4, 4}); auto y = torch::ones({4, 4});");
+//
+// A Python string, run by embedded CPython 3.11 with `torch` imported:
+//
+//   absl::StatusOr<icount::Timer> timer = icount::Timer::ForPython(
+//       "torch.add(x, y)", "x = torch.ones(4, 4); y = torch.ones(4, 4)");
+//
+// Every method runs with LibTorch's thread count set to options.num_threads
+// (default 1) and restores the previous count afterwards. A statement that
+// throws (c10::Error, std::exception, a Python exception) gives an error
+// Status with its message (and the Python traceback), never a crash.
+//
+// Method names follow abseil style; they map one to one onto the
+// reference's: timeit -> Timeit, blocked_autorange -> BlockedAutorange,
+// adaptive_autorange -> AdaptiveAutorange.
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "timer/internal/block_control.h"
+#include "timer/measurement.h"
+#include "timer/task_spec.h"
+
+namespace icount {
+
+// A clock in seconds. Injectable so tests can drive the algorithms.
+using Clock = std::function<double()>;
+// The default clock: std::chrono::steady_clock (like time.perf_counter).
+double SteadyClockSeconds();
+
+struct TimerOptions {
+  std::optional<std::string> label;
+  std::optional<std::string> sub_label;
+  std::optional<std::string> description;
+  std::optional<std::string> env;
+  int num_threads = 1;
+  Clock clock;  // empty: SteadyClockSeconds
+};
+
+// Called after each measured block with its number of runs and its seconds.
+using BlockCallback = std::function<void(int64_t number, double seconds)>;
+
+namespace timer_internal {
+
+// Runs a statement's blocks (see block_control.h).
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual absl::Status Run(const IcountBlockControl& control) = 0;
+};
+
+// The statement is the callable's body, inlined into the timed loop: no
+// type-erased call per run, one per block.
+template <typename F>
+class CallableKernel final : public Kernel {
+ public:
+  explicit CallableKernel(F callable) : callable_(std::move(callable)) {}
+
+  absl::Status Run(const IcountBlockControl& control) override {
+    try {
+      for (int64_t number; (number = control.next_block(control.context)) >= 0;) {
+        control.begin_block(control.context);
+        for (int64_t i = 0; i < number; ++i) {
+          callable_();
+          // A compiler barrier, not an instruction: keeps every run inside
+          // the block even when the body has no visible side effects.
+          asm volatile("" ::: "memory");
+        }
+        control.end_block(control.context);
+      }
+    } catch (const std::exception& e) {  // c10::Error included
+      return absl::AbortedError(absl::StrCat("C++ callable threw: ", e.what()));
+    } catch (...) {
+      return absl::AbortedError("C++ callable threw a non-std::exception");
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  F callable_;
+};
+
+}  // namespace timer_internal
+
+class Timer {
+ public:
+  // Times `callable()`. `stmt` names it in results (tables show it when
+  // there is no sub_label).
+  template <typename F>
+  static Timer ForCallable(F callable, TimerOptions options = {},
+                           std::string stmt = "[C++ callable]") {
+    TaskSpec spec = MakeTaskSpec(std::move(stmt), "", "", Language::kCpp, options);
+    return Timer(std::make_shared<timer_internal::CallableKernel<F>>(std::move(callable)),
+                 std::move(spec), std::move(options.clock));
+  }
+
+  // Compiles `stmt` (with `setup` run before the timed loop and
+  // `global_setup` at namespace scope, e.g. #includes) into a shared object.
+  // <torch/script.h> is included for you; add <torch/torch.h> in
+  // global_setup for torch::nn. A compile error is InvalidArgument with the
+  // compiler's message located in "stmt", "setup" or "global_setup" lines.
+  static absl::StatusOr<Timer> ForCpp(const std::string& stmt, const std::string& setup = "",
+                                      const std::string& global_setup = "",
+                                      TimerOptions options = {});
+
+  // Python `stmt` after `setup`, with `torch` in scope. A syntax error is
+  // InvalidArgument with Python's message.
+  static absl::StatusOr<Timer> ForPython(const std::string& stmt,
+                                         const std::string& setup = "pass",
+                                         TimerOptions options = {});
+
+  // Runs the statement max(number / 100, 2) times to warm up, then `number`
+  // times in one timed block.
+  absl::StatusOr<Measurement> Timeit(int64_t number = 1000000);
+
+  // Picks a block size (a power of ten, below 2^31) whose timer overhead is
+  // negligible, then times blocks until min_run_time seconds are spent.
+  absl::StatusOr<Measurement> BlockedAutorange(double min_run_time = 0.2,
+                                               const BlockCallback& callback = nullptr);
+
+  // Like BlockedAutorange, but keeps timing (at least min_run_time, at most
+  // max_run_time seconds) until IQR / median < threshold, after more than 3
+  // blocks.
+  absl::StatusOr<Measurement> AdaptiveAutorange(double threshold = 0.1,
+                                                double min_run_time = 0.01,
+                                                double max_run_time = 10.0,
+                                                const BlockCallback& callback = nullptr);
+
+  // One block of `number` runs after setup: seconds, at least 1e-9 as in the
+  // reference. Does not set the thread count.
+  absl::StatusOr<double> TimeBlock(int64_t number) const;
+
+  const TaskSpec& task_spec() const { return spec_; }
+
+  // The statement's block runner, for collectors other than the wall clock
+  // (callgrind).
+  const std::shared_ptr<timer_internal::Kernel>& kernel() const { return kernel_; }
+
+ private:
+  Timer(std::shared_ptr<timer_internal::Kernel> kernel, TaskSpec spec, Clock clock);
+  static TaskSpec MakeTaskSpec(std::string stmt, std::string setup, std::string global_setup,
+                               Language language, const TimerOptions& options);
+  absl::StatusOr<int64_t> EstimateBlockSize(double min_run_time) const;
+  absl::StatusOr<Measurement> MeasurementLoop(
+      int64_t number, double min_run_time, std::optional<double> max_run_time,
+      const std::function<bool(const std::vector<double>&)>& can_stop,
+      const BlockCallback& callback) const;
+
+  std::shared_ptr<timer_internal::Kernel> kernel_;
+  TaskSpec spec_;
+  Clock clock_;
+};
+
+// Sets LibTorch's intra-op thread count for its scope and restores the
+// previous count on exit.
+class ScopedTorchThreads {
+ public:
+  explicit ScopedTorchThreads(int num_threads);
+  ~ScopedTorchThreads();
+  ScopedTorchThreads(const ScopedTorchThreads&) = delete;
+  ScopedTorchThreads& operator=(const ScopedTorchThreads&) = delete;
+
+ private:
+  int previous_;
+};
+
+}  // namespace icount
+
+#endif  // ICOUNT_TIMER_TIMER_H_

@@ -1,0 +1,179 @@
+#include "timer/timer.h"
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace icount {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A clock that only moves when the statement says so: each run of the
+// statement costs `seconds_per_run`, each block pays `overhead_per_block`
+// (the clock reads themselves). Makes the autorange algorithms exact.
+struct FakeTime {
+  double now = 0;
+  double seconds_per_run = 1e-6;
+  double overhead_per_block = 0;
+  double Read() {
+    now += overhead_per_block / 2;
+    return now;
+  }
+  Clock AsClock() {
+    return [this] { return Read(); };
+  }
+  void Run() { now += seconds_per_run; }
+};
+
+Timer FakeTimer(FakeTime& time) {
+  TimerOptions options;
+  options.clock = time.AsClock();
+  options.label = "fake";
+  return Timer::ForCallable([&time] { time.Run(); }, options, "time.Run()");
+}
+
+TEST(TimerCallableTest, TimeitWarmsUpThenTimesOneBlock) {
+  FakeTime time;
+  int runs = 0;
+  TimerOptions options;
+  options.clock = time.AsClock();
+  Timer timer = Timer::ForCallable(
+      [&] {
+        ++runs;
+        time.Run();
+      },
+      options);
+  absl::StatusOr<Measurement> m = timer.Timeit(1000);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(runs, 1000 + 10);  // warm-up: number / 100
+  EXPECT_EQ(m->number_per_run(), 1000);
+  ASSERT_EQ(m->raw_times().size(), 1u);
+  EXPECT_NEAR(m->raw_times()[0], 1000 * 1e-6, 1e-15);
+  EXPECT_NEAR(m->Median(), 1e-6, 1e-15);
+  EXPECT_EQ(m->task_spec().stmt, "[C++ callable]");
+  EXPECT_EQ(m->task_spec().language, Language::kCpp);
+}
+
+TEST(TimerCallableTest, BlockedAutorangeBlockSizeAndCountUnderAFakeClock) {
+  FakeTime time;
+  time.seconds_per_run = 1e-6;
+  time.overhead_per_block = 1e-9;
+  std::vector<int64_t> numbers;
+  Timer timer = FakeTimer(time);
+  absl::StatusOr<Measurement> m =
+      timer.BlockedAutorange(0.2, [&](int64_t number, double) { numbers.push_back(number); });
+  ASSERT_TRUE(m.ok()) << m.status();
+  // Overhead 1e-9 s; the block size grows by 10 until overhead/time <= 1e-4
+  // and time >= 0.2 ms: 10^4 runs take 1e-2 s (relative overhead 1e-7).
+  // Then 10^2 runs = 1e-4 s fails the time rule, 10^3 = 1e-3 s passes.
+  EXPECT_EQ(m->number_per_run(), 1000);
+  // Blocks of (1e-3 + 1e-9) s until 0.2 s have been spent: 200 blocks.
+  EXPECT_EQ(m->raw_times().size(), 200u);
+  EXPECT_EQ(numbers.size(), 200u);
+  EXPECT_NEAR(m->Median(), 1e-6, 1e-12);
+}
+
+TEST(TimerCallableTest, BlockSizeStopsBelowTwoToThe31) {
+  // A statement so cheap that even 10^9 runs (1e-6 s on this fake clock)
+  // keep the clock-read overhead (1e-9 s, the floor) above 1e-4 of a block
+  // and stay under min_run_time: only the 2^31 cap ends the growth. The
+  // clock is derived from an integer run count, so block times are exact.
+  int64_t runs = 0;
+  TimerOptions options;
+  options.clock = [&runs] { return static_cast<double>(runs) * 1e-15; };
+  Timer timer = Timer::ForCallable([&runs] { ++runs; }, options);
+  absl::StatusOr<Measurement> m = timer.BlockedAutorange(1.5e-6);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->number_per_run(), 1000000000);  // 10^10 would pass 2^31 - 1
+  EXPECT_EQ(m->raw_times().size(), 2u);        // 2 x 1e-6 s >= 1.5e-6 s
+}
+
+TEST(TimerCallableTest, AdaptiveAutorangeStopsWhenConfident) {
+  FakeTime time;
+  time.overhead_per_block = 1e-9;
+  Timer timer = FakeTimer(time);
+  absl::StatusOr<Measurement> m = timer.AdaptiveAutorange(0.1, 0.01, 10.0);
+  ASSERT_TRUE(m.ok()) << m.status();
+  // Block size for 0.05 s: 10 runs (1e-5 s) miss 0.05 s / 1000; 100 runs
+  // (1e-4 s) pass it with relative overhead 1e-5.
+  EXPECT_EQ(m->number_per_run(), 100);
+  // Identical blocks meet confidence at once; only min_run_time (0.01 s)
+  // and "more than 3 blocks" hold it: 100 blocks of 1e-4 s.
+  EXPECT_EQ(m->raw_times().size(), 100u);
+}
+
+TEST(TimerCallableTest, AdaptiveAutorangeGivesUpAtMaxRunTime) {
+  FakeTime time;
+  int64_t runs = 0;
+  TimerOptions options;
+  options.clock = time.AsClock();
+  // Every other block is 10x slower: never within 10% IQR.
+  Timer timer = Timer::ForCallable(
+      [&] {
+        ++runs;
+        time.now += ((runs / 1000) % 2 == 0) ? 1e-6 : 1e-5;
+      },
+      options);
+  absl::StatusOr<Measurement> m = timer.AdaptiveAutorange(0.1, 0.01, 0.5);
+  ASSERT_TRUE(m.ok());
+  EXPECT_FALSE(m->MeetsConfidence(0.1));
+  double total = 0;
+  for (double t : m->raw_times()) total += t;
+  EXPECT_GT(total, 0.5);
+  EXPECT_LT(total, 0.5 + 0.011);  // stops after the block that crosses it
+}
+
+TEST(TimerCallableTest, InvalidArguments) {
+  FakeTime time;
+  Timer timer = FakeTimer(time);
+  EXPECT_EQ(timer.BlockedAutorange(0).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(timer.BlockedAutorange(-1).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(timer.AdaptiveAutorange(0).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(timer.AdaptiveAutorange(0.1, 0).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(timer.Timeit(0).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(TimerCallableTest, ThrowingStatementIsAStatus) {
+  Timer c10_error = Timer::ForCallable([] { torch::ones({2, 2}).view({3}); });
+  absl::StatusOr<Measurement> m = c10_error.Timeit(10);
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(std::string(m.status().message()), HasSubstr("shape '[3]' is invalid"));
+
+  Timer std_error = Timer::ForCallable([] { throw std::runtime_error("boom"); });
+  EXPECT_THAT(std::string(std_error.Timeit(10).status().message()), HasSubstr("boom"));
+}
+
+TEST(TimerCallableTest, NumThreadsIsSetForTheMeasurementAndRestored) {
+  at::set_num_threads(2);
+  int seen = 0;
+  TimerOptions options;
+  options.num_threads = 1;
+  Timer timer = Timer::ForCallable([&] { seen = at::get_num_threads(); }, options);
+  ASSERT_TRUE(timer.Timeit(5).ok());
+  EXPECT_EQ(seen, 1);
+  EXPECT_EQ(at::get_num_threads(), 2);
+  ASSERT_TRUE(timer.BlockedAutorange(0.001).ok());
+  EXPECT_EQ(at::get_num_threads(), 2);
+}
+
+TEST(TimerCallableTest, MeasuresARealTorchOp) {
+  torch::Tensor x = torch::ones({4, 4});
+  TimerOptions options;
+  options.label = "add";
+  Timer timer = Timer::ForCallable([&] { torch::add(x, x); }, options, "torch::add(x, x)");
+  absl::StatusOr<Measurement> m = timer.BlockedAutorange(0.05);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_GT(m->Median(), 1e-8);  // an ATen call is never free
+  EXPECT_LT(m->Median(), 1e-2);
+  EXPECT_THAT(m->Summary(), HasSubstr("add\n  Median: "));
+}
+
+}  // namespace
+}  // namespace icount
