@@ -1,7 +1,7 @@
-// Timer::ForCpp: C++ statement strings compiled at run time. Each test run
-// starts with an empty snippet cache (HOME is the test's TEST_TMPDIR).
+// Timer::ForCpp: C++ statement strings compiled at run time.
 #include <ATen/Parallel.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -21,6 +21,9 @@ constexpr char kSetup[] = R"(
 )";
 
 TEST(CppStringTest, CompilesOnceThenHitsTheCache) {
+  // A cache of this test run's own; the other tests share the user's cache.
+  const std::string cache = std::string(std::getenv("TEST_TMPDIR")) + "/fresh-snippet-cache";
+  ASSERT_EQ(setenv("ICOUNT_CACHE_DIR", cache.c_str(), 1), 0);
   const std::string stmt = "auto z = torch::add(x, y);";
   auto first = timer_internal::CompiledCppSnippet::Compile({stmt, "auto x = torch::ones({4, 4}); auto y = x;", ""});
   ASSERT_TRUE(first.ok()) << first.status();
@@ -29,6 +32,7 @@ TEST(CppStringTest, CompilesOnceThenHitsTheCache) {
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_TRUE((*second)->from_cache());
   EXPECT_EQ((*first)->shared_object_path(), (*second)->shared_object_path());
+  unsetenv("ICOUNT_CACHE_DIR");
 }
 
 TEST(CppStringTest, MeasuresWithSetupAndGlobalSetup) {

@@ -17,14 +17,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "timer/internal/task_spec_fields.h"
 #include "timer/version.h"
 
 namespace icount {
 namespace {
-
-std::optional<std::string> OptionalFrom(bool has, const std::string& value) {
-  return has ? std::optional<std::string>(value) : std::nullopt;
-}
 
 std::string ProtoToJson(const google::protobuf::Message& message) {
   google::protobuf::util::JsonPrintOptions options;
@@ -38,17 +35,8 @@ std::string ProtoToJson(const google::protobuf::Message& message) {
 }  // namespace
 
 timer::MeasurementProto MeasurementToProto(const Measurement& measurement) {
-  const TaskSpec& spec = measurement.task_spec();
   timer::MeasurementProto proto;
-  if (spec.label) proto.set_label(*spec.label);
-  if (spec.sub_label) proto.set_sub_label(*spec.sub_label);
-  if (spec.description) proto.set_description(*spec.description);
-  if (spec.env) proto.set_env(*spec.env);
-  proto.set_num_threads(spec.num_threads);
-  proto.set_stmt(spec.stmt);
-  proto.set_setup(spec.setup);
-  proto.set_global_setup(spec.global_setup);
-  proto.set_language(spec.language == Language::kCpp ? timer::CPP : timer::PYTHON);
+  timer_internal::WriteTaskSpecFields(measurement.task_spec(), &proto);
   proto.set_number_per_run(measurement.number_per_run());
   for (double t : measurement.raw_times()) proto.add_raw_times(t);
   for (const auto& [key, value] : measurement.metadata()) (*proto.mutable_metadata())[key] = value;
@@ -66,12 +54,7 @@ absl::StatusOr<Measurement> MeasurementFromProto(const timer::MeasurementProto& 
           absl::StrCat("raw_times must be finite, non-negative seconds, got ", t));
     }
   }
-  TaskSpec spec;
-  spec.label = OptionalFrom(proto.has_label(), proto.label());
-  spec.sub_label = OptionalFrom(proto.has_sub_label(), proto.sub_label());
-  spec.description = OptionalFrom(proto.has_description(), proto.description());
-  spec.env = OptionalFrom(proto.has_env(), proto.env());
-  spec.num_threads = proto.has_num_threads() ? proto.num_threads() : 1;
+  TaskSpec spec = timer_internal::ReadTaskSpecFields(proto);
   if (spec.num_threads <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("num_threads must be positive, got ", spec.num_threads));

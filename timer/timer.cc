@@ -1,6 +1,5 @@
 #include "timer/timer.h"
 
-#include <ATen/Parallel.h>
 #include <torch/cuda.h>
 
 #include <algorithm>
@@ -94,16 +93,12 @@ double SteadyClockSeconds() {
       .count();
 }
 
-ScopedTorchThreads::ScopedTorchThreads(int num_threads) : previous_(at::get_num_threads()) {
-  at::set_num_threads(num_threads);
-}
-
-ScopedTorchThreads::~ScopedTorchThreads() { at::set_num_threads(previous_); }
-
-Timer::Timer(std::shared_ptr<timer_internal::Kernel> kernel, TaskSpec spec, Clock clock)
+Timer::Timer(std::shared_ptr<timer_internal::Kernel> kernel, TaskSpec spec, Clock clock,
+             bool is_callable)
     : kernel_(std::move(kernel)),
       spec_(std::move(spec)),
-      clock_(clock ? std::move(clock) : Clock(SteadyClockSeconds)) {}
+      clock_(clock ? std::move(clock) : Clock(SteadyClockSeconds)),
+      is_callable_(is_callable) {}
 
 TaskSpec Timer::MakeTaskSpec(std::string stmt, std::string setup, std::string global_setup,
                              Language language, const TimerOptions& options) {
@@ -139,7 +134,7 @@ absl::StatusOr<Timer> Timer::ForCpp(const std::string& stmt, const std::string& 
   TaskSpec spec =
       MakeTaskSpec(normalized_stmt, normalized_setup, global_setup, Language::kCpp, options);
   return Timer(std::make_shared<CppSnippetKernel>(*std::move(snippet)), std::move(spec),
-               std::move(options.clock));
+               std::move(options.clock), /*is_callable=*/false);
 }
 
 absl::StatusOr<Timer> Timer::ForPython(const std::string& stmt, const std::string& setup,
@@ -157,7 +152,7 @@ absl::StatusOr<Timer> Timer::ForPython(const std::string& stmt, const std::strin
   if (!snippet.ok()) return snippet.status();
   TaskSpec spec = MakeTaskSpec(normalized_stmt, normalized_setup, "", Language::kPython, options);
   return Timer(std::make_shared<PythonSnippetKernel>(*std::move(snippet)), std::move(spec),
-               std::move(options.clock));
+               std::move(options.clock), /*is_callable=*/false);
 }
 
 absl::StatusOr<double> Timer::TimeBlock(int64_t number) const {

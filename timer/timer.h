@@ -47,6 +47,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "timer/internal/block_control.h"
+#include "timer/internal/kernel.h"
+#include "timer/callgrind_stats.h"
 #include "timer/measurement.h"
 #include "timer/task_spec.h"
 
@@ -66,50 +68,24 @@ struct TimerOptions {
   Clock clock;  // empty: SteadyClockSeconds
 };
 
+// Options of Timer::CollectCallgrind (the reference's collect_callgrind
+// arguments).
+struct CallgrindOptions {
+  // Runs of the statement per measured region.
+  int64_t number = 100;
+  // Measured regions, each dumped and returned separately.
+  int repeats = 1;
+  // Also measure the same loop around an empty statement, so CountsPerRun()
+  // can subtract the loop's own instructions.
+  bool collect_baseline = true;
+  // Keep each repeat's callgrind out file (for KCachegrind) and report its
+  // path in CallgrindStats::stmt_callgrind_out().
+  bool retain_out_file = false;
+};
+
 // Called after each measured block with its number of runs and its seconds.
 using BlockCallback = std::function<void(int64_t number, double seconds)>;
 
-namespace timer_internal {
-
-// Runs a statement's blocks (see block_control.h).
-class Kernel {
- public:
-  virtual ~Kernel() = default;
-  virtual absl::Status Run(const IcountBlockControl& control) = 0;
-};
-
-// The statement is the callable's body, inlined into the timed loop: no
-// type-erased call per run, one per block.
-template <typename F>
-class CallableKernel final : public Kernel {
- public:
-  explicit CallableKernel(F callable) : callable_(std::move(callable)) {}
-
-  absl::Status Run(const IcountBlockControl& control) override {
-    try {
-      for (int64_t number; (number = control.next_block(control.context)) >= 0;) {
-        control.begin_block(control.context);
-        for (int64_t i = 0; i < number; ++i) {
-          callable_();
-          // A compiler barrier, not an instruction: keeps every run inside
-          // the block even when the body has no visible side effects.
-          asm volatile("" ::: "memory");
-        }
-        control.end_block(control.context);
-      }
-    } catch (const std::exception& e) {  // c10::Error included
-      return absl::AbortedError(absl::StrCat("C++ callable threw: ", e.what()));
-    } catch (...) {
-      return absl::AbortedError("C++ callable threw a non-std::exception");
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  F callable_;
-};
-
-}  // namespace timer_internal
 
 class Timer {
  public:
@@ -120,7 +96,7 @@ class Timer {
                            std::string stmt = "[C++ callable]") {
     TaskSpec spec = MakeTaskSpec(std::move(stmt), "", "", Language::kCpp, options);
     return Timer(std::make_shared<timer_internal::CallableKernel<F>>(std::move(callable)),
-                 std::move(spec), std::move(options.clock));
+                 std::move(spec), std::move(options.clock), /*is_callable=*/true);
   }
 
   // Compiles `stmt` (with `setup` run before the timed loop and
@@ -155,6 +131,25 @@ class Timer {
                                                 double max_run_time = 10.0,
                                                 const BlockCallback& callback = nullptr);
 
+  // Instruction counts of `number` runs, once per repeat, with valgrind's
+  // callgrind. Outside valgrind this starts a child process under
+  // `valgrind --tool=callgrind` (ASLR off, PYTHONHASHSEED=0, counting only
+  // the measured region): for C++ and Python strings the runner binary
+  // shipped with //timer; for a C++ callable this very binary, re-executed
+  // with the same arguments, which replays the program up to this call and
+  // measures it (so the program must be deterministic up to here). Inside
+  // valgrind it measures in this process with client requests. The same
+  // binary and input give the same counts, run after run.
+  //
+  //   absl::StatusOr<std::vector<CallgrindStats>> stats = timer.CollectCallgrind();
+  //   (*stats)[0].CountsPerRun();  // e.g. 9388.1 instructions per torch::add
+  //
+  // Errors: FailedPrecondition when valgrind is missing (wall time still
+  // works); Aborted with the statement's error or the child's output when it
+  // throws or crashes.
+  absl::StatusOr<std::vector<CallgrindStats>> CollectCallgrind(
+      const CallgrindOptions& options = {}) const;
+
   // One block of `number` runs after setup: seconds, at least 1e-9 as in the
   // reference. Does not set the thread count.
   absl::StatusOr<double> TimeBlock(int64_t number) const;
@@ -166,7 +161,8 @@ class Timer {
   const std::shared_ptr<timer_internal::Kernel>& kernel() const { return kernel_; }
 
  private:
-  Timer(std::shared_ptr<timer_internal::Kernel> kernel, TaskSpec spec, Clock clock);
+  Timer(std::shared_ptr<timer_internal::Kernel> kernel, TaskSpec spec, Clock clock,
+        bool is_callable);
   static TaskSpec MakeTaskSpec(std::string stmt, std::string setup, std::string global_setup,
                                Language language, const TimerOptions& options);
   absl::StatusOr<int64_t> EstimateBlockSize(double min_run_time) const;
@@ -178,20 +174,11 @@ class Timer {
   std::shared_ptr<timer_internal::Kernel> kernel_;
   TaskSpec spec_;
   Clock clock_;
+  bool is_callable_;
 };
 
-// Sets LibTorch's intra-op thread count for its scope and restores the
-// previous count on exit.
-class ScopedTorchThreads {
- public:
-  explicit ScopedTorchThreads(int num_threads);
-  ~ScopedTorchThreads();
-  ScopedTorchThreads(const ScopedTorchThreads&) = delete;
-  ScopedTorchThreads& operator=(const ScopedTorchThreads&) = delete;
-
- private:
-  int previous_;
-};
+// Sets LibTorch's thread count for a scope (see timer/internal/kernel.h).
+using ScopedTorchThreads = timer_internal::ScopedTorchThreads;
 
 }  // namespace icount
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/personality.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,7 +31,8 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
 }  // namespace
 
 absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
-                                         const std::optional<std::vector<std::string>>& env) {
+                                         const CommandOptions& options) {
+  const std::optional<std::vector<std::string>>& env = options.env;
   if (argv.empty()) return absl::InvalidArgumentError("RunCommand: empty command");
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) {
@@ -46,8 +48,12 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
   std::vector<char*> args = CStrings(argv);
   std::vector<char*> envp = env.has_value() ? CStrings(*env) : std::vector<char*>{};
   pid_t pid = 0;
+  // The personality is inherited across exec; set it only around the spawn.
+  const int previous_personality = personality(0xffffffff);
+  if (options.disable_aslr) personality(previous_personality | ADDR_NO_RANDOMIZE);
   const int spawn_error = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(),
                                        env.has_value() ? envp.data() : environ);
+  if (options.disable_aslr) personality(previous_personality);
   posix_spawn_file_actions_destroy(&actions);
   close(pipe_fds[1]);
   if (spawn_error != 0) {

@@ -1,0 +1,201 @@
+#include "timer/callgrind_stats.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "timer/internal/task_spec_fields.h"
+#include "timer/measurement_io.h"
+#include "timer/version.h"
+
+namespace icount {
+namespace {
+
+timer::FunctionCountsProto CountsToProto(const FunctionCounts& counts) {
+  timer::FunctionCountsProto proto;
+  proto.set_inclusive(counts.inclusive());
+  for (const FunctionCount& row : counts.rows()) {
+    timer::FunctionCountProto* out = proto.add_rows();
+    out->set_count(row.count);
+    out->set_function(row.function);
+  }
+  return proto;
+}
+
+FunctionCounts CountsFromProto(const timer::FunctionCountsProto& proto) {
+  std::vector<FunctionCount> rows;
+  rows.reserve(proto.rows_size());
+  for (const timer::FunctionCountProto& row : proto.rows()) {
+    rows.push_back({row.count(), row.function()});
+  }
+  return FunctionCounts(std::move(rows), proto.inclusive());
+}
+
+}  // namespace
+
+timer::TaskSpecProto TaskSpecToProto(const TaskSpec& spec) {
+  timer::TaskSpecProto proto;
+  timer_internal::WriteTaskSpecFields(spec, &proto);
+  return proto;
+}
+
+TaskSpec TaskSpecFromProto(const timer::TaskSpecProto& proto) {
+  return timer_internal::ReadTaskSpecFields(proto);
+}
+
+CallgrindStats::CallgrindStats(TaskSpec task_spec, int64_t number_per_run,
+                               bool built_with_debug_symbols, FunctionCounts stmt_inclusive,
+                               FunctionCounts stmt_exclusive,
+                               std::optional<FunctionCounts> baseline_inclusive,
+                               std::optional<FunctionCounts> baseline_exclusive,
+                               std::optional<std::string> stmt_callgrind_out)
+    : task_spec_(std::move(task_spec)),
+      number_per_run_(number_per_run),
+      built_with_debug_symbols_(built_with_debug_symbols),
+      stmt_inclusive_(std::move(stmt_inclusive)),
+      stmt_exclusive_(std::move(stmt_exclusive)),
+      baseline_inclusive_(std::move(baseline_inclusive)),
+      baseline_exclusive_(std::move(baseline_exclusive)),
+      stmt_callgrind_out_(std::move(stmt_callgrind_out)) {}
+
+FunctionCounts CallgrindStats::BaselineStats(bool inclusive) const {
+  const std::optional<FunctionCounts>& counts =
+      inclusive ? baseline_inclusive_ : baseline_exclusive_;
+  return counts.has_value() ? *counts : FunctionCounts({}, inclusive);
+}
+
+int64_t CallgrindStats::Counts(bool denoise) const {
+  return denoise ? stmt_exclusive_.Denoise().Sum() : stmt_exclusive_.Sum();
+}
+
+int64_t CallgrindStats::BaselineCounts(bool denoise) const {
+  const FunctionCounts baseline = BaselineStats(/*inclusive=*/false);
+  return denoise ? baseline.Denoise().Sum() : baseline.Sum();
+}
+
+double CallgrindStats::CountsPerRun(bool denoise) const {
+  if (number_per_run_ <= 0) return 0;
+  return static_cast<double>(Counts(denoise) - BaselineCounts(denoise)) /
+         static_cast<double>(number_per_run_);
+}
+
+FunctionCounts CallgrindStats::Delta(const CallgrindStats& other, bool inclusive) const {
+  return Stats(inclusive) - other.Stats(inclusive);
+}
+
+CallgrindStats CallgrindStats::AsStandardized() const {
+  auto standardize = [](const std::optional<FunctionCounts>& counts) {
+    return counts.has_value() ? std::optional<FunctionCounts>(counts->Standardized())
+                              : std::nullopt;
+  };
+  return CallgrindStats(task_spec_, number_per_run_, built_with_debug_symbols_,
+                        stmt_inclusive_.Standardized(), stmt_exclusive_.Standardized(),
+                        standardize(baseline_inclusive_), standardize(baseline_exclusive_),
+                        std::nullopt);
+}
+
+std::string CallgrindStats::Summary() const {
+  const FunctionCounts baseline = BaselineStats(false);
+  const int threads = task_spec_.num_threads;
+  std::string text = absl::StrFormat(
+      "%s\n"
+      "  %25sAll%10sNoisy symbols removed\n"
+      "    Instructions: %12d%15s%12d\n"
+      "    Baseline:     %12d%15s%12d\n"
+      "%d runs per measurement, %d thread%s",
+      task_spec_.Summarize(), "", "", Counts(false), "", Counts(true), baseline.Sum(), "",
+      baseline.Denoise().Sum(), number_per_run_, threads, threads > 1 ? "s" : "");
+  absl::StrAppendFormat(&text, "\n    Per run:      %12.2f (%s)", CountsPerRun(false),
+                        has_baseline() ? "baseline subtracted" : "no baseline collected");
+  if (!built_with_debug_symbols_) {
+    absl::StrAppend(&text,
+                    "\nWarning: LibTorch has no debug symbols here.\n"
+                    "         Source information may be limited. Install its debug\n"
+                    "         symbols (or build with REL_WITH_DEB_INFO=1) for file:line detail.");
+  }
+  return text;
+}
+
+timer::CallgrindStatsProto CallgrindStatsToProto(const CallgrindStats& stats) {
+  timer::CallgrindStatsProto proto;
+  *proto.mutable_task_spec() = TaskSpecToProto(stats.task_spec());
+  proto.set_number_per_run(stats.number_per_run());
+  proto.set_built_with_debug_symbols(stats.built_with_debug_symbols());
+  *proto.mutable_stmt_inclusive() = CountsToProto(stats.Stats(true));
+  *proto.mutable_stmt_exclusive() = CountsToProto(stats.Stats(false));
+  proto.set_has_baseline(stats.has_baseline());
+  if (stats.has_baseline()) {
+    *proto.mutable_baseline_inclusive() = CountsToProto(stats.BaselineStats(true));
+    *proto.mutable_baseline_exclusive() = CountsToProto(stats.BaselineStats(false));
+  }
+  if (stats.stmt_callgrind_out()) proto.set_stmt_callgrind_out(*stats.stmt_callgrind_out());
+  return proto;
+}
+
+absl::StatusOr<CallgrindStats> CallgrindStatsFromProto(const timer::CallgrindStatsProto& proto) {
+  if (proto.number_per_run() <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("number_per_run must be positive, got ", proto.number_per_run()));
+  }
+  std::optional<FunctionCounts> baseline_inclusive;
+  std::optional<FunctionCounts> baseline_exclusive;
+  if (proto.has_baseline()) {
+    baseline_inclusive = CountsFromProto(proto.baseline_inclusive());
+    baseline_exclusive = CountsFromProto(proto.baseline_exclusive());
+  }
+  return CallgrindStats(
+      TaskSpecFromProto(proto.task_spec()), proto.number_per_run(),
+      proto.built_with_debug_symbols(), CountsFromProto(proto.stmt_inclusive()),
+      CountsFromProto(proto.stmt_exclusive()), std::move(baseline_inclusive),
+      std::move(baseline_exclusive),
+      proto.stmt_callgrind_out().empty() ? std::nullopt
+                                         : std::optional<std::string>(proto.stmt_callgrind_out()));
+}
+
+std::string CallgrindStatsToJson(const std::vector<CallgrindStats>& stats) {
+  timer::CallgrindStatsFileProto file;
+  file.set_schema_version(kResultsSchemaVersion);
+  (*file.mutable_versions())["timer"] = kTimerVersion;
+  for (const CallgrindStats& s : stats) *file.add_stats() = CallgrindStatsToProto(s);
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  (void)google::protobuf::util::MessageToJsonString(file, &json, options);
+  return json + "\n";
+}
+
+absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromJson(absl::string_view json,
+                                                                   absl::string_view source) {
+  timer::CallgrindStatsFileProto file;
+  auto status = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), &file);
+  if (!status.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": not a valid callgrind stats file: ",
+                                                   status.message().as_string()));
+  }
+  if (file.schema_version() > kResultsSchemaVersion) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(source, ": schema_version ", file.schema_version(),
+                     " is newer than this build reads (", kResultsSchemaVersion, ", timer ",
+                     kTimerVersion, "); update icount to read it"));
+  }
+  std::vector<CallgrindStats> stats;
+  for (int i = 0; i < file.stats_size(); ++i) {
+    absl::StatusOr<CallgrindStats> s = CallgrindStatsFromProto(file.stats(i));
+    if (!s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(source, ": stats ", i + 1, ": ", s.status().message()));
+    }
+    stats.push_back(*std::move(s));
+  }
+  return stats;
+}
+
+}  // namespace icount

@@ -1,0 +1,156 @@
+#include "timer/function_counts.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "re2/re2.h"
+
+namespace icount {
+namespace {
+
+void SortRows(std::vector<FunctionCount>& rows) {
+  // Python's sorted(..., reverse=True) on (count, function) tuples.
+  std::stable_sort(rows.begin(), rows.end(), [](const FunctionCount& a, const FunctionCount& b) {
+    if (a.count != b.count) return a.count > b.count;
+    return a.function > b.function;
+  });
+}
+
+}  // namespace
+
+FunctionCounts::FunctionCounts(std::vector<FunctionCount> rows, bool inclusive,
+                               bool truncate_rows)
+    : rows_(std::move(rows)), inclusive_(inclusive), truncate_rows_(truncate_rows) {
+  SortRows(rows_);
+}
+
+FunctionCounts FunctionCounts::FromMap(const absl::flat_hash_map<std::string, int64_t>& counts,
+                                       bool inclusive) {
+  std::vector<FunctionCount> rows;
+  rows.reserve(counts.size());
+  for (const auto& [function, count] : counts) {
+    if (count != 0) rows.push_back({count, function});
+  }
+  return FunctionCounts(std::move(rows), inclusive);
+}
+
+int64_t FunctionCounts::Sum() const {
+  int64_t sum = 0;
+  for (const FunctionCount& row : rows_) sum += row.count;
+  return sum;
+}
+
+FunctionCounts FunctionCounts::Slice(size_t begin, size_t end) const {
+  end = std::min(end, rows_.size());
+  begin = std::min(begin, end);
+  return FunctionCounts(std::vector<FunctionCount>(rows_.begin() + begin, rows_.begin() + end),
+                        inclusive_, /*truncate_rows=*/false);
+}
+
+FunctionCounts FunctionCounts::Filter(
+    const std::function<bool(const std::string&)>& keep) const {
+  std::vector<FunctionCount> rows;
+  for (const FunctionCount& row : rows_) {
+    if (keep(row.function)) rows.push_back(row);
+  }
+  return FunctionCounts(std::move(rows), inclusive_);
+}
+
+FunctionCounts FunctionCounts::Transform(
+    const std::function<std::string(const std::string&)>& rename) const {
+  absl::flat_hash_map<std::string, int64_t> counts;
+  for (const FunctionCount& row : rows_) counts[rename(row.function)] += row.count;
+  return FromMap(counts, inclusive_);
+}
+
+FunctionCounts FunctionCounts::Denoise() const {
+  return Filter([](const std::string& function) {
+    return function.find("dictobject.c:lookdict_unicode") == std::string::npos;
+  });
+}
+
+std::string StandardizeFunctionName(const std::string& function) {
+  // The reference's rules, applied in order (each re.sub replaces all
+  // matches; the anchored ones match at most once).
+  static const auto* const kRules = new std::vector<std::pair<RE2*, std::string>>{
+      {new RE2(R"(^.+build/\.\./)"), "build/../"},
+      {new RE2(R"(^.+/build/aten/)"), "build/aten/"},
+      {new RE2(R"(^.+/Python/)"), "Python/"},
+      {new RE2(R"(^.+/Objects/)"), "Objects/"},
+      {new RE2(R"(\s\[.+\]$)"), ""},
+  };
+  std::string name = function;
+  for (const auto& [pattern, replacement] : *kRules) {
+    RE2::GlobalReplace(&name, *pattern, replacement);
+  }
+  return name;
+}
+
+FunctionCounts FunctionCounts::Standardized() const { return Transform(StandardizeFunctionName); }
+
+FunctionCounts FunctionCounts::Merge(const FunctionCounts& other, int64_t sign) const {
+  absl::flat_hash_map<std::string, int64_t> counts;
+  for (const FunctionCount& row : rows_) counts[row.function] += row.count;
+  for (const FunctionCount& row : other.rows_) counts[row.function] += sign * row.count;
+  return FromMap(counts, inclusive_);
+}
+
+FunctionCounts FunctionCounts::operator+(const FunctionCounts& other) const {
+  return Merge(other, 1);
+}
+
+FunctionCounts FunctionCounts::operator-(const FunctionCounts& other) const {
+  return Merge(other, -1);
+}
+
+FunctionCounts FunctionCounts::operator*(double factor) const {
+  absl::flat_hash_map<std::string, int64_t> counts;
+  for (const FunctionCount& row : rows_) {
+    counts[row.function] = static_cast<int64_t>(static_cast<double>(row.count) * factor);
+  }
+  return FromMap(counts, inclusive_);
+}
+
+std::string FunctionCounts::ToString(int linewidth) const {
+  size_t count_len = 0;
+  for (const FunctionCount& row : rows_) {
+    // As the reference: len(str(c)) + int(c < 0), so negatives get an
+    // extra column.
+    count_len = std::max(count_len, absl::StrCat(row.count).size() + (row.count < 0 ? 1 : 0));
+  }
+  const size_t fn_len = static_cast<size_t>(std::max<int64_t>(
+      static_cast<int64_t>(linewidth) - static_cast<int64_t>(count_len) - 4, 40));
+  std::vector<std::string> lines;
+  for (const FunctionCount& row : rows_) {
+    std::string function = row.function;
+    if (function.size() > fn_len) {
+      const size_t left = (fn_len - 5) / 2;
+      const size_t right = fn_len - left - 5;
+      function = absl::StrCat(function.substr(0, left), " ... ",
+                              function.substr(function.size() - right));
+    }
+    std::string count = absl::StrCat(row.count);
+    lines.push_back(absl::StrCat("  ", std::string(count_len - std::min(count_len, count.size()), ' '),
+                                 count, "  ", function));
+  }
+  if (truncate_rows_ && lines.size() > 18) {
+    std::vector<std::string> shortened(lines.begin(), lines.begin() + 9);
+    shortened.push_back(std::string(count_len + 2 - std::min<size_t>(count_len + 2, 3), ' ') +
+                        "...");
+    shortened.insert(shortened.end(), lines.end() - 9, lines.end());
+    lines = std::move(shortened);
+  }
+  if (!inclusive_) {
+    lines.push_back("");
+    lines.push_back(absl::StrCat("Total: ", Sum()));
+  }
+  return absl::StrJoin(lines, "\n");
+}
+
+}  // namespace icount

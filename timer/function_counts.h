@@ -1,0 +1,89 @@
+#ifndef ICOUNT_TIMER_FUNCTION_COUNTS_H_
+#define ICOUNT_TIMER_FUNCTION_COUNTS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace icount {
+
+// One row: instructions attributed to a function ("file:function [object]").
+struct FunctionCount {
+  int64_t count = 0;
+  std::string function;
+  friend bool operator==(const FunctionCount& a, const FunctionCount& b) {
+    return a.count == b.count && a.function == b.function;
+  }
+};
+
+// Per-function instruction counts from callgrind, like torch.utils.benchmark's
+// FunctionCounts: rows sorted by count then name, both descending; inclusive
+// (a function's count includes its callees) or exclusive (self cost only).
+//
+//   FunctionCounts delta = b.Stats() - a.Stats();          // what changed
+//   delta.Filter([](const std::string& fn) { return fn.find("at::") != npos; });
+//   std::cout << delta.Denoise().ToString();
+//   //   1510  ???:at::native::add_out [/usr/lib/.../libtorch_cpu.so.1.13]
+//   //   ...
+//   //
+//   //   Total: 1984
+class FunctionCounts {
+ public:
+  FunctionCounts() = default;
+  // Sorts `rows`; keeps duplicate names and zero counts as given.
+  FunctionCounts(std::vector<FunctionCount> rows, bool inclusive, bool truncate_rows = true);
+  // Rows from a name -> count map, dropping zero counts.
+  static FunctionCounts FromMap(const absl::flat_hash_map<std::string, int64_t>& counts,
+                                bool inclusive);
+
+  const std::vector<FunctionCount>& rows() const { return rows_; }
+  bool inclusive() const { return inclusive_; }
+  size_t size() const { return rows_.size(); }
+  const FunctionCount& operator[](size_t i) const { return rows_[i]; }
+
+  int64_t Sum() const;
+  // Rows [begin, end) (clamped), printed without row truncation.
+  FunctionCounts Slice(size_t begin, size_t end) const;
+  FunctionCounts Filter(const std::function<bool(const std::string&)>& keep) const;
+  // Renames every function; rows that collide are added together.
+  FunctionCounts Transform(const std::function<std::string(const std::string&)>& rename) const;
+  // Drops CPython's dictobject.c:lookdict_unicode rows, whose counts vary
+  // from run to run with string hashing.
+  FunctionCounts Denoise() const;
+  // The reference's standardisation: strips build-path prefixes
+  // (".../build/../", ".../build/aten/", ".../Python/", ".../Objects/") and
+  // the trailing " [library]", so profiles of builds in different
+  // directories cancel when subtracted.
+  FunctionCounts Standardized() const;
+
+  // Row-wise merges by function name; rows that sum to zero disappear. Both
+  // sides should have the same `inclusive`; the result keeps this side's.
+  FunctionCounts operator+(const FunctionCounts& other) const;
+  FunctionCounts operator-(const FunctionCounts& other) const;
+  // Scales every count, truncating toward zero as Python's int() does.
+  FunctionCounts operator*(double factor) const;
+
+  // The reference's printed form without its first line (the Python
+  // object): right-aligned counts, names shortened with " ... " to fit
+  // `linewidth`, only the first and last 9 rows when there are more than
+  // 18 (unless sliced), and "Total: N" for exclusive counts.
+  std::string ToString(int linewidth = 80) const;
+
+ private:
+  FunctionCounts Merge(const FunctionCounts& other, int64_t sign) const;
+
+  std::vector<FunctionCount> rows_;
+  bool inclusive_ = false;
+  bool truncate_rows_ = true;
+};
+
+// The standardisation of one function name (see FunctionCounts::Standardized).
+std::string StandardizeFunctionName(const std::string& function);
+
+}  // namespace icount
+
+#endif  // ICOUNT_TIMER_FUNCTION_COUNTS_H_

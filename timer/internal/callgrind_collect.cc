@@ -1,0 +1,336 @@
+#include "timer/internal/callgrind_collect.h"
+
+#include <dirent.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <valgrind/callgrind.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "timer/callgrind.pb.h"
+#include "timer/internal/python_snippet.h"
+#include "timer/measurement_io.h"
+#include "timer/internal/kernel.h"
+
+namespace icount::timer_internal {
+namespace {
+
+constexpr char kOutDirEnv[] = "ICOUNT_CALLGRIND_OUT_DIR";
+constexpr char kOutFilePrefix[] = "callgrind.out.";
+
+std::string ChildErrorPath(const std::string& directory) {
+  return absl::StrCat(directory, "/icount-child-error.txt");
+}
+
+std::set<std::string> ListOutFiles(const std::string& directory) {
+  std::set<std::string> files;
+  DIR* dir = opendir(directory.c_str());
+  if (dir == nullptr) return files;
+  while (dirent* entry = readdir(dir)) {
+    if (absl::StartsWith(entry->d_name, kOutFilePrefix)) files.insert(entry->d_name);
+  }
+  closedir(dir);
+  return files;
+}
+
+// The measured process tree, all under callgrind:
+//
+//   caller ──fork──> template: setup, warm-up block (instrumentation starts
+//                     │         before it, so measured blocks run translated
+//                     │         code), then per repeat:
+//                     └─fork──> child: one measured block, dump, exit
+//
+// The caller never runs the statement, so measuring leaves its state as it
+// was (a worker can measure case after case, each from the same state).
+// The template does nothing between forks but wait, so every child starts
+// from the identical state (allocator, caches, interpreter) and repeats give
+// identical counts; blocks run one after another in one process drift by
+// ~0.4-1.5% with the state earlier runs leave.
+struct CollectingBlocks {
+  int64_t number = 0;
+  int repeats = 0;
+  bool warmed_up = false;
+  bool in_child = false;
+  std::string error;
+
+  static int64_t Next(void* self) {
+    auto* blocks = static_cast<CollectingBlocks*>(self);
+    if (!blocks->warmed_up) {
+      blocks->warmed_up = true;
+      CALLGRIND_START_INSTRUMENTATION;
+      return std::min<int64_t>(blocks->number, 10);
+    }
+    if (blocks->in_child) return -1;  // not reached: the child exits in End
+    for (int repeat = 0; repeat < blocks->repeats; ++repeat) {
+      std::fflush(nullptr);
+      const pid_t child = fork();
+      if (child == 0) {
+        blocks->in_child = true;
+        return blocks->number;
+      }
+      if (child < 0) {
+        blocks->error = absl::StrCat("fork failed: ", std::strerror(errno));
+        break;
+      }
+      int status = 0;
+      while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+      }
+      if (WIFSIGNALED(status)) {
+        blocks->error = absl::StrCat("the measured statement crashed: killed by signal ",
+                                     WTERMSIG(status), " (", strsignal(WTERMSIG(status)), ")");
+        break;
+      }
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        blocks->error = "the measured statement failed in a measured block";
+        break;
+      }
+    }
+    return -1;
+  }
+  static void Begin(void* self) {
+    if (!static_cast<CollectingBlocks*>(self)->in_child) return;  // warm-up
+    CALLGRIND_ZERO_STATS;
+    CALLGRIND_TOGGLE_COLLECT;
+  }
+  static void End(void* self) {
+    if (!static_cast<CollectingBlocks*>(self)->in_child) return;
+    CALLGRIND_TOGGLE_COLLECT;
+    CALLGRIND_DUMP_STATS_AT("icount measured block");
+    // The child's work is done; skip destructors and atexit handlers that
+    // belong to the caller's state.
+    _exit(0);
+  }
+};
+
+std::string ReadSmallFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Runs `kernel` in a template process (see CollectingBlocks) and returns the
+// dumps of its `repeats` measured children, oldest first.
+absl::StatusOr<std::vector<std::string>> CollectBlocks(Kernel& kernel, int64_t number,
+                                                       int repeats) {
+  const std::string directory = CallgrindOutDirectory();
+  const std::string error_path = ChildErrorPath(directory);
+  std::remove(error_path.c_str());
+  const std::set<std::string> before = ListOutFiles(directory);
+  std::fflush(nullptr);
+  const pid_t template_pid = fork();
+  if (template_pid < 0) {
+    return absl::InternalError(absl::StrCat("fork failed: ", std::strerror(errno)));
+  }
+  if (template_pid == 0) {
+    CollectingBlocks blocks;
+    blocks.number = number;
+    blocks.repeats = repeats;
+    const IcountBlockControl control{&blocks, &CollectingBlocks::Next, &CollectingBlocks::Begin,
+                                     &CollectingBlocks::End};
+    const absl::Status status = kernel.Run(control);
+    // Here in the template when all children are done, or in a child whose
+    // statement failed mid-block (a child otherwise exits after its dump).
+    std::string error = blocks.error;
+    if (!status.ok()) error = std::string(status.message());
+    if (!error.empty()) {
+      std::ofstream(error_path, std::ios::app) << error;
+      _exit(1);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  while (waitpid(template_pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    return absl::AbortedError(absl::StrCat("the statement's setup or warm-up crashed: killed by "
+                                           "signal ", WTERMSIG(status), " (",
+                                           strsignal(WTERMSIG(status)), ")"));
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    const std::string message = ReadSmallFile(error_path);
+    std::remove(error_path.c_str());
+    return absl::AbortedError(message.empty() ? "the measuring process failed" : message);
+  }
+  // Each child leaves its dump ("callgrind.out.<pid>.<n>"); every process
+  // also leaves an empty final profile ("callgrind.out.<pid>") from
+  // valgrind's exit handling, which is removed.
+  std::vector<std::pair<int64_t, std::string>> created;  // (mtime, path)
+  for (const std::string& file : ListOutFiles(directory)) {
+    if (before.count(file)) continue;
+    const std::string path = absl::StrCat(directory, "/", file);
+    if (file.find('.', std::strlen(kOutFilePrefix)) == std::string::npos) {
+      std::remove(path.c_str());
+      continue;
+    }
+    struct stat info;
+    const int64_t mtime = stat(path.c_str(), &info) == 0
+                              ? static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 +
+                                    info.st_mtim.tv_nsec
+                              : 0;
+    created.emplace_back(mtime, path);
+  }
+  std::sort(created.begin(), created.end());
+  std::vector<std::string> dumps;
+  for (auto& [mtime, path] : created) dumps.push_back(std::move(path));
+  if (static_cast<int>(dumps.size()) != repeats) {
+    return absl::InternalError(absl::StrCat("expected ", repeats, " callgrind dumps in ", directory,
+                                            ", found ", dumps.size()));
+  }
+  return dumps;
+}
+
+class EmptyCppStatement final : public Kernel {
+ public:
+  absl::Status Run(const IcountBlockControl& control) override {
+    return CallableKernel<void (*)()>([] {}).Run(control);
+  }
+};
+
+}  // namespace
+
+std::string CallgrindOutDirectory() {
+  const char* dir = std::getenv(kOutDirEnv);
+  if (dir != nullptr && *dir != '\0') return dir;
+  char cwd[4096];
+  return getcwd(cwd, sizeof(cwd)) != nullptr ? std::string(cwd) : ".";
+}
+
+absl::StatusOr<CallgrindDumps> CollectInThisProcess(Kernel& stmt, Kernel* baseline,
+                                                    int64_t number, int repeats,
+                                                    int num_threads) {
+  if (!RUNNING_ON_VALGRIND) {
+    return absl::FailedPreconditionError("CollectInThisProcess needs to run under valgrind");
+  }
+  ScopedTorchThreads threads(num_threads);
+  // Instrumentation starts in each template process; the caller runs
+  // uninstrumented (fast) throughout.
+  CallgrindDumps dumps;
+  absl::StatusOr<std::vector<std::string>> stmt_dumps = CollectBlocks(stmt, number, repeats);
+  if (!stmt_dumps.ok()) return stmt_dumps.status();
+  dumps.stmt_dumps = *std::move(stmt_dumps);
+  if (baseline != nullptr) {
+    absl::StatusOr<std::vector<std::string>> baseline_dumps = CollectBlocks(*baseline, number, 1);
+    if (!baseline_dumps.ok()) return baseline_dumps.status();
+    dumps.baseline_dump = (*baseline_dumps)[0];
+  }
+  return dumps;
+}
+
+absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language) {
+  if (language == Language::kCpp) return std::make_shared<EmptyCppStatement>();
+  absl::StatusOr<std::shared_ptr<PythonSnippet>> pass = PythonSnippet::Compile("pass", "");
+  if (!pass.ok()) return pass.status();
+  class PythonPass final : public Kernel {
+   public:
+    explicit PythonPass(std::shared_ptr<PythonSnippet> snippet) : snippet_(std::move(snippet)) {}
+    absl::Status Run(const IcountBlockControl& control) override { return snippet_->Run(control); }
+
+   private:
+    std::shared_ptr<PythonSnippet> snippet_;
+  };
+  return std::make_shared<PythonPass>(*std::move(pass));
+}
+
+absl::StatusOr<std::string> FindValgrind() {
+  const char* path = std::getenv("PATH");
+  std::vector<std::string> directories = {"/usr/bin", "/bin"};
+  if (path != nullptr) {
+    std::string remaining = path;
+    directories.clear();
+    size_t start = 0;
+    while (start <= remaining.size()) {
+      size_t end = remaining.find(':', start);
+      if (end == std::string::npos) end = remaining.size();
+      directories.push_back(remaining.substr(start, end - start));
+      start = end + 1;
+    }
+    directories.push_back("/usr/bin");
+  }
+  for (const std::string& directory : directories) {
+    const std::string candidate = absl::StrCat(directory.empty() ? "." : directory, "/valgrind");
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return absl::FailedPreconditionError(
+      "valgrind is not installed, so instruction counts cannot be collected (wall time still "
+      "works): install Debian's `valgrind` package (./bazelw does)");
+}
+
+absl::StatusOr<CommandResult> RunUnderCallgrind(const std::vector<std::string>& command,
+                                                std::vector<std::string> env,
+                                                const std::string& out_directory) {
+  absl::StatusOr<std::string> valgrind = FindValgrind();
+  if (!valgrind.ok()) return valgrind.status();
+  std::vector<std::string> argv = {
+      *valgrind,
+      "--tool=callgrind",
+      // %p: a process that forks gets one set of dumps per pid.
+      absl::StrCat("--callgrind-out-file=", out_directory, "/", kOutFilePrefix, "%p"),
+      "--instr-atstart=no",
+      "--collect-atstart=no",
+      "--dump-line=yes",
+      absl::StrCat("--log-file=", out_directory, "/valgrind.log"),
+  };
+  argv.insert(argv.end(), command.begin(), command.end());
+  env.push_back(absl::StrCat(kOutDirEnv, "=", out_directory));
+  CommandOptions options;
+  options.env = std::move(env);
+  options.disable_aslr = true;
+  return RunCommand(argv, options);
+}
+
+std::string ChildRequestPath(const std::string& directory) {
+  return absl::StrCat(directory, "/request.pb");
+}
+
+std::string ChildResultPath(const std::string& directory) {
+  return absl::StrCat(directory, "/result.pb");
+}
+
+absl::Status WriteChildResult(const std::string& directory,
+                              const absl::StatusOr<CallgrindDumps>& dumps) {
+  timer::CallgrindChildResultProto result;
+  if (dumps.ok()) {
+    for (const std::string& dump : dumps->stmt_dumps) result.add_stmt_dumps(dump);
+    result.set_baseline_dump(dumps->baseline_dump);
+  } else {
+    result.set_error(std::string(dumps.status().message()));
+  }
+  return WriteFileAtomically(ChildResultPath(directory), result.SerializeAsString());
+}
+
+absl::StatusOr<std::string> MakeTemporaryDirectory(const std::string& prefix) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/", prefix,
+                                     "-XXXXXX");
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("cannot create a directory like ", pattern, ": ", std::strerror(errno)));
+  }
+  return pattern;
+}
+
+void RemoveDirectoryTree(const std::string& path) {
+  nftw(
+      path.c_str(),
+      [](const char* file, const struct stat*, int, struct FTW*) { return std::remove(file), 0; },
+      16, FTW_DEPTH | FTW_PHYS);
+}
+
+}  // namespace icount::timer_internal

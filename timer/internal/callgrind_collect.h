@@ -1,0 +1,69 @@
+#ifndef ICOUNT_TIMER_INTERNAL_CALLGRIND_COLLECT_H_
+#define ICOUNT_TIMER_INTERNAL_CALLGRIND_COLLECT_H_
+
+// Instruction-count collection with valgrind's callgrind.
+//
+// Inside valgrind (RUNNING_ON_VALGRIND), CollectInThisProcess measures a
+// statement's blocks with client requests: after setup and a warm-up block it
+// starts instrumentation, then per repeat zeroes the statistics, turns
+// collection on for `number` runs, turns it off and dumps. Only that region
+// is counted; LibTorch's start-up (~2.5e9 instructions) never is, because
+// valgrind runs with --instr-atstart=no --collect-atstart=no.
+//
+// Outside valgrind, RunUnderCallgrind starts a child under valgrind with
+// those options, ASLR off, and the dumps written to a private directory.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "timer/internal/block_control.h"
+#include "timer/internal/kernel.h"
+#include "timer/internal/subprocess.h"
+#include "timer/task_spec.h"
+
+namespace icount::timer_internal {
+
+struct CallgrindDumps {
+  std::vector<std::string> stmt_dumps;  // one out file per repeat
+  std::string baseline_dump;            // empty when no baseline
+};
+
+// Where this process's dumps land: $ICOUNT_CALLGRIND_OUT_DIR (set by
+// RunUnderCallgrind), else the working directory (callgrind's default).
+std::string CallgrindOutDirectory();
+
+// Must run under valgrind's callgrind. `baseline`, if not null, is the same
+// loop around an empty statement, measured once after the repeats.
+absl::StatusOr<CallgrindDumps> CollectInThisProcess(Kernel& stmt, Kernel* baseline,
+                                                    int64_t number, int repeats,
+                                                    int num_threads);
+
+// An empty statement in `language`, for baselines.
+absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language);
+
+// valgrind on PATH, or FailedPrecondition naming the package to install.
+absl::StatusOr<std::string> FindValgrind();
+
+// Runs `command` under callgrind with its dumps in `out_directory`.
+absl::StatusOr<CommandResult> RunUnderCallgrind(const std::vector<std::string>& command,
+                                                std::vector<std::string> env,
+                                                const std::string& out_directory);
+
+// The files a parent and its child under valgrind exchange in the child's
+// directory: the request (CallgrindRequestProto) and the result
+// (CallgrindChildResultProto: the dumps, or the statement's error).
+std::string ChildRequestPath(const std::string& directory);
+std::string ChildResultPath(const std::string& directory);
+absl::Status WriteChildResult(const std::string& directory,
+                              const absl::StatusOr<CallgrindDumps>& dumps);
+
+// A fresh private directory under $TMPDIR (or /tmp), fixed-length name.
+absl::StatusOr<std::string> MakeTemporaryDirectory(const std::string& prefix);
+// Removes `path` and everything below it, ignoring errors.
+void RemoveDirectoryTree(const std::string& path);
+
+}  // namespace icount::timer_internal
+
+#endif  // ICOUNT_TIMER_INTERNAL_CALLGRIND_COLLECT_H_

@@ -1,0 +1,69 @@
+#ifndef ICOUNT_TIMER_INTERNAL_KERNEL_H_
+#define ICOUNT_TIMER_INTERNAL_KERNEL_H_
+
+#include <cstdint>
+#include <exception>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "timer/internal/block_control.h"
+
+namespace icount::timer_internal {
+
+
+// Runs a statement's blocks (see block_control.h).
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual absl::Status Run(const IcountBlockControl& control) = 0;
+};
+
+// The statement is the callable's body, inlined into the timed loop: no
+// type-erased call per run, one per block.
+template <typename F>
+class CallableKernel final : public Kernel {
+ public:
+  explicit CallableKernel(F callable) : callable_(std::move(callable)) {}
+
+  absl::Status Run(const IcountBlockControl& control) override {
+    try {
+      for (int64_t number; (number = control.next_block(control.context)) >= 0;) {
+        control.begin_block(control.context);
+        for (int64_t i = 0; i < number; ++i) {
+          callable_();
+          // A compiler barrier, not an instruction: keeps every run inside
+          // the block even when the body has no visible side effects.
+          asm volatile("" ::: "memory");
+        }
+        control.end_block(control.context);
+      }
+    } catch (const std::exception& e) {  // c10::Error included
+      return absl::AbortedError(absl::StrCat("C++ callable threw: ", e.what()));
+    } catch (...) {
+      return absl::AbortedError("C++ callable threw a non-std::exception");
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  F callable_;
+};
+
+
+// Sets LibTorch's intra-op thread count for its scope and restores the
+// previous count on exit.
+class ScopedTorchThreads {
+ public:
+  explicit ScopedTorchThreads(int num_threads);
+  ~ScopedTorchThreads();
+  ScopedTorchThreads(const ScopedTorchThreads&) = delete;
+  ScopedTorchThreads& operator=(const ScopedTorchThreads&) = delete;
+
+ private:
+  int previous_;
+};
+
+}  // namespace icount::timer_internal
+
+#endif  // ICOUNT_TIMER_INTERNAL_KERNEL_H_

@@ -1,0 +1,278 @@
+// Timer::CollectCallgrind: instruction counts with valgrind's callgrind.
+#include <unistd.h>
+#include <valgrind/valgrind.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "timer/callgrind.pb.h"
+#include "timer/callgrind_stats.h"
+#include "timer/internal/callgrind_collect.h"
+#include "timer/internal/callgrind_parser.h"
+#include "timer/internal/cpp_snippet.h"
+#include "timer/measurement_io.h"
+#include "timer/timer.h"
+
+extern char** environ;
+
+namespace icount {
+namespace {
+
+using timer_internal::CallgrindDumps;
+
+// Set in a re-executed binary: "<call index>:<directory>".
+constexpr char kReplayEnv[] = "ICOUNT_CALLGRIND_REPLAY";
+
+// CollectCallgrind calls on C++-callable Timers so far in this process; a
+// re-executed binary counts the same calls to find the one to measure.
+std::atomic<int64_t> callable_collections{0};
+
+struct ReplayTarget {
+  int64_t index = 0;
+  std::string directory;
+};
+
+std::optional<ReplayTarget> ReplayTargetFromEnv() {
+  const char* value = std::getenv(kReplayEnv);
+  if (value == nullptr) return std::nullopt;
+  std::pair<std::string, std::string> parts = absl::StrSplit(value, absl::MaxSplits(':', 1));
+  ReplayTarget target;
+  if (!absl::SimpleAtoi(parts.first, &target.index)) return std::nullopt;
+  target.directory = parts.second;
+  return target;
+}
+
+// LibTorch's functions carry file names only with debug information;
+// without it callgrind reports them as "???:function".
+bool HasLibTorchDebugInfo(const FunctionCounts& counts) {
+  for (const FunctionCount& row : counts.rows()) {
+    if (absl::StrContains(row.function, "libtorch") && !absl::StartsWith(row.function, "???:")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+absl::StatusOr<timer_internal::CallgrindProfile> ParseDump(const std::string& path) {
+  absl::StatusOr<timer_internal::CallgrindProfile> profile =
+      timer_internal::ParseCallgrindFile(path);
+  if (!profile.ok()) {
+    return absl::DataLossError(
+        absl::StrCat("cannot read callgrind's output: ", profile.status().message()));
+  }
+  return profile;
+}
+
+absl::StatusOr<std::vector<CallgrindStats>> StatsFromDumps(const TaskSpec& spec,
+                                                           const CallgrindDumps& dumps,
+                                                           const CallgrindOptions& options) {
+  std::optional<FunctionCounts> baseline_inclusive;
+  std::optional<FunctionCounts> baseline_exclusive;
+  if (!dumps.baseline_dump.empty()) {
+    absl::StatusOr<timer_internal::CallgrindProfile> baseline = ParseDump(dumps.baseline_dump);
+    if (!baseline.ok()) return baseline.status();
+    baseline_inclusive = FunctionCounts::FromMap(baseline->inclusive, true);
+    baseline_exclusive = FunctionCounts::FromMap(baseline->exclusive, false);
+  }
+  std::vector<CallgrindStats> stats;
+  for (const std::string& dump : dumps.stmt_dumps) {
+    absl::StatusOr<timer_internal::CallgrindProfile> profile = ParseDump(dump);
+    if (!profile.ok()) return profile.status();
+    FunctionCounts exclusive = FunctionCounts::FromMap(profile->exclusive, false);
+    const bool debug_info = HasLibTorchDebugInfo(exclusive);
+    stats.emplace_back(spec, options.number, debug_info,
+                       FunctionCounts::FromMap(profile->inclusive, true), std::move(exclusive),
+                       baseline_inclusive, baseline_exclusive,
+                       options.retain_out_file ? std::optional<std::string>(dump) : std::nullopt);
+  }
+  return stats;
+}
+
+absl::StatusOr<std::string> ReadLink(const char* path) {
+  char buffer[4096];
+  const ssize_t n = readlink(path, buffer, sizeof(buffer) - 1);
+  if (n < 0) return absl::InternalError(absl::StrCat("readlink ", path, " failed"));
+  return std::string(buffer, static_cast<size_t>(n));
+}
+
+// The runner binary shipped with //timer, from this binary's runfiles.
+absl::StatusOr<std::string> FindCallgrindRunner() {
+  if (const char* path = std::getenv("ICOUNT_CALLGRIND_RUNNER"); path != nullptr && *path) {
+    return std::string(path);
+  }
+  std::vector<std::string> roots;
+  for (const char* variable : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
+    if (const char* root = std::getenv(variable); root != nullptr && *root) roots.push_back(root);
+  }
+  absl::StatusOr<std::string> self = ReadLink("/proc/self/exe");
+  if (self.ok()) roots.push_back(*self + ".runfiles");
+  for (const std::string& root : roots) {
+    const std::string candidate = root + "/icount/timer/callgrind_runner";
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return absl::NotFoundError(
+      "cannot find //timer's callgrind_runner in this binary's runfiles: depend on "
+      "@icount//timer (it carries the runner as data) and run through bazel, or set "
+      "ICOUNT_CALLGRIND_RUNNER to its path");
+}
+
+// The environment of a runner child: only what makes it work, so counts do
+// not depend on the caller's shell. LD_LIBRARY_PATH, LD_PRELOAD and
+// PYTHONPATH pass through: they choose the LibTorch being measured.
+std::vector<std::string> RunnerEnvironment(int num_threads) {
+  std::vector<std::string> env = {
+      "PATH=/usr/local/bin:/usr/bin:/bin",
+      "PYTHONHASHSEED=0",
+      "LC_ALL=C",
+      absl::StrCat("OMP_NUM_THREADS=", num_threads),
+      absl::StrCat("ICOUNT_CACHE_DIR=", timer_internal::CacheDirectory()),
+  };
+  for (const char* name :
+       {"HOME", "TMPDIR", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "ICOUNT_CXX"}) {
+    if (const char* value = std::getenv(name); value != nullptr) {
+      env.push_back(absl::StrCat(name, "=", value));
+    }
+  }
+  return env;
+}
+
+// This process's environment plus `extra` (for a re-executed binary, which
+// must see what the original saw to replay it).
+std::vector<std::string> InheritedEnvironment(const std::vector<std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    if (!absl::StartsWith(*entry, "PYTHONHASHSEED=") && !absl::StartsWith(*entry, kReplayEnv)) {
+      env.push_back(*entry);
+    }
+  }
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
+
+absl::StatusOr<std::vector<std::string>> OwnCommandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args = absl::StrSplit(contents, '\0');
+  if (!args.empty() && args.back().empty()) args.pop_back();
+  absl::StatusOr<std::string> self = ReadLink("/proc/self/exe");
+  if (!self.ok() || args.empty()) return absl::InternalError("cannot read this process's command");
+  args[0] = *self;
+  return args;
+}
+
+std::string Tail(const std::string& text, size_t max_bytes) {
+  return text.size() <= max_bytes ? text : "..." + text.substr(text.size() - max_bytes);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
+    const CallgrindOptions& options) const {
+  if (options.number < 1 || options.repeats < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("CollectCallgrind: number (", options.number,
+                                                   ") and repeats (", options.repeats,
+                                                   ") must be >= 1"));
+  }
+  const int64_t call_index = is_callable_ ? ++callable_collections : 0;
+
+  if (RUNNING_ON_VALGRIND) {
+    std::shared_ptr<timer_internal::Kernel> baseline;
+    if (options.collect_baseline) {
+      absl::StatusOr<std::shared_ptr<timer_internal::Kernel>> made =
+          timer_internal::MakeBaselineKernel(spec_.language);
+      if (!made.ok()) return made.status();
+      baseline = *std::move(made);
+    }
+    absl::StatusOr<CallgrindDumps> dumps = timer_internal::CollectInThisProcess(
+        *kernel_, baseline.get(), options.number, options.repeats, spec_.num_threads);
+    if (std::optional<ReplayTarget> target = ReplayTargetFromEnv();
+        is_callable_ && target.has_value() && target->index == call_index) {
+      // The measurement this re-executed binary was started for: hand the
+      // dumps to the parent and stop replaying the program.
+      const absl::Status written = timer_internal::WriteChildResult(target->directory, dumps);
+      std::fflush(nullptr);
+      _exit(written.ok() ? 0 : 1);
+    }
+    if (!dumps.ok()) return dumps.status();
+    return StatsFromDumps(spec_, *dumps, options);
+  }
+
+  absl::StatusOr<std::string> valgrind = timer_internal::FindValgrind();
+  if (!valgrind.ok()) return valgrind.status();
+  absl::StatusOr<std::string> directory = timer_internal::MakeTemporaryDirectory("icount-cg");
+  if (!directory.ok()) return directory.status();
+
+  std::vector<std::string> command;
+  std::vector<std::string> env;
+  if (is_callable_) {
+    absl::StatusOr<std::vector<std::string>> self = OwnCommandLine();
+    if (!self.ok()) return self.status();
+    command = *std::move(self);
+    env = InheritedEnvironment(
+        {"PYTHONHASHSEED=0", absl::StrCat(kReplayEnv, "=", call_index, ":", *directory)});
+  } else {
+    absl::StatusOr<std::string> runner = FindCallgrindRunner();
+    if (!runner.ok()) return runner.status();
+    timer::CallgrindRequestProto request;
+    *request.mutable_task_spec() = TaskSpecToProto(spec_);
+    request.set_number(options.number);
+    request.set_repeats(options.repeats);
+    request.set_collect_baseline(options.collect_baseline);
+    if (absl::Status status = WriteFileAtomically(timer_internal::ChildRequestPath(*directory),
+                                                  request.SerializeAsString());
+        !status.ok()) {
+      return status;
+    }
+    command = {*runner, *directory};
+    env = RunnerEnvironment(spec_.num_threads);
+  }
+
+  absl::StatusOr<timer_internal::CommandResult> run =
+      timer_internal::RunUnderCallgrind(command, std::move(env), *directory);
+  absl::StatusOr<std::string> result_bytes =
+      ReadFileToString(timer_internal::ChildResultPath(*directory));
+  timer::CallgrindChildResultProto result;
+  absl::Status status;
+  if (!run.ok()) {
+    status = run.status();
+  } else if (!result_bytes.ok() || !result.ParseFromString(*result_bytes)) {
+    absl::StatusOr<std::string> log = ReadFileToString(absl::StrCat(*directory, "/valgrind.log"));
+    status = absl::AbortedError(absl::StrCat(
+        "the process measured under callgrind (", command[0], ") ended with ",
+        timer_internal::DescribeExit(*run), " before reporting counts",
+        is_callable_ ? " (a re-executed binary must reach the same CollectCallgrind call; is "
+                       "the program deterministic up to it?)"
+                     : "",
+        "\n--- its output ---\n", Tail(run->output, 4000), "\n--- valgrind log ---\n",
+        log.ok() ? Tail(*log, 2000) : "(none)"));
+  } else if (!result.error().empty()) {
+    status = absl::AbortedError(result.error());
+  }
+  absl::StatusOr<std::vector<CallgrindStats>> stats =
+      status.ok() ? absl::InternalError("no dumps") : status;
+  if (status.ok()) {
+    CallgrindDumps dumps;
+    dumps.stmt_dumps.assign(result.stmt_dumps().begin(), result.stmt_dumps().end());
+    dumps.baseline_dump = result.baseline_dump();
+    stats = StatsFromDumps(spec_, dumps, options);
+  }
+  if (!options.retain_out_file || !stats.ok()) {
+    timer_internal::RemoveDirectoryTree(*directory);
+  }
+  return stats;
+}
+
+}  // namespace icount
