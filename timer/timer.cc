@@ -94,11 +94,11 @@ double SteadyClockSeconds() {
 }
 
 Timer::Timer(std::shared_ptr<timer_internal::Kernel> kernel, TaskSpec spec, Clock clock,
-             bool is_callable)
+             bool code_in_this_binary)
     : kernel_(std::move(kernel)),
       spec_(std::move(spec)),
       clock_(clock ? std::move(clock) : Clock(SteadyClockSeconds)),
-      is_callable_(is_callable) {}
+      code_in_this_binary_(code_in_this_binary) {}
 
 TaskSpec Timer::MakeTaskSpec(std::string stmt, std::string setup, std::string global_setup,
                              Language language, const TimerOptions& options) {
@@ -134,7 +134,13 @@ absl::StatusOr<Timer> Timer::ForCpp(const std::string& stmt, const std::string& 
   TaskSpec spec =
       MakeTaskSpec(normalized_stmt, normalized_setup, global_setup, Language::kCpp, options);
   return Timer(std::make_shared<CppSnippetKernel>(*std::move(snippet)), std::move(spec),
-               std::move(options.clock), /*is_callable=*/false);
+               std::move(options.clock), /*code_in_this_binary=*/false);
+}
+
+Timer Timer::ForCompiledEntry(IcountSnippetEntry entry, TaskSpec spec) {
+  spec.language = Language::kCpp;
+  return Timer(std::make_shared<timer_internal::SnippetEntryKernel>(entry), std::move(spec),
+               Clock(), /*code_in_this_binary=*/true);
 }
 
 absl::StatusOr<Timer> Timer::ForPython(const std::string& stmt, const std::string& setup,
@@ -152,7 +158,7 @@ absl::StatusOr<Timer> Timer::ForPython(const std::string& stmt, const std::strin
   if (!snippet.ok()) return snippet.status();
   TaskSpec spec = MakeTaskSpec(normalized_stmt, normalized_setup, "", Language::kPython, options);
   return Timer(std::make_shared<PythonSnippetKernel>(*std::move(snippet)), std::move(spec),
-               std::move(options.clock), /*is_callable=*/false);
+               std::move(options.clock), /*code_in_this_binary=*/false);
 }
 
 absl::StatusOr<double> Timer::TimeBlock(int64_t number) const {

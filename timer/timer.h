@@ -96,7 +96,7 @@ class Timer {
                            std::string stmt = "[C++ callable]") {
     TaskSpec spec = MakeTaskSpec(std::move(stmt), "", "", Language::kCpp, options);
     return Timer(std::make_shared<timer_internal::CallableKernel<F>>(std::move(callable)),
-                 std::move(spec), std::move(options.clock), /*is_callable=*/true);
+                 std::move(spec), std::move(options.clock), /*code_in_this_binary=*/true);
   }
 
   // Compiles `stmt` (with `setup` run before the timed loop and
@@ -107,6 +107,11 @@ class Timer {
   static absl::StatusOr<Timer> ForCpp(const std::string& stmt, const std::string& setup = "",
                                       const std::string& global_setup = "",
                                       TimerOptions options = {});
+
+  // A C++ statement compiled into this binary ahead of time, with the
+  // snippet ABI (timer/internal/block_control.h), e.g. a case of a suite
+  // generated at build time. `spec` describes it (stmt, setup, labels).
+  static Timer ForCompiledEntry(IcountSnippetEntry entry, TaskSpec spec);
 
   // Python `stmt` after `setup`, with `torch` in scope. A syntax error is
   // InvalidArgument with Python's message.
@@ -162,7 +167,10 @@ class Timer {
 
  private:
   Timer(std::shared_ptr<timer_internal::Kernel> kernel, TaskSpec spec, Clock clock,
-        bool is_callable);
+        bool code_in_this_binary);
+  // Whether the statement is code of this binary (a callable or a compiled
+  // entry) rather than a string a runner can rebuild: decides how
+  // CollectCallgrind reaches it from a process under valgrind.
   static TaskSpec MakeTaskSpec(std::string stmt, std::string setup, std::string global_setup,
                                Language language, const TimerOptions& options);
   absl::StatusOr<int64_t> EstimateBlockSize(double min_run_time) const;
@@ -174,7 +182,7 @@ class Timer {
   std::shared_ptr<timer_internal::Kernel> kernel_;
   TaskSpec spec_;
   Clock clock_;
-  bool is_callable_;
+  bool code_in_this_binary_;
 };
 
 // Sets LibTorch's thread count for a scope (see timer/internal/kernel.h).

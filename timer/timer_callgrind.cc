@@ -87,6 +87,9 @@ absl::StatusOr<std::vector<CallgrindStats>> StatsFromDumps(const TaskSpec& spec,
     baseline_inclusive = FunctionCounts::FromMap(baseline->inclusive, true);
     baseline_exclusive = FunctionCounts::FromMap(baseline->exclusive, false);
   }
+  // Dumps are removed once read unless kept for the caller; a long run
+  // must not fill the disk (or slow down directory scans).
+  if (!dumps.baseline_dump.empty()) std::remove(dumps.baseline_dump.c_str());
   std::vector<CallgrindStats> stats;
   for (const std::string& dump : dumps.stmt_dumps) {
     absl::StatusOr<timer_internal::CallgrindProfile> profile = ParseDump(dump);
@@ -97,6 +100,7 @@ absl::StatusOr<std::vector<CallgrindStats>> StatsFromDumps(const TaskSpec& spec,
                        FunctionCounts::FromMap(profile->inclusive, true), std::move(exclusive),
                        baseline_inclusive, baseline_exclusive,
                        options.retain_out_file ? std::optional<std::string>(dump) : std::nullopt);
+    if (!options.retain_out_file) std::remove(dump.c_str());
   }
   return stats;
 }
@@ -127,26 +131,6 @@ absl::StatusOr<std::string> FindCallgrindRunner() {
       "cannot find //timer's callgrind_runner in this binary's runfiles: depend on "
       "@icount//timer (it carries the runner as data) and run through bazel, or set "
       "ICOUNT_CALLGRIND_RUNNER to its path");
-}
-
-// The environment of a runner child: only what makes it work, so counts do
-// not depend on the caller's shell. LD_LIBRARY_PATH, LD_PRELOAD and
-// PYTHONPATH pass through: they choose the LibTorch being measured.
-std::vector<std::string> RunnerEnvironment(int num_threads) {
-  std::vector<std::string> env = {
-      "PATH=/usr/local/bin:/usr/bin:/bin",
-      "PYTHONHASHSEED=0",
-      "LC_ALL=C",
-      absl::StrCat("OMP_NUM_THREADS=", num_threads),
-      absl::StrCat("ICOUNT_CACHE_DIR=", timer_internal::CacheDirectory()),
-  };
-  for (const char* name :
-       {"HOME", "TMPDIR", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "ICOUNT_CXX"}) {
-    if (const char* value = std::getenv(name); value != nullptr) {
-      env.push_back(absl::StrCat(name, "=", value));
-    }
-  }
-  return env;
 }
 
 // This process's environment plus `extra` (for a re-executed binary, which
@@ -186,7 +170,7 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
                                                    ") and repeats (", options.repeats,
                                                    ") must be >= 1"));
   }
-  const int64_t call_index = is_callable_ ? ++callable_collections : 0;
+  const int64_t call_index = code_in_this_binary_ ? ++callable_collections : 0;
 
   if (RUNNING_ON_VALGRIND) {
     std::shared_ptr<timer_internal::Kernel> baseline;
@@ -199,7 +183,7 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
     absl::StatusOr<CallgrindDumps> dumps = timer_internal::CollectInThisProcess(
         *kernel_, baseline.get(), options.number, options.repeats, spec_.num_threads);
     if (std::optional<ReplayTarget> target = ReplayTargetFromEnv();
-        is_callable_ && target.has_value() && target->index == call_index) {
+        code_in_this_binary_ && target.has_value() && target->index == call_index) {
       // The measurement this re-executed binary was started for: hand the
       // dumps to the parent and stop replaying the program.
       const absl::Status written = timer_internal::WriteChildResult(target->directory, dumps);
@@ -217,7 +201,7 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
 
   std::vector<std::string> command;
   std::vector<std::string> env;
-  if (is_callable_) {
+  if (code_in_this_binary_) {
     absl::StatusOr<std::vector<std::string>> self = OwnCommandLine();
     if (!self.ok()) return self.status();
     command = *std::move(self);
@@ -237,7 +221,7 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
       return status;
     }
     command = {*runner, *directory};
-    env = RunnerEnvironment(spec_.num_threads);
+    env = timer_internal::MeasurementEnvironment(spec_.num_threads);
   }
 
   absl::StatusOr<timer_internal::CommandResult> run =
@@ -253,7 +237,7 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
     status = absl::AbortedError(absl::StrCat(
         "the process measured under callgrind (", command[0], ") ended with ",
         timer_internal::DescribeExit(*run), " before reporting counts",
-        is_callable_ ? " (a re-executed binary must reach the same CollectCallgrind call; is "
+        code_in_this_binary_ ? " (a re-executed binary must reach the same CollectCallgrind call; is "
                        "the program deterministic up to it?)"
                      : "",
         "\n--- its output ---\n", Tail(run->output, 4000), "\n--- valgrind log ---\n",

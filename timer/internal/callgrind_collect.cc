@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <ftw.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "timer/callgrind.pb.h"
+#include "timer/internal/cpp_snippet.h"
 #include "timer/internal/python_snippet.h"
 #include "timer/measurement_io.h"
 #include "timer/internal/kernel.h"
@@ -67,6 +69,9 @@ std::set<std::string> ListOutFiles(const std::string& directory) {
 struct CollectingBlocks {
   int64_t number = 0;
   int repeats = 0;
+  // Names this collection's dumps ("desc: Trigger: Client Request: <tag>"),
+  // so the caller finds them without listing the directory beforehand.
+  char tag[64] = {0};
   bool warmed_up = false;
   bool in_child = false;
   std::string error;
@@ -83,6 +88,7 @@ struct CollectingBlocks {
       std::fflush(nullptr);
       const pid_t child = fork();
       if (child == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the template
         blocks->in_child = true;
         return blocks->number;
       }
@@ -113,12 +119,23 @@ struct CollectingBlocks {
   static void End(void* self) {
     if (!static_cast<CollectingBlocks*>(self)->in_child) return;
     CALLGRIND_TOGGLE_COLLECT;
-    CALLGRIND_DUMP_STATS_AT("icount measured block");
+    CALLGRIND_DUMP_STATS_AT(static_cast<CollectingBlocks*>(self)->tag);
     // The child's work is done; skip destructors and atexit handlers that
     // belong to the caller's state.
     _exit(0);
   }
 };
+
+// Whether the dump's header names `trigger` ("desc: Trigger: ..."); the
+// header is a few lines at the top.
+bool DumpHasTrigger(const std::string& path, const std::string& trigger) {
+  std::ifstream in(path);
+  std::string line;
+  for (int i = 0; i < 20 && std::getline(in, line); ++i) {
+    if (absl::StartsWith(line, "desc: ") && absl::EndsWith(line, trigger)) return true;
+  }
+  return false;
+}
 
 std::string ReadSmallFile(const std::string& path) {
   std::ifstream in(path);
@@ -129,19 +146,25 @@ std::string ReadSmallFile(const std::string& path) {
 // dumps of its `repeats` measured children, oldest first.
 absl::StatusOr<std::vector<std::string>> CollectBlocks(Kernel& kernel, int64_t number,
                                                        int repeats) {
+  // Nothing here may depend on what earlier collections left behind (like
+  // the number of files in the directory): the measured children inherit
+  // this process's heap.
+  static int collection = 0;
+  CollectingBlocks blocks;
+  blocks.number = number;
+  blocks.repeats = repeats;
+  std::snprintf(blocks.tag, sizeof(blocks.tag), "icount-%d-%d", static_cast<int>(getpid()),
+                ++collection);
   const std::string directory = CallgrindOutDirectory();
   const std::string error_path = ChildErrorPath(directory);
   std::remove(error_path.c_str());
-  const std::set<std::string> before = ListOutFiles(directory);
   std::fflush(nullptr);
   const pid_t template_pid = fork();
   if (template_pid < 0) {
     return absl::InternalError(absl::StrCat("fork failed: ", std::strerror(errno)));
   }
   if (template_pid == 0) {
-    CollectingBlocks blocks;
-    blocks.number = number;
-    blocks.repeats = repeats;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the caller
     const IcountBlockControl control{&blocks, &CollectingBlocks::Next, &CollectingBlocks::Begin,
                                      &CollectingBlocks::End};
     const absl::Status status = kernel.Run(control);
@@ -168,17 +191,18 @@ absl::StatusOr<std::vector<std::string>> CollectBlocks(Kernel& kernel, int64_t n
     std::remove(error_path.c_str());
     return absl::AbortedError(message.empty() ? "the measuring process failed" : message);
   }
-  // Each child leaves its dump ("callgrind.out.<pid>.<n>"); every process
-  // also leaves an empty final profile ("callgrind.out.<pid>") from
+  // Each child leaves its dump ("callgrind.out.<pid>.<n>", tagged); every
+  // process also leaves an empty final profile ("callgrind.out.<pid>") from
   // valgrind's exit handling, which is removed.
+  const std::string trigger = absl::StrCat("Trigger: Client Request: ", blocks.tag);
   std::vector<std::pair<int64_t, std::string>> created;  // (mtime, path)
   for (const std::string& file : ListOutFiles(directory)) {
-    if (before.count(file)) continue;
     const std::string path = absl::StrCat(directory, "/", file);
     if (file.find('.', std::strlen(kOutFilePrefix)) == std::string::npos) {
       std::remove(path.c_str());
       continue;
     }
+    if (!DumpHasTrigger(path, trigger)) continue;
     struct stat info;
     const int64_t mtime = stat(path.c_str(), &info) == 0
                               ? static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 +
@@ -272,9 +296,8 @@ absl::StatusOr<std::string> FindValgrind() {
       "works): install Debian's `valgrind` package (./bazelw does)");
 }
 
-absl::StatusOr<CommandResult> RunUnderCallgrind(const std::vector<std::string>& command,
-                                                std::vector<std::string> env,
-                                                const std::string& out_directory) {
+absl::StatusOr<std::vector<std::string>> CallgrindCommand(const std::vector<std::string>& command,
+                                                         const std::string& out_directory) {
   absl::StatusOr<std::string> valgrind = FindValgrind();
   if (!valgrind.ok()) return valgrind.status();
   std::vector<std::string> argv = {
@@ -288,11 +311,40 @@ absl::StatusOr<CommandResult> RunUnderCallgrind(const std::vector<std::string>& 
       absl::StrCat("--log-file=", out_directory, "/valgrind.log"),
   };
   argv.insert(argv.end(), command.begin(), command.end());
-  env.push_back(absl::StrCat(kOutDirEnv, "=", out_directory));
+  return argv;
+}
+
+std::vector<std::string> MeasurementEnvironment(int num_threads) {
+  std::vector<std::string> env = {
+      "PATH=/usr/local/bin:/usr/bin:/bin",
+      "PYTHONHASHSEED=0",
+      "LC_ALL=C",
+      absl::StrCat("OMP_NUM_THREADS=", num_threads),
+      absl::StrCat("ICOUNT_CACHE_DIR=", CacheDirectory()),
+  };
+  for (const char* name :
+       {"HOME", "TMPDIR", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "ICOUNT_CXX"}) {
+    if (const char* value = std::getenv(name); value != nullptr) {
+      env.push_back(absl::StrCat(name, "=", value));
+    }
+  }
+  return env;
+}
+
+std::string CallgrindOutDirectoryEnv(const std::string& out_directory) {
+  return absl::StrCat(kOutDirEnv, "=", out_directory);
+}
+
+absl::StatusOr<CommandResult> RunUnderCallgrind(const std::vector<std::string>& command,
+                                                std::vector<std::string> env,
+                                                const std::string& out_directory) {
+  absl::StatusOr<std::vector<std::string>> argv = CallgrindCommand(command, out_directory);
+  if (!argv.ok()) return argv.status();
+  env.push_back(CallgrindOutDirectoryEnv(out_directory));
   CommandOptions options;
   options.env = std::move(env);
   options.disable_aslr = true;
-  return RunCommand(argv, options);
+  return RunCommand(*argv, options);
 }
 
 std::string ChildRequestPath(const std::string& directory) {

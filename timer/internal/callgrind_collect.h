@@ -46,7 +46,21 @@ absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language);
 // valgrind on PATH, or FailedPrecondition naming the package to install.
 absl::StatusOr<std::string> FindValgrind();
 
-// Runs `command` under callgrind with its dumps in `out_directory`.
+// The valgrind command line that runs `command` under callgrind with its
+// dumps in `out_directory` (instrumentation off until a client request).
+absl::StatusOr<std::vector<std::string>> CallgrindCommand(const std::vector<std::string>& command,
+                                                         const std::string& out_directory);
+// The environment entry that tells a process under valgrind where its
+// dumps go ("ICOUNT_CALLGRIND_OUT_DIR=...").
+std::string CallgrindOutDirectoryEnv(const std::string& out_directory);
+
+// The environment of a measuring child process: only what makes it work, so
+// counts do not depend on the caller's shell (PATH, HOME, TMPDIR, the
+// snippet cache, PYTHONHASHSEED=0, LC_ALL=C, OMP_NUM_THREADS). LD_LIBRARY_PATH,
+// LD_PRELOAD and PYTHONPATH pass through: they choose the LibTorch measured.
+std::vector<std::string> MeasurementEnvironment(int num_threads);
+
+// Runs `command` under callgrind with its dumps in `out_directory`, ASLR off.
 absl::StatusOr<CommandResult> RunUnderCallgrind(const std::vector<std::string>& command,
                                                 std::vector<std::string> env,
                                                 const std::string& out_directory);

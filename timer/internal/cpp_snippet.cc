@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "timer/internal/kernel.h"
 #include "timer/internal/subprocess.h"
 #include "timer/measurement_io.h"
 
@@ -218,11 +219,7 @@ absl::StatusOr<std::shared_ptr<CompiledCppSnippet>> CompiledCppSnippet::Compile(
 }
 
 absl::Status CompiledCppSnippet::Run(const IcountBlockControl& control) const {
-  char error[8192] = {0};
-  if (entry_(&control, error, sizeof(error)) != 0) {
-    return absl::AbortedError(absl::StrCat("C++ snippet threw: ", error));
-  }
-  return absl::OkStatus();
+  return RunSnippetEntry(entry_, control);
 }
 
 CompiledCppSnippet::~CompiledCppSnippet() {

@@ -51,6 +51,21 @@ class CallableKernel final : public Kernel {
 };
 
 
+// Runs a statement compiled to the snippet ABI (block_control.h): a
+// run-time compiled snippet or a case compiled into the binary at build time.
+absl::Status RunSnippetEntry(IcountSnippetEntry entry, const IcountBlockControl& control);
+
+class SnippetEntryKernel final : public Kernel {
+ public:
+  explicit SnippetEntryKernel(IcountSnippetEntry entry) : entry_(entry) {}
+  absl::Status Run(const IcountBlockControl& control) override {
+    return RunSnippetEntry(entry_, control);
+  }
+
+ private:
+  IcountSnippetEntry entry_;
+};
+
 // Sets LibTorch's intra-op thread count for its scope and restores the
 // previous count on exit.
 class ScopedTorchThreads {

@@ -1,0 +1,84 @@
+#ifndef ICOUNT_WORKER_RUNNER_H_
+#define ICOUNT_WORKER_RUNNER_H_
+
+// The runner: schedules work orders over a pool of worker processes sized to
+// the machine, and keeps every finished result on disk as it arrives.
+//
+//   RunnerOptions options;
+//   options.worker_path = "bazel-bin/worker/worker";
+//   options.journal_path = "results.journal";
+//   absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+//
+// Phases: instruction-count orders first, on `jobs` workers under valgrind
+// (each pays LibTorch's start-up under valgrind once, then forks per case);
+// then wall-time orders on native workers, one per CPU and pinned to it, so
+// no two wall-time measurements, and no valgrind process, share a core.
+// Orders with num_threads > 1 are timed last, alone, on that many CPUs.
+//
+// Durability: the journal (JSON lines: a header, then one
+// WorkerResultProto per finished order, each appended with one write and
+// fsync) survives crashes and Ctrl-C; RunOrders with `resume` skips the
+// orders it already holds. On SIGINT every worker's process group is killed
+// (no orphaned valgrind) and RunOrders returns Cancelled with how to resume.
+//
+// Failures: a case that throws, crashes or hangs is a result with a
+// WorkerFailureProto; crashes, timeouts and lost workers are retried
+// (`retries`), exceptions are not (they would fail again).
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "worker/worker.pb.h"
+
+namespace icount {
+
+struct RunnerProgress {
+  int done = 0;     // finished orders, failed ones included
+  int failed = 0;
+  int total = 0;
+  double elapsed_seconds = 0;
+  double eta_seconds = -1;  // unknown until something finished
+  std::string phase;        // "instruction counts" or "wall time"
+};
+
+struct RunnerOptions {
+  std::string worker_path;
+  // Worker processes per phase; 0: the number of CPUs available.
+  int jobs = 0;
+  std::string journal_path;
+  bool resume = false;
+  int retries = 1;
+  // Default per-order timeout when an order has none.
+  double timeout_seconds = 300;
+  // Prepended to every worker command, e.g. {"/bin/sh", "-c",
+  // "source env.sh && exec \"$@\"", "sh"} to run workers in another
+  // environment (ab_test).
+  std::vector<std::string> command_prefix;
+  // Called for each finished result and at least once a second.
+  std::function<void(const RunnerProgress&)> on_progress;
+};
+
+struct RunnerReport {
+  // One result per order (resumed ones included), in order of `orders`.
+  std::vector<worker::WorkerResultProto> results;
+  int resumed = 0;  // results taken from the journal
+};
+
+// Each order must ask for exactly one of wall_time and callgrind (make two
+// orders with different ids for both) and have a unique id.
+absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>& orders,
+                                       const RunnerOptions& options);
+
+// The results in a journal, keyed as written; a clear error (file and line)
+// when it is corrupt. Never modifies the file.
+absl::StatusOr<std::vector<worker::WorkerResultProto>> ReadJournal(const std::string& path);
+
+// "[#######.....] 12/40 (1 failed) instruction counts, ETA 1m05s" for a
+// terminal, or a plain line for logs.
+std::string FormatProgress(const RunnerProgress& progress, bool terminal);
+
+}  // namespace icount
+
+#endif  // ICOUNT_WORKER_RUNNER_H_

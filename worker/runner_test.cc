@@ -1,0 +1,139 @@
+// The runner and the worker binary together: failures are isolated and
+// reported, results are durable and resumable, and instruction counts do
+// not depend on what else a worker ran.
+#include "worker/runner.h"
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "timer/callgrind.pb.h"
+#include "timer/measurement_io.h"
+
+namespace icount {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string WorkerPath() {
+  return std::string(std::getenv("TEST_SRCDIR")) + "/icount/worker/worker";
+}
+
+std::string TempPath(const std::string& name) {
+  return std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
+}
+
+worker::WorkOrderProto PythonOrder(const std::string& id, const std::string& stmt,
+                                   const std::string& setup = "pass") {
+  worker::WorkOrderProto order;
+  order.set_id(id);
+  order.mutable_task_spec()->set_stmt(stmt);
+  order.mutable_task_spec()->set_setup(setup);
+  order.mutable_task_spec()->set_label(id);
+  order.mutable_task_spec()->set_language(timer::PYTHON);
+  order.set_wall_time(true);
+  order.set_min_run_time(0.02);
+  return order;
+}
+
+RunnerOptions Options(const std::string& journal) {
+  RunnerOptions options;
+  options.worker_path = WorkerPath();
+  options.journal_path = TempPath(journal);
+  options.retries = 1;
+  return options;
+}
+
+TEST(RunnerTest, FailuresAreIsolatedAndReported) {
+  std::vector<worker::WorkOrderProto> orders = {
+      PythonOrder("ok", "torch.add(x, x)", "x = torch.ones(4, 4)"),
+      PythonOrder("segfault", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"),
+      PythonOrder("hang", "while True: pass"),
+      PythonOrder("raises", "raise ValueError('bad case')"),
+      PythonOrder("ok too", "torch.mul(x, x)", "x = torch.ones(4, 4)"),
+  };
+  orders[2].set_timeout_seconds(2);
+  std::vector<RunnerProgress> progress;
+  RunnerOptions options = Options("failures.journal");
+  options.on_progress = [&](const RunnerProgress& p) { progress.push_back(p); };
+  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->results.size(), 5u);
+  const auto& r = report->results;
+  EXPECT_TRUE(r[0].has_output());
+  EXPECT_GT(r[0].output().wall_time().raw_times_size(), 0);
+  EXPECT_EQ(r[1].failure().kind(), "crash");
+  EXPECT_THAT(r[1].failure().reason(), HasSubstr("signal 11"));
+  EXPECT_EQ(r[2].failure().kind(), "timeout");
+  EXPECT_EQ(r[3].failure().kind(), "measure");
+  EXPECT_THAT(r[3].failure().reason(), HasSubstr("ValueError: bad case"));
+  EXPECT_TRUE(r[4].has_output());
+  ASSERT_FALSE(progress.empty());
+  EXPECT_EQ(progress.back().done, 5);
+  EXPECT_EQ(progress.back().failed, 3);
+  // Everything finished is in the journal.
+  absl::StatusOr<std::vector<worker::WorkerResultProto>> journal =
+      ReadJournal(options.journal_path);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  EXPECT_EQ(journal->size(), 5u);
+}
+
+TEST(RunnerTest, ResumeSkipsFinishedOrdersAndRefusesOtherJournals) {
+  std::vector<worker::WorkOrderProto> orders = {
+      PythonOrder("a", "torch.add(x, x)", "x = torch.ones(2)"),
+      PythonOrder("b", "torch.mul(x, x)", "x = torch.ones(2)")};
+  RunnerOptions options = Options("resume.journal");
+  ASSERT_TRUE(RunOrders(orders, options).ok());
+  // A second run without --resume must not clobber the journal.
+  EXPECT_EQ(RunOrders(orders, options).status().code(), absl::StatusCode::kAlreadyExists);
+  options.resume = true;
+  absl::StatusOr<RunnerReport> resumed = RunOrders(orders, options);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->resumed, 2);
+  EXPECT_TRUE(resumed->results[1].has_output());
+  // Different orders: the journal is not theirs.
+  orders.push_back(PythonOrder("c", "pass"));
+  EXPECT_EQ(RunOrders(orders, options).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(RunnerTest, CorruptJournalIsAnErrorAndLeftUntouched) {
+  const std::string path = TempPath("corrupt.journal");
+  const std::string contents = "{\"icount_journal\":1,\"orders_checksum\":\"00\"}\n{not json\n";
+  ASSERT_TRUE(WriteFileAtomically(path, contents).ok());
+  RunnerOptions options = Options("corrupt.journal");
+  options.resume = true;
+  absl::StatusOr<RunnerReport> report = RunOrders({PythonOrder("a", "pass")}, options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("corrupt.journal:2"));
+  EXPECT_EQ(*ReadFileToString(path), contents);
+}
+
+TEST(RunnerTest, InvalidOrders) {
+  worker::WorkOrderProto both = PythonOrder("x", "pass");
+  both.set_callgrind(true);
+  EXPECT_EQ(RunOrders({both}, Options("invalid.journal")).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  RunnerOptions missing = Options("missing.journal");
+  missing.worker_path = "/nonexistent/worker";
+  EXPECT_EQ(RunOrders({PythonOrder("x", "pass")}, missing).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(RunnerTest, ProgressFormats) {
+  RunnerProgress p;
+  p.done = 3;
+  p.total = 10;
+  p.failed = 1;
+  p.phase = "wall time, 1 thread";
+  p.elapsed_seconds = 30;
+  p.eta_seconds = 70;
+  EXPECT_EQ(FormatProgress(p, true),
+            "[#########.....................] 3/10 (1 failed) wall time, 1 thread, ETA 1m10s");
+  EXPECT_EQ(FormatProgress(p, false),
+            "icount: 3/10 done (1 failed), wall time, 1 thread, 30s elapsed, ETA 1m10s");
+}
+
+}  // namespace
+}  // namespace icount

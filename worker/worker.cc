@@ -1,0 +1,325 @@
+#include "worker/worker.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <valgrind/valgrind.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "timer/callgrind_stats.h"
+#include "timer/internal/python_snippet.h"
+#include "timer/measurement_io.h"
+#include "timer/timer.h"
+#include "worker/compiled_cases.h"
+
+namespace icount {
+namespace {
+
+// ---- framing ---------------------------------------------------------------
+
+bool WriteAll(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Reads exactly `size` bytes; returns the number read before EOF.
+size_t ReadAll(int fd, char* data, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = read(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  return done;
+}
+
+// ---- the zygote ------------------------------------------------------------
+
+// Zygote <- worker: an order, as bytes the case process parses itself. The
+// zygote reads into static storage and touches no heap between forks, so
+// every case starts from the same state.
+struct ZygoteRequest {
+  uint32_t size;
+  double timeout_seconds;
+};
+// Zygote -> worker: how the case process ended.
+struct ZygoteReply {
+  int32_t kind;  // kExited, kSignalled or kTimedOut
+  int32_t code;  // exit code or signal
+};
+constexpr int32_t kExited = 0;
+constexpr int32_t kSignalled = 1;
+constexpr int32_t kTimedOut = 2;
+
+constexpr size_t kMaxOrderBytes = 8 << 20;
+char zygote_order[kMaxOrderBytes];
+
+void IgnoreAlarm(int) {}
+
+// Runs the case described by zygote_order[0, size) and exits.
+[[noreturn]] void RunCase(size_t size, const std::string& scratch, int64_t sequence) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  worker::WorkOrderProto order;
+  worker::WorkerResultProto result;
+  if (!order.ParseFromArray(zygote_order, static_cast<int>(size))) {
+    result.mutable_failure()->set_kind("worker");
+    result.mutable_failure()->set_reason("the case process received a corrupt order");
+  } else {
+    result = RunOrder(order);
+  }
+  const absl::Status written = WriteFileAtomically(
+      absl::StrCat(scratch, "/case-", sequence, ".pb"), result.SerializeAsString());
+  std::fflush(nullptr);
+  _exit(written.ok() ? 0 : 3);
+}
+
+[[noreturn]] void ZygoteLoop(int requests_fd, int replies_fd, const std::string& scratch) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  struct sigaction alarm_action;
+  std::memset(&alarm_action, 0, sizeof(alarm_action));
+  alarm_action.sa_handler = IgnoreAlarm;  // interrupts waitpid (no SA_RESTART)
+  sigaction(SIGALRM, &alarm_action, nullptr);
+  for (int64_t sequence = 0;; ++sequence) {
+    ZygoteRequest request;
+    if (ReadAll(requests_fd, reinterpret_cast<char*>(&request), sizeof(request)) !=
+            sizeof(request) ||
+        request.size > kMaxOrderBytes ||
+        ReadAll(requests_fd, zygote_order, request.size) != request.size) {
+      _exit(0);  // the worker closed the stream
+    }
+    const pid_t child = fork();
+    if (child == 0) {
+      close(requests_fd);
+      close(replies_fd);
+      RunCase(request.size, scratch, sequence);
+    }
+    ZygoteReply reply{kExited, 0};
+    if (child < 0) {
+      reply = {kExited, 125};
+    } else {
+      if (request.timeout_seconds > 0) alarm(static_cast<unsigned>(std::ceil(request.timeout_seconds)));
+      int status = 0;
+      pid_t waited;
+      while ((waited = waitpid(child, &status, 0)) < 0 && errno == EINTR) {
+        // The alarm fired: the case ran out of time. Its descendants die
+        // with it (PR_SET_PDEATHSIG).
+        kill(child, SIGKILL);
+        reply.kind = kTimedOut;
+      }
+      alarm(0);
+      if (reply.kind != kTimedOut) {
+        reply = WIFSIGNALED(status) ? ZygoteReply{kSignalled, WTERMSIG(status)}
+                                    : ZygoteReply{kExited, WEXITSTATUS(status)};
+      }
+    }
+    if (!WriteAll(replies_fd, reinterpret_cast<const char*>(&reply), sizeof(reply))) _exit(0);
+  }
+}
+
+worker::WorkerResultProto Failure(const std::string& kind, const std::string& reason) {
+  worker::WorkerResultProto result;
+  result.mutable_failure()->set_kind(kind);
+  result.mutable_failure()->set_reason(reason);
+  return result;
+}
+
+absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order) {
+  TaskSpec spec = TaskSpecFromProto(order.task_spec());
+  TimerOptions options;
+  options.label = spec.label;
+  options.sub_label = spec.sub_label;
+  options.description = spec.description;
+  options.env = spec.env;
+  options.num_threads = spec.num_threads;
+  if (!order.compiled_case().empty()) {
+    IcountSnippetEntry entry = FindCompiledCase(order.compiled_case());
+    if (entry == nullptr) {
+      return absl::NotFoundError(absl::StrCat("this worker has no compiled case \"",
+                                              order.compiled_case(), "\" (", NumCompiledCases(),
+                                              " are compiled in): rebuild the suite"));
+    }
+    return Timer::ForCompiledEntry(entry, std::move(spec));
+  }
+  if (spec.language == Language::kCpp) {
+    std::string setup = spec.setup;
+    if (!order.torchscript_artifact().empty()) {
+      setup = absl::StrCat("const std::string ICOUNT_ARTIFACT_PATH = \"",
+                           order.torchscript_artifact(), "\";\n", setup);
+    }
+    return Timer::ForCpp(spec.stmt, setup, spec.global_setup, options);
+  }
+  std::string setup = spec.setup;
+  if (!order.torchscript_artifact().empty()) {
+    setup = absl::StrCat("ICOUNT_ARTIFACT_PATH = r'''", order.torchscript_artifact(), "'''\n",
+                         setup);
+  }
+  return Timer::ForPython(spec.stmt, setup, options);
+}
+
+}  // namespace
+
+absl::Status WriteFrame(int fd, const std::string& bytes) {
+  std::string frame(4, '\0');
+  const uint32_t size = static_cast<uint32_t>(bytes.size());
+  for (int i = 0; i < 4; ++i) frame[i] = static_cast<char>((size >> (8 * i)) & 0xff);
+  frame += bytes;
+  if (!WriteAll(fd, frame.data(), frame.size())) {
+    return absl::UnavailableError(absl::StrCat("cannot write to fd ", fd, ": ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<std::string>> ReadFrame(int fd) {
+  unsigned char header[4];
+  const size_t got = ReadAll(fd, reinterpret_cast<char*>(header), 4);
+  if (got == 0) return std::optional<std::string>();
+  if (got != 4) return absl::DataLossError("truncated frame header");
+  const uint32_t size = header[0] | (header[1] << 8) | (header[2] << 16) |
+                        (static_cast<uint32_t>(header[3]) << 24);
+  std::string bytes(size, '\0');
+  if (ReadAll(fd, bytes.data(), size) != size) {
+    return absl::DataLossError(absl::StrCat("truncated frame: expected ", size, " bytes"));
+  }
+  return std::optional<std::string>(std::move(bytes));
+}
+
+worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order) {
+  SetCurrentArtifactPath(order.torchscript_artifact());
+  absl::StatusOr<Timer> timer = MakeTimer(order);
+  if (!timer.ok()) return Failure("setup", std::string(timer.status().message()));
+  // Results report the order's own setup, not the artifact line added above.
+  const std::string original_setup = order.task_spec().setup();
+  worker::WorkerResultProto result;
+  worker::WorkerOutputProto* output = result.mutable_output();
+  if (order.wall_time()) {
+    if (RUNNING_ON_VALGRIND) {
+      return Failure("worker", "wall time is never taken under valgrind: use a native worker");
+    }
+    absl::StatusOr<Measurement> measurement =
+        timer->BlockedAutorange(order.min_run_time() > 0 ? order.min_run_time() : 0.2);
+    if (!measurement.ok()) return Failure("measure", std::string(measurement.status().message()));
+    *output->mutable_wall_time() = MeasurementToProto(*measurement);
+    output->mutable_wall_time()->set_setup(original_setup);
+  }
+  if (order.callgrind()) {
+    if (!RUNNING_ON_VALGRIND) {
+      return Failure("worker",
+                     "instruction counts need a worker started under valgrind (the runner does "
+                     "this); this one runs natively");
+    }
+    CallgrindOptions options;
+    options.number = order.callgrind_number() > 0 ? order.callgrind_number() : 100;
+    options.repeats = order.callgrind_repeats() > 0 ? order.callgrind_repeats() : 1;
+    absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
+    if (!stats.ok()) return Failure("measure", std::string(stats.status().message()));
+    for (const CallgrindStats& s : *stats) {
+      timer::CallgrindStatsProto* proto = output->add_callgrind();
+      *proto = CallgrindStatsToProto(s);
+      proto->mutable_task_spec()->set_setup(original_setup);
+    }
+  }
+  return result;
+}
+
+absl::Status RunWorker(const WorkerOptions& options) {
+  if (options.scratch_directory.empty() ||
+      (mkdir(options.scratch_directory.c_str(), 0700) != 0 && errno != EEXIST)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("worker: cannot use scratch directory \"", options.scratch_directory, "\""));
+  }
+  // Pay LibTorch's and Python's one-time costs here, before the zygote,
+  // so that no case pays them.
+  { ScopedTorchThreads threads(1); }
+  if (options.python) {
+    if (absl::Status status = timer_internal::EnsurePythonInitialized(); !status.ok()) {
+      return status;
+    }
+  }
+  int requests[2];
+  int replies[2];
+  if (pipe(requests) != 0 || pipe(replies) != 0) {
+    return absl::InternalError(absl::StrCat("worker: pipe: ", std::strerror(errno)));
+  }
+  std::fflush(nullptr);
+  const pid_t zygote = fork();
+  if (zygote < 0) return absl::InternalError(absl::StrCat("worker: fork: ", std::strerror(errno)));
+  if (zygote == 0) {
+    close(requests[1]);
+    close(replies[0]);
+    close(options.orders_fd);
+    ZygoteLoop(requests[0], replies[1], options.scratch_directory);
+  }
+  close(requests[0]);
+  close(replies[1]);
+  absl::Status status;
+  for (int64_t sequence = 0;; ++sequence) {
+    absl::StatusOr<std::optional<std::string>> frame = ReadFrame(options.orders_fd);
+    if (!frame.ok()) {
+      status = absl::DataLossError(absl::StrCat("worker: order stream: ", frame.status().message()));
+      break;
+    }
+    if (!frame->has_value()) break;  // end of orders
+    worker::WorkOrderProto order;
+    if (!order.ParseFromString(**frame)) {
+      status = absl::DataLossError("worker: corrupt order in the stream");
+      break;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    ZygoteRequest request{static_cast<uint32_t>((*frame)->size()), order.timeout_seconds()};
+    ZygoteReply reply{kExited, 0};
+    if ((*frame)->size() > kMaxOrderBytes ||
+        !WriteAll(requests[1], reinterpret_cast<const char*>(&request), sizeof(request)) ||
+        !WriteAll(requests[1], (*frame)->data(), (*frame)->size()) ||
+        ReadAll(replies[0], reinterpret_cast<char*>(&reply), sizeof(reply)) != sizeof(reply)) {
+      status = absl::InternalError("worker: the zygote process is gone");
+      break;
+    }
+    const std::string case_file = absl::StrCat(options.scratch_directory, "/case-", sequence, ".pb");
+    worker::WorkerResultProto result;
+    absl::StatusOr<std::string> bytes = ReadFileToString(case_file);
+    std::remove(case_file.c_str());
+    if (reply.kind == kTimedOut) {
+      result = Failure("timeout", absl::StrCat("timed out after ", order.timeout_seconds(), " s"));
+    } else if (reply.kind == kSignalled) {
+      result = Failure("crash", absl::StrCat("the case crashed: signal ", reply.code, " (",
+                                             strsignal(reply.code), ")"));
+    } else if (!bytes.ok() || !result.ParseFromString(*bytes)) {
+      result = Failure("crash", absl::StrCat("the case exited with code ", reply.code,
+                                             " without a result"));
+    }
+    result.set_id(order.id());
+    result.set_seconds(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (absl::Status written = WriteFrame(options.results_fd, result.SerializeAsString());
+        !written.ok()) {
+      status = written;
+      break;
+    }
+  }
+  close(requests[1]);  // the zygote sees EOF and exits
+  int zygote_status = 0;
+  waitpid(zygote, &zygote_status, 0);
+  close(replies[0]);
+  return status;
+}
+
+}  // namespace icount

@@ -1,0 +1,57 @@
+#ifndef ICOUNT_WORKER_WORKER_H_
+#define ICOUNT_WORKER_WORKER_H_
+
+// The worker: runs work orders one by one, each in a process of its own,
+// and reports a WorkerResultProto for each as soon as it finishes.
+//
+//   worker process ── initialises LibTorch (and Python) once, then forks
+//   │                  a zygote
+//   └─ zygote ──────── does nothing but wait for an order and fork: every
+//      │               case starts from the identical state, so a case's
+//      │               instruction count does not depend on which cases ran
+//      │               before it, and a crash or hang kills only that case
+//      └─ case ─────── builds the Timer, measures (wall time natively, or
+//                      instruction counts under valgrind: the worker is then
+//                      itself started under callgrind and the start-up cost
+//                      is paid once per worker, not once per case), writes
+//                      its result and exits
+//
+// Orders arrive on a stream and results leave on another, both framed as
+// a 4-byte little-endian length followed by the serialised message, so a
+// runner can keep a worker busy without restarting it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "worker/worker.pb.h"
+
+namespace icount {
+
+struct WorkerOptions {
+  int orders_fd = 0;    // framed WorkOrderProto stream
+  int results_fd = 1;   // framed WorkerResultProto stream
+  // Where cases leave their results for the worker; created if missing.
+  std::string scratch_directory;
+  // Initialise embedded Python (import torch) before the zygote starts, so
+  // Python cases do not each pay for it.
+  bool python = true;
+};
+
+// Runs until the order stream ends. Errors only for the worker itself
+// (unreadable stream, no scratch directory); case failures are results.
+absl::Status RunWorker(const WorkerOptions& options);
+
+// Runs one order in this process (what a case process does).
+worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order);
+
+// Framing shared by the worker and the runner. ReadFrame returns nullopt at
+// a clean end of stream and an error for a truncated frame.
+absl::Status WriteFrame(int fd, const std::string& bytes);
+absl::StatusOr<std::optional<std::string>> ReadFrame(int fd);
+
+}  // namespace icount
+
+#endif  // ICOUNT_WORKER_WORKER_H_

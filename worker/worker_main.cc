@@ -1,0 +1,62 @@
+// The worker binary: runs framed WorkOrderProto messages from stdin (or
+// --orders) and writes framed WorkerResultProto messages to --results_fd.
+// Started by the runner (worker/runner.h); see worker.h for the design.
+//
+// Pinning: --cpus=0,1 restricts the worker (and its cases) to those CPUs.
+#include <fcntl.h>
+#include <sched.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "tools/versions.h"
+#include "worker/worker.h"
+
+ABSL_FLAG(std::string, orders, "", "File of framed work orders; default: stdin.");
+ABSL_FLAG(int, results_fd, 1, "File descriptor for framed results.");
+ABSL_FLAG(std::string, scratch, "", "Scratch directory for case results (required).");
+ABSL_FLAG(std::string, cpus, "", "Comma-separated CPUs to pin to, e.g. 0 or 0,1; empty: any.");
+ABSL_FLAG(bool, python, true, "Initialise Python (import torch) once before the first case.");
+
+int main(int argc, char** argv) {
+  icount::ParseToolFlags(argc, argv,
+                         "icount worker: runs work orders (see worker/worker.h).\n\n"
+                         "Usage: worker --scratch=DIR [--orders=FILE] [--results_fd=N]");
+  icount::WorkerOptions options;
+  options.results_fd = absl::GetFlag(FLAGS_results_fd);
+  options.scratch_directory = absl::GetFlag(FLAGS_scratch);
+  options.python = absl::GetFlag(FLAGS_python);
+  if (!absl::GetFlag(FLAGS_orders).empty()) {
+    options.orders_fd = open(absl::GetFlag(FLAGS_orders).c_str(), O_RDONLY);
+    if (options.orders_fd < 0) {
+      std::fprintf(stderr, "worker: cannot open --orders=%s\n", absl::GetFlag(FLAGS_orders).c_str());
+      return 1;
+    }
+  }
+  if (!absl::GetFlag(FLAGS_cpus).empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (absl::string_view cpu : absl::StrSplit(absl::GetFlag(FLAGS_cpus), ',')) {
+      int index = 0;
+      if (!absl::SimpleAtoi(cpu, &index) || index < 0 || index >= CPU_SETSIZE) {
+        std::fprintf(stderr, "worker: bad --cpus=%s\n", absl::GetFlag(FLAGS_cpus).c_str());
+        return 1;
+      }
+      CPU_SET(index, &set);
+    }
+    if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+      std::fprintf(stderr, "worker: cannot pin to CPUs %s\n", absl::GetFlag(FLAGS_cpus).c_str());
+      return 1;
+    }
+  }
+  absl::Status status = icount::RunWorker(options);
+  if (!status.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
+    return 1;
+  }
+  return 0;
+}
