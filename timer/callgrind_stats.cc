@@ -123,6 +123,19 @@ std::string CallgrindStats::Summary() const {
   return text;
 }
 
+InstructionCounts SummarizeInstructionCounts(const std::vector<CallgrindStats>& repeats) {
+  InstructionCounts counts;
+  if (repeats.empty()) return counts;
+  const CallgrindStats& first = repeats.front();
+  counts.task_spec = first.task_spec();
+  counts.number_per_run = first.number_per_run();
+  for (const CallgrindStats& repeat : repeats) counts.counts.push_back(repeat.Counts());
+  counts.baseline = first.BaselineCounts();
+  counts.counts_per_run = first.CountsPerRun();
+  counts.exclusive = first.Stats(/*inclusive=*/false);
+  return counts;
+}
+
 timer::CallgrindStatsProto CallgrindStatsToProto(const CallgrindStats& stats) {
   timer::CallgrindStatsProto proto;
   *proto.mutable_task_spec() = TaskSpecToProto(stats.task_spec());

@@ -10,6 +10,7 @@
 #include "absl/strings/string_view.h"
 #include "timer/callgrind.pb.h"
 #include "timer/function_counts.h"
+#include "timer/measurement_io.h"
 #include "timer/task_spec.h"
 
 namespace icount {
@@ -78,6 +79,10 @@ class CallgrindStats {
   std::optional<FunctionCounts> baseline_exclusive_;
   std::optional<std::string> stmt_callgrind_out_;
 };
+
+// The compact form results files carry: totals per repeat, the baseline,
+// per-run counts and the first repeat's exclusive profile.
+InstructionCounts SummarizeInstructionCounts(const std::vector<CallgrindStats>& repeats);
 
 // TaskSpec <-> proto (shared with the callgrind child protocol).
 timer::TaskSpecProto TaskSpecToProto(const TaskSpec& spec);

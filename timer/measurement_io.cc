@@ -69,6 +69,44 @@ absl::StatusOr<Measurement> MeasurementFromProto(const timer::MeasurementProto& 
                      std::move(spec), std::move(metadata));
 }
 
+timer::InstructionCountsProto InstructionCountsToProto(const InstructionCounts& counts) {
+  timer::InstructionCountsProto proto;
+  timer_internal::WriteTaskSpecFields(counts.task_spec, &proto);
+  proto.set_number_per_run(counts.number_per_run);
+  for (int64_t total : counts.counts) proto.add_counts(total);
+  proto.set_baseline(counts.baseline);
+  proto.set_counts_per_run(counts.counts_per_run);
+  proto.mutable_exclusive()->set_inclusive(false);
+  for (const FunctionCount& row : counts.exclusive.rows()) {
+    timer::FunctionCountProto* out = proto.mutable_exclusive()->add_rows();
+    out->set_count(row.count);
+    out->set_function(row.function);
+  }
+  for (const auto& [key, value] : counts.metadata) (*proto.mutable_metadata())[key] = value;
+  return proto;
+}
+
+absl::StatusOr<InstructionCounts> InstructionCountsFromProto(
+    const timer::InstructionCountsProto& proto) {
+  if (proto.number_per_run() <= 0 || proto.counts_size() == 0) {
+    return absl::InvalidArgumentError(
+        "instruction counts need a positive number_per_run and at least one count");
+  }
+  InstructionCounts counts;
+  counts.task_spec = timer_internal::ReadTaskSpecFields(proto);
+  counts.number_per_run = proto.number_per_run();
+  counts.counts.assign(proto.counts().begin(), proto.counts().end());
+  counts.baseline = proto.baseline();
+  counts.counts_per_run = proto.counts_per_run();
+  std::vector<FunctionCount> rows;
+  for (const timer::FunctionCountProto& row : proto.exclusive().rows()) {
+    rows.push_back({row.count(), row.function()});
+  }
+  counts.exclusive = FunctionCounts(std::move(rows), /*inclusive=*/false);
+  counts.metadata.insert(proto.metadata().begin(), proto.metadata().end());
+  return counts;
+}
+
 absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::string_view source) {
   timer::ResultsFileProto proto;
   google::protobuf::util::JsonParseOptions options;
@@ -102,6 +140,14 @@ absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::strin
           absl::StrCat(source, ": measurement ", i + 1, ": ", m.status().message()));
     }
     results.measurements.push_back(*std::move(m));
+  }
+  for (int i = 0; i < proto.instruction_counts_size(); ++i) {
+    absl::StatusOr<InstructionCounts> c = InstructionCountsFromProto(proto.instruction_counts(i));
+    if (!c.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(source, ": instruction_counts ", i + 1, ": ", c.status().message()));
+    }
+    results.instruction_counts.push_back(*std::move(c));
   }
   return results;
 }
@@ -139,6 +185,11 @@ std::string ResultsToJson(const ResultsFile& results) {
   absl::StrAppend(&json, json.size() > 1 ? "," : "", "\"measurements\":[");
   for (size_t i = 0; i < results.measurements.size(); ++i) {
     absl::StrAppend(&json, i ? ",\n" : "\n", ProtoToJson(MeasurementToProto(results.measurements[i])));
+  }
+  absl::StrAppend(&json, "\n],\"instruction_counts\":[");
+  for (size_t i = 0; i < results.instruction_counts.size(); ++i) {
+    absl::StrAppend(&json, i ? ",\n" : "\n",
+                    ProtoToJson(InstructionCountsToProto(results.instruction_counts[i])));
   }
   absl::StrAppend(&json, "\n]}\n");
   return json;

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "timer/function_counts.h"
 #include "timer/measurement.h"
 #include "timer/measurement.pb.h"
 
@@ -20,9 +21,27 @@ inline constexpr int kResultsSchemaVersion = 1;
 timer::MeasurementProto MeasurementToProto(const Measurement& measurement);
 absl::StatusOr<Measurement> MeasurementFromProto(const timer::MeasurementProto& proto);
 
-// A results file: measurements plus who wrote it and when.
+// Instruction counts of one case as results files carry them (see
+// InstructionCountsProto; CallgrindStats has the whole profile).
+struct InstructionCounts {
+  TaskSpec task_spec;
+  int64_t number_per_run = 0;
+  std::vector<int64_t> counts;  // total per repeat
+  int64_t baseline = 0;
+  double counts_per_run = 0;
+  FunctionCounts exclusive;  // first repeat
+  std::map<std::string, std::string> metadata;
+};
+
+timer::InstructionCountsProto InstructionCountsToProto(const InstructionCounts& counts);
+absl::StatusOr<InstructionCounts> InstructionCountsFromProto(
+    const timer::InstructionCountsProto& proto);
+
+// A results file: measurements and instruction counts, plus who wrote it
+// and when.
 struct ResultsFile {
   std::vector<Measurement> measurements;
+  std::vector<InstructionCounts> instruction_counts;
   std::map<std::string, std::string> versions;  // filled with ours on write if empty
   std::string start_time;
   std::string end_time;

@@ -46,6 +46,20 @@ class CompiledCppSnippet {
   bool from_cache_ = false;
 };
 
+// A function with the snippet ABI (block_control.h) that runs `setup` once,
+// the statement once to warm up, then the blocks it is asked for. The
+// statement is pasted once, into an always-inlined lambda, so it compiles
+// (and reports errors) once and still costs no call per run. The
+// `*_line` arguments are #line directives placing compiler messages in the
+// user's own coordinates. Needs <cstddef>, <cstdint>, <cstring>,
+// <exception> and the IcountBlockControl declaration before it.
+std::string SnippetFunctionSource(const std::string& function_name, const std::string& setup,
+                                  const std::string& stmt, const std::string& setup_line,
+                                  const std::string& stmt_line);
+
+// The C declaration of IcountBlockControl, for generated code.
+std::string BlockControlDeclaration();
+
 // The generated translation unit, for tests and for error context.
 std::string GenerateCppSnippetSource(const CompiledCppSnippet::Source& source);
 

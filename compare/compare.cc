@@ -1,0 +1,327 @@
+#include "compare/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "compare/internal/text.h"
+#include "timer/measurement.h"
+
+namespace icount {
+namespace {
+
+using compare_internal::Center;
+using compare_internal::LeftJustify;
+using compare_internal::RightJustify;
+using compare_internal::TextWidth;
+
+// The reference's ANSI escapes (torch/utils/benchmark/utils/compare.py).
+constexpr char kBest[] = "\033[92m";
+constexpr char kGood[] = "\033[34m";
+constexpr char kBad[] = "\033[2m\033[91m";
+constexpr char kVeryBad[] = "\033[31m";
+constexpr char kBold[] = "\033[1m";
+constexpr char kTerminate[] = "\033[0m";
+
+// The env a table shows, sorts and groups by. The reference means an unset
+// env to read "Unspecified env" but its property returns None, so in tables
+// where every env is unset it never shows; only mixed tables (where the
+// reference fails) see the difference.
+std::string EnvOf(const Measurement& m) { return m.EnvName(); }
+
+struct RowKey {
+  int num_threads;
+  std::string env;
+  std::string name;
+  bool operator==(const RowKey& other) const {
+    return num_threads == other.num_threads && env == other.env && name == other.name;
+  }
+};
+
+// ceil(log10(x)) of a cell value, computed in float32 like the reference's
+// default-dtype tensors. A zero (or non-finite) value, where the reference
+// fails, counts as one digit, which is what "0.0" needs.
+int LeadingDigits(double value) {
+  const float log = std::log10(static_cast<float>(value));
+  if (!std::isfinite(log)) return 1;
+  return static_cast<int>(std::ceil(log));
+}
+
+// Significant figures of a measurement, guarded where the estimate takes the
+// logarithm of a zero median.
+int SignificantFiguresOf(const Measurement& m) {
+  return m.Median() > 0 ? m.SignificantFigures() : 1;
+}
+
+// One column's number format, shared by all of its cells so that they line
+// up: enough integer digits for its largest value and, when trimming, only
+// the decimals that its least precise cell supports.
+class ColumnFormat {
+ public:
+  ColumnFormat(const std::vector<const Measurement*>& cells, double time_scale,
+               const CompareOptions& options)
+      : time_scale_(time_scale), trim_(options.trim_significant_figures) {
+    highlight_ = options.highlight_warnings &&
+                 std::any_of(cells.begin(), cells.end(),
+                             [](const Measurement* m) { return m && m->HasWarnings(); });
+    std::optional<int> unit_digits;
+    std::optional<int> decimal_digits;
+    for (const Measurement* m : cells) {
+      if (m == nullptr) continue;
+      const int digits = LeadingDigits(m->Median() / time_scale_);
+      unit_digits = std::max(unit_digits.value_or(digits), digits);
+      if (trim_) {
+        const int decimals = std::max(SignificantFiguresOf(*m) - digits, 0);
+        decimal_digits = std::min(decimal_digits.value_or(decimals), decimals);
+      }
+    }
+    decimal_digits_ = trim_ ? decimal_digits.value_or(1) : 1;
+    const int length = unit_digits.value_or(1) + decimal_digits_ + (decimal_digits_ ? 1 : 0);
+    // The reference pastes `length` into a format spec: "{:>-7.1f}" parses
+    // as sign '-' and width 7, so a negative length (sub-nanosecond times
+    // shown in seconds) pads to its absolute value.
+    width_ = std::abs(length);
+  }
+
+  // The cell text for `m`, or blanks as wide as a cell for nullptr.
+  std::string Cell(const Measurement* m) const {
+    if (m == nullptr) return std::string(TextWidth(Format(1, 1, std::nullopt)), ' ');
+    std::optional<double> spread;
+    if (m->HasWarnings()) spread = m->Iqr() / m->Median();
+    return Format(m->Median() / time_scale_, trim_ ? SignificantFiguresOf(*m) : 1, spread);
+  }
+
+ private:
+  std::string Format(double value, int significant_figures, std::optional<double> spread) const {
+    if (trim_ && value != 0) value = TrimSignificantFigures(value, significant_figures);
+    std::string text = absl::StrFormat("%*.*f", width_, decimal_digits_, value);
+    if (highlight_) {
+      const std::string marker =
+          spread.has_value() ? absl::StrFormat(" (! %.0f%%)", *spread * 100) : "";
+      absl::StrAppend(&text, RightJustify(marker, 7));
+    }
+    return text;
+  }
+
+  double time_scale_;
+  bool trim_;
+  bool highlight_ = false;
+  int decimal_digits_ = 1;
+  int width_ = 0;
+};
+
+std::string ColorSegment(const std::string& segment, double value, double best) {
+  const std::string end = absl::StrCat(kTerminate, kTerminate);
+  if (value <= best * 1.01 || value <= best + 100e-9) {
+    return absl::StrCat(kBest, kBold, segment, end);
+  }
+  if (value <= best * 1.1) return absl::StrCat(kGood, kBold, segment, end);
+  if (value >= best * 5) return absl::StrCat(kVeryBad, kBold, segment, end);
+  if (value >= best * 2) return absl::StrCat(kBad, segment, end);
+  return segment;
+}
+
+// The median each cell of row `i` competes with for colour: the fastest of
+// the row (rowwise) or of the cell's column within the row's thread group
+// (columnwise); nullopt where there is none or no colouring.
+std::vector<std::optional<double>> BestMedians(
+    const std::vector<std::vector<const Measurement*>>& cells, const std::vector<int>& row_group,
+    size_t i, Colorize colorize) {
+  std::vector<std::optional<double>> best(cells[i].size());
+  auto consider = [](std::optional<double>& best_so_far, const Measurement* m) {
+    if (m) best_so_far = std::min(best_so_far.value_or(m->Median()), m->Median());
+  };
+  if (colorize == Colorize::kRowwise) {
+    std::optional<double> row_min;
+    for (const Measurement* m : cells[i]) consider(row_min, m);
+    best.assign(best.size(), row_min);
+  } else if (colorize == Colorize::kColumnwise) {
+    for (size_t k = 0; k < cells.size(); ++k) {
+      if (row_group[k] != row_group[i]) continue;
+      for (size_t j = 0; j < best.size(); ++j) consider(best[j], cells[k][j]);
+    }
+  }
+  return best;
+}
+
+// One table: measurements that share a label.
+std::string RenderTable(const std::optional<std::string>& label,
+                        const std::vector<const Measurement*>& results,
+                        const CompareOptions& options) {
+  // The unit suits the fastest measurement. A zero median (where the
+  // reference fails) does not drag the unit down to seconds: it shows as 0.
+  std::optional<double> fastest;
+  for (const Measurement* m : results) {
+    if (m->Median() > 0) fastest = std::min(fastest.value_or(m->Median()), m->Median());
+  }
+  const auto [time_unit, time_scale] = SelectTimeUnit(fastest.value_or(0));
+
+  // Rows and columns in first-seen order; rows then stably sorted by thread
+  // count and env, which keeps statements in the order they were given.
+  std::vector<RowKey> row_keys;
+  std::vector<std::optional<std::string>> column_keys;
+  auto row_of = [](const Measurement& m) {
+    return RowKey{m.task_spec().num_threads, EnvOf(m), m.RowName()};
+  };
+  for (const Measurement* m : results) {
+    const RowKey key = row_of(*m);
+    if (std::find(row_keys.begin(), row_keys.end(), key) == row_keys.end()) {
+      row_keys.push_back(key);
+    }
+    const std::optional<std::string>& column = m->task_spec().description;
+    if (std::find(column_keys.begin(), column_keys.end(), column) == column_keys.end()) {
+      column_keys.push_back(column);
+    }
+  }
+  std::stable_sort(row_keys.begin(), row_keys.end(), [](const RowKey& a, const RowKey& b) {
+    return std::tie(a.num_threads, a.env) < std::tie(b.num_threads, b.env);
+  });
+
+  const size_t num_rows = row_keys.size();
+  const size_t num_columns = column_keys.size();
+  std::vector<std::vector<const Measurement*>> cells(
+      num_rows, std::vector<const Measurement*>(num_columns, nullptr));
+  for (const Measurement* m : results) {
+    const size_t i = std::find(row_keys.begin(), row_keys.end(), row_of(*m)) - row_keys.begin();
+    const size_t j = std::find(column_keys.begin(), column_keys.end(), m->task_spec().description) -
+                     column_keys.begin();
+    cells[i][j] = m;  // the later of two measurements in one cell wins
+  }
+
+  std::vector<std::string> envs;
+  for (const RowKey& key : row_keys) {
+    if (std::find(envs.begin(), envs.end(), key.env) == envs.end()) envs.push_back(key.env);
+  }
+  const bool render_env = envs.size() > 1;
+  int env_width = 0;
+  if (render_env) {
+    for (const std::string& env : envs) env_width = std::max(env_width, TextWidth(env));
+  }
+
+  // Thread groups: a row starts a group when its thread count changes.
+  std::vector<int> row_group(num_rows);
+  std::vector<bool> starts_group(num_rows);
+  std::vector<bool> shows_env(num_rows);
+  int group = -1;
+  int prior_threads = -1;
+  std::string prior_env;
+  for (size_t i = 0; i < num_rows; ++i) {
+    starts_group[i] = row_keys[i].num_threads != prior_threads;
+    if (starts_group[i]) {
+      prior_threads = row_keys[i].num_threads;
+      prior_env = "";
+      ++group;
+    }
+    row_group[i] = group;
+    shows_env[i] = render_env && row_keys[i].env != prior_env;
+    prior_env = row_keys[i].env;
+  }
+
+  std::vector<ColumnFormat> formats;
+  for (size_t j = 0; j < num_columns; ++j) {
+    std::vector<const Measurement*> column;
+    for (size_t i = 0; i < num_rows; ++i) column.push_back(cells[i][j]);
+    formats.emplace_back(column, time_scale, options);
+  }
+
+  // The text of every cell, header first, then the width of each column.
+  std::vector<std::vector<std::string>> text(num_rows + 1);
+  text[0].push_back("");
+  for (const auto& column : column_keys) text[0].push_back(column.value_or(""));
+  for (size_t i = 0; i < num_rows; ++i) {
+    const std::string env = shows_env[i] ? absl::StrCat("(", row_keys[i].env, ")") : "";
+    text[i + 1].push_back(absl::StrCat("  ", LeftJustify(env, env_width + 4), row_keys[i].name));
+    for (size_t j = 0; j < num_columns; ++j) text[i + 1].push_back(formats[j].Cell(cells[i][j]));
+  }
+  std::vector<int> widths(num_columns + 1, 0);
+  for (const auto& row : text) {
+    for (size_t j = 0; j < row.size(); ++j) widths[j] = std::max(widths[j], TextWidth(row[j]));
+  }
+
+  std::vector<std::string> header;
+  for (size_t j = 0; j <= num_columns; ++j) header.push_back(Center(text[0][j], widths[j]));
+  std::vector<std::string> lines = {absl::StrJoin(header, "  |  ")};
+  const int overall_width = TextWidth(lines[0]);
+
+  for (size_t i = 0; i < num_rows; ++i) {
+    if (starts_group[i]) {
+      lines.push_back(
+          LeftJustify(absl::StrCat(row_keys[i].num_threads, " threads: "), overall_width, '-'));
+    }
+    const std::vector<std::optional<double>> best =
+        BestMedians(cells, row_group, i, options.colorize);
+    std::vector<std::string> row = {LeftJustify(text[i + 1][0], widths[0])};
+    for (size_t j = 0; j < num_columns; ++j) {
+      std::string cell = Center(text[i + 1][j + 1], widths[j + 1]);
+      if (options.colorize != Colorize::kNone && cells[i][j] && best[j].has_value()) {
+        cell = ColorSegment(cell, cells[i][j]->Median(), *best[j]);
+      }
+      row.push_back(std::move(cell));
+    }
+    lines.push_back(absl::StrJoin(row, "  |  "));
+  }
+
+  const bool has_warnings = options.highlight_warnings &&
+                            std::any_of(results.begin(), results.end(),
+                                        [](const Measurement* m) { return m->HasWarnings(); });
+  return absl::StrCat(
+      "[", Center(absl::StrCat(" ", label.value_or(""), " "), overall_width - 2, '-'), "]\n",
+      absl::StrJoin(lines, "\n"), "\n\nTimes are in ", TimeUnitToEnglish(time_unit), "s (",
+      time_unit, ").\n",
+      has_warnings ? "(! XX%) Measurement has high variance, where XX is the IQR / median * 100.\n"
+                   : "");
+}
+
+}  // namespace
+
+Compare::Compare(std::vector<Measurement> results) : results_(std::move(results)) {}
+
+void Compare::ExtendResults(const std::vector<Measurement>& results) {
+  results_.insert(results_.end(), results.begin(), results.end());
+}
+
+void Compare::Colorize(bool rowwise) {
+  options_.colorize = rowwise ? icount::Colorize::kRowwise : icount::Colorize::kColumnwise;
+}
+
+std::string Compare::Render() const {
+  // A measurement without times has no median to show; it is left out
+  // before merging so that it does not decide where its table, row or column
+  // goes.
+  std::vector<Measurement> timed;
+  for (const Measurement& m : results_) {
+    if (!m.raw_times().empty()) timed.push_back(m);
+  }
+  const std::vector<Measurement> merged = Measurement::Merge(timed);
+  // Tables by label, in first-seen order.
+  std::vector<std::pair<std::optional<std::string>, std::vector<const Measurement*>>> tables;
+  for (const Measurement& m : merged) {
+    const std::optional<std::string>& label = m.task_spec().label;
+    auto it = std::find_if(tables.begin(), tables.end(),
+                           [&](const auto& table) { return table.first == label; });
+    if (it == tables.end()) {
+      tables.emplace_back(label, std::vector<const Measurement*>{});
+      it = std::prev(tables.end());
+    }
+    it->second.push_back(&m);
+  }
+  std::vector<std::string> rendered;
+  for (const auto& [label, results] : tables) {
+    rendered.push_back(RenderTable(label, results, options_));
+  }
+  return absl::StrJoin(rendered, "\n");
+}
+
+void Compare::Print() const { std::cout << Render() << "\n"; }
+
+}  // namespace icount

@@ -1,0 +1,458 @@
+#include "compare/delta_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/string_view.h"
+#include "compare/internal/text.h"
+#include "timer/measurement.h"
+
+namespace icount {
+namespace {
+
+using compare_internal::Center;
+using compare_internal::LeftJustify;
+using compare_internal::RightJustify;
+using compare_internal::TextWidth;
+
+constexpr char kReset[] = "\033[0m";
+constexpr char kNoiseColor[] = "\033[90m";
+
+// Changes smaller than this (in percent) are neither coloured nor marked.
+constexpr double kNoticeable = 0.5;
+
+// "1,234,567" for a non-negative whole number.
+std::string GroupThousands(uint64_t n) {
+  std::string digits = absl::StrCat(n);
+  std::string grouped;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  return grouped;
+}
+
+// An instruction count: whole with thousands separators, except that a
+// small fractional count (an average over runs) keeps one decimal so that a
+// delta of 0.3 does not read "+0".
+std::string FormatCount(double x, bool show_sign) {
+  const char* sign = x < 0 ? "-" : (show_sign ? "+" : "");
+  const double magnitude = std::fabs(x);
+  if (magnitude < 100 && magnitude != std::floor(magnitude)) {
+    return absl::StrFormat("%s%.1f", sign, magnitude);
+  }
+  return absl::StrCat(sign, GroupThousands(static_cast<uint64_t>(std::llround(magnitude))));
+}
+
+std::string FormatPercent(double percent) {
+  if (!std::isfinite(percent)) return "n/a";  // from A == 0
+  return std::fabs(percent) < 1 ? absl::StrFormat("%+.2f%%", percent)
+                                : absl::StrFormat("%+.1f%%", percent);
+}
+
+std::string FormatTime(double seconds, const std::pair<std::string, double>& unit, bool show_sign) {
+  return absl::StrFormat(show_sign ? "%+.2f %s" : "%.2f %s", seconds / unit.second, unit.first);
+}
+
+// (B - A) / A in percent; infinite when A is zero and B is not.
+double PercentChange(double a, double b) {
+  if (a == 0) return b > 0 ? INFINITY : -INFINITY;
+  return (b - a) / std::fabs(a) * 100;
+}
+
+// What one cell says, before padding: either a single text (blank, "...",
+// "A only: x") or the three aligned parts of a change.
+struct CellText {
+  std::string whole;
+  bool is_change = false;
+  std::string delta, b, percent;
+  double change = 0;   // percent, for colour and markers
+  bool noise = false;  // a wall-time change within noise
+  bool one_sided = false;
+};
+
+CellText CountCell(const DeltaValues& values) {
+  CellText cell;
+  const auto& a = values.a_instructions;
+  const auto& b = values.b_instructions;
+  if (!a && !b) return cell;
+  if (!a || !b) {
+    cell.one_sided = true;
+    cell.whole = absl::StrCat(a ? "A only: " : "B only: ", FormatCount(a ? *a : *b, false));
+    return cell;
+  }
+  if (*a == *b) {
+    cell.whole = "...";
+    return cell;
+  }
+  cell.is_change = true;
+  cell.delta = FormatCount(*b - *a, true);
+  cell.b = FormatCount(*b, false);
+  cell.change = PercentChange(*a, *b);
+  cell.percent = FormatPercent(cell.change);
+  return cell;
+}
+
+// A measurement without times has no median: it counts as missing.
+const Measurement* Timed(const std::optional<Measurement>& m) {
+  return m.has_value() && !m->raw_times().empty() ? &*m : nullptr;
+}
+
+CellText TimeCell(const DeltaValues& values) {
+  CellText cell;
+  const Measurement* a = Timed(values.a_time);
+  const Measurement* b = Timed(values.b_time);
+  if (!a && !b) return cell;
+  if (!a || !b) {
+    const Measurement& m = a ? *a : *b;
+    cell.one_sided = true;
+    cell.whole = absl::StrCat(a ? "A only: " : "B only: ",
+                              FormatTime(m.Median(), SelectTimeUnit(m.Median()), false));
+    return cell;
+  }
+  if (a->Median() == b->Median()) {
+    cell.whole = "...";
+    return cell;
+  }
+  const auto unit = SelectTimeUnit(b->Median());
+  cell.is_change = true;
+  cell.delta = FormatTime(b->Median() - a->Median(), unit, true);
+  cell.b = FormatTime(b->Median(), unit, false);
+  cell.change = PercentChange(a->Median(), b->Median());
+  cell.noise = WithinNoise(*a, *b);
+  // "~" says "within noise" where colour cannot.
+  cell.percent = absl::StrCat(cell.noise ? "~" : "", FormatPercent(cell.change));
+  return cell;
+}
+
+std::string MarkdownEscape(absl::string_view text) {
+  return absl::StrReplaceAll(text, {{"\\", "\\\\"}, {"|", "\\|"}, {"~", "\\~"}});
+}
+
+}  // namespace
+
+std::string DeltaColumn(Language language, absl::string_view runtime) {
+  return absl::StrCat(LanguageName(language), " ", runtime);
+}
+
+std::vector<std::string> BenchmarkColumns() {
+  return {DeltaColumn(Language::kPython, kRuntimeEager),
+          DeltaColumn(Language::kPython, kRuntimeTorchScript),
+          DeltaColumn(Language::kCpp, kRuntimeEager),
+          DeltaColumn(Language::kCpp, kRuntimeTorchScript)};
+}
+
+std::string DeltaColor(double percent) {
+  if (std::isnan(percent) || std::fabs(percent) < kNoticeable) return "";
+  if (percent < 0) return percent <= -10 ? "\033[1m\033[92m" : "\033[32m";
+  if (percent < 2.5) return "\033[33m";
+  if (percent < 10) return "\033[93m";
+  if (percent < 25) return "\033[31m";
+  if (percent < 50) return "\033[91m";
+  if (percent < 100) return "\033[1m\033[91m";
+  return "\033[1m\033[7m\033[91m";
+}
+
+bool WithinNoise(const Measurement& a, const Measurement& b) {
+  if (a.raw_times().size() < 4 || b.raw_times().size() < 4) return true;
+  return a.P25() <= b.P75() && b.P25() <= a.P75();
+}
+
+struct DeltaTable::Row {
+  std::vector<std::string> label;
+  int num_threads;
+  std::string autograd;
+};
+
+struct DeltaTable::Column {
+  std::string header;
+  bool time;                    // wall time rather than instruction counts
+  std::vector<CellText> cells;  // one per row
+};
+
+struct DeltaTable::Layout {
+  std::vector<Row> rows;
+  bool show_autograd = false;
+  std::vector<Column> columns;
+};
+
+DeltaTable::DeltaTable(std::string title, std::vector<std::string> column_order)
+    : title_(std::move(title)), column_order_(std::move(column_order)) {}
+
+DeltaValues& DeltaTable::Entry(const DeltaKey& key) {
+  auto [it, added] = index_.try_emplace(
+      std::make_tuple(key.label, key.num_threads, key.autograd, key.column), entries_.size());
+  if (added) entries_.emplace_back(key, DeltaValues{});
+  return entries_[it->second].second;
+}
+
+DeltaTable::Layout DeltaTable::Arrange() const {
+  using RowKey = std::tuple<std::vector<std::string>, int, std::string>;
+  auto row_key = [](const DeltaKey& key) {
+    return RowKey(key.label, key.num_threads, key.autograd);
+  };
+  auto has_counts = [](const DeltaValues& v) { return v.a_instructions || v.b_instructions; };
+  auto has_time = [](const DeltaValues& v) { return Timed(v.a_time) || Timed(v.b_time); };
+  Layout layout;
+  // Rows: grouped by label in first-seen order, then by thread count, then
+  // in the order added. Entries without values take no space.
+  std::map<std::vector<std::string>, size_t> label_rank;
+  std::set<RowKey> seen;
+  std::vector<std::pair<size_t, RowKey>> ranked;
+  std::vector<std::string> column_names;
+  for (const auto& [key, values] : entries_) {
+    if (!has_counts(values) && !has_time(values)) continue;
+    label_rank.emplace(key.label, label_rank.size());
+    if (seen.insert(row_key(key)).second) ranked.emplace_back(label_rank[key.label], row_key(key));
+    if (std::find(column_names.begin(), column_names.end(), key.column) == column_names.end()) {
+      column_names.push_back(key.column);
+    }
+    if (!key.autograd.empty()) layout.show_autograd = true;
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
+    return std::make_pair(x.first, std::get<1>(x.second)) <
+           std::make_pair(y.first, std::get<1>(y.second));
+  });
+  std::map<RowKey, size_t> row_of;
+  for (const auto& [rank, key] : ranked) {
+    row_of.emplace(key, layout.rows.size());
+    layout.rows.push_back(Row{std::get<0>(key), std::get<1>(key), std::get<2>(key)});
+  }
+
+  // Columns: the requested order first, then the rest as first used.
+  std::vector<std::string> ordered;
+  for (const std::string& name : column_order_) {
+    if (std::find(column_names.begin(), column_names.end(), name) != column_names.end() &&
+        std::find(ordered.begin(), ordered.end(), name) == ordered.end()) {
+      ordered.push_back(name);
+    }
+  }
+  for (const std::string& name : column_names) {
+    if (std::find(ordered.begin(), ordered.end(), name) == ordered.end()) ordered.push_back(name);
+  }
+
+  const bool any_counts = std::any_of(entries_.begin(), entries_.end(),
+                                      [&](const auto& entry) { return has_counts(entry.second); });
+  // Instruction-count columns, then wall-time columns.
+  for (bool time : {false, true}) {
+    for (const std::string& name : ordered) {
+      Column column{name, time, std::vector<CellText>(layout.rows.size())};
+      if (time && any_counts) column.header = absl::StrCat(name, " (time)");
+      bool used = false;
+      for (const auto& [key, values] : entries_) {
+        if (key.column != name || !(time ? has_time(values) : has_counts(values))) continue;
+        used = true;
+        column.cells[row_of[row_key(key)]] = time ? TimeCell(values) : CountCell(values);
+      }
+      if (used) layout.columns.push_back(std::move(column));
+    }
+  }
+  return layout;
+}
+
+namespace {
+
+enum class Style { kPlain, kAnsi, kMarkdown };
+
+// What a table's legend has to explain.
+struct LegendFacts {
+  bool counts = false;
+  bool times = false;
+  bool one_sided = false;
+  bool noise = false;
+  bool marked = false;  // a change big enough to be coloured or marked
+
+  void Add(bool time, const CellText& cell) {
+    (time ? times : counts) = true;
+    one_sided |= cell.one_sided;
+    noise |= cell.noise;
+    marked |= cell.is_change && !cell.noise && std::fabs(cell.change) >= kNoticeable;
+  }
+};
+
+// The lines under a table, one sentence each.
+std::vector<std::string> Legend(const LegendFacts& facts, Style style) {
+  const char* parts =
+      style == Style::kMarkdown ? "B - A (B, (B - A) / A)" : "B - A, B, (B - A) / A";
+  std::vector<std::string> lines;
+  if (facts.counts) {
+    lines.push_back(
+        absl::StrCat("Instructions per run: ", parts, "; \"...\" where A and B are equal."));
+  }
+  if (facts.times) {
+    lines.push_back(
+        absl::StrCat("Wall time, median per run: ", parts, "; \"...\" where A and B are equal."));
+  }
+  if (facts.noise) {
+    const char* how = style == Style::kAnsi       ? " (grey)"
+                      : style == Style::kMarkdown ? " (italics)"
+                                                  : "";
+    lines.push_back(absl::StrCat("~", how,
+                                 ": within noise; the interquartile ranges overlap or a side "
+                                 "has fewer than 4 times."));
+  }
+  if (facts.one_sided) lines.push_back("A only, B only: measured on one side only.");
+  if (facts.marked && style == Style::kAnsi) {
+    lines.push_back(
+        "Colours: faster by >=0.5% green (>=10% bold); slower by >=0.5% yellow, >=2.5% bright "
+        "yellow, >=10% red, >=25% bright red, >=50% bold red, >=100% reversed.");
+  }
+  if (facts.marked && style == Style::kMarkdown) {
+    lines.push_back(
+        "🟢 faster by >=0.5%; 🟡 slower by >=0.5%; 🔴 slower by >=10% (bold from 50%).");
+  }
+  return lines;
+}
+
+// A change as one Markdown cell: "+112 (5,093, +2.2%)" with its marker.
+std::string MarkdownChange(const CellText& cell) {
+  std::string text =
+      MarkdownEscape(absl::StrCat(cell.delta, " (", cell.b, ", ", cell.percent, ")"));
+  if (cell.noise) return absl::StrCat("_", text, "_");
+  if (cell.change <= -kNoticeable) return absl::StrCat("🟢 ", text);
+  if (cell.change >= 50) return absl::StrCat("🔴 **", text, "**");
+  if (cell.change >= 10) return absl::StrCat("🔴 ", text);
+  if (cell.change >= kNoticeable) return absl::StrCat("🟡 ", text);
+  return text;
+}
+
+}  // namespace
+
+std::string DeltaTable::Render(bool colorize) const {
+  const Layout layout = Arrange();
+  if (layout.rows.empty()) return "";
+  const size_t num_rows = layout.rows.size();
+
+  // Row headers; a label shows only in the first of its rows.
+  std::vector<std::string> names(num_rows);
+  std::vector<std::string> threads(num_rows);
+  int name_width = TextWidth("Benchmark");
+  int threads_width = TextWidth("Threads");
+  int autograd_width = TextWidth("Autograd");
+  for (size_t i = 0; i < num_rows; ++i) {
+    const Row& row = layout.rows[i];
+    if (i == 0 || layout.rows[i - 1].label != row.label) names[i] = absl::StrJoin(row.label, " / ");
+    threads[i] = absl::StrCat(row.num_threads);
+    name_width = std::max(name_width, TextWidth(names[i]));
+    threads_width = std::max(threads_width, TextWidth(threads[i]));
+    autograd_width = std::max(autograd_width, TextWidth(row.autograd));
+  }
+  auto row_header = [&](absl::string_view name, absl::string_view thread_text,
+                        absl::string_view autograd) {
+    std::string text =
+        absl::StrCat(LeftJustify(name, name_width), "  ", RightJustify(thread_text, threads_width));
+    if (layout.show_autograd) absl::StrAppend(&text, "  ", LeftJustify(autograd, autograd_width));
+    return text;
+  };
+
+  // Value cells, right-aligned; the three parts of a change line up within
+  // their column.
+  LegendFacts facts;
+  std::vector<std::string> headers;
+  std::vector<std::vector<std::string>> cells;
+  for (const Column& column : layout.columns) {
+    int delta_width = 0, b_width = 0, percent_width = 0;
+    int width = TextWidth(column.header);
+    for (const CellText& cell : column.cells) {
+      facts.Add(column.time, cell);
+      if (!cell.is_change) {
+        width = std::max(width, TextWidth(cell.whole));
+        continue;
+      }
+      delta_width = std::max(delta_width, TextWidth(cell.delta));
+      b_width = std::max(b_width, TextWidth(cell.b));
+      percent_width = std::max(percent_width, TextWidth(cell.percent));
+    }
+    if (delta_width > 0) width = std::max(width, delta_width + b_width + percent_width + 4);
+    std::vector<std::string>& texts = cells.emplace_back();
+    for (const CellText& cell : column.cells) {
+      std::string text =
+          RightJustify(cell.is_change ? absl::StrCat(RightJustify(cell.delta, delta_width), "  ",
+                                                     RightJustify(cell.b, b_width), "  ",
+                                                     RightJustify(cell.percent, percent_width))
+                                      : cell.whole,
+                       width);
+      if (colorize && cell.is_change) {
+        const std::string color = cell.noise ? kNoiseColor : DeltaColor(cell.change);
+        if (!color.empty()) text = absl::StrCat(color, text, kReset);
+      }
+      texts.push_back(std::move(text));
+    }
+    headers.push_back(Center(column.header, width));
+  }
+
+  std::vector<std::string> lines;
+  const std::string header = absl::StrCat(row_header("Benchmark", "Threads", "Autograd"), "  |  ",
+                                          absl::StrJoin(headers, "  |  "));
+  if (!title_.empty()) {
+    lines.push_back(
+        absl::StrCat("[", Center(absl::StrCat(" ", title_, " "), TextWidth(header) - 2, '-'), "]"));
+  }
+  lines.push_back(header);
+  for (size_t i = 0; i < num_rows; ++i) {
+    std::vector<std::string> row = {row_header(names[i], threads[i], layout.rows[i].autograd)};
+    for (const auto& column : cells) row.push_back(column[i]);
+    lines.push_back(absl::StrJoin(row, "  |  "));
+  }
+  lines.push_back("");
+  for (std::string& line : Legend(facts, colorize ? Style::kAnsi : Style::kPlain)) {
+    lines.push_back(std::move(line));
+  }
+  return absl::StrCat(absl::StrJoin(lines, "\n"), "\n");
+}
+
+std::string DeltaTable::RenderMarkdown() const {
+  const Layout layout = Arrange();
+  if (layout.rows.empty()) return "";
+  std::vector<std::string> lines;
+  if (!title_.empty()) {
+    lines.push_back(absl::StrCat("**", MarkdownEscape(title_), "**"));
+    lines.push_back("");
+  }
+  std::vector<std::string> header = {"Benchmark", "Threads"};
+  std::vector<std::string> rule = {":---", "---:"};
+  if (layout.show_autograd) {
+    header.push_back("Autograd");
+    rule.push_back(":---");
+  }
+  for (const Column& column : layout.columns) {
+    header.push_back(MarkdownEscape(column.header));
+    rule.push_back("---:");
+  }
+  lines.push_back(absl::StrCat("| ", absl::StrJoin(header, " | "), " |"));
+  lines.push_back(absl::StrCat("| ", absl::StrJoin(rule, " | "), " |"));
+  LegendFacts facts;
+  for (size_t i = 0; i < layout.rows.size(); ++i) {
+    const Row& row = layout.rows[i];
+    const bool first_of_label = i == 0 || layout.rows[i - 1].label != row.label;
+    std::vector<std::string> cells = {
+        first_of_label ? MarkdownEscape(absl::StrJoin(row.label, " / ")) : "",
+        absl::StrCat(row.num_threads)};
+    if (layout.show_autograd) cells.push_back(MarkdownEscape(row.autograd));
+    for (const Column& column : layout.columns) {
+      const CellText& cell = column.cells[i];
+      facts.Add(column.time, cell);
+      cells.push_back(cell.is_change ? MarkdownChange(cell) : MarkdownEscape(cell.whole));
+    }
+    lines.push_back(absl::StrCat("| ", absl::StrJoin(cells, " | "), " |"));
+  }
+  lines.push_back("");
+  for (const std::string& line : Legend(facts, Style::kMarkdown)) {
+    lines.push_back(absl::StrCat("- ", MarkdownEscape(line)));
+  }
+  return absl::StrCat(absl::StrJoin(lines, "\n"), "\n");
+}
+
+}  // namespace icount

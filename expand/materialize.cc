@@ -1,0 +1,634 @@
+#include "expand/materialize.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "expand/signature.h"
+#include "expand/text.h"
+#include "expand/variants.h"
+#include "re2/re2.h"
+
+namespace icount::expand {
+namespace {
+
+using Label = std::vector<std::string>;
+
+// A definition with its full label, after GroupedVariants are expanded.
+struct FlatEntry {
+  Label label;
+  std::variant<TimerArgs, GroupedStmts, GroupedModules> definition;
+  SourceLocation where;
+};
+
+absl::Status EntryError(const Label& label, const SourceLocation& where, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      label.empty() ? std::string("(no label)") : LabelText(label), " (", where.file, ":",
+      where.line, "): ", what));
+}
+
+absl::Status Flatten(const BenchmarkTree& tree, const Label& prefix,
+                     absl::flat_hash_set<Label>& seen, std::vector<FlatEntry>& out) {
+  for (const BenchmarkTree::Entry& entry : tree.entries()) {
+    Label label = prefix;
+    for (const std::string& part : entry.key.parts()) {
+      if (part.empty()) {
+        return EntryError(label, entry.where,
+                          "a label part is the empty string (use LabelKey{} for no part)");
+      }
+      label.push_back(part);
+    }
+
+    auto add = [&](Label full, std::variant<TimerArgs, GroupedStmts, GroupedModules> definition,
+                   const SourceLocation& where) -> absl::Status {
+      if (full.empty()) {
+        return EntryError(full, where, "a benchmark needs a label");
+      }
+      if (!seen.insert(full).second) {
+        return EntryError(full, where, "this label is defined twice");
+      }
+      out.push_back(FlatEntry{std::move(full), std::move(definition), where});
+      return absl::OkStatus();
+    };
+
+    absl::Status status = std::visit(
+        [&](const auto& value) -> absl::Status {
+          using T = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<T, BenchmarkTree>) {
+            return Flatten(value, label, seen, out);
+          } else if constexpr (std::is_same_v<T, GroupedVariants>) {
+            absl::StatusOr<std::vector<Variant>> variants = ExpandVariants(value);
+            if (!variants.ok()) return EntryError(label, value.where, variants.status().message());
+            for (Variant& variant : *variants) {
+              Label full = label;
+              full.insert(full.end(), variant.label.begin(), variant.label.end());
+              absl::Status added = add(std::move(full), std::move(variant.stmts), value.where);
+              if (!added.ok()) return added;
+            }
+            return absl::OkStatus();
+          } else if constexpr (std::is_same_v<T, TimerArgs>) {
+            return add(label, value, entry.where);
+          } else {
+            return add(label, value, value.where);
+          }
+        },
+        entry.value);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+// Python: a top-level `model = ...`, `model: T = ...` or `def model(`.
+bool DefinesPythonModel(const std::string& code) {
+  static const RE2* const kDefinition = new RE2(
+      R"((?m)^(?:model\s*(?::[^=\n]*)?=(?:[^=]|$)|def\s+model\s*\())");
+  return RE2::PartialMatch(code, *kDefinition);
+}
+
+// C++: a declaration of `model` with an initializer, at the start of a
+// statement: `auto model = ...`, `torch::nn::Linear model(4, 2)`,
+// `std::shared_ptr<Net> model{...}`, `auto& model = ...`. A textual check:
+// it looks at statements split at ';' and line ends, which is enough for
+// definitions written one declaration per statement (a declaration after a
+// '{' is in a block and would not be visible to the statement anyway).
+bool DefinesCppModel(const std::string& code) {
+  // [const] Type [&*] model followed by `=`, `(` or `{`.
+  static const RE2* const kDeclaration = new RE2(
+      R"(^\s*(?:const\s+)?([A-Za-z_][\w:]*(?:<[^{}]*>)?))"
+      R"((?:\s+|\s*[&*]+\s*)model\s*(?:=(?:[^=]|$)|\(|\{))");
+  static const auto* const kNotTypes = new absl::flat_hash_set<std::string>{
+      "return", "else", "do", "case", "throw", "co_return", "co_yield", "goto", "delete", "new"};
+  for (absl::string_view line : absl::StrSplit(code, '\n')) {
+    for (absl::string_view statement : absl::StrSplit(line, ';')) {
+      std::string type;
+      if (RE2::PartialMatch(re2::StringPiece(statement.data(), statement.size()), *kDeclaration,
+                            &type) &&
+          !kNotTypes->contains(type)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// A grouped definition reduced to what generation needs, validated.
+struct Grouped {
+  std::string py_stmt, cpp_stmt;            // eager statements; "" = no case
+  std::string py_setup, cpp_setup;          // the definition's setup
+  std::string py_model_setup, cpp_model_setup;
+  std::string global_setup;
+  std::optional<Signature> signature;
+  bool torchscript = false;
+  bool autograd = false;
+  std::vector<int> num_threads;
+  std::string model_source;  // set when torchscript
+};
+
+absl::Status CheckCommon(Grouped& g, absl::string_view signature) {
+  if (!signature.empty()) {
+    absl::StatusOr<Signature> parsed = ParseSignature(signature);
+    if (!parsed.ok()) return parsed.status();
+    g.signature = *std::move(parsed);
+  }
+  if (g.torchscript && !g.signature.has_value()) {
+    return absl::InvalidArgumentError(
+        "torchscript=true needs a signature (e.g. \"f(x) -> y\"): it says what to pass to the "
+        "scripted model and what to call its result");
+  }
+  if (g.autograd && !g.signature.has_value()) {
+    return absl::InvalidArgumentError(
+        "autograd=true needs a signature (e.g. \"f(x) -> y\") naming the output to call "
+        "backward() on");
+  }
+  if (g.autograd && !g.signature->output.has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "autograd=true needs an output to call backward() on, but the signature \"",
+        g.signature->ToString(), "\" returns None"));
+  }
+  if (g.num_threads.empty()) {
+    return absl::InvalidArgumentError("num_threads is empty; give at least one thread count");
+  }
+  for (int n : g.num_threads) {
+    if (n < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("num_threads has ", n, "; it must be at least 1"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Grouped> FromStmts(const GroupedStmts& stmts) {
+  Grouped g;
+  g.py_stmt = internal::NormalizeCode(stmts.py_stmt);
+  g.cpp_stmt = internal::NormalizeCode(stmts.cpp_stmt);
+  g.py_setup = internal::NormalizeCode(stmts.setup.py_setup);
+  g.cpp_setup = internal::NormalizeCode(stmts.setup.cpp_setup);
+  g.global_setup = internal::NormalizeCode(stmts.setup.global_setup);
+  g.torchscript = stmts.torchscript;
+  g.autograd = stmts.autograd;
+  g.num_threads = stmts.num_threads;
+  if (g.py_stmt.empty() && g.cpp_stmt.empty()) {
+    return absl::InvalidArgumentError("GroupedStmts has neither a py_stmt nor a cpp_stmt");
+  }
+  absl::Status status = CheckCommon(g, stmts.signature);
+  if (!status.ok()) return status;
+  if (g.torchscript) {
+    if (g.py_stmt.empty()) {
+      return absl::InvalidArgumentError(
+          "torchscript=true scripts the Python statement into a function, but py_stmt is empty");
+    }
+    // The statement becomes the body of a function of the signature's
+    // arguments, returning its output.
+    g.model_source = absl::StrCat("def model(", g.signature->ArgList(), "):\n",
+                                  internal::Indent(g.py_stmt, "    "));
+    if (g.signature->output.has_value()) {
+      absl::StrAppend(&g.model_source, "\n    return ", *g.signature->output);
+    }
+  }
+  return g;
+}
+
+absl::StatusOr<Grouped> FromModules(const GroupedModules& modules) {
+  Grouped g;
+  g.py_model_setup = internal::NormalizeCode(modules.py_model_setup);
+  g.cpp_model_setup = internal::NormalizeCode(modules.cpp_model_setup);
+  g.py_setup = internal::NormalizeCode(modules.setup.py_setup);
+  g.cpp_setup = internal::NormalizeCode(modules.setup.cpp_setup);
+  g.global_setup = internal::NormalizeCode(modules.setup.global_setup);
+  g.torchscript = modules.torchscript;
+  g.autograd = modules.autograd;
+  g.num_threads = modules.num_threads;
+  if (modules.signature.empty()) {
+    return absl::InvalidArgumentError(
+        "GroupedModules needs a signature (e.g. \"f(x) -> y\") to call the model with");
+  }
+  absl::Status status = CheckCommon(g, modules.signature);
+  if (!status.ok()) return status;
+  if (g.py_model_setup.empty() && g.cpp_model_setup.empty()) {
+    return absl::InvalidArgumentError(
+        "GroupedModules has neither a py_model_setup nor a cpp_model_setup");
+  }
+  if (!g.py_model_setup.empty() && !DefinesPythonModel(g.py_model_setup)) {
+    return absl::InvalidArgumentError(
+        "py_model_setup never defines `model` (expected a top-level `model = ...` or "
+        "`def model(...)`)");
+  }
+  if (!g.cpp_model_setup.empty() && !DefinesCppModel(g.cpp_model_setup)) {
+    return absl::InvalidArgumentError(
+        "cpp_model_setup never defines `model` (expected a declaration such as "
+        "`auto model = ...;` or `torch::nn::Linear model(4, 2);`)");
+  }
+  if (g.torchscript && g.py_model_setup.empty()) {
+    return absl::InvalidArgumentError(
+        "torchscript=true scripts the Python model, but py_model_setup is empty");
+  }
+
+  const Signature& sig = *g.signature;
+  const std::string py_prefix = sig.output.has_value() ? absl::StrCat(*sig.output, " = ") : "";
+  const std::string cpp_prefix =
+      sig.output.has_value() ? absl::StrCat("auto ", *sig.output, " = ") : "";
+  // Python calls the module (__call__, hooks included: what users do); C++
+  // has no __call__ and calls forward() on the ModuleHolder.
+  if (!g.py_model_setup.empty()) {
+    g.py_stmt = absl::StrCat(py_prefix, "model(", sig.ArgList(), ")");
+  }
+  if (!g.cpp_model_setup.empty()) {
+    g.cpp_stmt = absl::StrCat(cpp_prefix, "model->forward(", sig.ArgList(), ");");
+  }
+  if (g.torchscript) {
+    // The model is built after the setup, as in the eager case, so it may
+    // use setup variables and sees the same RNG state.
+    g.model_source = internal::JoinBlocks({g.py_setup, g.py_model_setup});
+  }
+  return g;
+}
+
+std::string JitStmt(const Signature& sig, Language language) {
+  if (language == Language::kPython) {
+    return absl::StrCat(sig.output.has_value() ? absl::StrCat(*sig.output, " = ") : "",
+                        "jit_model(", sig.ArgList(), ")");
+  }
+  std::string inputs = "std::vector<torch::jit::IValue> ivalue_inputs;";
+  if (!sig.args.empty()) {
+    std::vector<std::string> ivalues;
+    for (const std::string& arg : sig.args) {
+      ivalues.push_back(absl::StrCat("torch::jit::IValue(", arg, ")"));
+    }
+    inputs = absl::StrCat("std::vector<torch::jit::IValue> ivalue_inputs({",
+                          absl::StrJoin(ivalues, ", "), "});");
+  }
+  return absl::StrCat(inputs, "\n",
+                      sig.output.has_value() ? absl::StrCat("auto ", *sig.output, " = ") : "",
+                      "jit_model.forward(ivalue_inputs);");
+}
+
+std::string JitSetup(const std::string& setup, const std::string& stmt, Language language) {
+  // The first calls of a TorchScript model profile and optimise its graph;
+  // warming up in setup keeps that out of the measurement.
+  if (language == Language::kPython) {
+    return internal::JoinBlocks(
+        {setup, absl::StrCat("jit_model = torch.jit.load(", kArtifactPathName, ")\n",
+                             "\n"
+                             "# Warm up: the first calls profile and optimise the graph.\n"
+                             "for _ in range(3):\n",
+                             internal::Indent(stmt, "    "))});
+  }
+  return internal::JoinBlocks(
+      {setup, absl::StrCat("auto jit_model = torch::jit::load(", kArtifactPathName, ");\n",
+                           "\n"
+                           "// Warm up: the first calls profile and optimise the graph.\n"
+                           "for (int i = 0; i < 3; i++) {\n",
+                           internal::Indent(stmt, "    "), "\n}")});
+}
+
+constexpr char kJitIncludes[] =
+    "#include <string>\n"
+    "#include <vector>\n"
+    "#include <torch/script.h>";
+
+void Expand(const FlatEntry& entry, const Grouped& g, const std::string& artifact,
+            std::vector<MaterializedBenchmark>& out) {
+  for (RuntimeMode runtime : {RuntimeMode::kEager, RuntimeMode::kTorchScript}) {
+    if (runtime == RuntimeMode::kTorchScript && !g.torchscript) continue;
+    for (AutogradMode autograd : {AutogradMode::kForward, AutogradMode::kForwardBackward}) {
+      if (autograd == AutogradMode::kForwardBackward && !g.autograd) continue;
+      for (Language language : {Language::kPython, Language::kCpp}) {
+        const bool python = language == Language::kPython;
+        const std::string& eager_stmt = python ? g.py_stmt : g.cpp_stmt;
+        if (eager_stmt.empty()) continue;
+
+        const bool jit = runtime == RuntimeMode::kTorchScript;
+        std::string stmt = jit ? JitStmt(*g.signature, language) : eager_stmt;
+        if (autograd == AutogradMode::kForwardBackward) {
+          const std::string& y = *g.signature->output;
+          // A TorchScript model returns an IValue in C++.
+          absl::StrAppend(&stmt, "\n", y, jit && !python ? ".toTensor()" : "", ".backward()",
+                          python ? "" : ";");
+        }
+
+        const std::string& setup = python ? g.py_setup : g.cpp_setup;
+        const std::string& model_setup = python ? g.py_model_setup : g.cpp_model_setup;
+        TimerArgs args;
+        args.stmt = stmt;
+        args.setup = jit ? JitSetup(setup, stmt, language)
+                         : internal::JoinBlocks({setup, model_setup});
+        if (!python) {
+          args.global_setup =
+              jit ? internal::JoinBlocks({kJitIncludes, g.global_setup}) : g.global_setup;
+        }
+        args.language = language;
+        if (jit) {
+          args.torchscript_artifact = artifact;
+          args.torchscript_model_source = g.model_source;
+        }
+        for (int threads : g.num_threads) {
+          MaterializedBenchmark benchmark;
+          benchmark.label = entry.label;
+          benchmark.auto_labels = AutoLabels{runtime, autograd, language};
+          benchmark.num_threads = threads;
+          benchmark.timer_args = args;
+          benchmark.timer_args.num_threads = threads;
+          benchmark.where = entry.where;
+          out.push_back(std::move(benchmark));
+        }
+      }
+    }
+  }
+}
+
+absl::Status CheckExplicit(const TimerArgs& args) {
+  if (args.stmt.empty()) return absl::InvalidArgumentError("TimerArgs has an empty stmt");
+  if (args.num_threads < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TimerArgs has num_threads ", args.num_threads, "; it must be at least 1"));
+  }
+  if (args.language == Language::kPython && !args.global_setup.empty()) {
+    return absl::InvalidArgumentError(
+        "TimerArgs: global_setup is C++ only (code at namespace scope); put Python imports in "
+        "setup");
+  }
+  if (args.torchscript_artifact.empty() != args.torchscript_model_source.empty()) {
+    return absl::InvalidArgumentError(
+        "TimerArgs: torchscript_artifact and torchscript_model_source go together");
+  }
+  static const RE2* const kKey = new RE2(R"([A-Za-z0-9_.-]+)");
+  if (!args.torchscript_artifact.empty() && !RE2::FullMatch(args.torchscript_artifact, *kKey)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "TimerArgs: torchscript_artifact \"", args.torchscript_artifact,
+        "\" must be a file name stem of letters, digits, '_', '.' and '-'"));
+  }
+  return absl::OkStatus();
+}
+
+// "Pointwise", "Math", "add" -> "pointwise_math_add": readable in file
+// names and build logs.
+std::string SanitizedKey(const Label& label) {
+  std::string key;
+  bool pending_underscore = false;
+  for (const std::string& part : label) {
+    for (char c : absl::StrCat(part, " ")) {
+      unsigned char u = static_cast<unsigned char>(c);
+      if (absl::ascii_isalnum(u) && u < 0x80) {
+        if (pending_underscore && !key.empty()) key += '_';
+        pending_underscore = false;
+        key += absl::ascii_tolower(u);
+      } else {
+        pending_underscore = true;
+      }
+    }
+  }
+  return key.empty() ? "model" : key;
+}
+
+// FNV-1a, 32 bits: a stable (platform- and run-independent) hash.
+uint32_t Fnv1a(const Label& label) {
+  uint32_t hash = 2166136261u;
+  for (const std::string& part : label) {
+    for (char c : part + '\0') {
+      hash ^= static_cast<unsigned char>(c);
+      hash *= 16777619u;
+    }
+  }
+  return hash;
+}
+
+const char* RuntimeKeyName(RuntimeMode mode) {
+  switch (mode) {
+    case RuntimeMode::kEager:
+      return "Eager";
+    case RuntimeMode::kTorchScript:
+      return "TorchScript";
+    case RuntimeMode::kExplicit:
+      break;
+  }
+  return "Explicit";
+}
+
+const char* AutogradKeyName(AutogradMode mode) {
+  switch (mode) {
+    case AutogradMode::kForward:
+      return "Forward";
+    case AutogradMode::kForwardBackward:
+      return "ForwardBackward";
+    case AutogradMode::kExplicit:
+      break;
+  }
+  return "Explicit";
+}
+
+// A JSON string as Python's json.dumps writes it (ensure_ascii=True):
+// non-ASCII characters become \uXXXX escapes (surrogate pairs beyond the
+// BMP). Bytes that are not valid UTF-8 are taken as Latin-1.
+std::string PyJsonString(absl::string_view s) {
+  std::string out = "\"";
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    uint32_t code = c;
+    size_t length = 1;
+    // Continuation bytes after a UTF-8 lead byte.
+    const size_t extra = (c & 0xE0) == 0xC0   ? 1
+                         : (c & 0xF0) == 0xE0 ? 2
+                         : (c & 0xF8) == 0xF0 ? 3
+                                              : 0;
+    if (extra > 0 && i + extra < s.size()) {
+      uint32_t decoded = c & (0x7F >> (extra + 1));
+      bool valid = true;
+      for (size_t k = 1; k <= extra; ++k) {
+        unsigned char cont = static_cast<unsigned char>(s[i + k]);
+        valid = valid && (cont & 0xC0) == 0x80;
+        decoded = (decoded << 6) | (cont & 0x3F);
+      }
+      if (valid) {
+        code = decoded;
+        length = extra + 1;
+      }
+    }
+    i += length;
+    switch (code) {
+      case '"':
+        out += "\\\"";
+        continue;
+      case '\\':
+        out += "\\\\";
+        continue;
+      case '\n':
+        out += "\\n";
+        continue;
+      case '\r':
+        out += "\\r";
+        continue;
+      case '\t':
+        out += "\\t";
+        continue;
+      case '\b':
+        out += "\\b";
+        continue;
+      case '\f':
+        out += "\\f";
+        continue;
+      default:
+        break;
+    }
+    if (code >= 0x20 && code < 0x7F) {
+      out += static_cast<char>(code);
+    } else if (code < 0x10000) {
+      absl::StrAppendFormat(&out, "\\u%04x", code);
+    } else {
+      code -= 0x10000;
+      absl::StrAppendFormat(&out, "\\u%04x\\u%04x", 0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF));
+    }
+  }
+  out += '"';
+  return out;
+}
+
+}  // namespace
+
+const char* RuntimeModeName(RuntimeMode mode) { return RuntimeKeyName(mode); }
+
+const char* AutogradModeName(AutogradMode mode) {
+  return mode == AutogradMode::kForwardBackward ? "Forward + Backward" : AutogradKeyName(mode);
+}
+
+absl::StatusOr<std::vector<MaterializedBenchmark>> Materialize(const BenchmarkTree& tree) {
+  std::vector<FlatEntry> entries;
+  absl::flat_hash_set<Label> seen;
+  absl::Status flattened = Flatten(tree, {}, seen, entries);
+  if (!flattened.ok()) return flattened;
+
+  // Validate everything first, so that artifact keys are known before cases
+  // are generated.
+  std::vector<std::optional<Grouped>> grouped(entries.size());
+  absl::flat_hash_map<std::string, int> key_uses;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const FlatEntry& entry = entries[i];
+    absl::Status status = std::visit(
+        [&](const auto& definition) -> absl::Status {
+          using T = std::decay_t<decltype(definition)>;
+          if constexpr (std::is_same_v<T, TimerArgs>) {
+            return CheckExplicit(definition);
+          } else {
+            absl::StatusOr<Grouped> g;
+            if constexpr (std::is_same_v<T, GroupedStmts>) {
+              g = FromStmts(definition);
+            } else {
+              g = FromModules(definition);
+            }
+            if (!g.ok()) return g.status();
+            grouped[i] = *std::move(g);
+            return absl::OkStatus();
+          }
+        },
+        entry.definition);
+    if (!status.ok()) return EntryError(entry.label, entry.where, status.message());
+    if (grouped[i].has_value() && grouped[i]->torchscript) ++key_uses[SanitizedKey(entry.label)];
+  }
+
+  std::vector<MaterializedBenchmark> out;
+  absl::flat_hash_map<std::string, std::pair<std::string, Label>> sources;  // key -> source, label
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const FlatEntry& entry = entries[i];
+    const size_t first = out.size();
+    if (!grouped[i].has_value()) {
+      MaterializedBenchmark benchmark;
+      benchmark.label = entry.label;
+      benchmark.timer_args = std::get<TimerArgs>(entry.definition);
+      benchmark.auto_labels = AutoLabels{RuntimeMode::kExplicit, AutogradMode::kExplicit,
+                                         benchmark.timer_args.language};
+      benchmark.num_threads = benchmark.timer_args.num_threads;
+      benchmark.where = entry.where;
+      out.push_back(std::move(benchmark));
+    } else {
+      std::string artifact;
+      if (grouped[i]->torchscript) {
+        // Labels that sanitise alike ("a-b" and "a b") all get a hash of
+        // their exact label, so no key depends on the order of definitions.
+        artifact = SanitizedKey(entry.label);
+        if (key_uses[artifact] > 1) absl::StrAppendFormat(&artifact, "_%08x", Fnv1a(entry.label));
+      }
+      Expand(entry, *grouped[i], artifact, out);
+    }
+    for (size_t k = first; k < out.size(); ++k) {
+      const TimerArgs& args = out[k].timer_args;
+      if (args.torchscript_artifact.empty()) continue;
+      auto [it, inserted] = sources.try_emplace(args.torchscript_artifact,
+                                                args.torchscript_model_source, entry.label);
+      if (!inserted && it->second.first != args.torchscript_model_source) {
+        return EntryError(entry.label, entry.where,
+                          absl::StrCat("TorchScript artifact \"", args.torchscript_artifact,
+                                       "\" is also used, with a different model, by \"",
+                                       LabelText(it->second.second), "\""));
+      }
+    }
+  }
+  return out;
+}
+
+std::string LabelText(const std::vector<std::string>& label) {
+  return absl::StrJoin(label, " / ");
+}
+
+std::string CaseKey(const MaterializedBenchmark& benchmark) {
+  std::vector<std::string> parts;
+  for (const std::string& part : benchmark.label) {
+    std::string escaped;
+    for (char c : part) {
+      if (c == '\\' || c == '/' || c == '|') escaped += '\\';
+      escaped += c;
+    }
+    parts.push_back(std::move(escaped));
+  }
+  return absl::StrCat(absl::StrJoin(parts, "/"), "|",
+                      RuntimeKeyName(benchmark.auto_labels.runtime), "|",
+                      AutogradKeyName(benchmark.auto_labels.autograd), "|",
+                      LanguageName(benchmark.auto_labels.language), "|", benchmark.num_threads);
+}
+
+std::string CiKey(const MaterializedBenchmark& benchmark) {
+  std::vector<std::string> label;
+  for (const std::string& part : benchmark.label) label.push_back(PyJsonString(part));
+  const AutoLabels& a = benchmark.auto_labels;
+  const char* runtime = a.runtime == RuntimeMode::kExplicit ? "" : RuntimeModeName(a.runtime);
+  const char* autograd = a.autograd == AutogradMode::kExplicit ? "" : AutogradModeName(a.autograd);
+  return absl::StrCat("{\"label\": [", absl::StrJoin(label, ", "),
+                      "], \"autolabels\": {\"runtime\": ", PyJsonString(runtime),
+                      ", \"autograd\": ", PyJsonString(autograd),
+                      ", \"language\": ", PyJsonString(LanguageName(a.language)),
+                      "}, \"num_threads\": ", benchmark.num_threads, "}");
+}
+
+std::string ListLine(const MaterializedBenchmark& benchmark) {
+  return absl::StrCat(LabelText(benchmark.label), " | ",
+                      RuntimeModeName(benchmark.auto_labels.runtime), " | ",
+                      AutogradModeName(benchmark.auto_labels.autograd), " | ",
+                      LanguageName(benchmark.auto_labels.language), " | ", benchmark.num_threads,
+                      benchmark.num_threads == 1 ? " thread" : " threads");
+}
+
+std::vector<TorchScriptArtifact> TorchScriptArtifacts(
+    const std::vector<MaterializedBenchmark>& benchmarks) {
+  std::vector<TorchScriptArtifact> out;
+  absl::flat_hash_set<std::string> seen;
+  for (const MaterializedBenchmark& benchmark : benchmarks) {
+    const TimerArgs& args = benchmark.timer_args;
+    if (args.torchscript_artifact.empty() || !seen.insert(args.torchscript_artifact).second) {
+      continue;
+    }
+    out.push_back(TorchScriptArtifact{args.torchscript_artifact, args.torchscript_model_source});
+  }
+  return out;
+}
+
+}  // namespace icount::expand

@@ -1,0 +1,168 @@
+#include "expand/variants.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "expand/columns.h"
+#include "expand/text.h"
+#include "re2/re2.h"
+
+namespace icount::expand {
+namespace {
+
+constexpr char kSetup[] = "SETUP";
+constexpr char kGlobalSetup[] = "GLOBAL_SETUP";
+
+// A block split at its label lines.
+struct Sections {
+  std::vector<std::string> order;  // case labels, first appearance first
+  absl::flat_hash_map<std::string, std::vector<std::string>> lines;  // label -> lines
+  std::vector<std::string> setup;
+  std::vector<std::string> global_setup;
+};
+
+absl::StatusOr<Sections> SplitBlock(absl::string_view block, Language language) {
+  const bool python = language == Language::kPython;
+  const absl::string_view marker = python ? "#" : "//";
+  const absl::string_view name = python ? "Python block" : "C++ block";
+  // Upstream searches for "# @label" anywhere in a line, so a trailing
+  // comment such as `x + 1  # @note` would start a new label; a label line
+  // here is a comment and nothing else.
+  static const RE2* const kPythonLabel = new RE2(R"(#\s*@\s*(.*?)\s*)");
+  static const RE2* const kCppLabel = new RE2(R"(//\s*@\s*(.*?)\s*)");
+  const RE2& label_pattern = python ? *kPythonLabel : *kCppLabel;
+
+  Sections sections;
+  absl::flat_hash_map<std::string, bool> seen;
+  std::vector<std::string>* current = nullptr;
+  for (absl::string_view raw : absl::StrSplit(internal::NormalizeCode(block), '\n')) {
+    absl::string_view line = absl::StripAsciiWhitespace(raw);
+    std::string label;
+    if (RE2::FullMatch(re2::StringPiece(line.data(), line.size()), label_pattern, &label)) {
+      if (label.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(name, ": label line \"", line, "\" has no label"));
+      }
+      std::string canonical = absl::AsciiStrToUpper(absl::StrReplaceAll(label, {{" ", "_"}}));
+      std::string section = canonical == kSetup || canonical == kGlobalSetup ? canonical : label;
+      if (seen[section]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            name, ": \"", line, "\" repeats a label; each label may appear once per block"));
+      }
+      seen[section] = true;
+      if (section == kSetup) {
+        current = &sections.setup;
+      } else if (section == kGlobalSetup) {
+        current = &sections.global_setup;
+      } else {
+        sections.order.push_back(section);
+        current = &sections.lines[section];
+      }
+      continue;
+    }
+    const bool comment = absl::StartsWith(line, marker);
+    if (current == nullptr) {
+      if (line.empty() || comment) continue;
+      return absl::InvalidArgumentError(absl::StrCat(
+          name, ": \"", line, "\" comes before the first label (\"", marker,
+          " @label\"); start the block with \"", marker, " @setup\" or a label"));
+    }
+    if (current == &sections.setup || current == &sections.global_setup) {
+      // Setup is code as written: it keeps its indentation (multi-line
+      // statements) and its comments.
+      current->emplace_back(raw);
+    } else {
+      // A case is one line, whose indentation means nothing. A comment line
+      // is a blank line: it keeps its position, so that the Python and C++
+      // lines of a label still pair up.
+      current->emplace_back(comment ? absl::string_view() : line);
+    }
+  }
+  return sections;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Variant>> ExpandVariants(const GroupedVariants& variants) {
+  std::string py_block = variants.py_block;
+  std::string cpp_block = variants.cpp_block;
+  if (!variants.table.empty()) {
+    if (!py_block.empty() || !cpp_block.empty()) {
+      return absl::InvalidArgumentError(
+          "GroupedVariants has both a table and separate blocks; use one or the other");
+    }
+    absl::StatusOr<Columns> columns = SplitColumns(variants.table);
+    if (!columns.ok()) return columns.status();
+    py_block = std::move(columns->python);
+    cpp_block = std::move(columns->cpp);
+  }
+
+  absl::StatusOr<Sections> py = SplitBlock(py_block, Language::kPython);
+  if (!py.ok()) return py.status();
+  absl::StatusOr<Sections> cpp = SplitBlock(cpp_block, Language::kCpp);
+  if (!cpp.ok()) return cpp.status();
+  if (!internal::NormalizeCode(absl::StrJoin(py->global_setup, "\n")).empty()) {
+    return absl::InvalidArgumentError(
+        "Python block: \"# @global_setup\" has code, but global setup is C++ only (it is "
+        "code at namespace scope); put Python imports in \"# @setup\"");
+  }
+
+  GroupedSetup setup{internal::NormalizeCode(absl::StrJoin(py->setup, "\n")),
+                     internal::NormalizeCode(absl::StrJoin(cpp->setup, "\n")),
+                     internal::NormalizeCode(absl::StrJoin(cpp->global_setup, "\n"))};
+
+  std::vector<std::string> labels = py->order;
+  for (const std::string& label : cpp->order) {
+    if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
+  }
+
+  std::vector<Variant> out;
+  for (const std::string& label : labels) {
+    std::vector<std::string> py_lines = py->lines[label];
+    std::vector<std::string> cpp_lines = cpp->lines[label];
+    const size_t n = std::max(py_lines.size(), cpp_lines.size());
+    py_lines.resize(n);
+    cpp_lines.resize(n);
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (size_t i = 0; i < n; ++i) {
+      if (!py_lines[i].empty() || !cpp_lines[i].empty()) {
+        rows.emplace_back(py_lines[i], cpp_lines[i]);
+      }
+    }
+    if (rows.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("label \"", label, "\" has no statements in either block"));
+    }
+    for (size_t i = 0; i < rows.size(); ++i) {
+      Variant variant;
+      variant.label.push_back(label);
+      // Upstream's f"Case: {i:>2}"; the exact text is part of CI keys.
+      if (rows.size() > 1) variant.label.push_back(absl::StrFormat("Case: %2d", i));
+      variant.stmts.py_stmt = rows[i].first;
+      variant.stmts.cpp_stmt = rows[i].second;
+      variant.stmts.setup = setup;
+      variant.stmts.num_threads = variants.num_threads;
+      variant.stmts.where = variants.where;
+      out.push_back(std::move(variant));
+    }
+  }
+  if (out.empty()) {
+    return absl::InvalidArgumentError(
+        "GroupedVariants defines no benchmarks (no \"# @label\" / \"// @label\" sections)");
+  }
+  return out;
+}
+
+}  // namespace icount::expand

@@ -1,0 +1,385 @@
+// compare: renders a saved results file as torch.utils.benchmark-style
+// tables, as measurement summaries, or as wall-time deltas against a
+// baseline results file.
+//
+//   bazel run //tools:compare -- --input=results.json --trim_significant_figures
+//   bazel run //tools:compare -- --input=branch.json --baseline=main.json --markdown
+#include <algorithm>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "compare/compare.h"
+#include "compare/delta_table.h"
+#include "timer/measurement.h"
+#include "timer/measurement_io.h"
+#include "tools/versions.h"
+
+ABSL_FLAG(std::string, input, "", "Results file (JSON) to render. Required.");
+ABSL_FLAG(bool, trim_significant_figures, false,
+          "Round each cell to the significant figures its measurement supports.");
+ABSL_FLAG(std::string, colorize, "none",
+          "none, columnwise or rowwise: colour cells by how they compare with the fastest in "
+          "their column (within a thread group) or row. With --baseline, any value but none "
+          "colours the delta table.");
+ABSL_FLAG(bool, highlight_warnings, false,
+          "Mark high-variance measurements with (! XX%), XX being IQR / median * 100.");
+ABSL_FLAG(bool, summary, false, "Print each measurement's summary instead of a table.");
+ABSL_FLAG(std::string, baseline, "",
+          "Results file to compare against: prints the change of each median per-run time from "
+          "BASELINE (A) to INPUT (B).");
+ABSL_FLAG(bool, markdown, false, "With --baseline, print the delta table as Markdown.");
+
+namespace icount {
+namespace {
+
+constexpr char kUsage[] = R"(Renders saved icount results.
+
+  compare --input=FILE.json [--trim_significant_figures]
+          [--colorize=none|columnwise|rowwise] [--highlight_warnings]
+  compare --input=FILE.json --summary
+  compare --input=FILE.json --baseline=OTHER.json [--markdown] [--colorize=columnwise]
+
+The first form prints torch.utils.benchmark.Compare tables: one per label,
+rows by thread count, env and sub_label (or stmt), columns by description.
+--baseline prints a table of wall-time changes from OTHER.json (A) to
+FILE.json (B): rows by label, sub_label (or stmt) and thread count, columns
+by description (and env when the files use more than one), each cell
+comparing the median per-run times of measurements with the same label,
+sub_label, description, env and thread count. Replicates are merged first.
+Exit status: 0 on success (also when there is nothing to show), 1 on error.)";
+
+// Finds where a text stops being JSON (RFC 8259), so that an error can
+// point at the line and column of a mistake in a hand-edited results file;
+// protobuf's parser only quotes the text around it.
+class JsonSyntax {
+ public:
+  explicit JsonSyntax(absl::string_view text) : text_(text) {}
+
+  // "LINE:COLUMN: invalid JSON: what is wrong" and the line with a caret
+  // under the column, or nullopt when the text is one well-formed JSON value.
+  std::optional<std::string> FirstError() {
+    SkipSpace();
+    if (Value(0)) {
+      SkipSpace();
+      if (pos_ == text_.size()) return std::nullopt;
+      error_ = "unexpected text after the end of the JSON value";
+    }
+    return Describe();
+  }
+
+ private:
+  // Deeper nesting is no results file, and must not exhaust the stack.
+  static constexpr int kMaxDepth = 200;
+
+  bool Fail(const char* what) {
+    error_ = what;
+    return false;
+  }
+  bool At(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
+  bool AtDigit() const { return pos_ < text_.size() && absl::ascii_isdigit(text_[pos_]); }
+  void SkipSpace() {
+    while (pos_ < text_.size() &&
+           absl::string_view(" \t\n\r").find(text_[pos_]) != absl::string_view::npos) {
+      ++pos_;
+    }
+  }
+
+  bool Value(int depth) {
+    if (depth > kMaxDepth) return Fail("nested too deeply");
+    if (pos_ == text_.size()) return Fail("unexpected end of file; expected a value");
+    switch (text_[pos_]) {
+      case '{':
+        return Members(depth, '}');
+      case '[':
+        return Members(depth, ']');
+      case '"':
+        return String();
+      case 't':
+        return Literal("true");
+      case 'f':
+        return Literal("false");
+      case 'n':
+        return Literal("null");
+      default:
+        return Number();
+    }
+  }
+
+  // An object (close == '}') or an array (close == ']').
+  bool Members(int depth, char close) {
+    const bool object = close == '}';
+    ++pos_;
+    SkipSpace();
+    if (At(close)) {
+      ++pos_;
+      return true;
+    }
+    while (true) {
+      if (object) {
+        if (!At('"')) return Fail("expected an object key in double quotes");
+        if (!String()) return false;
+        SkipSpace();
+        if (!At(':')) return Fail("expected ':' after an object key");
+        ++pos_;
+        SkipSpace();
+      }
+      if (!Value(depth + 1)) return false;
+      SkipSpace();
+      if (At(close)) {
+        ++pos_;
+        return true;
+      }
+      if (!At(',')) {
+        return Fail(object ? "expected ',' or '}' after an object member"
+                           : "expected ',' or ']' after an array element");
+      }
+      ++pos_;
+      SkipSpace();
+    }
+  }
+
+  bool String() {
+    ++pos_;  // the opening quote
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (c == '"') {
+        ++pos_;
+        return true;
+      }
+      if (static_cast<unsigned char>(c) < 0x20) {
+        return Fail("control character in a string; write it as an escape such as \\n");
+      }
+      ++pos_;
+      if (c != '\\') continue;
+      if (pos_ == text_.size()) break;
+      const char escape = text_[pos_++];
+      if (escape == 'u') {
+        for (int i = 0; i < 4; ++i, ++pos_) {
+          if (pos_ == text_.size() || !absl::ascii_isxdigit(text_[pos_])) {
+            return Fail("expected four hex digits after \\u");
+          }
+        }
+      } else if (absl::string_view("\"\\/bfnrt").find(escape) == absl::string_view::npos) {
+        --pos_;
+        return Fail("invalid escape sequence in a string");
+      }
+    }
+    return Fail("unexpected end of file inside a string");
+  }
+
+  bool Number() {
+    if (At('-')) ++pos_;
+    if (At('0')) {
+      ++pos_;
+    } else if (AtDigit()) {
+      while (AtDigit()) ++pos_;
+    } else {
+      return Fail("expected a value: an object, array, string, number, true, false or null");
+    }
+    if (At('.')) {
+      ++pos_;
+      if (!AtDigit()) return Fail("expected a digit after the decimal point");
+      while (AtDigit()) ++pos_;
+    }
+    if (At('e') || At('E')) {
+      ++pos_;
+      if (At('+') || At('-')) ++pos_;
+      if (!AtDigit()) return Fail("expected a digit in the exponent");
+      while (AtDigit()) ++pos_;
+    }
+    return true;
+  }
+
+  bool Literal(absl::string_view word) {
+    if (text_.substr(pos_, word.size()) != word) {
+      return Fail("expected a value: an object, array, string, number, true, false or null");
+    }
+    pos_ += word.size();
+    return true;
+  }
+
+  std::string Describe() const {
+    const size_t line_start = pos_ == 0 ? absl::string_view::npos : text_.rfind('\n', pos_ - 1);
+    const size_t begin = line_start == absl::string_view::npos ? 0 : line_start + 1;
+    const size_t end = std::min(text_.find('\n', pos_), text_.size());
+    const int line = 1 + std::count(text_.begin(), text_.begin() + begin, '\n');
+    // Columns count characters, not bytes, so the caret lines up.
+    int column = 1;
+    for (size_t i = begin; i < pos_; ++i) {
+      if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80) ++column;
+    }
+    std::string message = absl::StrCat(line, ":", column, ": invalid JSON: ", error_);
+    const absl::string_view source_line = text_.substr(begin, end - begin);
+    if (source_line.size() <= 160) {  // a long line would bury the message
+      absl::StrAppend(&message, "\n  ", source_line, "\n  ", std::string(column - 1, ' '), "^");
+    }
+    return message;
+  }
+
+  absl::string_view text_;
+  size_t pos_ = 0;
+  std::string error_;
+};
+
+// Reads and parses a results file; a syntax error names its line and column.
+absl::StatusOr<ResultsFile> ReadResults(const std::string& path) {
+  absl::StatusOr<std::string> json = ReadFileToString(path);
+  if (!json.ok()) return json.status();
+  if (std::optional<std::string> error = JsonSyntax(*json).FirstError()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ":", *error));
+  }
+  return ParseResultsJson(*json, path);
+}
+
+absl::StatusOr<Colorize> ParseColorize(const std::string& value) {
+  if (value == "none") return Colorize::kNone;
+  if (value == "columnwise") return Colorize::kColumnwise;
+  if (value == "rowwise") return Colorize::kRowwise;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--colorize=", value, " is not one of none, columnwise, rowwise"));
+}
+
+// Merged measurements that have times to compare.
+std::vector<Measurement> Comparable(const std::vector<Measurement>& measurements) {
+  std::vector<Measurement> timed;
+  for (const Measurement& m : measurements) {
+    if (!m.raw_times().empty()) timed.push_back(m);
+  }
+  return Measurement::Merge(timed);
+}
+
+// The wall-time delta table of `input` (B) against `baseline` (A).
+DeltaTable BaselineTable(const std::string& input_path, const std::vector<Measurement>& input,
+                         const std::string& baseline_path,
+                         const std::vector<Measurement>& baseline) {
+  const std::vector<Measurement> a = Comparable(baseline);
+  const std::vector<Measurement> b = Comparable(input);
+  // Envs name columns only where they tell columns apart.
+  std::vector<std::string> envs;
+  for (const auto* side : {&a, &b}) {
+    for (const Measurement& m : *side) {
+      if (std::find(envs.begin(), envs.end(), m.EnvName()) == envs.end()) {
+        envs.push_back(m.EnvName());
+      }
+    }
+  }
+  auto key_of = [&](const Measurement& m) {
+    const TaskSpec& spec = m.task_spec();
+    DeltaKey key;
+    if (spec.label.has_value() && !spec.label->empty()) key.label.push_back(*spec.label);
+    key.label.push_back(m.RowName());
+    key.num_threads = spec.num_threads;
+    key.column = spec.description.value_or("");
+    if (envs.size() > 1) {
+      key.column = key.column.empty() ? absl::StrCat("(", m.EnvName(), ")")
+                                      : absl::StrCat(key.column, " (", m.EnvName(), ")");
+    }
+    return key;
+  };
+  DeltaTable table(absl::StrCat("Wall time: ", input_path, " (B) against ", baseline_path, " (A)"));
+  // Input first, so rows and columns follow the file being examined. Of two
+  // measurements with one key (e.g. differing only in setup), the later is
+  // compared.
+  for (const Measurement& m : b) table.Entry(key_of(m)).b_time = m;
+  for (const Measurement& m : a) table.Entry(key_of(m)).a_time = m;
+  return table;
+}
+
+int Run(int argc, char** argv) {
+  const std::vector<char*> positional = ParseToolFlags(argc, argv, kUsage);
+  if (positional.size() > 1) {
+    std::cerr << "compare: unexpected argument '" << positional[1]
+              << "'; name the results file with --input=FILE.json\n";
+    return 1;
+  }
+  const std::string input_path = absl::GetFlag(FLAGS_input);
+  const std::string baseline_path = absl::GetFlag(FLAGS_baseline);
+  if (input_path.empty()) {
+    std::cerr << "compare: --input is required, e.g. --input=results.json (see --help)\n";
+    return 1;
+  }
+  const absl::StatusOr<Colorize> colorize = ParseColorize(absl::GetFlag(FLAGS_colorize));
+  if (!colorize.ok()) {
+    std::cerr << "compare: " << colorize.status().message() << "\n";
+    return 1;
+  }
+  if (absl::GetFlag(FLAGS_summary) && !baseline_path.empty()) {
+    std::cerr << "compare: --summary and --baseline cannot be combined; use one\n";
+    return 1;
+  }
+  if (absl::GetFlag(FLAGS_markdown) && baseline_path.empty()) {
+    std::cerr << "compare: --markdown formats the --baseline delta table; add "
+                 "--baseline=OTHER.json\n";
+    return 1;
+  }
+
+  const absl::StatusOr<ResultsFile> input = ReadResults(input_path);
+  if (!input.ok()) {
+    std::cerr << "compare: " << input.status().message() << "\n";
+    return 1;
+  }
+  std::optional<ResultsFile> baseline;
+  if (!baseline_path.empty()) {
+    absl::StatusOr<ResultsFile> read = ReadResults(baseline_path);
+    if (!read.ok()) {
+      std::cerr << "compare: " << read.status().message() << "\n";
+      return 1;
+    }
+    baseline = *std::move(read);
+  }
+  if (input->measurements.empty()) {
+    std::cerr << "compare: " << input_path << " has no measurements; nothing to show\n";
+    return 0;
+  }
+
+  if (absl::GetFlag(FLAGS_summary)) {
+    std::vector<std::string> summaries;
+    for (const Measurement& m : input->measurements) summaries.push_back(m.Summary());
+    std::cout << absl::StrJoin(summaries, "\n\n") << "\n";
+    return 0;
+  }
+
+  if (baseline.has_value()) {
+    const DeltaTable table =
+        BaselineTable(input_path, input->measurements, baseline_path, baseline->measurements);
+    const std::string text = absl::GetFlag(FLAGS_markdown)
+                                 ? table.RenderMarkdown()
+                                 : table.Render(/*colorize=*/*colorize != Colorize::kNone);
+    if (text.empty()) {
+      std::cerr << "compare: no measurement in " << input_path << " or " << baseline_path
+                << " has times; nothing to show\n";
+      return 0;
+    }
+    std::cout << text;
+    return 0;
+  }
+
+  Compare compare(input->measurements);
+  CompareOptions options;
+  options.trim_significant_figures = absl::GetFlag(FLAGS_trim_significant_figures);
+  options.colorize = *colorize;
+  options.highlight_warnings = absl::GetFlag(FLAGS_highlight_warnings);
+  compare.set_options(options);
+  const std::string text = compare.Render();
+  if (text.empty()) {
+    std::cerr << "compare: no measurement in " << input_path << " has times; nothing to show\n";
+    return 0;
+  }
+  std::cout << text << "\n";  // as Compare.print()
+  return 0;
+}
+
+}  // namespace
+}  // namespace icount
+
+int main(int argc, char** argv) { return icount::Run(argc, argv); }

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Tests //tools:compare as a user runs it: output, exit status and messages.
+#
+# Under `bazel test` the binary and test data come from runfiles; to run it by
+# hand, point COMPARE at a built binary and run it from the repository root:
+#   COMPARE=/path/to/compare tools/compare_test.sh
+# The Compare goldens (compare/testdata/*.txt) are the reference's output; see
+# compare/testdata/make_goldens.py.
+set -uo pipefail
+
+if [[ -n "${TEST_SRCDIR:-}" ]]; then
+  root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+  compare="${root}/tools/compare"
+else
+  root="$(pwd)"
+  compare="${COMPARE:?set COMPARE to the compare binary}"
+fi
+testdata="${root}/compare/testdata"
+scratch="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# run NAME EXPECTED_STATUS ARGS...: runs compare in the test data directory
+# (so file names in messages are short and stable), keeping stdout and stderr.
+run() {
+  local name="$1" expected="$2"
+  shift 2
+  (cd "${testdata}" && "${compare}" "$@") >"${scratch}/out" 2>"${scratch}/err"
+  local status=$?
+  if [[ "${status}" != "${expected}" ]]; then
+    fail "${name}: exit status ${status}, expected ${expected}; stderr: $(cat "${scratch}/err")"
+  fi
+}
+
+expect_stdout_file() {  # NAME FILE: stdout equals FILE byte for byte
+  if ! cmp -s "${scratch}/out" "$2"; then
+    fail "$1: stdout differs from $2:"
+    diff "${scratch}/out" "$2" >&2
+  fi
+}
+
+expect_stdout() {  # NAME TEXT
+  printf '%s' "$2" >"${scratch}/expected"
+  expect_stdout_file "$1" "${scratch}/expected"
+}
+
+expect_stderr() {  # NAME TEXT
+  printf '%s' "$2" >"${scratch}/expected"
+  if ! cmp -s "${scratch}/err" "${scratch}/expected"; then
+    fail "$1: stderr differs:"
+    diff "${scratch}/err" "${scratch}/expected" >&2
+  fi
+}
+
+# Tables: Compare.print() output, i.e. the golden plus a newline.
+run table 0 --input=mixed.json --trim_significant_figures --colorize=rowwise --highlight_warnings
+{ cat "${testdata}/mixed_all.txt"; echo; } >"${scratch}/golden"
+expect_stdout_file table "${scratch}/golden"
+
+run table_columnwise 0 --input=units.json --colorize=columnwise
+{ cat "${testdata}/units_columnwise.txt"; echo; } >"${scratch}/golden"
+expect_stdout_file table_columnwise "${scratch}/golden"
+
+run table_plain 0 --input=units.json
+{ cat "${testdata}/units_plain.txt"; echo; } >"${scratch}/golden"
+expect_stdout_file table_plain "${scratch}/golden"
+
+run summary 0 --input=units.json --summary
+expect_stdout_file summary "${testdata}/units_summary.txt"
+
+# Wall-time deltas against a baseline: equal, significant, noisy (IQRs
+# overlap; fewer than 4 times) and one-sided cells.
+run baseline 0 --input=delta_b.json --baseline=delta_a.json
+expect_stdout baseline "\
+[------------- Wall time: delta_b.json (B) against delta_a.json (A) -------------]
+Benchmark    Threads  |             float             |            double         
+add / 4x4          1  |                          ...  |  +1.00 us  7.08 us  +16.4%
+                   4  |  -1.10 us   8.10 us  ~-12.0%  |                           
+add / 16x16        1  |  +0.10 us  20.85 us  ~+0.48%  |                           
+div / 4x4          1  |              B only: 4.08 us  |                           
+mul / 4x4          1  |              A only: 3.03 us  |                           
+
+Wall time, median per run: B - A, B, (B - A) / A; \"...\" where A and B are equal.
+~: within noise; the interquartile ranges overlap or a side has fewer than 4 times.
+A only, B only: measured on one side only.
+"
+
+run baseline_colour 0 --input=delta_b.json --baseline=delta_a.json --colorize=columnwise
+if ! grep -qF $'|  \e[31m+1.00 us  7.08 us  +16.4%\e[0m' "${scratch}/out"; then
+  fail "baseline_colour: the +16.4% change is not red"
+fi
+if ! grep -qF $'\e[90m-1.10 us   8.10 us  ~-12.0%\e[0m' "${scratch}/out"; then
+  fail "baseline_colour: the change within noise is not grey"
+fi
+
+run baseline_markdown 0 --input=delta_b.json --baseline=delta_a.json --markdown
+expect_stdout baseline_markdown "\
+**Wall time: delta_b.json (B) against delta_a.json (A)**
+
+| Benchmark | Threads | float | double |
+| :--- | ---: | ---: | ---: |
+| add / 4x4 | 1 | ... | 🔴 +1.00 us (7.08 us, +16.4%) |
+|  | 4 | _-1.10 us (8.10 us, \\~-12.0%)_ |  |
+| add / 16x16 | 1 | _+0.10 us (20.85 us, \\~+0.48%)_ |  |
+| div / 4x4 | 1 | B only: 4.08 us |  |
+| mul / 4x4 | 1 | A only: 3.03 us |  |
+
+- Wall time, median per run: B - A (B, (B - A) / A); \"...\" where A and B are equal.
+- \\~ (italics): within noise; the interquartile ranges overlap or a side has fewer than 4 times.
+- A only, B only: measured on one side only.
+- 🟢 faster by >=0.5%; 🟡 slower by >=0.5%; 🔴 slower by >=10% (bold from 50%).
+"
+
+# Nothing to show is not an error.
+printf '{"measurements": []}\n' >"${scratch}/empty.json"
+run empty 0 --input="${scratch}/empty.json"
+expect_stdout empty ""
+expect_stderr empty "compare: ${scratch}/empty.json has no measurements; nothing to show
+"
+
+# Bad input: exit 1 with the file and the position of the mistake.
+printf '{"measurements": [\n  {"label": "x",, }\n]}\n' >"${scratch}/corrupt.json"
+run corrupt 1 --input="${scratch}/corrupt.json"
+expect_stdout corrupt ""
+expect_stderr corrupt "compare: ${scratch}/corrupt.json:2:17: invalid JSON: expected an object key in double quotes
+    {\"label\": \"x\",, }
+                  ^
+"
+
+printf '{"measurements": [{"label": "x", "raw_times": [1e-3, 2.' >"${scratch}/truncated.json"
+run truncated 1 --input="${scratch}/truncated.json"
+expect_stderr truncated "compare: ${scratch}/truncated.json:1:56: invalid JSON: expected a digit after the decimal point
+  {\"measurements\": [{\"label\": \"x\", \"raw_times\": [1e-3, 2.
+                                                         ^
+"
+
+# A corrupt baseline is reported as well.
+run corrupt_baseline 1 --input=delta_b.json --baseline="${scratch}/corrupt.json"
+if ! grep -qF "${scratch}/corrupt.json:2:17: invalid JSON" "${scratch}/err"; then
+  fail "corrupt_baseline: stderr does not locate the error: $(cat "${scratch}/err")"
+fi
+
+run missing 1 --input=no_such_file.json
+expect_stderr missing "compare: no_such_file.json: cannot open: No such file or directory
+"
+
+printf '{"measurments": []}\n' >"${scratch}/misspelt.json"
+run misspelt 1 --input="${scratch}/misspelt.json"
+if ! grep -qF "misspelt.json: not a valid icount results file" "${scratch}/err" ||
+   ! grep -qF "measurments" "${scratch}/err"; then
+  fail "misspelt: stderr does not name the file and field: $(cat "${scratch}/err")"
+fi
+
+# Bad flags.
+run no_input 1
+expect_stderr no_input "compare: --input is required, e.g. --input=results.json (see --help)
+"
+run bad_colorize 1 --input=units.json --colorize=purple
+expect_stderr bad_colorize "compare: --colorize=purple is not one of none, columnwise, rowwise
+"
+run markdown_alone 1 --input=units.json --markdown
+run summary_and_baseline 1 --input=units.json --summary --baseline=units.json
+run positional 1 units.json
+
+# --version names every library; --help describes the flags.
+run version 0 --version
+if ! grep -qE '^icount libraries: timer [0-9.]+, compare [0-9.]+' "${scratch}/out"; then
+  fail "version: unexpected output: $(cat "${scratch}/out")"
+fi
+(cd "${testdata}" && "${compare}" --help) >"${scratch}/out" 2>&1
+if ! grep -qF -- "--baseline" "${scratch}/out" || ! grep -qF "Renders saved icount results" "${scratch}/out"; then
+  fail "help: usage text or flags missing"
+fi
+
+if ((failures > 0)); then
+  echo "${failures} check(s) failed" >&2
+  exit 1
+fi
+echo "PASS"
