@@ -23,6 +23,7 @@
 #include "timer/internal/callgrind_collect.h"
 #include "timer/internal/callgrind_parser.h"
 #include "timer/internal/cpp_snippet.h"
+#include "timer/internal/runfiles.h"
 #include "timer/measurement_io.h"
 #include "timer/timer.h"
 
@@ -117,20 +118,14 @@ absl::StatusOr<std::string> FindCallgrindRunner() {
   if (const char* path = std::getenv("ICOUNT_CALLGRIND_RUNNER"); path != nullptr && *path) {
     return std::string(path);
   }
-  std::vector<std::string> roots;
-  for (const char* variable : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
-    if (const char* root = std::getenv(variable); root != nullptr && *root) roots.push_back(root);
+  absl::StatusOr<std::string> runner = timer_internal::FindRunfile("icount/timer/callgrind_runner");
+  if (!runner.ok()) {
+    return absl::NotFoundError(absl::StrCat(
+        runner.status().message(),
+        " (depend on @icount//timer, which carries the runner as data, or set "
+        "ICOUNT_CALLGRIND_RUNNER to its path)"));
   }
-  absl::StatusOr<std::string> self = ReadLink("/proc/self/exe");
-  if (self.ok()) roots.push_back(*self + ".runfiles");
-  for (const std::string& root : roots) {
-    const std::string candidate = root + "/icount/timer/callgrind_runner";
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return absl::NotFoundError(
-      "cannot find //timer's callgrind_runner in this binary's runfiles: depend on "
-      "@icount//timer (it carries the runner as data) and run through bazel, or set "
-      "ICOUNT_CALLGRIND_RUNNER to its path");
+  return runner;
 }
 
 // This process's environment plus `extra` (for a re-executed binary, which

@@ -1,0 +1,259 @@
+#include "tools/suite.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "re2/re2.h"
+#include "timer/callgrind_stats.h"
+#include "timer/internal/runfiles.h"
+
+namespace icount {
+namespace {
+
+std::string LabelText(const expand::SuiteCaseProto& c) {
+  return absl::StrJoin(c.label(), " / ");
+}
+
+}  // namespace
+
+absl::StatusOr<Suite> LoadSuite(const std::string& package, const std::string& name) {
+  const std::string prefix = absl::StrCat("icount/", package, "/", name);
+  absl::StatusOr<std::string> manifest_path =
+      timer_internal::FindRunfile(prefix + "_sources_manifest.pb");
+  absl::StatusOr<std::string> worker = timer_internal::FindRunfile(prefix + "_worker");
+  absl::StatusOr<std::string> artifacts =
+      timer_internal::FindRunfile(prefix + "_sources_artifacts");
+  for (const auto* status : {&manifest_path.status(), &worker.status(), &artifacts.status()}) {
+    if (!status->ok()) return *status;
+  }
+  absl::StatusOr<std::string> bytes = ReadFileToString(*manifest_path);
+  if (!bytes.ok()) return bytes.status();
+  Suite suite;
+  if (!suite.manifest.ParseFromString(*bytes)) {
+    return absl::DataLossError(absl::StrCat(*manifest_path, ": corrupt suite manifest"));
+  }
+  suite.worker_path = *worker;
+  suite.artifacts_directory = *artifacts;
+  return suite;
+}
+
+absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectCases(const Suite& suite,
+                                                                const CaseFilter& filter) {
+  std::optional<RE2> pattern;
+  if (!filter.label_regex.empty()) {
+    pattern.emplace(filter.label_regex);
+    if (!pattern->ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--filter=", filter.label_regex,
+                                                     " is not a valid RE2 regex: ",
+                                                     pattern->error()));
+    }
+  }
+  std::vector<expand::SuiteCaseProto> cases;
+  for (const expand::SuiteCaseProto& c : suite.manifest.cases()) {
+    const bool cpp = c.task_spec().language() == timer::CPP;
+    if ((cpp && !filter.cpp) || (!cpp && !filter.python)) continue;
+    if (pattern.has_value() && !RE2::PartialMatch(LabelText(c), *pattern)) continue;
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+std::vector<worker::WorkOrderProto> MakeOrders(const Suite& suite,
+                                               const std::vector<expand::SuiteCaseProto>& cases,
+                                               const MeasureOptions& options) {
+  std::vector<worker::WorkOrderProto> orders;
+  for (const expand::SuiteCaseProto& c : cases) {
+    worker::WorkOrderProto base;
+    *base.mutable_task_spec() = c.task_spec();
+    base.set_compiled_case(c.compiled_case());
+    if (!c.torchscript_artifact().empty()) {
+      base.set_torchscript_artifact(
+          absl::StrCat(suite.artifacts_directory, "/", c.torchscript_artifact(), ".pt"));
+    }
+    if (options.instruction_counts) {
+      worker::WorkOrderProto order = base;
+      order.set_id(c.key() + "#counts");
+      order.set_callgrind(true);
+      order.set_callgrind_number(options.callgrind_number);
+      order.set_callgrind_repeats(options.callgrind_repeats);
+      orders.push_back(std::move(order));
+    }
+    if (options.wall_time) {
+      worker::WorkOrderProto order = base;
+      order.set_id(c.key() + "#time");
+      order.set_wall_time(true);
+      order.set_min_run_time(options.min_run_time);
+      orders.push_back(std::move(order));
+    }
+  }
+  return orders;
+}
+
+std::string CaseColumn(const expand::SuiteCaseProto& c) {
+  const std::string language = c.task_spec().language() == timer::CPP ? "C++" : "Python";
+  return c.runtime() == "Explicit" ? language : absl::StrCat(language, " ", c.runtime());
+}
+
+std::string CaseRow(const expand::SuiteCaseProto& c) {
+  return absl::StrCat(LabelText(c), c.autograd() == "Forward + Backward" ? " (fwd+bwd)" : "");
+}
+
+SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
+                            const std::vector<worker::WorkOrderProto>& orders,
+                            const std::vector<worker::WorkerResultProto>& results) {
+  std::map<std::string, const expand::SuiteCaseProto*> case_of;
+  for (const expand::SuiteCaseProto& c : cases) case_of[c.key()] = &c;
+  SuiteResults out;
+  for (size_t i = 0; i < results.size() && i < orders.size(); ++i) {
+    const std::string& id = orders[i].id();
+    const std::string key = id.substr(0, id.rfind('#'));
+    const expand::SuiteCaseProto* c = case_of[key];
+    if (c == nullptr) continue;
+    const worker::WorkerResultProto& result = results[i];
+    if (result.has_failure()) {
+      out.failures[key] = absl::StrCat(result.failure().kind(), ": ", result.failure().reason());
+      continue;
+    }
+    // Tables: one per top-level group, a row per case, a column per
+    // language and runtime.
+    auto relabel = [&](TaskSpec spec) {
+      spec.label = c->label_size() > 0 ? c->label(0) : "";
+      std::vector<std::string> rest(c->label().begin() + std::min(1, c->label_size()),
+                                    c->label().end());
+      spec.sub_label = absl::StrCat(absl::StrJoin(rest, " / "),
+                                    c->autograd() == "Forward + Backward" ? " (fwd+bwd)" : "");
+      spec.description = CaseColumn(*c);
+      return spec;
+    };
+    if (result.output().has_wall_time()) {
+      absl::StatusOr<Measurement> m = MeasurementFromProto(result.output().wall_time());
+      if (m.ok()) {
+        out.file.measurements.emplace_back(m->number_per_run(), m->raw_times(),
+                                           relabel(m->task_spec()),
+                                           std::map<std::string, std::string>{{"case", key}});
+      }
+    }
+    if (result.output().callgrind_size() > 0) {
+      std::vector<CallgrindStats> repeats;
+      for (const timer::CallgrindStatsProto& proto : result.output().callgrind()) {
+        absl::StatusOr<CallgrindStats> stats = CallgrindStatsFromProto(proto);
+        if (stats.ok()) repeats.push_back(*std::move(stats));
+      }
+      if (!repeats.empty()) {
+        InstructionCounts counts = SummarizeInstructionCounts(repeats);
+        counts.task_spec = relabel(counts.task_spec);
+        counts.metadata["case"] = key;
+        counts.metadata["ci_key"] = c->ci_key();
+        out.counts_per_run[key] = counts.counts_per_run;
+        out.counts[key] = counts.counts;
+        out.file.instruction_counts.push_back(std::move(counts));
+      }
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<RunnerReport> RunWithProgress(const std::vector<worker::WorkOrderProto>& orders,
+                                             RunnerOptions options) {
+  const bool terminal = isatty(STDERR_FILENO);
+  int last_done = -1;
+  options.on_progress = [terminal, &last_done](const RunnerProgress& progress) {
+    if (terminal) {
+      std::fprintf(stderr, "\r\033[K%s", FormatProgress(progress, true).c_str());
+    } else if (progress.done != last_done) {
+      std::fprintf(stderr, "%s\n", FormatProgress(progress, false).c_str());
+    }
+    last_done = progress.done;
+  };
+  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  if (terminal) std::fprintf(stderr, "\n");
+  return report;
+}
+
+std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
+                        const SuiteResults& results) {
+  std::vector<std::string> columns;
+  std::map<int, std::vector<std::string>> rows;  // threads -> rows in order
+  std::map<std::pair<std::string, std::string>, std::string> cells;
+  std::set<std::pair<int, std::string>> seen_rows;
+  for (const expand::SuiteCaseProto& c : cases) {
+    const std::string column = CaseColumn(c);
+    if (std::find(columns.begin(), columns.end(), column) == columns.end()) {
+      columns.push_back(column);
+    }
+    const int threads = c.task_spec().num_threads();
+    const std::string row = CaseRow(c);
+    if (seen_rows.insert({threads, row}).second) rows[threads].push_back(row);
+    auto counted = results.counts_per_run.find(c.key());
+    std::string cell = "-";
+    if (counted != results.counts_per_run.end()) {
+      cell = absl::StrFormat("%.0f", counted->second);
+    } else if (results.failures.count(c.key())) {
+      cell = "failed";
+    }
+    cells[{absl::StrCat(threads, "|", row), column}] = cell;
+  }
+  size_t row_width = 10;
+  for (const auto& [threads, names] : rows) {
+    for (const std::string& name : names) row_width = std::max(row_width, name.size());
+  }
+  std::vector<size_t> widths;
+  for (const std::string& column : columns) widths.push_back(std::max<size_t>(column.size(), 12));
+  std::string text = absl::StrFormat("%-*s", row_width, "Instructions per run");
+  for (size_t j = 0; j < columns.size(); ++j) {
+    absl::StrAppendFormat(&text, " | %*s", widths[j], columns[j]);
+  }
+  const size_t line_width = text.size();
+  absl::StrAppend(&text, "\n", std::string(line_width, '-'), "\n");
+  for (const auto& [threads, names] : rows) {
+    absl::StrAppend(&text, threads, " thread", threads > 1 ? "s" : "", ":\n");
+    for (const std::string& name : names) {
+      absl::StrAppendFormat(&text, "%-*s", row_width, name);
+      for (size_t j = 0; j < columns.size(); ++j) {
+        auto it = cells.find({absl::StrCat(threads, "|", name), columns[j]});
+        absl::StrAppendFormat(&text, " | %*s", widths[j], it == cells.end() ? "" : it->second);
+      }
+      absl::StrAppend(&text, "\n");
+    }
+  }
+  return text;
+}
+
+std::string MachineDescription() {
+  char host[256] = "unknown";
+  gethostname(host, sizeof(host) - 1);
+  std::string model = "unknown CPU";
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (absl::StartsWith(line, "model name")) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  return absl::StrCat(host, ", ", sysconf(_SC_NPROCESSORS_ONLN), " CPUs, ", model);
+}
+
+std::string NowRfc3339() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc;
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+}  // namespace icount

@@ -1,0 +1,88 @@
+#ifndef ICOUNT_TOOLS_SUITE_H_
+#define ICOUNT_TOOLS_SUITE_H_
+
+// What the front ends share: loading a suite built by icount_suite(),
+// choosing cases, turning them into work orders, and turning results back
+// into Measurements and InstructionCounts.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "expand/suite.pb.h"
+#include "timer/measurement_io.h"
+#include "worker/runner.h"
+#include "worker/worker.pb.h"
+
+namespace icount {
+
+struct Suite {
+  expand::SuiteManifestProto manifest;
+  std::string worker_path;
+  std::string artifacts_directory;
+};
+
+// The suite `name` built in package `package` (runfiles
+// "icount/<package>/<name>_..."), e.g. LoadSuite("definitions", "full_suite").
+absl::StatusOr<Suite> LoadSuite(const std::string& package, const std::string& name);
+
+struct CaseFilter {
+  std::string label_regex;  // RE2, searched in "A / B / C"; empty: all
+  bool cpp = true;
+  bool python = true;
+};
+absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectCases(const Suite& suite,
+                                                                const CaseFilter& filter);
+
+struct MeasureOptions {
+  bool wall_time = true;
+  double min_run_time = 0.05;
+  bool instruction_counts = true;
+  int64_t callgrind_number = 100;
+  int callgrind_repeats = 1;
+};
+
+// One order per case and measurement kind, ids "<case key>#counts" and
+// "<case key>#time".
+std::vector<worker::WorkOrderProto> MakeOrders(const Suite& suite,
+                                               const std::vector<expand::SuiteCaseProto>& cases,
+                                               const MeasureOptions& options);
+
+// A case's columns in tables: "Python Eager", "C++ TorchScript", ...
+std::string CaseColumn(const expand::SuiteCaseProto& c);
+// A case's row: label text, "(fwd+bwd)" for backward variants.
+std::string CaseRow(const expand::SuiteCaseProto& c);
+
+struct SuiteResults {
+  ResultsFile file;                              // measurements + counts
+  std::map<std::string, std::string> failures;   // case key -> reason
+  std::map<std::string, double> counts_per_run;  // case key -> instructions
+  std::map<std::string, std::vector<int64_t>> counts;  // case key -> totals
+};
+
+// Labels results so that Compare shows one table per top-level group, a
+// row per case and a column per language and runtime.
+SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
+                            const std::vector<worker::WorkOrderProto>& orders,
+                            const std::vector<worker::WorkerResultProto>& results);
+
+// Runs `orders` with a progress display on stderr (a live bar on a
+// terminal, plain lines otherwise).
+absl::StatusOr<RunnerReport> RunWithProgress(const std::vector<worker::WorkOrderProto>& orders,
+                                             RunnerOptions options);
+
+// An aligned text table of per-run instruction counts: rows CaseRow,
+// columns CaseColumn, one block per thread count.
+std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
+                        const SuiteResults& results);
+
+// "hostname, N CPUs, model name".
+std::string MachineDescription();
+// RFC 3339 UTC timestamp of now.
+std::string NowRfc3339();
+
+}  // namespace icount
+
+#endif  // ICOUNT_TOOLS_SUITE_H_
