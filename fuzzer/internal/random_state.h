@@ -34,7 +34,7 @@
 // and differs from glibc's log2 (std::log2) by one ULP for 1576 of the
 // integers 1..199999 (measured on the dev machine), so callers replaying such
 // bounds bit for bit must match np.log2, not just this stream. (Powers of two
-// are exact either way.)
+// are exact either way.) fuzzer/internal/numpy_log2.h does.
 //
 // Not thread-safe; NumPy serialises with a lock, we leave that to callers.
 // Copying a RandomState snapshots the stream (both copies then produce the

@@ -1,0 +1,131 @@
+// //tools:timeit: time a snippet from the shell, like `python -m timeit`.
+//
+//   bazel run //tools:timeit -- --language=python --setup='x = torch.ones(4, 4)'
+//       --stmt='torch.add(x, x)' --callgrind
+//   bazel run //tools:timeit -- --language=cpp --setup='auto x = torch::ones({4, 4});'
+//       --stmt='auto y = torch::add(x, x);' --adaptive=0.05 --json=out.json
+//
+// Wall time with --autorange (default), --adaptive[=threshold] or
+// --number=N; instruction counts with --callgrind. --json writes the results
+// file //tools:compare reads.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "timer/callgrind_stats.h"
+#include "timer/measurement_io.h"
+#include "timer/timer.h"
+#include "tools/suite.h"
+#include "tools/versions.h"
+
+ABSL_FLAG(std::string, stmt, "", "The statement to time (required).");
+ABSL_FLAG(std::string, setup, "", "Run once before timing.");
+ABSL_FLAG(std::string, global_setup, "", "C++ only: code at namespace scope (#includes).");
+ABSL_FLAG(std::string, language, "", "cpp or python (required).");
+ABSL_FLAG(int64_t, number, 0, "Time exactly N runs (Timer.timeit).");
+ABSL_FLAG(bool, autorange, false, "blocked_autorange (the default when nothing else is asked).");
+ABSL_FLAG(std::string, adaptive, "", "adaptive_autorange with this IQR/median threshold.");
+ABSL_FLAG(double, min_run_time, 0.2, "Seconds for --autorange.");
+ABSL_FLAG(bool, callgrind, false, "Also count instructions with valgrind's callgrind.");
+ABSL_FLAG(int64_t, callgrind_number, 100, "Runs per callgrind repeat.");
+ABSL_FLAG(int, repeats, 1, "Callgrind repeats.");
+ABSL_FLAG(int, num_threads, 1, "LibTorch threads during the measurement.");
+ABSL_FLAG(int, top, 15, "Functions to show with --callgrind.");
+ABSL_FLAG(std::string, json, "", "Write the results file (JSON) here.");
+
+namespace icount {
+namespace {
+
+int Usage(const std::string& message) {
+  std::fprintf(stderr, "timeit: %s\nRun with --help for usage.\n", message.c_str());
+  return 1;
+}
+
+int Main(int argc, char** argv) {
+  // `--adaptive` alone means the reference's default threshold.
+  std::vector<char*> args(argv, argv + argc);
+  std::string adaptive_default = "--adaptive=0.1";
+  for (char*& arg : args) {
+    if (std::strcmp(arg, "--adaptive") == 0) arg = adaptive_default.data();
+  }
+  ParseToolFlags(static_cast<int>(args.size()), args.data(),
+                 "Times a C++ or Python snippet against LibTorch.\n\n"
+                 "Usage: bazel run //tools:timeit -- --language=cpp|python --stmt=STMT "
+                 "[--setup=S] [--number=N | --autorange | --adaptive[=T]] [--callgrind]");
+  const std::string language = absl::GetFlag(FLAGS_language);
+  if (language != "cpp" && language != "python") {
+    return Usage(absl::StrCat("--language must be cpp or python, got \"", language, "\""));
+  }
+  if (absl::GetFlag(FLAGS_stmt).empty()) return Usage("--stmt is required");
+  const bool number = absl::GetFlag(FLAGS_number) > 0;
+  const bool adaptive = !absl::GetFlag(FLAGS_adaptive).empty();
+  if (number + adaptive + absl::GetFlag(FLAGS_autorange) > 1) {
+    return Usage("choose one of --number, --autorange and --adaptive");
+  }
+  double threshold = 0;
+  if (adaptive && (!absl::SimpleAtod(absl::GetFlag(FLAGS_adaptive), &threshold) || threshold <= 0)) {
+    return Usage(absl::StrCat("--adaptive wants a positive threshold, got \"",
+                              absl::GetFlag(FLAGS_adaptive), "\""));
+  }
+  if (language == "python" && !absl::GetFlag(FLAGS_global_setup).empty()) {
+    return Usage("--global_setup is C++ only; put Python imports in --setup");
+  }
+  TimerOptions options;
+  options.num_threads = absl::GetFlag(FLAGS_num_threads);
+  absl::StatusOr<Timer> timer =
+      language == "cpp"
+          ? Timer::ForCpp(absl::GetFlag(FLAGS_stmt), absl::GetFlag(FLAGS_setup),
+                          absl::GetFlag(FLAGS_global_setup), options)
+          : Timer::ForPython(absl::GetFlag(FLAGS_stmt),
+                             absl::GetFlag(FLAGS_setup).empty() ? "pass" : absl::GetFlag(FLAGS_setup),
+                             options);
+  if (!timer.ok()) {
+    std::fprintf(stderr, "timeit: %s\n", std::string(timer.status().message()).c_str());
+    return 1;
+  }
+  ResultsFile results;
+  results.start_time = NowRfc3339();
+  results.machine = MachineDescription();
+  absl::StatusOr<Measurement> measurement =
+      number     ? timer->Timeit(absl::GetFlag(FLAGS_number))
+      : adaptive ? timer->AdaptiveAutorange(threshold)
+                 : timer->BlockedAutorange(absl::GetFlag(FLAGS_min_run_time));
+  if (!measurement.ok()) {
+    std::fprintf(stderr, "timeit: %s\n", std::string(measurement.status().message()).c_str());
+    return 1;
+  }
+  std::printf("%s\n", measurement->Summary().c_str());
+  results.measurements.push_back(*measurement);
+  if (absl::GetFlag(FLAGS_callgrind)) {
+    CallgrindOptions callgrind;
+    callgrind.number = absl::GetFlag(FLAGS_callgrind_number);
+    callgrind.repeats = absl::GetFlag(FLAGS_repeats);
+    absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(callgrind);
+    if (!stats.ok()) {
+      std::fprintf(stderr, "timeit: %s\n", std::string(stats.status().message()).c_str());
+      return 1;
+    }
+    const CallgrindStats& first = stats->front();
+    std::printf("\n%s\n\nTop functions (exclusive, noise removed, all %lld runs):\n%s\n",
+                first.Summary().c_str(), static_cast<long long>(first.number_per_run()),
+                first.Stats().Denoise().Slice(0, absl::GetFlag(FLAGS_top)).ToString().c_str());
+    results.instruction_counts.push_back(SummarizeInstructionCounts(*stats));
+  }
+  results.end_time = NowRfc3339();
+  if (!absl::GetFlag(FLAGS_json).empty()) {
+    if (absl::Status status = WriteResultsFile(absl::GetFlag(FLAGS_json), results); !status.ok()) {
+      std::fprintf(stderr, "timeit: %s\n", std::string(status.message()).c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace icount
+
+int main(int argc, char** argv) { return icount::Main(argc, argv); }
