@@ -75,6 +75,8 @@ char zygote_order[kMaxOrderBytes];
 
 void IgnoreAlarm(int) {}
 
+absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
+
 // Runs the case described by zygote_order[0, size) and exits.
 [[noreturn]] void RunCase(size_t size, const std::string& scratch, int64_t sequence) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -84,6 +86,19 @@ void IgnoreAlarm(int) {}
     result.mutable_failure()->set_kind("worker");
     result.mutable_failure()->set_reason("the case process received a corrupt order");
   } else {
+    if (order.compiled_case().empty() && order.task_spec().language() == timer::CPP) {
+      // Compile a C++ string into the snippet cache in a throwaway child
+      // first: whether the compiler had to run must not change this
+      // process's heap, which the measured processes inherit.
+      const pid_t compiler = fork();
+      if (compiler == 0) {
+        (void)MakeTimer(order);
+        _exit(0);
+      }
+      int status = 0;
+      while (compiler > 0 && waitpid(compiler, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
     result = RunOrder(order);
   }
   const absl::Status written = WriteFileAtomically(
