@@ -11,60 +11,11 @@
 #include "absl/strings/string_view.h"
 
 namespace icount::expand::internal {
-namespace {
-
-absl::string_view LeadingWhitespace(absl::string_view line) {
-  size_t n = 0;
-  while (n < line.size() && (line[n] == ' ' || line[n] == '\t')) ++n;
-  return line.substr(0, n);
-}
-
-}  // namespace
-
 bool IsBlank(absl::string_view line) {
   for (char c : line) {
     if (!absl::ascii_isspace(static_cast<unsigned char>(c))) return false;
   }
   return true;
-}
-
-std::string Dedent(absl::string_view text) {
-  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
-  // Like textwrap.dedent, the margin is the longest common prefix of the
-  // non-blank lines' leading whitespace; a tab and spaces are not equated.
-  std::optional<absl::string_view> margin;
-  for (absl::string_view line : lines) {
-    if (IsBlank(line)) continue;
-    absl::string_view indent = LeadingWhitespace(line);
-    if (!margin.has_value()) {
-      margin = indent;
-      continue;
-    }
-    size_t common = 0;
-    while (common < margin->size() && common < indent.size() &&
-           (*margin)[common] == indent[common]) {
-      ++common;
-    }
-    margin = margin->substr(0, common);
-  }
-  std::string out;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (i > 0) out += '\n';
-    if (IsBlank(lines[i])) continue;
-    absl::StrAppend(&out, lines[i].substr(margin.has_value() ? margin->size() : 0));
-  }
-  return out;
-}
-
-std::string Indent(absl::string_view text, absl::string_view prefix) {
-  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
-  std::string out;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (i > 0) out += '\n';
-    if (!IsBlank(lines[i])) absl::StrAppend(&out, prefix);
-    absl::StrAppend(&out, lines[i]);
-  }
-  return out;
 }
 
 std::string NormalizeCode(absl::string_view text) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "timer/internal/text.h"
 
 namespace icount::expand::internal {
 
@@ -19,12 +20,12 @@ bool IsBlank(absl::string_view line);
 // the non-blank lines; blank lines become empty.
 //
 //   Dedent("  a\n    b\n")  // "a\n  b\n"
-std::string Dedent(absl::string_view text);
+using ::icount::timer_internal::Dedent;  // one implementation, shared with //timer
 
 // Python's textwrap.indent(text, prefix): prefixes every non-blank line.
 //
 //   Indent("a\n\nb", "    ")  // "    a\n\n    b"
-std::string Indent(absl::string_view text, absl::string_view prefix);
+using ::icount::timer_internal::Indent;
 
 // The canonical form of a snippet (stmt, setup, model setup, global setup):
 // dedented, trailing whitespace removed from every line, and leading and

@@ -1,0 +1,63 @@
+// The suite as a sharded Bazel test, so remote execution can spread it over
+// machines:
+//
+//   bazel test //tools:suite_shard_test --test_output=errors
+//   unzip each bazel-testlogs/tools/suite_shard_test/shard_K_of_4/test.outputs/outputs.zip
+//   bazel run //tools:merge_results -- --output=$PWD/all.json $PWD/results_shard_*.json
+//
+// Shard K of N (TEST_SHARD_INDEX / TEST_TOTAL_SHARDS) measures every N-th
+// case from K: instruction counts (ICOUNT_SHARD_REPEATS repeats, default 1)
+// and wall time, and writes its results file to TEST_UNDECLARED_OUTPUTS_DIR.
+// Tagged manual: `bazel test //...` does not run the whole suite.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "tools/suite.h"
+
+namespace icount {
+namespace {
+
+int EnvInt(const char* name, int fallback) {
+  const char* value = std::getenv(name);
+  int parsed = 0;
+  return value != nullptr && absl::SimpleAtoi(value, &parsed) ? parsed : fallback;
+}
+
+TEST(SuiteShardTest, MeasuresThisShardsCases) {
+  const int index = EnvInt("TEST_SHARD_INDEX", 0);
+  const int total = EnvInt("TEST_TOTAL_SHARDS", 1);
+  if (const char* status_file = std::getenv("TEST_SHARD_STATUS_FILE")) {
+    std::ofstream touch(status_file);  // tells Bazel this test understands sharding
+  }
+  absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
+  ASSERT_TRUE(suite.ok()) << suite.status();
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> all = SelectCases(*suite, {});
+  ASSERT_TRUE(all.ok()) << all.status();
+  std::vector<expand::SuiteCaseProto> cases;
+  for (size_t i = index; i < all->size(); i += total) cases.push_back((*all)[i]);
+  MeasureOptions measure;
+  measure.callgrind_repeats = EnvInt("ICOUNT_SHARD_REPEATS", 1);
+  const std::vector<worker::WorkOrderProto> orders = MakeOrders(*suite, cases, measure);
+  const char* outputs = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
+  const std::string directory = outputs != nullptr ? outputs : std::getenv("TEST_TMPDIR");
+  RunnerOptions options;
+  options.worker_path = suite->worker_path;
+  options.journal_path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/shard.journal");
+  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  SuiteResults results = CollectResults(cases, orders, report->results);
+  results.file.machine = MachineDescription();
+  results.file.end_time = NowRfc3339();
+  const std::string path = absl::StrCat(directory, "/results_shard_", index, "_of_", total, ".json");
+  ASSERT_TRUE(WriteResultsFile(path, results.file).ok());
+  for (const auto& [key, reason] : results.failures) ADD_FAILURE() << key << ": " << reason;
+}
+
+}  // namespace
+}  // namespace icount
