@@ -133,6 +133,7 @@ absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::strin
   results.start_time = proto.start_time();
   results.end_time = proto.end_time();
   results.machine = proto.machine();
+  results.suite_checksum = proto.suite_checksum();
   for (int i = 0; i < proto.measurements_size(); ++i) {
     absl::StatusOr<Measurement> m = MeasurementFromProto(proto.measurements(i));
     if (!m.ok()) {
@@ -180,6 +181,7 @@ std::string ResultsToJson(const ResultsFile& results) {
   header.set_start_time(results.start_time);
   header.set_end_time(results.end_time);
   header.set_machine(results.machine);
+  header.set_suite_checksum(results.suite_checksum);
   std::string json = ProtoToJson(header);
   json.pop_back();  // the closing brace; measurements follow, one per line
   absl::StrAppend(&json, json.size() > 1 ? "," : "", "\"measurements\":[");

@@ -46,6 +46,7 @@ struct ResultsFile {
   std::string start_time;
   std::string end_time;
   std::string machine;
+  std::string suite_checksum;
 };
 
 // Parses the JSON form. `source` names the input in errors, e.g.

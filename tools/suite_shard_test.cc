@@ -17,7 +17,6 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "gtest/gtest.h"
 #include "tools/suite.h"
 
 namespace icount {
@@ -29,16 +28,20 @@ int EnvInt(const char* name, int fallback) {
   return value != nullptr && absl::SimpleAtoi(value, &parsed) ? parsed : fallback;
 }
 
-TEST(SuiteShardTest, MeasuresThisShardsCases) {
+// A plain main, not a gtest: gtest would shard its one test case itself.
+int Run() {
   const int index = EnvInt("TEST_SHARD_INDEX", 0);
   const int total = EnvInt("TEST_TOTAL_SHARDS", 1);
   if (const char* status_file = std::getenv("TEST_SHARD_STATUS_FILE")) {
     std::ofstream touch(status_file);  // tells Bazel this test understands sharding
   }
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
-  ASSERT_TRUE(suite.ok()) << suite.status();
-  absl::StatusOr<std::vector<expand::SuiteCaseProto>> all = SelectCases(*suite, {});
-  ASSERT_TRUE(all.ok()) << all.status();
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> all =
+      suite.ok() ? SelectCases(*suite, {}) : suite.status();
+  if (!all.ok()) {
+    std::fprintf(stderr, "suite_shard_test: %s\n", std::string(all.status().message()).c_str());
+    return 1;
+  }
   std::vector<expand::SuiteCaseProto> cases;
   for (size_t i = index; i < all->size(); i += total) cases.push_back((*all)[i]);
   MeasureOptions measure;
@@ -50,14 +53,27 @@ TEST(SuiteShardTest, MeasuresThisShardsCases) {
   options.worker_path = suite->worker_path;
   options.journal_path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/shard.journal");
   absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
-  ASSERT_TRUE(report.ok()) << report.status();
+  if (!report.ok()) {
+    std::fprintf(stderr, "suite_shard_test: %s\n", std::string(report.status().message()).c_str());
+    return 1;
+  }
   SuiteResults results = CollectResults(cases, orders, report->results);
   results.file.machine = MachineDescription();
   results.file.end_time = NowRfc3339();
   const std::string path = absl::StrCat(directory, "/results_shard_", index, "_of_", total, ".json");
-  ASSERT_TRUE(WriteResultsFile(path, results.file).ok());
-  for (const auto& [key, reason] : results.failures) ADD_FAILURE() << key << ": " << reason;
+  if (absl::Status status = WriteResultsFile(path, results.file); !status.ok()) {
+    std::fprintf(stderr, "suite_shard_test: %s\n", std::string(status.message()).c_str());
+    return 1;
+  }
+  for (const auto& [key, reason] : results.failures) {
+    std::fprintf(stderr, "FAILED %s: %s\n", key.c_str(), reason.c_str());
+  }
+  std::printf("shard %d of %d: %zu cases, %zu failed, results in %s\n", index + 1, total,
+              cases.size(), results.failures.size(), path.c_str());
+  return results.failures.empty() ? 0 : 1;
 }
 
 }  // namespace
 }  // namespace icount
+
+int main() { return icount::Run(); }

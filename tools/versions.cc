@@ -1,8 +1,13 @@
 #include "tools/versions.h"
 
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "absl/flags/internal/usage.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
@@ -22,6 +27,14 @@ std::string LibraryVersions() {
                       kWorkerVersion);
 }
 
+std::map<std::string, std::string> LibraryVersionMap() {
+  return {{"timer", kTimerVersion},
+          {"compare", kCompareVersion},
+          {"fuzzer", kFuzzerVersion},
+          {"expand", kExpandVersion},
+          {"worker", kWorkerVersion}};
+}
+
 std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage) {
   absl::FlagsUsageConfig config;
   config.version_string = [] { return LibraryVersions() + "\n"; };
@@ -31,6 +44,14 @@ std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage) {
   };
   absl::SetFlagsUsageConfig(config);
   absl::SetProgramUsageMessage(usage);
+  // abseil exits 1 after --help; asking for help is a success here.
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-help") == 0) {
+      absl::flags_internal::SetFlagsHelpMode(absl::flags_internal::HelpMode::kImportant);
+      absl::flags_internal::HandleUsageFlags(std::cout, absl::ProgramUsageMessage());
+      std::exit(0);
+    }
+  }
   return absl::ParseCommandLine(argc, argv);
 }
 

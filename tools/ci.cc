@@ -1,0 +1,144 @@
+// //tools:ci: the regression gate.
+//
+//   bazel run //tools:ci -- --destination=$PWD/out.json [--baseline=$PWD/base.json]
+//       [--threshold_pct=1] [--threshold_abs=50] [--overrides='^Empty=5'] [--subset]
+//
+// Runs the suite (instruction counts with 5 repeats, plus wall time) and
+// writes a results file with the library versions, the checksum of the
+// measured case keys, start and end time, and every case's counts and
+// times. With --baseline it prints a Markdown summary of per-case verdicts
+// and exits 3 when an instruction count regressed beyond the thresholds
+// (wall time is tested with Mann-Whitney U and reported, never the gate).
+// Exit codes: 0 ok, 1 error or failed cases, 3 regression. Never prompts.
+#include <cstdio>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "tools/regression.h"
+#include "tools/suite.h"
+#include "tools/versions.h"
+
+ABSL_FLAG(std::string, destination, "", "Results file to write (required).");
+ABSL_FLAG(std::string, baseline, "", "Results file of the baseline; enables the gate.");
+ABSL_FLAG(double, threshold_pct, 1.0, "Regression when a count grows by more than this percent...");
+ABSL_FLAG(double, threshold_abs, 50, "...and by more than this many instructions per run.");
+ABSL_FLAG(std::vector<std::string>, overrides, {},
+          "Per-case percent thresholds, REGEX=PCT,... (regex on the case key; first match wins).");
+ABSL_FLAG(bool, subset, false, "Only the first case of every top-level group (a quick gate).");
+ABSL_FLAG(std::string, filter, "", "RE2 regex on labels: only matching cases.");
+ABSL_FLAG(std::string, markdown, "", "Also write the Markdown summary to this file.");
+ABSL_FLAG(int, repeats, 5, "Callgrind repeats per case.");
+ABSL_FLAG(int, jobs, 0, "Worker processes; 0: one per CPU.");
+
+namespace icount {
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "ci: %s\n", message.c_str());
+  return 1;
+}
+
+int Main(int argc, char** argv) {
+  ParseToolFlags(argc, argv,
+                 "Runs the suite and gates on instruction-count regressions.\n\nUsage: bazel run "
+                 "//tools:ci -- --destination=FILE [--baseline=FILE] [--threshold_pct=P] "
+                 "[--threshold_abs=N] [--subset]");
+  const std::string destination = absl::GetFlag(FLAGS_destination);
+  if (destination.empty()) return Fail("--destination is required");
+  GateOptions gate;
+  gate.threshold_pct = absl::GetFlag(FLAGS_threshold_pct);
+  gate.threshold_abs = absl::GetFlag(FLAGS_threshold_abs);
+  for (const std::string& item : absl::GetFlag(FLAGS_overrides)) {
+    std::pair<std::string, std::string> parts = absl::StrSplit(item, absl::MaxSplits('=', 1));
+    double pct = 0;
+    if (parts.first.empty() || !absl::SimpleAtod(parts.second, &pct)) {
+      return Fail(absl::StrCat("--overrides entry \"", item, "\" is not REGEX=PERCENT"));
+    }
+    gate.pct_overrides.emplace_back(parts.first, pct);
+  }
+  // Check the baseline before the long run: a bad file is a quick error.
+  std::optional<ResultsFile> baseline;
+  if (!absl::GetFlag(FLAGS_baseline).empty()) {
+    absl::StatusOr<ResultsFile> read = ReadResultsFile(absl::GetFlag(FLAGS_baseline));
+    if (!read.ok()) return Fail(std::string(read.status().message()));
+    if (read->instruction_counts.empty()) {
+      return Fail(absl::StrCat(absl::GetFlag(FLAGS_baseline),
+                               ": has no instruction counts to compare against"));
+    }
+    baseline = *std::move(read);
+  }
+  absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
+  if (!suite.ok()) return Fail(std::string(suite.status().message()));
+  CaseFilter filter;
+  filter.label_regex = absl::GetFlag(FLAGS_filter);
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> all = SelectCases(*suite, filter);
+  if (!all.ok()) return Fail(std::string(all.status().message()));
+  std::vector<expand::SuiteCaseProto> cases;
+  std::set<std::string> groups;
+  for (const expand::SuiteCaseProto& c : *all) {
+    // --subset: the first case of each top-level group, per language.
+    const std::string group = absl::StrCat(c.label(0), "|", c.task_spec().language());
+    if (!absl::GetFlag(FLAGS_subset) || groups.insert(group).second) {
+      cases.push_back(c);
+    }
+  }
+  MeasureOptions measure;
+  measure.callgrind_repeats = absl::GetFlag(FLAGS_repeats);
+  const std::vector<worker::WorkOrderProto> orders = MakeOrders(*suite, cases, measure);
+  RunnerOptions options;
+  options.worker_path = suite->worker_path;
+  options.jobs = absl::GetFlag(FLAGS_jobs);
+  options.journal_path = destination + ".journal";
+  options.resume = true;  // a rerun of an interrupted CI job continues it
+  const std::string start = NowRfc3339();
+  absl::StatusOr<RunnerReport> report = RunWithProgress(orders, options);
+  if (!report.ok()) return Fail(std::string(report.status().message()));
+  SuiteResults results = CollectResults(cases, orders, report->results);
+  results.file.versions = LibraryVersionMap();
+  results.file.start_time = start;
+  results.file.end_time = NowRfc3339();
+  results.file.machine = MachineDescription();
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const expand::SuiteCaseProto& c : cases) {
+    for (unsigned char ch : c.key()) hash = (hash ^ ch) * 0x100000001b3ULL;
+    hash = (hash ^ 0xff) * 0x100000001b3ULL;
+  }
+  results.file.suite_checksum = absl::StrFormat("%016x", hash);
+  if (absl::Status status = WriteResultsFile(destination, results.file); !status.ok()) {
+    return Fail(absl::StrCat(status.message(), " (every result is in ", options.journal_path, ")"));
+  }
+  std::remove(options.journal_path.c_str());
+  std::fprintf(stderr, "ci: %zu cases measured, results in %s\n", cases.size(),
+               destination.c_str());
+  int exit_code = 0;
+  for (const auto& [key, reason] : results.failures) {
+    std::fprintf(stderr, "ci: case failed: %s: %s\n", key.c_str(), reason.c_str());
+    exit_code = 1;
+  }
+  if (baseline.has_value()) {
+    absl::StatusOr<GateReport> gated = Gate(*baseline, results.file, gate);
+    if (!gated.ok()) return Fail(std::string(gated.status().message()));
+    std::printf("%s", gated->markdown.c_str());
+    if (!absl::GetFlag(FLAGS_markdown).empty()) {
+      if (absl::Status s = WriteFileAtomically(absl::GetFlag(FLAGS_markdown), gated->markdown);
+          !s.ok()) {
+        return Fail(std::string(s.message()));
+      }
+    }
+    if (gated->regressions > 0) exit_code = 3;
+  }
+  return exit_code;
+}
+
+}  // namespace
+}  // namespace icount
+
+int main(int argc, char** argv) { return icount::Main(argc, argv); }

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# //tools:main and //tools:ci end to end: listing, bad input, a small real
+# run with durable results, and the regression gate (exit 3) against a
+# baseline whose count was lowered.
+set -u
+main="$1"
+ci="$2"
+tmp="${TEST_TMPDIR:-/tmp}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+[ "$("$main" --list | wc -l)" -eq 201 ] || fail "--list should print 201 cases"
+"$main" --list --json | head -1 | grep -q '^{"label": \["Empty", "no allocation"\], "autolabels": {"runtime": "Eager", "autograd": "Forward", "language": "Python"}, "num_threads": 1}$' \
+  || fail "--list --json first line: $("$main" --list --json | head -1)"
+"$main" --help > "$tmp/help.txt" || fail "--help should exit 0"
+grep -q -- "--filter" "$tmp/help.txt" || fail "--help should list --filter"
+"$main" --version | grep -q "timer 0.1.0" || fail "--version"
+if "$main" --filter='(' 2> "$tmp/err.txt"; then fail "a bad regex must fail"; fi
+grep -q "not a valid RE2 regex" "$tmp/err.txt" || fail "bad regex message: $(cat "$tmp/err.txt")"
+if "$main" --no_such_flag 2>/dev/null; then fail "unknown flag must fail"; fi
+
+# A real run: two cases, counts and wall time, results written.
+"$main" --filter='^Empty / no allocation$' --output="$tmp/main.json" > "$tmp/main.out" 2> "$tmp/main.err" \
+  || fail "main run failed: $(cat "$tmp/main.err")"
+grep -q "Empty / no allocation" "$tmp/main.out" || fail "counts table missing"
+/usr/bin/python3 - "$tmp/main.json" <<'PY' || fail "results file"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["measurements"]) == 2, d["measurements"]
+assert len(d["instruction_counts"]) == 2
+assert all(c["counts_per_run"] > 0 for c in d["instruction_counts"])
+PY
+[ ! -e "$tmp/main.json.journal" ] || fail "journal should be gone after success"
+
+# The gate: a baseline with a 20% lower count must make ci exit 3.
+"$ci" --filter='^Empty / no allocation$' --repeats=1 --destination="$tmp/base.json" > /dev/null 2>&1 \
+  || fail "ci baseline run failed"
+/usr/bin/python3 - "$tmp/base.json" "$tmp/lowered.json" <<'PY' || fail "editing the baseline"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["versions"]["timer"] and d["suite_checksum"] and d["start_time"] and d["end_time"]
+for c in d["instruction_counts"]:
+    c["counts_per_run"] *= 0.8
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$ci" --filter='^Empty / no allocation$' --repeats=1 --destination="$tmp/again.json" \
+  --baseline="$tmp/base.json" > "$tmp/same.md" 2>/dev/null
+[ $? -eq 0 ] || fail "identical code should pass the gate: $(cat "$tmp/same.md")"
+"$ci" --filter='^Empty / no allocation$' --repeats=1 --destination="$tmp/again2.json" \
+  --baseline="$tmp/lowered.json" > "$tmp/gate.md" 2>/dev/null
+[ $? -eq 3 ] || fail "a 25% count increase should exit 3"
+grep -q "2 instruction-count regressions" "$tmp/gate.md" || fail "summary: $(cat "$tmp/gate.md")"
+if "$ci" --destination="$tmp/x.json" --baseline=/nonexistent.json 2>/dev/null; then
+  fail "a missing baseline must fail before running"
+fi
+echo PASS
