@@ -15,13 +15,16 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "compare/compare.h"
 #include "tools/suite.h"
 #include "tools/versions.h"
 #include "worker/runner.h"
 
 ABSL_FLAG(bool, list, false, "Print the materialised cases, one a line, and exit.");
-ABSL_FLAG(bool, json, false, "With --list: one upstream CI key (JSON) a line.");
+ABSL_FLAG(bool, json, false,
+          "With --list: one JSON object a line: {\"label\": [...], \"runtime\": ..., "
+          "\"autograd\": ..., \"language\": ..., \"num_threads\": N}.");
 ABSL_FLAG(std::string, mode, "debug", "Output mode; \"debug\" prints tables.");
 ABSL_FLAG(std::string, filter, "", "RE2 regex searched in labels (\"Pointwise / Math / add\").");
 ABSL_FLAG(int, jobs, 0, "Worker processes per phase; 0: one per CPU.");
@@ -39,6 +42,30 @@ ABSL_FLAG(double, timeout, 300, "Seconds per case before it is killed and report
 
 namespace icount {
 namespace {
+
+// {"label": ["Pointwise", "Math", "add"], "runtime": "Eager", "autograd":
+// "Forward", "language": "Python", "num_threads": 1}: the case key of
+// upstream's CI, flat. Explicit modes are "" as upstream writes them. (The
+// manifest's ci_key keeps upstream's exact str(WorkOrder) form, with the
+// modes nested under "autolabels".)
+std::string ListJson(const expand::SuiteCaseProto& c) {
+  auto quote = [](const std::string& text) {
+    std::string out = "\"";
+    for (char ch : text) {
+      if (ch == '"' || ch == '\\') out += '\\';
+      out += ch;
+    }
+    return out + "\"";
+  };
+  std::vector<std::string> parts;
+  for (const std::string& part : c.label()) parts.push_back(quote(part));
+  auto mode = [](const std::string& m) { return m == "Explicit" ? std::string() : m; };
+  return absl::StrCat("{\"label\": [", absl::StrJoin(parts, ", "), "], \"runtime\": ",
+                      quote(mode(c.runtime())), ", \"autograd\": ", quote(mode(c.autograd())),
+                      ", \"language\": ",
+                      quote(c.task_spec().language() == timer::CPP ? "C++" : "Python"),
+                      ", \"num_threads\": ", c.task_spec().num_threads(), "}");
+}
 
 int Main(int argc, char** argv) {
   ParseToolFlags(argc, argv,
@@ -69,7 +96,7 @@ int Main(int argc, char** argv) {
   }
   if (absl::GetFlag(FLAGS_list)) {
     for (const expand::SuiteCaseProto& c : *cases) {
-      std::printf("%s\n", absl::GetFlag(FLAGS_json) ? c.ci_key().c_str() : c.list_line().c_str());
+      std::printf("%s\n", absl::GetFlag(FLAGS_json) ? ListJson(c).c_str() : c.list_line().c_str());
     }
     return 0;
   }

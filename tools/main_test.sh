@@ -9,7 +9,7 @@ tmp="${TEST_TMPDIR:-/tmp}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 [ "$("$main" --list | wc -l)" -eq 201 ] || fail "--list should print 201 cases"
-"$main" --list --json | head -1 | grep -q '^{"label": \["Empty", "no allocation"\], "autolabels": {"runtime": "Eager", "autograd": "Forward", "language": "Python"}, "num_threads": 1}$' \
+"$main" --list --json | head -1 | grep -q '^{"label": \["Empty", "no allocation"\], "runtime": "Eager", "autograd": "Forward", "language": "Python", "num_threads": 1}$' \
   || fail "--list --json first line: $("$main" --list --json | head -1)"
 "$main" --help > "$tmp/help.txt" || fail "--help should exit 0"
 grep -q -- "--filter" "$tmp/help.txt" || fail "--help should list --filter"
