@@ -18,6 +18,7 @@
 #include "expand/version.h"
 #include "timer/callgrind_stats.h"
 #include "timer/internal/cpp_snippet.h"
+#include "timer/internal/fnv.h"
 #include "timer/measurement_io.h"
 #include "timer/version.h"
 
@@ -59,7 +60,7 @@ SuiteManifestProto MakeManifest(const std::string& suite_name,
   (*manifest.mutable_versions())["expand"] = kExpandVersion;
   (*manifest.mutable_versions())["timer"] = kTimerVersion;
   manifest.set_suite_name(suite_name);
-  uint64_t hash = 0xcbf29ce484222325ULL;
+  timer_internal::Fnv1a64 hash;
   for (const MaterializedBenchmark& benchmark : cases) {
     SuiteCaseProto* c = manifest.add_cases();
     c->set_key(CaseKey(benchmark));
@@ -80,10 +81,9 @@ SuiteManifestProto MakeManifest(const std::string& suite_name,
     c->set_list_line(ListLine(benchmark));
     if (benchmark.where.file != nullptr) c->set_definition_file(benchmark.where.file);
     c->set_definition_line(benchmark.where.line);
-    for (unsigned char ch : c->key()) hash = (hash ^ ch) * 0x100000001b3ULL;
-    hash = (hash ^ 0xff) * 0x100000001b3ULL;
+    hash.Add(c->key());
   }
-  manifest.set_checksum(absl::StrFormat("%016x", hash));
+  manifest.set_checksum(hash.Hex());
   return manifest;
 }
 

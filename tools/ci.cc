@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "timer/internal/fnv.h"
 #include "tools/regression.h"
 #include "tools/suite.h"
 #include "tools/versions.h"
@@ -106,12 +107,9 @@ int Main(int argc, char** argv) {
   results.file.start_time = start;
   results.file.end_time = NowRfc3339();
   results.file.machine = MachineDescription();
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const expand::SuiteCaseProto& c : cases) {
-    for (unsigned char ch : c.key()) hash = (hash ^ ch) * 0x100000001b3ULL;
-    hash = (hash ^ 0xff) * 0x100000001b3ULL;
-  }
-  results.file.suite_checksum = absl::StrFormat("%016x", hash);
+  timer_internal::Fnv1a64 hash;
+  for (const expand::SuiteCaseProto& c : cases) hash.Add(c.key());
+  results.file.suite_checksum = hash.Hex();
   if (absl::Status status = WriteResultsFile(destination, results.file); !status.ok()) {
     return Fail(absl::StrCat(status.message(), " (every result is in ", options.journal_path, ")"));
   }

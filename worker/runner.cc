@@ -34,6 +34,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "timer/internal/callgrind_collect.h"
+#include "timer/internal/fnv.h"
 #include "timer/measurement_io.h"
 #include "worker/worker.h"
 
@@ -89,12 +90,9 @@ std::string OrdersChecksum(const std::vector<worker::WorkOrderProto>& orders) {
     keys.push_back(key.SerializeAsString());
   }
   std::sort(keys.begin(), keys.end());
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const std::string& key : keys) {
-    for (unsigned char c : key) hash = (hash ^ c) * 0x100000001b3ULL;
-    hash = (hash ^ 0xff) * 0x100000001b3ULL;
-  }
-  return absl::StrFormat("%016x", hash);
+  timer_internal::Fnv1a64 hash;
+  for (const std::string& key : keys) hash.Add(key);
+  return hash.Hex();
 }
 
 absl::Status AppendLine(const std::string& path, const std::string& line) {
