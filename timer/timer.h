@@ -168,9 +168,6 @@ class Timer {
  private:
   Timer(std::shared_ptr<timer_internal::Kernel> kernel, TaskSpec spec, Clock clock,
         bool code_in_this_binary);
-  // Whether the statement is code of this binary (a callable or a compiled
-  // entry) rather than a string a runner can rebuild: decides how
-  // CollectCallgrind reaches it from a process under valgrind.
   static TaskSpec MakeTaskSpec(std::string stmt, std::string setup, std::string global_setup,
                                Language language, const TimerOptions& options);
   absl::StatusOr<int64_t> EstimateBlockSize(double min_run_time) const;
@@ -182,6 +179,10 @@ class Timer {
   std::shared_ptr<timer_internal::Kernel> kernel_;
   TaskSpec spec_;
   Clock clock_;
+  // Whether the statement is code of this binary (a callable or a compiled
+  // entry) rather than a string a runner can rebuild: decides how
+  // CollectCallgrind reaches it from outside valgrind (re-executing this
+  // binary rather than starting callgrind_runner).
   bool code_in_this_binary_;
 };
 

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# //tools:timeit end to end: wall time and counts for a Python snippet, the
+# results file //tools:compare reads, and usage errors.
+set -u
+timeit="$1"
+compare="$2"
+tmp="${TEST_TMPDIR:-/tmp}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$timeit" --language=python --setup='x = torch.ones(4, 4)' --stmt='torch.add(x, x)' \
+  --number=1000 --callgrind --callgrind_number=20 --top=3 --json="$tmp/t.json" > "$tmp/out.txt" 2> "$tmp/err.txt" \
+  || fail "timeit failed: $(cat "$tmp/err.txt")"
+grep -q "1 measurement, 1000 runs , 1 thread" "$tmp/out.txt" || fail "no Timeit summary: $(cat "$tmp/out.txt")"
+grep -q "Instructions:" "$tmp/out.txt" || fail "no callgrind summary"
+grep -q "Per run:" "$tmp/out.txt" || fail "no per-run count"
+"$compare" --input="$tmp/t.json" | grep -q "torch.add(x, x)" || fail "compare cannot read --json output"
+
+"$timeit" --language=cpp --setup='auto x = torch::ones({2});' --stmt='auto y = x +;' > /dev/null 2> "$tmp/cpp.err" \
+  && fail "a C++ statement that does not compile must fail"
+grep -q "stmt:1:" "$tmp/cpp.err" || fail "compile error should point at stmt:1: $(cat "$tmp/cpp.err")"
+"$timeit" --language=python --stmt='raise ValueError("nope")' --number=10 > /dev/null 2> "$tmp/raise.err" \
+  && fail "a raising statement must fail"
+grep -q "ValueError: nope" "$tmp/raise.err" || fail "exception text missing"
+"$timeit" --language=rust --stmt=x > /dev/null 2>&1 && fail "unknown language must fail"
+"$timeit" --language=python --stmt=x --number=5 --adaptive > /dev/null 2>&1 && fail "conflicting flags must fail"
+"$timeit" --language=python > /dev/null 2>&1 && fail "missing --stmt must fail"
+echo PASS
