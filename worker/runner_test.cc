@@ -3,7 +3,15 @@
 // not depend on what else a worker ran.
 #include "worker/runner.h"
 
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -108,6 +116,48 @@ TEST(RunnerTest, CorruptJournalIsAnErrorAndLeftUntouched) {
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("corrupt.journal:2"));
   EXPECT_EQ(*ReadFileToString(path), contents);
+}
+
+// Every process whose command line mentions `needle`.
+std::vector<std::string> ProcessesMentioning(const std::string& needle) {
+  std::vector<std::string> found;
+  DIR* proc = opendir("/proc");
+  while (dirent* entry = proc ? readdir(proc) : nullptr) {
+    std::ifstream in(std::string("/proc/") + entry->d_name + "/cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(needle) != std::string::npos) found.push_back(entry->d_name);
+  }
+  if (proc) closedir(proc);
+  return found;
+}
+
+TEST(RunnerTest, InterruptKeepsFinishedResultsAndLeavesNoWorkers) {
+  std::vector<worker::WorkOrderProto> orders = {PythonOrder("fast", "pass")};
+  for (int i = 0; i < 3; ++i) {
+    orders.push_back(PythonOrder("slow " + std::to_string(i), "import time; time.sleep(30)"));
+  }
+  RunnerOptions options = Options("interrupted.journal");
+  options.jobs = 1;
+  std::thread interrupter;
+  options.on_progress = [&](const RunnerProgress& progress) {
+    if (progress.done == 1 && !interrupter.joinable()) {
+      interrupter = std::thread([] {
+        std::this_thread::sleep_for(std::chrono::seconds(2));  // a slow case is running
+        kill(getpid(), SIGINT);
+      });
+    }
+  };
+  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  if (interrupter.joinable()) interrupter.join();
+  ASSERT_EQ(report.status().code(), absl::StatusCode::kCancelled) << report.status();
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("--resume"));
+  absl::StatusOr<std::vector<worker::WorkerResultProto>> journal =
+      ReadJournal(options.journal_path);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_EQ(journal->size(), 1u);
+  EXPECT_EQ((*journal)[0].id(), "fast");
+  // No worker, zygote or case process survives the interrupt.
+  EXPECT_THAT(ProcessesMentioning(WorkerPath()), ::testing::IsEmpty());
 }
 
 TEST(RunnerTest, InvalidOrders) {
