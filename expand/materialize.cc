@@ -169,16 +169,24 @@ absl::Status CheckCommon(Grouped& g, absl::string_view signature) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Grouped> FromStmts(const GroupedStmts& stmts) {
+// The fields GroupedStmts and GroupedModules share: setup code (normalised),
+// variant switches and thread counts.
+template <typename Definition>
+Grouped WithCommonFields(const Definition& definition) {
   Grouped g;
+  g.py_setup = internal::NormalizeCode(definition.setup.py_setup);
+  g.cpp_setup = internal::NormalizeCode(definition.setup.cpp_setup);
+  g.global_setup = internal::NormalizeCode(definition.setup.global_setup);
+  g.torchscript = definition.torchscript;
+  g.autograd = definition.autograd;
+  g.num_threads = definition.num_threads;
+  return g;
+}
+
+absl::StatusOr<Grouped> FromStmts(const GroupedStmts& stmts) {
+  Grouped g = WithCommonFields(stmts);
   g.py_stmt = internal::NormalizeCode(stmts.py_stmt);
   g.cpp_stmt = internal::NormalizeCode(stmts.cpp_stmt);
-  g.py_setup = internal::NormalizeCode(stmts.setup.py_setup);
-  g.cpp_setup = internal::NormalizeCode(stmts.setup.cpp_setup);
-  g.global_setup = internal::NormalizeCode(stmts.setup.global_setup);
-  g.torchscript = stmts.torchscript;
-  g.autograd = stmts.autograd;
-  g.num_threads = stmts.num_threads;
   if (g.py_stmt.empty() && g.cpp_stmt.empty()) {
     return absl::InvalidArgumentError("GroupedStmts has neither a py_stmt nor a cpp_stmt");
   }
@@ -201,15 +209,9 @@ absl::StatusOr<Grouped> FromStmts(const GroupedStmts& stmts) {
 }
 
 absl::StatusOr<Grouped> FromModules(const GroupedModules& modules) {
-  Grouped g;
+  Grouped g = WithCommonFields(modules);
   g.py_model_setup = internal::NormalizeCode(modules.py_model_setup);
   g.cpp_model_setup = internal::NormalizeCode(modules.cpp_model_setup);
-  g.py_setup = internal::NormalizeCode(modules.setup.py_setup);
-  g.cpp_setup = internal::NormalizeCode(modules.setup.cpp_setup);
-  g.global_setup = internal::NormalizeCode(modules.setup.global_setup);
-  g.torchscript = modules.torchscript;
-  g.autograd = modules.autograd;
-  g.num_threads = modules.num_threads;
   if (modules.signature.empty()) {
     return absl::InvalidArgumentError(
         "GroupedModules needs a signature (e.g. \"f(x) -> y\") to call the model with");
