@@ -16,6 +16,19 @@ using expand::GroupedStmts;
 using expand::GroupedVariants;
 using expand::LabelKey;
 
+// The LibTorch releases that brought C++ APIs the definitions use, for
+// `ab_test --backtesting` (definition.h, min_libtorch_version).
+// torch::indexing (Slice, None, Ellipsis in index/index_put_).
+constexpr char kCppIndexingApi[] = "1.5";
+// torch::nn::functional with its *FuncOptions, at parity with Python.
+constexpr char kCppFunctionalApi[] = "1.5";
+
+// `stmts`, declared to need LibTorch `version` or newer.
+GroupedStmts Needs(const char* version, GroupedStmts stmts) {
+  stmts.min_libtorch_version = version;
+  return stmts;
+}
+
 // Python and C++ side by side (see expand/columns.h): "# @label" /
 // "// @label" lines start a benchmark, whose lines are its cases.
 
@@ -132,7 +145,7 @@ GroupedVariants ReductionGroup() {
 }
 
 GroupedVariants IndexingGroup() {
-  return GroupedVariants::FromTable(R"(
+  GroupedVariants group = GroupedVariants::FromTable(R"(
     Python                                   | C++
     ---------------------------------------- | ----------------------------------------
     # @global_setup                          | // @global_setup
@@ -169,6 +182,8 @@ GroupedVariants IndexingGroup() {
     x[False] = y[False]                      | x.index_put_({false}, y.index({false}));
     x[True] = y[True]                        | x.index_put_({true}, y.index({true}));
   )");
+  group.min_libtorch_version = kCppIndexingApi;
+  return group;
 }
 
 GroupedVariants MetadataAndViewsGroup() {
@@ -237,7 +252,7 @@ BenchmarkTree NNModulesGroup() {
 
 BenchmarkTree TrainingGroup() {
   return {
-      {"simple", GroupedStmts{R"(
+      {"simple", Needs(kCppFunctionalApi, GroupedStmts{R"(
           a0 = torch.nn.functional.relu(x * w0)
           y = a0 * w1
       )",
@@ -246,8 +261,8 @@ BenchmarkTree TrainingGroup() {
           auto y = a0 * w1;
       )",
                               Training(), "f(x, w0, w1) -> y", /*torchscript=*/true,
-                              /*autograd=*/true, /*num_threads=*/{1, 2}}},
-      {"ensemble", GroupedStmts{R"(
+                              /*autograd=*/true, /*num_threads=*/{1, 2}})},
+      {"ensemble", Needs(kCppFunctionalApi, GroupedStmts{R"(
           a0 = torch.nn.functional.gelu(x * w0)
           a1 = torch.nn.functional.prelu(y, w1)
           z = torch.nn.functional.normalize(
@@ -264,14 +279,14 @@ BenchmarkTree TrainingGroup() {
           ).dot(w2);
       )",
                                 Training(), "f(x, y, w0, w1, w2) -> z", /*torchscript=*/true,
-                                /*autograd=*/true, /*num_threads=*/{1, 2}}},
+                                /*autograd=*/true, /*num_threads=*/{1, 2}})},
   };
 }
 
 GroupedVariants InferenceModeGroup() {
   // C++ only. Inputs that are inference tensors are the common case; the
   // mixed case (a normal tensor too) matters less.
-  return GroupedVariants{"", R"(
+  GroupedVariants group{"", R"(
       // @Setup
       auto s = torch::ones({3, 3});  // Normal Tensor
       c10::InferenceMode guard;
@@ -286,6 +301,8 @@ GroupedVariants InferenceModeGroup() {
       // @Mixed
       torch::Tensor y = x + s;
   )"};
+  group.min_libtorch_version = "1.9";  // c10::InferenceMode
+  return group;
 }
 
 }  // namespace
@@ -307,8 +324,9 @@ BenchmarkTree ExtendedSuite() {
   return {
       // Advanced indexing with a tensor, also scripted.
       {{"Indexing", "Tensor index"},
-       GroupedStmts{"a[b, None, ...] = 1", "a.index_put_({b, None, Ellipsis}, 1);",
-                    Indexing(), "f(a, b) -> None", /*torchscript=*/true}},
+       Needs(kCppIndexingApi,
+             GroupedStmts{"a[b, None, ...] = 1", "a.index_put_({b, None, Ellipsis}, 1);",
+                          Indexing(), "f(a, b) -> None", /*torchscript=*/true})},
       {"Misc", BenchmarkTree{
                    {"resize_", GroupedStmts{R"(
                        x.resize_(0)
@@ -330,7 +348,7 @@ BenchmarkTree ExtendedSuite() {
                                    Generic()}},
                  }},
       {"Mesoscale", BenchmarkTree{
-                        {"MatMul-Bias-ReLU", GroupedStmts{R"(
+                        {"MatMul-Bias-ReLU", Needs(kCppFunctionalApi, GroupedStmts{R"(
                              z0 = torch.mm(x, y) + bias
                              z1 = torch.nn.functional.relu(z0)
                          )",
@@ -339,7 +357,7 @@ BenchmarkTree ExtendedSuite() {
                              auto z1 = torch::nn::functional::relu(z0);
                          )",
                                                           Mesoscale(), "f(x, y, bias) -> z1",
-                                                          /*torchscript=*/true}},
+                                                          /*torchscript=*/true})},
                         {"Off diagonal indices", GroupedStmts{R"(
                              indices = torch.arange(eye_4.numel())
                              z = indices[eye_4.flatten() == 0]

@@ -227,6 +227,33 @@ TEST(StandardSuiteTest, SampleCases) {
             "auto x = torch::ones({3, 3});  // Inference Tensor");
 }
 
+// Cases that use a C++ API younger than LibTorch 1.0 say so, for
+// `ab_test --backtesting`; the rest run on any version.
+TEST(FullSuiteTest, MinimumLibTorchVersions) {
+  std::map<std::string, std::set<std::string>> versions;  // label (first two parts) -> versions
+  for (const MaterializedBenchmark& c : MustMaterialize(FullSuite())) {
+    versions[c.label[0] + " / " + c.label[1]].insert(c.timer_args.min_libtorch_version);
+  }
+  std::map<std::string, std::string> declared;
+  for (const auto& [label, set] : versions) {
+    ASSERT_EQ(set.size(), 1u) << label << " mixes minimum versions";
+    if (!set.begin()->empty()) declared[label] = *set.begin();
+  }
+  EXPECT_EQ(declared, (std::map<std::string, std::string>{
+                          {"Indexing / Tensor index", "1.5"},
+                          {"Indexing / Tensor-Scalar", "1.5"},
+                          {"Indexing / Tensor-Scalar (Advanced)", "1.5"},
+                          {"Indexing / Tensor-Tensor", "1.5"},
+                          {"Indexing / Tensor-Tensor (Advanced)", "1.5"},
+                          {"InferenceMode / Inplace", "1.9"},
+                          {"InferenceMode / Mixed", "1.9"},
+                          {"InferenceMode / View", "1.9"},
+                          {"Mesoscale / MatMul-Bias-ReLU", "1.5"},
+                          {"training / ensemble", "1.5"},
+                          {"training / simple", "1.5"},
+                      }));
+}
+
 TEST(ExtendedSuiteTest, LabelsAndCounts) {
   std::vector<MaterializedBenchmark> cases = MustMaterialize(ExtendedSuite());
   EXPECT_EQ(cases.size(), 20u);

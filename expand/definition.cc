@@ -10,7 +10,8 @@ bool operator==(const TimerArgs& a, const TimerArgs& b) {
   return a.stmt == b.stmt && a.setup == b.setup && a.global_setup == b.global_setup &&
          a.num_threads == b.num_threads && a.language == b.language &&
          a.torchscript_artifact == b.torchscript_artifact &&
-         a.torchscript_model_source == b.torchscript_model_source;
+         a.torchscript_model_source == b.torchscript_model_source &&
+         a.min_libtorch_version == b.min_libtorch_version;
 }
 
 GroupedVariants GroupedVariants::FromTable(std::string table, std::vector<int> num_threads,

@@ -84,6 +84,11 @@ struct TimerArgs {
   // and import it), not with exec() of a string: torch.jit.script reads a
   // function's source code with `inspect`, which needs a file.
   std::string torchscript_model_source = "";
+  // The oldest LibTorch release this case works on, "major.minor" or
+  // "major.minor.patch" (e.g. "1.9" for c10::InferenceMode); empty: any.
+  // `ab_test --backtesting` skips it in an environment that reports
+  // an older LibTorch (libtorch_version.h).
+  std::string min_libtorch_version = "";
 
   friend bool operator==(const TimerArgs& a, const TimerArgs& b);
   friend bool operator!=(const TimerArgs& a, const TimerArgs& b) { return !(a == b); }
@@ -122,6 +127,8 @@ struct GroupedStmts {
   bool autograd = false;
   // One set of cases per thread count.
   std::vector<int> num_threads = {1};
+  // See TimerArgs::min_libtorch_version; it reaches every generated case.
+  std::string min_libtorch_version = "";
   SourceLocation where = {};
 };
 
@@ -154,6 +161,8 @@ struct GroupedModules {
   bool torchscript = false;
   bool autograd = false;
   std::vector<int> num_threads = {1};
+  // See TimerArgs::min_libtorch_version; it reaches every generated case.
+  std::string min_libtorch_version = "";
   SourceLocation where = {};
 };
 
@@ -199,6 +208,8 @@ struct GroupedVariants {
   // is materialized so that a malformed table is reported with its label.
   // Set by FromTable; py_block and cpp_block must then be empty.
   std::string table = "";
+  // See TimerArgs::min_libtorch_version; it reaches every variant.
+  std::string min_libtorch_version = "";
   SourceLocation where = {};
 
   static GroupedVariants FromTable(std::string table, std::vector<int> num_threads = {1},

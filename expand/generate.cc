@@ -77,6 +77,7 @@ SuiteManifestProto MakeManifest(const std::string& suite_name,
     *c->mutable_task_spec() = TaskSpecToProto(spec);
     if (benchmark.auto_labels.language == Language::kCpp) c->set_compiled_case(c->key());
     c->set_torchscript_artifact(benchmark.timer_args.torchscript_artifact);
+    c->set_min_libtorch_version(benchmark.timer_args.min_libtorch_version);
     c->set_ci_key(CiKey(benchmark));
     c->set_list_line(ListLine(benchmark));
     if (benchmark.where.file != nullptr) c->set_definition_file(benchmark.where.file);

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "expand/libtorch_version.h"
 #include "expand/signature.h"
 #include "expand/text.h"
 #include "expand/variants.h"
@@ -133,8 +134,19 @@ struct Grouped {
   bool torchscript = false;
   bool autograd = false;
   std::vector<int> num_threads;
+  std::string min_libtorch_version;
   std::string model_source;  // set when torchscript
 };
+
+absl::Status CheckMinLibTorchVersion(const std::string& version) {
+  if (version.empty()) return absl::OkStatus();
+  absl::StatusOr<LibTorchVersion> parsed = ParseLibTorchVersion(version);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("min_libtorch_version: ", parsed.status().message()));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status CheckCommon(Grouped& g, absl::string_view signature) {
   if (!signature.empty()) {
@@ -166,7 +178,7 @@ absl::Status CheckCommon(Grouped& g, absl::string_view signature) {
           absl::StrCat("num_threads has ", n, "; it must be at least 1"));
     }
   }
-  return absl::OkStatus();
+  return CheckMinLibTorchVersion(g.min_libtorch_version);
 }
 
 // The fields GroupedStmts and GroupedModules share: setup code (normalised),
@@ -180,6 +192,7 @@ Grouped WithCommonFields(const Definition& definition) {
   g.torchscript = definition.torchscript;
   g.autograd = definition.autograd;
   g.num_threads = definition.num_threads;
+  g.min_libtorch_version = definition.min_libtorch_version;
   return g;
 }
 
@@ -331,6 +344,7 @@ void Expand(const FlatEntry& entry, const Grouped& g, const std::string& artifac
               jit ? internal::JoinBlocks({kJitIncludes, g.global_setup}) : g.global_setup;
         }
         args.language = language;
+        args.min_libtorch_version = g.min_libtorch_version;
         if (jit) {
           args.torchscript_artifact = artifact;
           args.torchscript_model_source = g.model_source;
@@ -371,7 +385,7 @@ absl::Status CheckExplicit(const TimerArgs& args) {
         "TimerArgs: torchscript_artifact \"", args.torchscript_artifact,
         "\" must be a file name stem of letters, digits, '_', '.' and '-'"));
   }
-  return absl::OkStatus();
+  return CheckMinLibTorchVersion(args.min_libtorch_version);
 }
 
 // "Pointwise", "Math", "add" -> "pointwise_math_add": readable in file

@@ -108,8 +108,9 @@ struct MaterializedBenchmark {
 // autograd without a signature; autograd with "-> None"; torchscript
 // without Python code to script; a GroupedModules without a signature, or
 // whose model setup never defines `model` (see GroupedModules); no code in
-// either language; a thread count below 1; Python global setup; an empty
-// label or label part; or two benchmarks with the same label.
+// either language; a thread count below 1; Python global setup; a
+// min_libtorch_version that is not "major.minor[.patch]"; an empty label
+// or label part; or two benchmarks with the same label.
 absl::StatusOr<std::vector<MaterializedBenchmark>> Materialize(const BenchmarkTree& tree);
 
 // "Pointwise / Math / add / Case:  0": a label for people.

@@ -1,5 +1,7 @@
 #include "expand/materialize.h"
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -355,6 +357,35 @@ TEST(MaterializeTest, VariantsCarryGlobalSetupAndThreads) {
   EXPECT_EQ(cases[0].timer_args.global_setup, "#include <torch/torch.h>");
 }
 
+TEST(MaterializeTest, MinLibTorchVersionReachesEveryCase) {
+  GroupedStmts scripted{"y = x + 1", "auto y = x + 1;", {}, "f(x) -> y", /*torchscript=*/true,
+                        /*autograd=*/true, /*num_threads=*/{1, 2}};
+  scripted.min_libtorch_version = "1.9";
+  GroupedVariants variants{"# @a\nx\ny", "// @a\nx;\ny;"};
+  variants.min_libtorch_version = "1.5.1";
+  GroupedModules modules{"model = torch.nn.ReLU()", "", {}, "f(x) -> y"};
+  modules.min_libtorch_version = "2.0";
+  TimerArgs explicit_args{"x"};
+  explicit_args.min_libtorch_version = "1.13";
+  std::vector<MaterializedBenchmark> cases = MustMaterialize({
+      {"scripted", scripted},
+      {"variants", variants},
+      {"modules", modules},
+      {"explicit", explicit_args},
+      {"any", GroupedStmts{"x", "x;"}},
+  });
+  std::map<std::string, std::set<std::string>> versions;  // first label part -> versions
+  for (const MaterializedBenchmark& c : cases) {
+    versions[c.label[0]].insert(c.timer_args.min_libtorch_version);
+  }
+  EXPECT_EQ(cases.size(), 16u + 4u + 1u + 1u + 2u);
+  EXPECT_THAT(versions["scripted"], ElementsAre("1.9"));
+  EXPECT_THAT(versions["variants"], ElementsAre("1.5.1"));
+  EXPECT_THAT(versions["modules"], ElementsAre("2.0"));
+  EXPECT_THAT(versions["explicit"], ElementsAre("1.13"));
+  EXPECT_THAT(versions["any"], ElementsAre(""));
+}
+
 TEST(MaterializeTest, ErrorsNameTheLabelAndLocation) {
   const int line = __LINE__ + 1;
   std::string error = ErrorOf({{{"Group", "bad"}, GroupedStmts{"x", "x;", {}, "f(x -> y"}}});
@@ -367,6 +398,12 @@ TEST(MaterializeTest, Errors) {
   TimerArgs python_global{"x", "", "#include <cmath>"};
   TimerArgs half_artifact{"x"};
   half_artifact.torchscript_artifact = "k";
+  TimerArgs bad_version{"x"};
+  bad_version.min_libtorch_version = "1.9+cpu";
+  GroupedStmts bad_stmts_version{"x"};
+  bad_stmts_version.min_libtorch_version = "nine";
+  GroupedVariants bad_variants_version{"# @v\nx", ""};
+  bad_variants_version.min_libtorch_version = "1";
   TimerArgs bad_key = half_artifact;
   bad_key.torchscript_artifact = "a/b";
   bad_key.torchscript_model_source = "model = f";
@@ -418,6 +455,9 @@ TEST(MaterializeTest, Errors) {
            {{{"t", TimerArgs{"x", "", "", 0}}}, "t", "TimerArgs has num_threads 0"},
            {{{"t", half_artifact}}, "t", "go together"},
            {{{"t", bad_key}}, "t", "must be a file name stem"},
+           {{{"t", bad_version}}, "t", "min_libtorch_version: \"1.9+cpu\" is not a LibTorch version"},
+           {{{"s", bad_stmts_version}}, "s", "min_libtorch_version: \"nine\" is not"},
+           {{{"v", bad_variants_version}}, "v / v", "min_libtorch_version: \"1\" is not"},
        }) {
     std::string error = ErrorOf(m.tree);
     EXPECT_THAT(error, StartsWith(std::string(m.label) + " (")) << m.message;

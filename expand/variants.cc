@@ -154,6 +154,7 @@ absl::StatusOr<std::vector<Variant>> ExpandVariants(const GroupedVariants& varia
       variant.stmts.cpp_stmt = rows[i].second;
       variant.stmts.setup = setup;
       variant.stmts.num_threads = variants.num_threads;
+      variant.stmts.min_libtorch_version = variants.min_libtorch_version;
       variant.stmts.where = variants.where;
       out.push_back(std::move(variant));
     }
