@@ -15,29 +15,12 @@
 #include "absl/strings/string_view.h"
 #include "fuzzer/fuzzer.h"
 #include "fuzzer/value.h"
+#include "timer/internal/text.h"
 
 namespace icount {
 namespace {
 
-// Names here are parameter and tensor names; escape what JSON requires.
-std::string JsonString(absl::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          absl::StrAppend(&out, "\\u00", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
+using timer_internal::JsonString;
 
 std::string JsonInts(const std::vector<int64_t>& values) {
   return absl::StrCat("[", absl::StrJoin(values, ", "), "]");

@@ -2,7 +2,9 @@
 # //tools:ab_test end to end: environment B preloads libslow_malloc.so, which
 # taxes every malloc; ab_test must report the count increase and name the
 # preloaded function among the top per-function deltas. Two identical
-# environments must show no change at all.
+# environments must show no change at all. Backtesting: environments that
+# declare an old LibTorch (ICOUNT_LIBTORCH_VERSION) skip the cases that need
+# a newer one.
 set -u
 ab_test="$PWD/$1"
 lib="$PWD/$2"
@@ -16,12 +18,39 @@ cat "$tmp/slow.txt"
 grep -q "icount_test_allocation_tax" "$tmp/slow.txt" || fail "the preloaded function is not named"
 grep -Eq '\+[0-9.]+%' "$tmp/slow.txt" || fail "no count increase reported"
 
-"$ab_test" --A=true --B=true --filter="$filter" --colorize=false \
+real_version=$(/usr/bin/python3 -c 'import torch; print(torch.__version__)')
+grep -q "^ab_test: A runs LibTorch ${real_version:0:4}[0-9.]* (from at::show_config())$" "$tmp/slow.err" \
+  || fail "A's LibTorch (python: $real_version) not reported: $(cat "$tmp/slow.err")"
+
+old="export ICOUNT_LIBTORCH_VERSION=1.8"
+"$ab_test" --A="$old" --B="$old" --backtesting --json="$tmp/same.json" --colorize=false \
+  --filter='^(Empty / with allocation|InferenceMode / View)$' \
   > "$tmp/same.txt" 2> "$tmp/same.err" || fail "ab_test failed: $(cat "$tmp/same.err")"
-cat "$tmp/same.txt"
+cat "$tmp/same.err" "$tmp/same.txt"
 if grep -Eq '[+-][0-9.]+%' "$tmp/same.txt"; then fail "identical environments show a change"; fi
 grep -q '\.\.\.' "$tmp/same.txt" || fail "equal cells should read ..."
+grep -q '^  InferenceMode / View | Eager | Forward | C++ | 1 thread (needs 1.9)$' "$tmp/same.err" \
+  || fail "--backtesting should list the skipped case"
+if grep -q InferenceMode "$tmp/same.txt"; then fail "a skipped case is in the table"; fi
+/usr/bin/python3 - "$tmp/same.json" <<'PY' || fail "--json: $(cat "$tmp/same.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["skipped_by_backtesting"] == ["InferenceMode/View|Eager|Forward|C++|1"], d
+assert d["libtorch"]["B"] == {"version": "1.8", "source": "ICOUNT_LIBTORCH_VERSION"}, d
+assert all(c["label"] != "InferenceMode" for c in d["A"]["instruction_counts"]), d["A"]
+PY
 
+# Bad input stops before any long work.
+if "$ab_test" --A="$old" --B=true --backtesting --filter='^InferenceMode' > /dev/null 2> "$tmp/none.err"; then
+  fail "--backtesting with nothing left to run must fail"
+fi
+grep -q "leaves no case to run" "$tmp/none.err" || fail "nothing-left message: $(cat "$tmp/none.err")"
+if "$ab_test" --A=true --B="export ICOUNT_LIBTORCH_VERSION=latest" --filter="$filter" \
+  > /dev/null 2> "$tmp/bad_version.err"; then
+  fail "an unreadable LibTorch version must fail"
+fi
+grep -q 'environment B reports an unreadable LibTorch version (from ICOUNT_LIBTORCH_VERSION): "latest"' \
+  "$tmp/bad_version.err" || fail "bad version message: $(cat "$tmp/bad_version.err")"
 if "$ab_test" --A=true --B="exit 7" --filter="$filter" > /dev/null 2> "$tmp/broken.err"; then
   fail "a broken environment must fail"
 fi

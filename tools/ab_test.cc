@@ -2,23 +2,28 @@
 //
 //   bazel run //tools:ab_test -- --A="source /opt/torch-main/env.sh"
 //       --B="export LD_LIBRARY_PATH=/opt/torch-branch/lib" [--filter=REGEX] [--no_cpp]
-//       [--A_worker=PATH] [--B_worker=PATH] [--display_time] [--colorize] [--markdown]
-//       [--json=out.json]
+//       [--A_worker=PATH] [--B_worker=PATH] [--backtesting] [--display_time] [--colorize]
+//       [--markdown] [--json=out.json]
 //
 // Each side's workers start through `/bin/sh -c '<command> && exec "$@"'`,
 // so a side can load another LibTorch (LD_LIBRARY_PATH, PYTHONPATH), preload
-// a library, or use a worker built against it (--A_worker). A canary case
-// runs first in each environment; a broken environment stops the run with
-// its output. A and B then run at the same time (half the CPUs each), so
-// their wall times share whatever the machine is doing. The output is a
-// delta table of instructions per run (and wall time with --display_time),
-// then, for the largest count changes, the functions that account for them.
+// a library, or use a worker built against it (--A_worker). Each side's
+// worker first reports the LibTorch it runs on (worker/loaded_libtorch.h);
+// with --backtesting, cases that declare a newer min_libtorch_version than
+// either side has are skipped (and listed), so an old release can be
+// compared with today's. A canary case then runs in each environment; a
+// broken environment stops the run with its output. A and B then run at the
+// same time (half the CPUs each), so their wall times share whatever the
+// machine is doing. The output is a delta table of instructions per run (and
+// wall time with --display_time), then, for the largest count changes, the
+// functions that account for them.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <future>
 #include <map>
+#include <optional>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -26,16 +31,23 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "compare/delta_table.h"
+#include "expand/libtorch_version.h"
 #include "timer/function_counts.h"
+#include "timer/internal/subprocess.h"
+#include "timer/internal/text.h"
 #include "tools/suite.h"
 #include "tools/versions.h"
+#include "worker/loaded_libtorch.h"
 
 ABSL_FLAG(std::string, A, "", "Shell command setting up environment A (required).");
 ABSL_FLAG(std::string, B, "", "Shell command setting up environment B (required).");
 ABSL_FLAG(std::string, A_worker, "", "Worker binary for A; default: the suite's.");
 ABSL_FLAG(std::string, B_worker, "", "Worker binary for B; default: the suite's.");
 ABSL_FLAG(std::string, filter, "", "RE2 regex on labels: only matching cases.");
+ABSL_FLAG(bool, backtesting, false,
+          "Skip cases that declare a newer min_libtorch_version than A or B reports.");
 ABSL_FLAG(bool, no_cpp, false, "Python cases only (e.g. when B's LibTorch has no C++ ABI match).");
 ABSL_FLAG(bool, display_time, false, "Also measure and show wall time.");
 ABSL_FLAG(bool, colorize, false, "ANSI colours in the table.");
@@ -59,8 +71,64 @@ struct Side {
   std::string name;
   std::string command;
   std::string worker;
-  SuiteResults results;
+  LibTorchVersionReport libtorch;  // as the side's worker reports it
+  expand::LibTorchVersion libtorch_version;
 };
+
+// Asks the side's worker, started through the side's command, which
+// LibTorch it runs on. Also the first sign of a broken environment.
+absl::Status ProbeLibTorch(Side& side) {
+  std::vector<std::string> argv = ShellPrefix(side.command);
+  argv.push_back(side.worker);
+  argv.push_back("--print_libtorch_version");
+  absl::StatusOr<timer_internal::CommandResult> result = timer_internal::RunCommand(argv);
+  if (!result.ok()) return result.status();
+  std::optional<LibTorchVersionReport> report = FindLibTorchVersionLine(result->output);
+  if (result->exit_code != 0 || !report.has_value()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "environment ", side.name, " (", side.command, ") is broken: its worker could not ",
+        "report a LibTorch version (", timer_internal::DescribeExit(*result), "):\n",
+        result->output));
+  }
+  absl::StatusOr<expand::LibTorchVersion> version =
+      expand::ParseLibTorchVersion(report->version, expand::VersionSuffix::kIgnored);
+  if (!version.ok()) {
+    const bool declared = report->source == "ICOUNT_LIBTORCH_VERSION";
+    return absl::FailedPreconditionError(absl::StrCat(
+        "environment ", side.name, " reports an unreadable LibTorch version (from ",
+        report->source, "): ", version.status().message(),
+        declared ? "" : absl::StrCat("; declare the right one with `export ",
+                                     "ICOUNT_LIBTORCH_VERSION=<version>` in --", side.name)));
+  }
+  side.libtorch = *std::move(report);
+  side.libtorch_version = *version;
+  return absl::OkStatus();
+}
+
+// Splits `cases` into those that run on LibTorch `available` and those
+// that declare a newer min_libtorch_version.
+absl::Status SplitByMinLibTorch(const std::vector<expand::SuiteCaseProto>& cases,
+                                const expand::LibTorchVersion& available,
+                                std::vector<expand::SuiteCaseProto>& runnable,
+                                std::vector<expand::SuiteCaseProto>& too_new) {
+  for (const expand::SuiteCaseProto& c : cases) {
+    if (!c.min_libtorch_version().empty()) {
+      absl::StatusOr<expand::LibTorchVersion> needed =
+          expand::ParseLibTorchVersion(c.min_libtorch_version());
+      if (!needed.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            c.list_line(), " (", c.definition_file(), ":", c.definition_line(),
+            "): min_libtorch_version ", needed.status().message()));
+      }
+      if (available < *needed) {
+        too_new.push_back(c);
+        continue;
+      }
+    }
+    runnable.push_back(c);
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<SuiteResults> RunSide(const Side& side, const Suite& suite,
                                      const std::vector<expand::SuiteCaseProto>& cases,
@@ -103,10 +171,11 @@ int Main(int argc, char** argv) {
   }
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
   if (!suite.ok()) return Fail(std::string(suite.status().message()));
-  Side a{"A", absl::GetFlag(FLAGS_A),
-         absl::GetFlag(FLAGS_A_worker).empty() ? suite->worker_path : absl::GetFlag(FLAGS_A_worker), {}};
-  Side b{"B", absl::GetFlag(FLAGS_B),
-         absl::GetFlag(FLAGS_B_worker).empty() ? suite->worker_path : absl::GetFlag(FLAGS_B_worker), {}};
+  auto worker = [&](const std::string& flag) {
+    return flag.empty() ? suite->worker_path : flag;
+  };
+  Side a{"A", absl::GetFlag(FLAGS_A), worker(absl::GetFlag(FLAGS_A_worker)), {}, {}};
+  Side b{"B", absl::GetFlag(FLAGS_B), worker(absl::GetFlag(FLAGS_B_worker)), {}, {}};
   for (const Side* side : {&a, &b}) {
     if (access(side->worker.c_str(), X_OK) != 0) {
       return Fail(absl::StrCat("--", side->name, "_worker=", side->worker,
@@ -116,15 +185,57 @@ int Main(int argc, char** argv) {
   CaseFilter filter;
   filter.label_regex = absl::GetFlag(FLAGS_filter);
   filter.cpp = !absl::GetFlag(FLAGS_no_cpp);
-  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = SelectCases(*suite, filter);
-  if (!cases.ok()) return Fail(std::string(cases.status().message()));
-  if (cases->empty()) return Fail("no case matches the filter");
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> selected = SelectCases(*suite, filter);
+  if (!selected.ok()) return Fail(std::string(selected.status().message()));
+  if (selected->empty()) return Fail("no case matches the filter");
+
+  for (Side* side : {&a, &b}) {
+    if (absl::Status status = ProbeLibTorch(*side); !status.ok()) {
+      return Fail(std::string(status.message()));
+    }
+    std::fprintf(stderr, "ab_test: %s runs LibTorch %s (from %s)\n", side->name.c_str(),
+                 side->libtorch.version.c_str(), side->libtorch.source.c_str());
+  }
+  const Side& older = a.libtorch_version < b.libtorch_version ? a : b;
+  std::vector<expand::SuiteCaseProto> runnable, too_new;
+  if (absl::Status status =
+          SplitByMinLibTorch(*selected, older.libtorch_version, runnable, too_new);
+      !status.ok()) {
+    return Fail(std::string(status.message()));
+  }
+  const std::vector<expand::SuiteCaseProto>* cases = &*selected;
+  if (!too_new.empty()) {
+    const std::string why =
+        absl::StrCat(too_new.size(), " of ", selected->size(), " cases ",
+                     too_new.size() == 1 ? "needs" : "need", " a newer LibTorch than ", older.name,
+                     "'s ", older.libtorch.version);
+    if (absl::GetFlag(FLAGS_backtesting)) {
+      std::fprintf(stderr, "ab_test: --backtesting: %s; skipped:\n", why.c_str());
+      for (const expand::SuiteCaseProto& c : too_new) {
+        std::fprintf(stderr, "  %s (needs %s)\n", c.list_line().c_str(),
+                     c.min_libtorch_version().c_str());
+      }
+      if (runnable.empty()) return Fail("--backtesting leaves no case to run");
+      cases = &runnable;
+    } else {
+      std::fprintf(stderr,
+                   "ab_test: warning: %s (e.g. %s needs %s); they will likely fail there. "
+                   "--backtesting skips them.\n",
+                   why.c_str(), too_new[0].list_line().c_str(),
+                   too_new[0].min_libtorch_version().c_str());
+    }
+  }
+
+  // The canary: the suite's first Python case that runs on both sides.
   const expand::SuiteCaseProto* canary = nullptr;
   for (const expand::SuiteCaseProto& c : suite->manifest.cases()) {
-    if (c.task_spec().language() == timer::PYTHON) {
+    if (c.task_spec().language() == timer::PYTHON && c.min_libtorch_version().empty()) {
       canary = &c;
       break;
     }
+  }
+  if (canary == nullptr) {
+    return Fail("the suite has no Python case without a min_libtorch_version to be the canary");
   }
   for (const Side* side : {&a, &b}) {
     std::fprintf(stderr, "ab_test: canary in %s...\n", side->name.c_str());
@@ -142,7 +253,9 @@ int Main(int argc, char** argv) {
   if (!a_results.ok()) return Fail(absl::StrCat("A: ", a_results.status().message()));
   if (!b_results.ok()) return Fail(absl::StrCat("B: ", b_results.status().message()));
 
-  DeltaTable table("Instructions per run: A vs B", BenchmarkColumns());
+  DeltaTable table(absl::StrCat("Instructions per run: A (LibTorch ", a.libtorch.version,
+                                ") vs B (LibTorch ", b.libtorch.version, ")"),
+                   BenchmarkColumns());
   std::map<std::string, const InstructionCounts*> a_counts, b_counts;
   for (const InstructionCounts& c : a_results->file.instruction_counts) a_counts[c.metadata.at("case")] = &c;
   for (const InstructionCounts& c : b_results->file.instruction_counts) b_counts[c.metadata.at("case")] = &c;
@@ -187,8 +300,19 @@ int Main(int argc, char** argv) {
                 FunctionCounts(rows, false).Slice(0, rows.size()).ToString().c_str());
   }
   if (!absl::GetFlag(FLAGS_json).empty()) {
-    const std::string json = absl::StrCat("{\"A\": ", ResultsToJson(a_results->file), ", \"B\": ",
-                                          ResultsToJson(b_results->file), "}\n");
+    using timer_internal::JsonString;
+    std::vector<std::string> skipped;
+    if (cases == &runnable) {
+      for (const expand::SuiteCaseProto& c : too_new) skipped.push_back(JsonString(c.key()));
+    }
+    auto libtorch = [](const Side& side) {
+      return absl::StrCat("{\"version\": ", JsonString(side.libtorch.version),
+                          ", \"source\": ", JsonString(side.libtorch.source), "}");
+    };
+    const std::string json = absl::StrCat(
+        "{\"A\": ", ResultsToJson(a_results->file), ", \"B\": ", ResultsToJson(b_results->file),
+        ", \"libtorch\": {\"A\": ", libtorch(a), ", \"B\": ", libtorch(b),
+        "}, \"skipped_by_backtesting\": [", absl::StrJoin(skipped, ", "), "]}\n");
     if (absl::Status s = WriteFileAtomically(absl::GetFlag(FLAGS_json), json); !s.ok()) {
       return Fail(std::string(s.message()));
     }

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compare/compare.h"
+#include "timer/internal/text.h"
 #include "tools/suite.h"
 #include "tools/versions.h"
 #include "worker/runner.h"
@@ -45,18 +46,12 @@ namespace {
 
 // {"label": ["Pointwise", "Math", "add"], "runtime": "Eager", "autograd":
 // "Forward", "language": "Python", "num_threads": 1}: the case key of
-// upstream's CI, flat. Explicit modes are "" as upstream writes them. (The
-// manifest's ci_key keeps upstream's exact str(WorkOrder) form, with the
-// modes nested under "autolabels".)
+// upstream's CI, flat. Explicit modes are "" as upstream writes them. A
+// case that declares a minimum LibTorch adds "min_libtorch_version": "1.9".
+// (The manifest's ci_key keeps upstream's exact str(WorkOrder) form, with
+// the modes nested under "autolabels".)
 std::string ListJson(const expand::SuiteCaseProto& c) {
-  auto quote = [](const std::string& text) {
-    std::string out = "\"";
-    for (char ch : text) {
-      if (ch == '"' || ch == '\\') out += '\\';
-      out += ch;
-    }
-    return out + "\"";
-  };
+  auto quote = &timer_internal::JsonString;
   std::vector<std::string> parts;
   for (const std::string& part : c.label()) parts.push_back(quote(part));
   auto mode = [](const std::string& m) { return m == "Explicit" ? std::string() : m; };
@@ -64,7 +59,12 @@ std::string ListJson(const expand::SuiteCaseProto& c) {
                       quote(mode(c.runtime())), ", \"autograd\": ", quote(mode(c.autograd())),
                       ", \"language\": ",
                       quote(c.task_spec().language() == timer::CPP ? "C++" : "Python"),
-                      ", \"num_threads\": ", c.task_spec().num_threads(), "}");
+                      ", \"num_threads\": ", c.task_spec().num_threads(),
+                      c.min_libtorch_version().empty()
+                          ? ""
+                          : absl::StrCat(", \"min_libtorch_version\": ",
+                                         quote(c.min_libtorch_version())),
+                      "}");
 }
 
 int Main(int argc, char** argv) {

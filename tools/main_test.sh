@@ -11,6 +11,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 [ "$("$main" --list | wc -l)" -eq 201 ] || fail "--list should print 201 cases"
 "$main" --list --json | head -1 | grep -q '^{"label": \["Empty", "no allocation"\], "runtime": "Eager", "autograd": "Forward", "language": "Python", "num_threads": 1}$' \
   || fail "--list --json first line: $("$main" --list --json | head -1)"
+"$main" --list --json --filter='^InferenceMode / View$' | grep -q '"num_threads": 1, "min_libtorch_version": "1.9"}$' \
+  || fail "--list --json should show a declared minimum LibTorch"
 "$main" --help > "$tmp/help.txt" || fail "--help should exit 0"
 grep -q -- "--filter" "$tmp/help.txt" || fail "--help should list --filter"
 "$main" --version | grep -q "timer 0.1.0" || fail "--version"

@@ -14,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "tools/versions.h"
+#include "worker/loaded_libtorch.h"
 #include "worker/worker.h"
 
 ABSL_FLAG(std::string, orders, "", "File of framed work orders; default: stdin.");
@@ -21,11 +22,18 @@ ABSL_FLAG(int, results_fd, 1, "File descriptor for framed results.");
 ABSL_FLAG(std::string, scratch, "", "Scratch directory for case results (required).");
 ABSL_FLAG(std::string, cpus, "", "Comma-separated CPUs to pin to, e.g. 0 or 0,1; empty: any.");
 ABSL_FLAG(bool, python, true, "Initialise Python (import torch) once before the first case.");
+ABSL_FLAG(bool, print_libtorch_version, false,
+          "Print the LibTorch version this worker runs on (see loaded_libtorch.h) and exit.");
 
 int main(int argc, char** argv) {
   icount::ParseToolFlags(argc, argv,
                          "icount worker: runs work orders (see worker/worker.h).\n\n"
-                         "Usage: worker --scratch=DIR [--orders=FILE] [--results_fd=N]");
+                         "Usage: worker --scratch=DIR [--orders=FILE] [--results_fd=N]\n"
+                         "       worker --print_libtorch_version");
+  if (absl::GetFlag(FLAGS_print_libtorch_version)) {
+    std::printf("%s\n", icount::LibTorchVersionLine(icount::LoadedLibTorchVersion()).c_str());
+    return 0;
+  }
   icount::WorkerOptions options;
   options.results_fd = absl::GetFlag(FLAGS_results_fd);
   options.scratch_directory = absl::GetFlag(FLAGS_scratch);

@@ -77,4 +77,23 @@ std::string NormalizeSnippet(absl::string_view text) {
   return out;
 }
 
+std::string JsonString(absl::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          absl::StrAppend(&out, "\\u00", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
 }  // namespace icount::timer_internal

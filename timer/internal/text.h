@@ -17,6 +17,11 @@ std::string Indent(absl::string_view text, absl::string_view prefix);
 // strip trailing whitespace.
 std::string NormalizeSnippet(absl::string_view text);
 
+// `text` as a JSON string literal, quotes included: '"' and '\\' escaped,
+// control characters as \n, \t or \u00XX; other bytes (UTF-8) as they are.
+//   JsonString("a\"b") == "\"a\\\"b\""
+std::string JsonString(absl::string_view text);
+
 }  // namespace icount::timer_internal
 
 #endif  // ICOUNT_TIMER_INTERNAL_TEXT_H_

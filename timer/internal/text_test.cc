@@ -26,5 +26,12 @@ TEST(NormalizeSnippetTest, DropsOneLeadingNewlineAndTrailingSpace) {
             "x = torch.ones(4)\ny = x + 1");
 }
 
+TEST(JsonStringTest, EscapesWhatJsonRequires) {
+  EXPECT_EQ(JsonString("plain"), "\"plain\"");
+  EXPECT_EQ(JsonString("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(JsonString("x\ny\tz\x01"), "\"x\\ny\\tz\\u0001\"");
+  EXPECT_EQ(JsonString("caf\xc3\xa9"), "\"caf\xc3\xa9\"");  // UTF-8 passes through
+}
+
 }  // namespace
 }  // namespace icount::timer_internal

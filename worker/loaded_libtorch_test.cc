@@ -1,0 +1,41 @@
+#include "worker/loaded_libtorch.h"
+
+#include <stdlib.h>
+#include <torch/version.h>
+
+#include "gtest/gtest.h"
+
+namespace icount {
+namespace {
+
+TEST(LoadedLibTorchTest, ReadsTheLoadedLibrarysBuildSettings) {
+  unsetenv("ICOUNT_LIBTORCH_VERSION");
+  const LibTorchVersionReport report = LoadedLibTorchVersion();
+  EXPECT_EQ(report.source, "at::show_config()");
+  // Debian's headers and shared libraries come from one package.
+  EXPECT_EQ(report.version, TORCH_VERSION);
+}
+
+TEST(LoadedLibTorchTest, TheEnvironmentMayDeclareIt) {
+  setenv("ICOUNT_LIBTORCH_VERSION", "1.8.1", 1);
+  EXPECT_EQ(LoadedLibTorchVersion().version, "1.8.1");
+  EXPECT_EQ(LoadedLibTorchVersion().source, "ICOUNT_LIBTORCH_VERSION");
+  setenv("ICOUNT_LIBTORCH_VERSION", "", 1);  // empty: not declared
+  EXPECT_EQ(LoadedLibTorchVersion().source, "at::show_config()");
+  unsetenv("ICOUNT_LIBTORCH_VERSION");
+}
+
+TEST(LoadedLibTorchTest, TheLineIsFoundAmongOtherOutput) {
+  const std::string line = LibTorchVersionLine({"2.1.0+cpu", "at::show_config()"});
+  EXPECT_EQ(line, "icount-libtorch-version: 2.1.0+cpu from at::show_config()");
+  std::optional<LibTorchVersionReport> found =
+      FindLibTorchVersionLine("(env) activated\n" + line + "\nbye\n");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->version, "2.1.0+cpu");
+  EXPECT_EQ(found->source, "at::show_config()");
+  EXPECT_FALSE(FindLibTorchVersionLine("no version here\n").has_value());
+  EXPECT_FALSE(FindLibTorchVersionLine("say icount-libtorch-version: 1.0 from x").has_value());
+}
+
+}  // namespace
+}  // namespace icount
