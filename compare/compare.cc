@@ -57,12 +57,6 @@ int LeadingDigits(double value) {
   return static_cast<int>(std::ceil(log));
 }
 
-// Significant figures of a measurement, guarded where the estimate takes the
-// logarithm of a zero median.
-int SignificantFiguresOf(const Measurement& m) {
-  return m.Median() > 0 ? m.SignificantFigures() : 1;
-}
-
 // One column's number format, shared by all of its cells so that they line
 // up: enough integer digits for its largest value and, when trimming, only
 // the decimals that its least precise cell supports.
@@ -81,7 +75,7 @@ class ColumnFormat {
       const int digits = LeadingDigits(m->Median() / time_scale_);
       unit_digits = std::max(unit_digits.value_or(digits), digits);
       if (trim_) {
-        const int decimals = std::max(SignificantFiguresOf(*m) - digits, 0);
+        const int decimals = std::max(m->SignificantFigures() - digits, 0);
         decimal_digits = std::min(decimal_digits.value_or(decimals), decimals);
       }
     }
@@ -98,7 +92,7 @@ class ColumnFormat {
     if (m == nullptr) return std::string(TextWidth(Format(1, 1, std::nullopt)), ' ');
     std::optional<double> spread;
     if (m->HasWarnings()) spread = m->Iqr() / m->Median();
-    return Format(m->Median() / time_scale_, trim_ ? SignificantFiguresOf(*m) : 1, spread);
+    return Format(m->Median() / time_scale_, trim_ ? m->SignificantFigures() : 1, spread);
   }
 
  private:

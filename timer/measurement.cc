@@ -134,6 +134,9 @@ int Measurement::SignificantFigures() const {
   const double sqrt_n = static_cast<double>(std::sqrt(static_cast<float>(points.size())));
   const double confidence_interval = std::max(1.645 * std_dev / sqrt_n, kMinConfidenceInterval);
   const double relative_ci = Log10AsFloat32(stats_.median / confidence_interval);
+  // A zero or negative median (log10 gives -inf or NaN), or no times at all:
+  // the reference divides by zero; 1 is its floor for tiny ratios.
+  if (!std::isfinite(relative_ci)) return 1;
   const int figures = static_cast<int>(std::floor(static_cast<float>(relative_ci)));
   return std::min(std::max(figures, 1), kMaxSignificantFigures);
 }

@@ -31,6 +31,12 @@ TEST(MeasurementTest, OneSample) {
   EXPECT_EQ(m.Summary(), "x + y\n  1.20 us\n  1 measurement, 100 runs , 1 thread");
 }
 
+// The reference divides by zero here; ours is defined: the lowest count.
+TEST(MeasurementTest, SignificantFiguresOfAZeroMedianIsOne) {
+  EXPECT_EQ(Measurement(1, {0.0, 0.0, 0.0}, Spec()).SignificantFigures(), 1);
+  EXPECT_EQ(Measurement(1, {-1e-9, 0.0, 0.0}, Spec()).SignificantFigures(), 1);
+}
+
 TEST(MeasurementTest, TwoSamplesInterpolateAndWarn) {
   TaskSpec spec = Spec();
   spec.label = "add";
