@@ -32,13 +32,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cli/tool_flags.h"
 #include "compare/delta_table.h"
 #include "expand/libtorch_version.h"
 #include "timer/function_counts.h"
 #include "timer/internal/subprocess.h"
 #include "timer/internal/text.h"
 #include "tools/suite.h"
-#include "tools/versions.h"
 #include "worker/loaded_libtorch.h"
 
 ABSL_FLAG(std::string, A, "", "Shell command setting up environment A (required).");

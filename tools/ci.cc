@@ -22,10 +22,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "cli/tool_flags.h"
 #include "timer/internal/fnv.h"
 #include "tools/regression.h"
 #include "tools/suite.h"
-#include "tools/versions.h"
 
 ABSL_FLAG(std::string, destination, "", "Results file to write (required).");
 ABSL_FLAG(std::string, baseline, "", "Results file of the baseline; enables the gate.");

@@ -18,11 +18,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "cli/tool_flags.h"
 #include "compare/compare.h"
 #include "compare/delta_table.h"
 #include "timer/measurement.h"
 #include "timer/measurement_io.h"
-#include "tools/versions.h"
 
 ABSL_FLAG(std::string, input, "", "Results file (JSON) to render. Required.");
 ABSL_FLAG(bool, trim_significant_figures, false,

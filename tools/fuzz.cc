@@ -15,11 +15,11 @@
 #include "absl/flags/flag.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_join.h"
+#include "cli/tool_flags.h"
 #include "fuzzer/fuzzer.h"
 #include "fuzzer/op_fuzzers.h"
 #include "fuzzer/sample_json.h"
 #include "fuzzer/tensor.h"
-#include "tools/versions.h"
 
 ABSL_FLAG(std::string, fuzzer, "",
           "Op fuzzer: unary, binary, spectral, sparse_unary or sparse_binary.");

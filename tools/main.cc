@@ -16,10 +16,10 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/tool_flags.h"
 #include "compare/compare.h"
 #include "timer/internal/text.h"
 #include "tools/suite.h"
-#include "tools/versions.h"
 #include "worker/runner.h"
 
 ABSL_FLAG(bool, list, false, "Print the materialised cases, one a line, and exit.");

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "cli/tool_flags.h"
 #include "timer/measurement_io.h"
-#include "tools/versions.h"
 
 ABSL_FLAG(std::string, output, "", "The merged results file (required).");
 

@@ -16,11 +16,11 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "cli/tool_flags.h"
 #include "timer/callgrind_stats.h"
 #include "timer/measurement_io.h"
 #include "timer/timer.h"
 #include "tools/suite.h"
-#include "tools/versions.h"
 
 ABSL_FLAG(std::string, stmt, "", "The statement to time (required).");
 ABSL_FLAG(std::string, setup, "", "Run once before timing.");

@@ -13,7 +13,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "tools/versions.h"
+#include "cli/tool_flags.h"
 #include "worker/loaded_libtorch.h"
 #include "worker/worker.h"
 

@@ -1,4 +1,4 @@
-#include "tools/versions.h"
+#include "cli/tool_flags.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/internal/program_name.h"
 #include "absl/flags/internal/usage.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -40,10 +41,12 @@ std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage) {
   config.version_string = [] { return LibraryVersions() + "\n"; };
   // Only our own flags in --help; --helpfull shows abseil's too.
   config.contains_help_flags = [](absl::string_view path) {
-    return absl::StrContains(path, "tools/");
+    return !absl::StrContains(path, "absl/");
   };
   absl::SetFlagsUsageConfig(config);
   absl::SetProgramUsageMessage(usage);
+  // Parsing sets the program name too, but --help is answered before that.
+  absl::flags_internal::SetProgramInvocationName(argv[0]);
   // abseil exits 1 after --help; asking for help is a success here.
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-help") == 0) {

@@ -1,0 +1,76 @@
+#include "cli/tool_flags.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+ABSL_FLAG(int, cli_test_repeats, 3, "A flag defined outside //tools.");
+
+namespace icount {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct Exit {
+  int code = -1;
+  std::string stdout_text;
+};
+
+// ParseToolFlags in a child (--help and --version exit), capturing stdout.
+Exit RunParse(std::vector<std::string> args) {
+  int pipe_fds[2];
+  EXPECT_EQ(pipe(pipe_fds), 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(pipe_fds[1], 1);
+    close(pipe_fds[0]);
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    ParseToolFlags(static_cast<int>(argv.size()), argv.data(), "Tests flags.\n\nUsage: demo");
+    std::fflush(stdout);
+    _exit(absl::GetFlag(FLAGS_cli_test_repeats));
+  }
+  close(pipe_fds[1]);
+  Exit exit;
+  char buffer[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof(buffer))) > 0;) {
+    exit.stdout_text.append(buffer, static_cast<size_t>(n));
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  exit.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return exit;
+}
+
+TEST(ToolFlagsTest, HelpListsTheProgramsOwnFlagsNamesItAndSucceeds) {
+  const Exit help = RunParse({"/path/to/demo", "--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_THAT(help.stdout_text, HasSubstr("demo: Tests flags."));
+  EXPECT_THAT(help.stdout_text, Not(HasSubstr("UNKNOWN")));
+  EXPECT_THAT(help.stdout_text, HasSubstr("--cli_test_repeats (A flag defined outside //tools.)"));
+  EXPECT_THAT(help.stdout_text, Not(HasSubstr("--flagfile")));  // abseil's own: --helpfull
+}
+
+TEST(ToolFlagsTest, VersionPrintsTheLibraryVersions) {
+  const Exit version = RunParse({"demo", "--version"});
+  EXPECT_EQ(version.code, 0);
+  EXPECT_EQ(version.stdout_text, LibraryVersions() + "\n");
+  EXPECT_THAT(version.stdout_text, HasSubstr("timer "));
+  EXPECT_THAT(version.stdout_text, HasSubstr("worker "));
+}
+
+TEST(ToolFlagsTest, ParsesFlags) {
+  EXPECT_EQ(RunParse({"demo", "--cli_test_repeats=7"}).code, 7);
+}
+
+}  // namespace
+}  // namespace icount
