@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "timer/callgrind.pb.h"
 #include "timer/internal/cpp_snippet.h"
 #include "timer/internal/python_snippet.h"
@@ -272,28 +273,20 @@ absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language) {
   return std::make_shared<PythonPass>(*std::move(pass));
 }
 
-absl::StatusOr<std::string> FindValgrind() {
-  const char* path = std::getenv("PATH");
-  std::vector<std::string> directories = {"/usr/bin", "/bin"};
-  if (path != nullptr) {
-    std::string remaining = path;
-    directories.clear();
-    size_t start = 0;
-    while (start <= remaining.size()) {
-      size_t end = remaining.find(':', start);
-      if (end == std::string::npos) end = remaining.size();
-      directories.push_back(remaining.substr(start, end - start));
-      start = end + 1;
-    }
-    directories.push_back("/usr/bin");
-  }
-  for (const std::string& directory : directories) {
+absl::StatusOr<std::string> FindValgrindIn(absl::string_view search_path) {
+  for (absl::string_view directory : absl::StrSplit(search_path, ':')) {
     const std::string candidate = absl::StrCat(directory.empty() ? "." : directory, "/valgrind");
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
   }
-  return absl::FailedPreconditionError(
-      "valgrind is not installed, so instruction counts cannot be collected (wall time still "
-      "works): install Debian's `valgrind` package (./bazelw does)");
+  return absl::FailedPreconditionError(absl::StrCat(
+      "valgrind is not installed (not found in ", search_path,
+      "), so instruction counts cannot be collected (wall time still works): install Debian's "
+      "`valgrind` package (./bazelw does)"));
+}
+
+absl::StatusOr<std::string> FindValgrind() {
+  const char* path = std::getenv("PATH");
+  return FindValgrindIn(path == nullptr ? "/usr/bin:/bin" : absl::StrCat(path, ":/usr/bin"));
 }
 
 absl::StatusOr<std::vector<std::string>> CallgrindCommand(const std::vector<std::string>& command,

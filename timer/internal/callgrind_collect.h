@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "timer/internal/block_control.h"
 #include "timer/internal/kernel.h"
 #include "timer/internal/subprocess.h"
@@ -43,7 +44,10 @@ absl::StatusOr<CallgrindDumps> CollectInThisProcess(Kernel& stmt, Kernel* baseli
 // An empty statement in `language`, for baselines.
 absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language);
 
-// valgrind on PATH, or FailedPrecondition naming the package to install.
+// valgrind in a directory of `search_path` (colon-separated, as $PATH), or
+// FailedPrecondition naming the package to install.
+absl::StatusOr<std::string> FindValgrindIn(absl::string_view search_path);
+// FindValgrindIn($PATH:/usr/bin).
 absl::StatusOr<std::string> FindValgrind();
 
 // The valgrind command line that runs `command` under callgrind with its
