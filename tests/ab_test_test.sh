@@ -37,10 +37,16 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["skipped_by_backtesting"] == ["InferenceMode/View|Eager|Forward|C++|1"], d
 assert d["libtorch"]["B"] == {"version": "1.8", "source": "ICOUNT_LIBTORCH_VERSION"}, d
+assert d["A"]["versions"]["worker"] and d["B"]["versions"]["expand"], d["A"]["versions"]
 assert all(c["label"] != "InferenceMode" for c in d["A"]["instruction_counts"]), d["A"]
 PY
 
 # Bad input stops before any long work.
+if "$ab_test" --A=true --B=true --B_worker=/nonexistent/worker > /dev/null 2> "$tmp/worker.err"; then
+  fail "a missing worker must fail"
+fi
+grep -q -- "--B_worker=/nonexistent/worker does not exist or is not executable" "$tmp/worker.err" \
+  || fail "missing worker message: $(cat "$tmp/worker.err")"
 if "$ab_test" --A="$old" --B=true --backtesting --filter='^InferenceMode' > /dev/null 2> "$tmp/none.err"; then
   fail "--backtesting with nothing left to run must fail"
 fi

@@ -103,10 +103,8 @@ int Main(int argc, char** argv) {
   absl::StatusOr<RunnerReport> report = RunWithProgress(orders, options);
   if (!report.ok()) return Fail(std::string(report.status().message()));
   SuiteResults results = CollectResults(cases, orders, report->results);
-  results.file.versions = LibraryVersionMap();
   results.file.start_time = start;
   results.file.end_time = NowRfc3339();
-  results.file.machine = MachineDescription();
   timer_internal::Fnv1a64 hash;
   for (const expand::SuiteCaseProto& c : cases) hash.Add(c.key());
   results.file.suite_checksum = hash.Hex();

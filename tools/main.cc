@@ -135,8 +135,6 @@ int Main(int argc, char** argv) {
   SuiteResults results = CollectResults(*cases, orders, report->results);
   results.file.start_time = start;
   results.file.end_time = NowRfc3339();
-  results.file.machine = MachineDescription();
-  results.file.versions = {};
   if (!output.empty()) {
     if (absl::Status status = WriteResultsFile(output, results.file); !status.ok()) {
       std::fprintf(stderr, "main: %s (the journal %s keeps every result)\n",

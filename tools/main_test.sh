@@ -30,6 +30,8 @@ d = json.load(open(sys.argv[1]))
 assert len(d["measurements"]) == 2, d["measurements"]
 assert len(d["instruction_counts"]) == 2
 assert all(c["counts_per_run"] > 0 for c in d["instruction_counts"])
+assert set(d["versions"]) == {"timer", "compare", "fuzzer", "expand", "worker"}, d["versions"]
+assert d["machine"], d
 PY
 [ ! -e "$tmp/main.json.journal" ] || fail "journal should be gone after success"
 
@@ -54,4 +56,11 @@ grep -q "2 instruction-count regressions" "$tmp/gate.md" || fail "summary: $(cat
 if "$ci" --destination="$tmp/x.json" --baseline=/nonexistent.json 2>/dev/null; then
   fail "a missing baseline must fail before running"
 fi
+echo '{"schema_version": 99, "versions": {"timer": "9.0.0"}, "measurements": []}' > "$tmp/future.json"
+if "$ci" --destination="$tmp/x.json" --baseline="$tmp/future.json" 2> "$tmp/future.err"; then
+  fail "a baseline from a newer icount must fail before running"
+fi
+grep -q "schema_version 99 (written by timer 9.0.0) is newer than this build reads" "$tmp/future.err" \
+  || fail "incompatible baseline message: $(cat "$tmp/future.err")"
+[ ! -e "$tmp/x.json" ] || fail "nothing should be written for a bad baseline"
 echo PASS

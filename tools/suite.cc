@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cli/tool_flags.h"
 #include "re2/re2.h"
 #include "timer/callgrind_stats.h"
 #include "timer/internal/runfiles.h"
@@ -117,6 +118,8 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
   std::map<std::string, const expand::SuiteCaseProto*> case_of;
   for (const expand::SuiteCaseProto& c : cases) case_of[c.key()] = &c;
   SuiteResults out;
+  out.file.versions = LibraryVersionMap();
+  out.file.machine = MachineDescription();
   for (size_t i = 0; i < results.size() && i < orders.size(); ++i) {
     const std::string& id = orders[i].id();
     const std::string key = id.substr(0, id.rfind('#'));

@@ -63,7 +63,8 @@ struct SuiteResults {
 };
 
 // Labels results so that Compare shows one table per top-level group, a
-// row per case and a column per language and runtime.
+// row per case and a column per language and runtime. The results file
+// records the library versions and the machine.
 SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
                             const std::vector<worker::WorkOrderProto>& orders,
                             const std::vector<worker::WorkerResultProto>& results);

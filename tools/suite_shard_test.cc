@@ -58,7 +58,6 @@ int Run() {
     return 1;
   }
   SuiteResults results = CollectResults(cases, orders, report->results);
-  results.file.machine = MachineDescription();
   results.file.end_time = NowRfc3339();
   const std::string path = absl::StrCat(directory, "/results_shard_", index, "_of_", total, ".json");
   if (absl::Status status = WriteResultsFile(path, results.file); !status.ok()) {
