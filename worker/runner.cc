@@ -19,6 +19,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -54,9 +55,16 @@ void OnInterrupt(int) {
   (void)!write(interrupt_pipe[1], &byte, 1);
 }
 
+// SIGINT/SIGTERM handling while any RunOrders is active. Runs may overlap
+// (ab_test runs A and B at once): the first scope installs the handler and
+// the pipe, the last restores the previous handlers, so an interrupt
+// reaches every active run (nobody drains the pipe: it stays readable) and
+// a run that ends early does not leave the others without a handler.
 class InterruptScope {
  public:
   InterruptScope() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (active_++ > 0) return;
     interrupted = 0;
     if (pipe(interrupt_pipe) == 0) {
       fcntl(interrupt_pipe[0], F_SETFL, O_NONBLOCK);
@@ -69,6 +77,8 @@ class InterruptScope {
     sigaction(SIGTERM, &action, &previous_term_);
   }
   ~InterruptScope() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--active_ > 0) return;
     sigaction(SIGINT, &previous_int_, nullptr);
     sigaction(SIGTERM, &previous_term_, nullptr);
     close(interrupt_pipe[0]);
@@ -76,8 +86,10 @@ class InterruptScope {
   }
 
  private:
-  struct sigaction previous_int_;
-  struct sigaction previous_term_;
+  static inline std::mutex mutex_;
+  static inline int active_ = 0;
+  static inline struct sigaction previous_int_;
+  static inline struct sigaction previous_term_;
 };
 
 // ---- journal ---------------------------------------------------------------

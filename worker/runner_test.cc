@@ -10,9 +10,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <iterator>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -157,6 +158,54 @@ TEST(RunnerTest, InterruptKeepsFinishedResultsAndLeavesNoWorkers) {
   ASSERT_EQ(journal->size(), 1u);
   EXPECT_EQ((*journal)[0].id(), "fast");
   // No worker, zygote or case process survives the interrupt.
+  EXPECT_THAT(ProcessesMentioning(WorkerPath()), ::testing::IsEmpty());
+}
+
+// ab_test runs two RunOrders at once. One that ends early must not take the
+// interrupt handling away from the other; an interrupt stops every run.
+TEST(RunnerTest, InterruptReachesConcurrentRunsAfterOneHasEnded) {
+  // The short run starts first and ends first: its handler must not be the
+  // one left in place (or taken away) when it ends.
+  std::promise<void> short_started;
+  bool short_signalled = false;
+  RunnerOptions short_options = Options("short.journal");
+  short_options.on_progress = [&](const RunnerProgress&) {
+    if (!short_signalled) {
+      short_signalled = true;
+      short_started.set_value();
+    }
+  };
+  absl::StatusOr<RunnerReport> short_run;
+  std::thread short_thread([&] {
+    short_run = RunOrders({PythonOrder("short", "import time; time.sleep(2)")}, short_options);
+  });
+  short_started.get_future().wait();
+
+  absl::StatusOr<RunnerReport> other_run;
+  std::thread other_thread([&] {
+    RunnerOptions options = Options("other.journal");
+    options.jobs = 1;
+    other_run = RunOrders({PythonOrder("other slow", "import time; time.sleep(30)")}, options);
+  });
+  RunnerOptions options = Options("long.journal");
+  options.jobs = 1;
+  std::thread interrupter;
+  options.on_progress = [&](const RunnerProgress& progress) {
+    if (progress.done == 1 && !interrupter.joinable()) {
+      interrupter = std::thread([&] {
+        short_thread.join();
+        std::this_thread::sleep_for(std::chrono::seconds(1));  // slow cases are running
+        kill(getpid(), SIGINT);
+      });
+    }
+  };
+  absl::StatusOr<RunnerReport> long_run = RunOrders(
+      {PythonOrder("first", "pass"), PythonOrder("slow", "import time; time.sleep(30)")}, options);
+  if (interrupter.joinable()) interrupter.join();
+  other_thread.join();
+  ASSERT_TRUE(short_run.ok()) << short_run.status();
+  EXPECT_EQ(long_run.status().code(), absl::StatusCode::kCancelled) << long_run.status();
+  EXPECT_EQ(other_run.status().code(), absl::StatusCode::kCancelled) << other_run.status();
   EXPECT_THAT(ProcessesMentioning(WorkerPath()), ::testing::IsEmpty());
 }
 
