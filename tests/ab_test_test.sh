@@ -2,9 +2,10 @@
 # //tools:ab_test end to end: environment B preloads libslow_malloc.so, which
 # taxes every malloc; ab_test must report the count increase and name the
 # preloaded function among the top per-function deltas. Two identical
-# environments must show no change at all. Backtesting: environments that
-# declare an old LibTorch (ICOUNT_LIBTORCH_VERSION) skip the cases that need
-# a newer one.
+# environments must show no change at all. Wall time alternates A and B in
+# rounds. Backtesting: environments that declare an old LibTorch
+# (ICOUNT_LIBTORCH_VERSION) skip the cases that need a newer one. An
+# interrupted run keeps its results and --resume finishes it.
 set -u
 ab_test="$PWD/$1"
 lib="$PWD/$2"
@@ -13,8 +14,13 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 filter='^Empty / with allocation$'
 
 "$ab_test" --A=true --B="export LD_PRELOAD=$lib" --filter="$filter" --colorize=false \
-  > "$tmp/slow.txt" 2> "$tmp/slow.err" || fail "ab_test failed: $(cat "$tmp/slow.err")"
-cat "$tmp/slow.txt"
+  --display_time --time_rounds=2 > "$tmp/slow.txt" 2> "$tmp/slow.err" \
+  || fail "ab_test failed: $(cat "$tmp/slow.err")"
+cat "$tmp/slow.err" "$tmp/slow.txt"
+grep -q "Python Eager (time)" "$tmp/slow.txt" || fail "--display_time shows no wall-time column"
+rounds=$(grep -o "wall time, round . of 2, [AB]" "$tmp/slow.err" | tr '\n' ' ')
+[ "$rounds" = "wall time, round 1 of 2, A wall time, round 1 of 2, B wall time, round 2 of 2, B wall time, round 2 of 2, A " ] \
+  || fail "wall time should alternate A B, B A: $rounds"
 grep -q "icount_test_allocation_tax" "$tmp/slow.txt" || fail "the preloaded function is not named"
 grep -Eq '\+[0-9.]+%' "$tmp/slow.txt" || fail "no count increase reported"
 
@@ -23,10 +29,29 @@ grep -q "^ab_test: A runs LibTorch ${real_version:0:4}[0-9.]* (from at::show_con
   || fail "A's LibTorch (python: $real_version) not reported: $(cat "$tmp/slow.err")"
 
 old="export ICOUNT_LIBTORCH_VERSION=1.8"
-"$ab_test" --A="$old" --B="$old" --backtesting --json="$tmp/same.json" --colorize=false \
-  --filter='^(Empty / with allocation|InferenceMode / View)$' \
-  > "$tmp/same.txt" 2> "$tmp/same.err" || fail "ab_test failed: $(cat "$tmp/same.err")"
+same_run=("$ab_test" --A="$old" --B="$old" --backtesting --json="$tmp/same.json" --colorize=false
+  --filter='^(Empty / with allocation|InferenceMode / View)$')
+# Interrupted once the first count is journaled, then resumed.
+"${same_run[@]}" > /dev/null 2> "$tmp/interrupted.err" &
+pid=$!
+for _ in $(seq 1 240); do
+  [ "$(cat "$tmp/same.json.A.counts.journal" 2> /dev/null | wc -l)" -ge 2 ] && break
+  sleep 0.5
+done
+kill -TERM "$pid"
+wait "$pid" && fail "an interrupted run must fail"
+grep -q "interrupted: .* kept in $tmp/same.json.A.counts.journal; run the same command with --resume" \
+  "$tmp/interrupted.err" || fail "interrupt message: $(cat "$tmp/interrupted.err")"
+"${same_run[@]}" > /dev/null 2> "$tmp/again.err" && fail "a run over old journals must fail"
+grep -q "same.json.A.counts.journal exists from an earlier run: pass --resume" "$tmp/again.err" \
+  || fail "old journal message: $(cat "$tmp/again.err")"
+grep -q canary "$tmp/again.err" && fail "old journals must be reported before the canaries"
+"${same_run[@]}" --resume > "$tmp/same.txt" 2> "$tmp/same.err" \
+  || fail "ab_test --resume failed: $(cat "$tmp/same.err")"
 cat "$tmp/same.err" "$tmp/same.txt"
+grep -q "results resumed from $tmp/same.json.A.counts.journal" "$tmp/same.err" \
+  || fail "--resume should reuse A's journaled counts"
+ls "$tmp"/same.json.*.journal 2> /dev/null && fail "journals must be removed after success"
 if grep -Eq '[+-][0-9.]+%' "$tmp/same.txt"; then fail "identical environments show a change"; fi
 grep -q '\.\.\.' "$tmp/same.txt" || fail "equal cells should read ..."
 grep -q '^  InferenceMode / View | Eager | Forward | C++ | 1 thread (needs 1.9)$' "$tmp/same.err" \

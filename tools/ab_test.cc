@@ -2,30 +2,40 @@
 //
 //   bazel run //tools:ab_test -- --A="source /opt/torch-main/env.sh"
 //       --B="export LD_LIBRARY_PATH=/opt/torch-branch/lib" [--filter=REGEX] [--no_cpp]
-//       [--A_worker=PATH] [--B_worker=PATH] [--backtesting] [--display_time] [--colorize]
-//       [--markdown] [--json=out.json]
+//       [--A_worker=PATH] [--B_worker=PATH] [--backtesting] [--display_time]
+//       [--time_rounds=N] [--colorize] [--markdown] [--json=out.json [--resume]]
 //
 // Each side's workers start through `/bin/sh -c '<command> && exec "$@"'`,
 // so a side can load another LibTorch (LD_LIBRARY_PATH, PYTHONPATH), preload
-// a library, or use a worker built against it (--A_worker). Each side's
-// worker first reports the LibTorch it runs on (worker/loaded_libtorch.h);
-// with --backtesting, cases that declare a newer min_libtorch_version than
-// either side has are skipped (and listed), so an old release can be
-// compared with today's. A canary case then runs in each environment; a
-// broken environment stops the run with its output. A and B then run at the
-// same time (half the CPUs each), so their wall times share whatever the
-// machine is doing. The output is a delta table of instructions per run (and
-// wall time with --display_time), then, for the largest count changes, the
-// functions that account for them.
+// a library, or use a worker built against it (--A_worker). In order:
+//   1. each side's worker reports the LibTorch it runs on
+//      (worker/loaded_libtorch.h); with --backtesting, cases that declare a
+//      newer min_libtorch_version than either side has are skipped (and
+//      listed), so an old release can be compared with today's;
+//   2. a canary case runs in each environment; a broken environment stops
+//      the run with its output;
+//   3. instruction counts: A and B at once, half the CPUs each (counts do
+//      not depend on what runs beside them);
+//   4. with --display_time, wall time: A and B take turns in rounds (A B,
+//      B A, A B, ...), each on the whole machine with the runner's pinning,
+//      so no A and B timing share a core and drift over the run touches both
+//      sides alike.
+// The output is a delta table of instructions per run (and wall time), then,
+// for the largest count changes, the functions that account for them.
+// Finished results are journaled (next to --json, so --resume continues an
+// interrupted run) and the journals are removed once the results are out.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <future>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -50,10 +60,16 @@ ABSL_FLAG(bool, backtesting, false,
           "Skip cases that declare a newer min_libtorch_version than A or B reports.");
 ABSL_FLAG(bool, no_cpp, false, "Python cases only (e.g. when B's LibTorch has no C++ ABI match).");
 ABSL_FLAG(bool, display_time, false, "Also measure and show wall time.");
+ABSL_FLAG(int, time_rounds, 4,
+          "With --display_time: A and B take turns this many times (A B, B A, ...), each round "
+          "timing a share of the cases on the whole machine.");
 ABSL_FLAG(bool, colorize, false, "ANSI colours in the table.");
 ABSL_FLAG(bool, markdown, false, "Print the table as Markdown (for pull requests).");
 ABSL_FLAG(int, top, 3, "Cases whose per-function deltas are shown.");
-ABSL_FLAG(std::string, json, "", "Write both sides' results here ({\"A\": ..., \"B\": ...}).");
+ABSL_FLAG(std::string, json, "",
+          "Write both sides' results here ({\"A\": ..., \"B\": ...}); finished results are "
+          "journaled in JSON.A.*.journal and JSON.B.*.journal until then.");
+ABSL_FLAG(bool, resume, false, "Continue an interrupted run: the same flags and --json.");
 
 namespace icount {
 namespace {
@@ -85,20 +101,21 @@ absl::Status ProbeLibTorch(Side& side) {
   if (!result.ok()) return result.status();
   std::optional<LibTorchVersionReport> report = FindLibTorchVersionLine(result->output);
   if (result->exit_code != 0 || !report.has_value()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "environment ", side.name, " (", side.command, ") is broken: its worker could not ",
-        "report a LibTorch version (", timer_internal::DescribeExit(*result), "):\n",
-        result->output));
+    return absl::FailedPreconditionError(
+        absl::StrCat("environment ", side.name, " (", side.command,
+                     ") is broken: its worker could not ", "report a LibTorch version (",
+                     timer_internal::DescribeExit(*result), "):\n", result->output));
   }
   absl::StatusOr<expand::LibTorchVersion> version =
       expand::ParseLibTorchVersion(report->version, expand::VersionSuffix::kIgnored);
   if (!version.ok()) {
     const bool declared = report->source == "ICOUNT_LIBTORCH_VERSION";
     return absl::FailedPreconditionError(absl::StrCat(
-        "environment ", side.name, " reports an unreadable LibTorch version (from ",
-        report->source, "): ", version.status().message(),
-        declared ? "" : absl::StrCat("; declare the right one with `export ",
-                                     "ICOUNT_LIBTORCH_VERSION=<version>` in --", side.name)));
+        "environment ", side.name, " reports an unreadable LibTorch version (from ", report->source,
+        "): ", version.status().message(),
+        declared ? ""
+                 : absl::StrCat("; declare the right one with `export ",
+                                "ICOUNT_LIBTORCH_VERSION=<version>` in --", side.name)));
   }
   side.libtorch = *std::move(report);
   side.libtorch_version = *version;
@@ -116,9 +133,9 @@ absl::Status SplitByMinLibTorch(const std::vector<expand::SuiteCaseProto>& cases
       absl::StatusOr<expand::LibTorchVersion> needed =
           expand::ParseLibTorchVersion(c.min_libtorch_version());
       if (!needed.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            c.list_line(), " (", c.definition_file(), ":", c.definition_line(),
-            "): min_libtorch_version ", needed.status().message()));
+        return absl::InvalidArgumentError(
+            absl::StrCat(c.list_line(), " (", c.definition_file(), ":", c.definition_line(),
+                         "): min_libtorch_version ", needed.status().message()));
       }
       if (available < *needed) {
         too_new.push_back(c);
@@ -130,34 +147,145 @@ absl::Status SplitByMinLibTorch(const std::vector<expand::SuiteCaseProto>& cases
   return absl::OkStatus();
 }
 
-absl::StatusOr<SuiteResults> RunSide(const Side& side, const Suite& suite,
-                                     const std::vector<expand::SuiteCaseProto>& cases,
-                                     const MeasureOptions& measure, int jobs) {
-  const std::vector<worker::WorkOrderProto> orders = MakeOrders(suite, cases, measure);
+RunnerOptions SideOptions(const Side& side, int jobs, std::string journal_path) {
   RunnerOptions options;
   options.worker_path = side.worker;
   options.jobs = jobs;
   options.command_prefix = ShellPrefix(side.command);
-  options.journal_path = absl::StrCat("/tmp/icount-ab-", getpid(), "-", side.name, ".journal");
+  options.journal_path = std::move(journal_path);
+  // A case that crashes in one environment (a preloaded library, another
+  // LibTorch) will crash again.
   options.retries = 0;
-  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
-  std::remove(options.journal_path.c_str());
-  if (!report.ok()) return report.status();
-  return CollectResults(cases, orders, report->results);
+  return options;
 }
 
 // A trivial case that must work in the environment before anything long
-// starts: the first Python case of the suite, counted once.
+// starts, counted once.
 absl::Status Canary(const Side& side, const Suite& suite, const expand::SuiteCaseProto& canary) {
   MeasureOptions measure;
   measure.wall_time = false;
   measure.callgrind_number = 1;
-  absl::StatusOr<SuiteResults> results = RunSide(side, suite, {canary}, measure, 1);
-  if (!results.ok()) return results.status();
-  if (!results->failures.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "environment ", side.name, " (", side.command, ") is broken: the canary case failed:\n",
-        results->failures.begin()->second));
+  const std::vector<worker::WorkOrderProto> orders = MakeOrders(suite, {canary}, measure);
+  RunnerOptions options = SideOptions(
+      side, 1, absl::StrCat("/tmp/icount-ab-", getpid(), "-canary-", side.name, ".journal"));
+  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  std::remove(options.journal_path.c_str());
+  if (!report.ok()) return report.status();
+  const SuiteResults results = CollectResults({canary}, orders, report->results);
+  if (!results.failures.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat("environment ", side.name, " (", side.command,
+                                                      ") is broken: the canary case failed:\n",
+                                                      results.failures.begin()->second));
+  }
+  return absl::OkStatus();
+}
+
+// Where a side keeps the results of one part of the run ("counts",
+// "time-0", ...) until the results are written.
+std::string JournalPath(const std::string& base, const std::string& side, const std::string& part) {
+  return absl::StrCat(base, ".", side, ".", part, ".journal");
+}
+
+std::string TimeRoundPart(size_t round) { return absl::StrCat("time-", round); }
+
+// What one side has run so far: its orders and their results, in step.
+struct SideRun {
+  std::vector<worker::WorkOrderProto> orders;
+  std::vector<worker::WorkerResultProto> results;
+  std::vector<std::string> journals;
+};
+
+absl::Status RunInto(const std::vector<worker::WorkOrderProto>& orders,
+                     const RunnerOptions& options, SideRun& run) {
+  run.journals.push_back(options.journal_path);
+  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  if (!report.ok()) return report.status();
+  if (report->resumed > 0) {
+    std::fprintf(stderr, "ab_test: %d of %zu results resumed from %s\n", report->resumed,
+                 orders.size(), options.journal_path.c_str());
+  }
+  run.orders.insert(run.orders.end(), orders.begin(), orders.end());
+  run.results.insert(run.results.end(), report->results.begin(), report->results.end());
+  return absl::OkStatus();
+}
+
+// One progress line for two runs at once, at most every few seconds.
+class TwoSidedProgress {
+ public:
+  explicit TwoSidedProgress(int orders_per_side) {
+    for (RunnerProgress& side : sides_) side.total = orders_per_side;
+  }
+
+  std::function<void(const RunnerProgress&)> For(int side) {
+    return [this, side](const RunnerProgress& progress) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      sides_[side] = progress;
+      const bool finished = progress.done == progress.total;
+      if (!finished && progress.elapsed_seconds < next_report_seconds_) return;
+      next_report_seconds_ = progress.elapsed_seconds + 10;
+      std::fprintf(stderr, "ab_test: %s: A %d/%d, B %d/%d%s\n", progress.phase.c_str(),
+                   sides_[0].done, sides_[0].total, sides_[1].done, sides_[1].total,
+                   sides_[0].failed + sides_[1].failed > 0
+                       ? absl::StrCat(" (", sides_[0].failed + sides_[1].failed, " failed)").c_str()
+                       : "");
+    };
+  }
+
+ private:
+  std::mutex mutex_;
+  RunnerProgress sides_[2];
+  double next_report_seconds_ = 0;
+};
+
+// Runs `orders` in A and in B: counts at once, wall time in alternating
+// rounds (see the file comment). Journals are named after `journal_base`.
+absl::Status RunBothSides(const Side& a, const Side& b,
+                          const std::vector<worker::WorkOrderProto>& orders,
+                          const std::string& journal_base, bool resume, SideRun& a_run,
+                          SideRun& b_run) {
+  std::vector<worker::WorkOrderProto> count_orders, time_orders;
+  for (const worker::WorkOrderProto& order : orders) {
+    (order.callgrind() ? count_orders : time_orders).push_back(order);
+  }
+  auto options = [&](const Side& side, const std::string& part, int jobs) {
+    RunnerOptions o = SideOptions(side, jobs, JournalPath(journal_base, side.name, part));
+    o.resume = resume;
+    return o;
+  };
+  auto side_error = [](const Side& side, const absl::Status& status) {
+    return absl::Status(status.code(), absl::StrCat(side.name, ": ", status.message()));
+  };
+  if (!count_orders.empty()) {
+    const int jobs = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) / 2);
+    std::fprintf(stderr, "ab_test: instruction counts of %zu cases in A and B at once...\n",
+                 count_orders.size());
+    TwoSidedProgress progress(static_cast<int>(count_orders.size()));
+    RunnerOptions a_options = options(a, "counts", jobs);
+    RunnerOptions b_options = options(b, "counts", jobs);
+    a_options.on_progress = progress.For(0);
+    b_options.on_progress = progress.For(1);
+    auto a_done =
+        std::async(std::launch::async, [&] { return RunInto(count_orders, a_options, a_run); });
+    const absl::Status b_status = RunInto(count_orders, b_options, b_run);
+    const absl::Status a_status = a_done.get();
+    if (!a_status.ok()) return side_error(a, a_status);
+    if (!b_status.ok()) return side_error(b, b_status);
+  }
+  const size_t rounds = std::min(
+      time_orders.size(), static_cast<size_t>(std::max(1, absl::GetFlag(FLAGS_time_rounds))));
+  for (size_t round = 0; round < rounds; ++round) {
+    const std::vector<worker::WorkOrderProto> share(
+        time_orders.begin() + static_cast<ptrdiff_t>(round * time_orders.size() / rounds),
+        time_orders.begin() + static_cast<ptrdiff_t>((round + 1) * time_orders.size() / rounds));
+    // A B, then B A: neither side is always the one that runs first.
+    const Side* first = round % 2 == 0 ? &a : &b;
+    for (const Side* side : {first, first == &a ? &b : &a}) {
+      std::fprintf(stderr, "ab_test: wall time, round %zu of %zu, %s: %zu cases...\n", round + 1,
+                   rounds, side->name.c_str(), share.size());
+      const absl::Status status =
+          RunInto(share, options(*side, TimeRoundPart(round), 0), side == &a ? a_run : b_run);
+      if (!status.ok()) return side_error(*side, status);
+    }
   }
   return absl::OkStatus();
 }
@@ -169,11 +297,28 @@ int Main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_A).empty() || absl::GetFlag(FLAGS_B).empty()) {
     return Fail("--A and --B are required (shell commands setting up each environment)");
   }
+  if (absl::GetFlag(FLAGS_resume) && absl::GetFlag(FLAGS_json).empty()) {
+    return Fail("--resume needs the --json of the run to continue");
+  }
+  if (!absl::GetFlag(FLAGS_resume) && !absl::GetFlag(FLAGS_json).empty()) {
+    // Journals of an interrupted run: say so now, not after the canaries.
+    std::vector<std::string> parts = {"counts"};
+    for (int round = 0; round < absl::GetFlag(FLAGS_time_rounds); ++round) {
+      parts.push_back(TimeRoundPart(round));
+    }
+    for (const char* side : {"A", "B"}) {
+      for (const std::string& part : parts) {
+        const std::string journal = JournalPath(absl::GetFlag(FLAGS_json), side, part);
+        if (access(journal.c_str(), F_OK) == 0) {
+          return Fail(absl::StrCat(journal, " exists from an earlier run: pass --resume to ",
+                                   "continue it, or remove it"));
+        }
+      }
+    }
+  }
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
   if (!suite.ok()) return Fail(std::string(suite.status().message()));
-  auto worker = [&](const std::string& flag) {
-    return flag.empty() ? suite->worker_path : flag;
-  };
+  auto worker = [&](const std::string& flag) { return flag.empty() ? suite->worker_path : flag; };
   Side a{"A", absl::GetFlag(FLAGS_A), worker(absl::GetFlag(FLAGS_A_worker)), {}, {}};
   Side b{"B", absl::GetFlag(FLAGS_B), worker(absl::GetFlag(FLAGS_B_worker)), {}, {}};
   for (const Side* side : {&a, &b}) {
@@ -205,10 +350,9 @@ int Main(int argc, char** argv) {
   }
   const std::vector<expand::SuiteCaseProto>* cases = &*selected;
   if (!too_new.empty()) {
-    const std::string why =
-        absl::StrCat(too_new.size(), " of ", selected->size(), " cases ",
-                     too_new.size() == 1 ? "needs" : "need", " a newer LibTorch than ", older.name,
-                     "'s ", older.libtorch.version);
+    const std::string why = absl::StrCat(
+        too_new.size(), " of ", selected->size(), " cases ", too_new.size() == 1 ? "needs" : "need",
+        " a newer LibTorch than ", older.name, "'s ", older.libtorch.version);
     if (absl::GetFlag(FLAGS_backtesting)) {
       std::fprintf(stderr, "ab_test: --backtesting: %s; skipped:\n", why.c_str());
       for (const expand::SuiteCaseProto& c : too_new) {
@@ -245,32 +389,46 @@ int Main(int argc, char** argv) {
   }
   MeasureOptions measure;
   measure.wall_time = absl::GetFlag(FLAGS_display_time);
-  const int jobs = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) / 2);
-  std::fprintf(stderr, "ab_test: %zu cases in A and B at once...\n", cases->size());
-  auto run_a = std::async(std::launch::async, [&] { return RunSide(a, *suite, *cases, measure, jobs); });
-  absl::StatusOr<SuiteResults> b_results = RunSide(b, *suite, *cases, measure, jobs);
-  absl::StatusOr<SuiteResults> a_results = run_a.get();
-  if (!a_results.ok()) return Fail(absl::StrCat("A: ", a_results.status().message()));
-  if (!b_results.ok()) return Fail(absl::StrCat("B: ", b_results.status().message()));
+  const std::string json_path = absl::GetFlag(FLAGS_json);
+  const std::string journal_base =
+      json_path.empty() ? absl::StrCat("/tmp/icount-ab-", getpid()) : json_path;
+  SideRun a_run, b_run;
+  if (absl::Status status = RunBothSides(a, b, MakeOrders(*suite, *cases, measure), journal_base,
+                                         absl::GetFlag(FLAGS_resume), a_run, b_run);
+      !status.ok()) {
+    std::fprintf(stderr, "ab_test: %s\n", std::string(status.message()).c_str());
+    if (status.code() == absl::StatusCode::kCancelled && json_path.empty()) {
+      std::fprintf(stderr, "ab_test: (pass --json=FILE to be able to --resume a run)\n");
+    } else if (status.code() != absl::StatusCode::kCancelled) {
+      std::vector<std::string> journals = a_run.journals;
+      journals.insert(journals.end(), b_run.journals.begin(), b_run.journals.end());
+      std::fprintf(stderr, "ab_test: finished results are kept in %s\n",
+                   absl::StrJoin(journals, ", ").c_str());
+    }
+    return 1;
+  }
+  const SuiteResults a_results = CollectResults(*cases, a_run.orders, a_run.results);
+  const SuiteResults b_results = CollectResults(*cases, b_run.orders, b_run.results);
 
   DeltaTable table(absl::StrCat("Instructions per run: A (LibTorch ", a.libtorch.version,
                                 ") vs B (LibTorch ", b.libtorch.version, ")"),
                    BenchmarkColumns());
   std::map<std::string, const InstructionCounts*> a_counts, b_counts;
-  for (const InstructionCounts& c : a_results->file.instruction_counts) a_counts[c.metadata.at("case")] = &c;
-  for (const InstructionCounts& c : b_results->file.instruction_counts) b_counts[c.metadata.at("case")] = &c;
+  for (const InstructionCounts& c : a_results.file.instruction_counts)
+    a_counts[c.metadata.at("case")] = &c;
+  for (const InstructionCounts& c : b_results.file.instruction_counts)
+    b_counts[c.metadata.at("case")] = &c;
   std::map<std::string, const Measurement*> a_times, b_times;
-  for (const Measurement& m : a_results->file.measurements) a_times[m.metadata().at("case")] = &m;
-  for (const Measurement& m : b_results->file.measurements) b_times[m.metadata().at("case")] = &m;
+  for (const Measurement& m : a_results.file.measurements) a_times[m.metadata().at("case")] = &m;
+  for (const Measurement& m : b_results.file.measurements) b_times[m.metadata().at("case")] = &m;
   std::vector<std::pair<double, std::string>> changes;  // (|delta per run|, key)
   for (const expand::SuiteCaseProto& c : *cases) {
     DeltaKey key;
     key.label.assign(c.label().begin(), c.label().end());
     key.num_threads = c.task_spec().num_threads();
     key.autograd = c.autograd() == "Explicit" ? "" : c.autograd();
-    key.column = DeltaColumn(c.task_spec().language() == timer::CPP ? Language::kCpp
-                                                                    : Language::kPython,
-                             c.runtime());
+    key.column = DeltaColumn(
+        c.task_spec().language() == timer::CPP ? Language::kCpp : Language::kPython, c.runtime());
     DeltaValues& values = table.Entry(key);
     if (a_counts.count(c.key())) values.a_instructions = a_counts[c.key()]->counts_per_run;
     if (b_counts.count(c.key())) values.b_instructions = b_counts[c.key()]->counts_per_run;
@@ -280,8 +438,9 @@ int Main(int argc, char** argv) {
       changes.emplace_back(std::fabs(*values.b_instructions - *values.a_instructions), c.key());
     }
   }
-  std::printf("%s\n", absl::GetFlag(FLAGS_markdown) ? table.RenderMarkdown().c_str()
-                                                    : table.Render(absl::GetFlag(FLAGS_colorize)).c_str());
+  std::printf("%s\n", absl::GetFlag(FLAGS_markdown)
+                          ? table.RenderMarkdown().c_str()
+                          : table.Render(absl::GetFlag(FLAGS_colorize)).c_str());
   std::sort(changes.rbegin(), changes.rend());
   for (int i = 0; i < absl::GetFlag(FLAGS_top) && i < static_cast<int>(changes.size()); ++i) {
     if (changes[i].first == 0) break;
@@ -295,11 +454,12 @@ int Main(int argc, char** argv) {
       return std::llabs(x.count) > std::llabs(y.count);
     });
     rows.resize(std::min<size_t>(rows.size(), 10));
-    std::printf("\n%s: %+.0f instructions per run; largest per-function changes (B - A, per run):\n%s\n",
-                changes[i].second.c_str(), after.counts_per_run - before.counts_per_run,
-                FunctionCounts(rows, false).Slice(0, rows.size()).ToString().c_str());
+    std::printf(
+        "\n%s: %+.0f instructions per run; largest per-function changes (B - A, per run):\n%s\n",
+        changes[i].second.c_str(), after.counts_per_run - before.counts_per_run,
+        FunctionCounts(rows, false).Slice(0, rows.size()).ToString().c_str());
   }
-  if (!absl::GetFlag(FLAGS_json).empty()) {
+  if (!json_path.empty()) {
     using timer_internal::JsonString;
     std::vector<std::string> skipped;
     if (cases == &runnable) {
@@ -310,20 +470,24 @@ int Main(int argc, char** argv) {
                           ", \"source\": ", JsonString(side.libtorch.source), "}");
     };
     const std::string json = absl::StrCat(
-        "{\"A\": ", ResultsToJson(a_results->file), ", \"B\": ", ResultsToJson(b_results->file),
+        "{\"A\": ", ResultsToJson(a_results.file), ", \"B\": ", ResultsToJson(b_results.file),
         ", \"libtorch\": {\"A\": ", libtorch(a), ", \"B\": ", libtorch(b),
         "}, \"skipped_by_backtesting\": [", absl::StrJoin(skipped, ", "), "]}\n");
-    if (absl::Status s = WriteFileAtomically(absl::GetFlag(FLAGS_json), json); !s.ok()) {
-      return Fail(std::string(s.message()));
+    if (absl::Status s = WriteFileAtomically(json_path, json); !s.ok()) {
+      return Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
+                               ".{A,B}.*.journal keep every result)"));
     }
   }
-  for (const auto* side : {&*a_results, &*b_results}) {
+  for (const auto* side : {&a_results, &b_results}) {
     for (const auto& [key, reason] : side->failures) {
       std::fprintf(stderr, "ab_test: %s failed in %s: %s\n", key.c_str(),
-                   side == &*a_results ? "A" : "B", reason.c_str());
+                   side == &a_results ? "A" : "B", reason.c_str());
     }
   }
-  return a_results->failures.empty() && b_results->failures.empty() ? 0 : 1;
+  for (const SideRun* run : {&a_run, &b_run}) {
+    for (const std::string& journal : run->journals) std::remove(journal.c_str());
+  }
+  return a_results.failures.empty() && b_results.failures.empty() ? 0 : 1;
 }
 
 }  // namespace
