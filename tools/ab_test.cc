@@ -103,7 +103,7 @@ absl::Status ProbeLibTorch(Side& side) {
   if (result->exit_code != 0 || !report.has_value()) {
     return absl::FailedPreconditionError(
         absl::StrCat("environment ", side.name, " (", side.command,
-                     ") is broken: its worker could not ", "report a LibTorch version (",
+                     ") is broken: its worker could not report a LibTorch version (",
                      timer_internal::DescribeExit(*result), "):\n", result->output));
   }
   absl::StatusOr<expand::LibTorchVersion> version =
