@@ -60,6 +60,8 @@ ABSL_FLAG(bool, backtesting, false,
           "Skip cases that declare a newer min_libtorch_version than A or B reports.");
 ABSL_FLAG(bool, no_cpp, false, "Python cases only (e.g. when B's LibTorch has no C++ ABI match).");
 ABSL_FLAG(bool, display_time, false, "Also measure and show wall time.");
+ABSL_FLAG(double, min_run_time, 0.05,
+          "With --display_time: seconds of wall time per case and side (more: less noise).");
 ABSL_FLAG(int, time_rounds, 4,
           "With --display_time: A and B take turns this many times (A B, B A, ...), each round "
           "timing a share of the cases on the whole machine.");
@@ -297,6 +299,10 @@ int Main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_A).empty() || absl::GetFlag(FLAGS_B).empty()) {
     return Fail("--A and --B are required (shell commands setting up each environment)");
   }
+  if (!(absl::GetFlag(FLAGS_min_run_time) > 0)) {
+    return Fail(absl::StrCat("--min_run_time=", absl::GetFlag(FLAGS_min_run_time),
+                             " must be a positive number of seconds"));
+  }
   if (absl::GetFlag(FLAGS_resume) && absl::GetFlag(FLAGS_json).empty()) {
     return Fail("--resume needs the --json of the run to continue");
   }
@@ -389,6 +395,7 @@ int Main(int argc, char** argv) {
   }
   MeasureOptions measure;
   measure.wall_time = absl::GetFlag(FLAGS_display_time);
+  measure.min_run_time = absl::GetFlag(FLAGS_min_run_time);
   const std::string json_path = absl::GetFlag(FLAGS_json);
   const std::string journal_base =
       json_path.empty() ? absl::StrCat("/tmp/icount-ab-", getpid()) : json_path;
