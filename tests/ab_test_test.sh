@@ -67,6 +67,10 @@ assert all(c["label"] != "InferenceMode" for c in d["A"]["instruction_counts"]),
 PY
 
 # Bad input stops before any long work.
+"$ab_test" --A=true --B=true --display_time --min_run_time=0 > /dev/null 2> "$tmp/mrt.err" \
+  && fail "--min_run_time=0 must fail"
+grep -q -- "--min_run_time=0 must be a positive number of seconds" "$tmp/mrt.err" \
+  || fail "min_run_time message: $(cat "$tmp/mrt.err")"
 if "$ab_test" --A=true --B=true --B_worker=/nonexistent/worker > /dev/null 2> "$tmp/worker.err"; then
   fail "a missing worker must fail"
 fi

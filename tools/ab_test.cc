@@ -417,8 +417,9 @@ int Main(int argc, char** argv) {
   const SuiteResults a_results = CollectResults(*cases, a_run.orders, a_run.results);
   const SuiteResults b_results = CollectResults(*cases, b_run.orders, b_run.results);
 
-  DeltaTable table(absl::StrCat("Instructions per run: A (LibTorch ", a.libtorch.version,
-                                ") vs B (LibTorch ", b.libtorch.version, ")"),
+  DeltaTable table(absl::StrCat(measure.wall_time ? "Instructions and wall time" : "Instructions",
+                                " per run: A (LibTorch ", a.libtorch.version, ") vs B (LibTorch ",
+                                b.libtorch.version, ")"),
                    BenchmarkColumns());
   std::map<std::string, const InstructionCounts*> a_counts, b_counts;
   for (const InstructionCounts& c : a_results.file.instruction_counts)
