@@ -50,6 +50,7 @@
 #include "timer/internal/text.h"
 #include "tools/suite.h"
 #include "worker/loaded_libtorch.h"
+#include "worker/runner.h"
 
 ABSL_FLAG(std::string, A, "", "Shell command setting up environment A (required).");
 ABSL_FLAG(std::string, B, "", "Shell command setting up environment B (required).");
@@ -188,6 +189,9 @@ std::string JournalPath(const std::string& base, const std::string& side, const 
   return absl::StrCat(base, ".", side, ".", part, ".journal");
 }
 
+// --time_rounds, at least one.
+int TimeRounds() { return std::max(1, absl::GetFlag(FLAGS_time_rounds)); }
+
 std::string TimeRoundPart(size_t round) { return absl::StrCat("time-", round); }
 
 // What one side has run so far: its orders and their results, in step.
@@ -273,8 +277,7 @@ absl::Status RunBothSides(const Side& a, const Side& b,
     if (!a_status.ok()) return side_error(a, a_status);
     if (!b_status.ok()) return side_error(b, b_status);
   }
-  const size_t rounds = std::min(
-      time_orders.size(), static_cast<size_t>(std::max(1, absl::GetFlag(FLAGS_time_rounds))));
+  const size_t rounds = std::min(time_orders.size(), static_cast<size_t>(TimeRounds()));
   for (size_t round = 0; round < rounds; ++round) {
     const std::vector<worker::WorkOrderProto> share(
         time_orders.begin() + static_cast<ptrdiff_t>(round * time_orders.size() / rounds),
@@ -309,15 +312,15 @@ int Main(int argc, char** argv) {
   if (!absl::GetFlag(FLAGS_resume) && !absl::GetFlag(FLAGS_json).empty()) {
     // Journals of an interrupted run: say so now, not after the canaries.
     std::vector<std::string> parts = {"counts"};
-    for (int round = 0; round < absl::GetFlag(FLAGS_time_rounds); ++round) {
+    for (int round = 0; round < TimeRounds(); ++round) {
       parts.push_back(TimeRoundPart(round));
     }
     for (const char* side : {"A", "B"}) {
       for (const std::string& part : parts) {
-        const std::string journal = JournalPath(absl::GetFlag(FLAGS_json), side, part);
-        if (access(journal.c_str(), F_OK) == 0) {
-          return Fail(absl::StrCat(journal, " exists from an earlier run: pass --resume to ",
-                                   "continue it, or remove it"));
+        if (absl::Status fresh =
+                CheckNoOldJournal(JournalPath(absl::GetFlag(FLAGS_json), side, part));
+            !fresh.ok()) {
+          return Fail(std::string(fresh.message()));
         }
       }
     }

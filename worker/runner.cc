@@ -501,6 +501,12 @@ std::string FormatProgress(const RunnerProgress& progress, bool terminal) {
                       progress.done, "/", progress.total, failed, " ", progress.phase, ", ", eta);
 }
 
+absl::Status CheckNoOldJournal(const std::string& journal_path) {
+  if (access(journal_path.c_str(), F_OK) != 0) return absl::OkStatus();
+  return absl::AlreadyExistsError(absl::StrCat(
+      journal_path, " exists from an earlier run: pass --resume to continue it, or remove it"));
+}
+
 absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>& orders,
                                        const RunnerOptions& options) {
   std::set<std::string> ids;
@@ -540,10 +546,8 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
         ++report.resumed;
       }
     }
-  } else if (journal_exists) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        options.journal_path,
-        " exists from an earlier run: pass --resume to continue it, or remove it"));
+  } else if (absl::Status fresh = CheckNoOldJournal(options.journal_path); !fresh.ok()) {
+    return fresh;
   } else if (absl::Status header = AppendLine(
                  options.journal_path, absl::StrCat("{", kJournalHeaderKey,
                                                     ":1,\"orders_checksum\":\"", checksum, "\"}"));

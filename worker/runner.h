@@ -71,6 +71,11 @@ struct RunnerReport {
 absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>& orders,
                                        const RunnerOptions& options);
 
+// AlreadyExists, saying to pass --resume or remove it, when `journal_path`
+// is left from an earlier run: what RunOrders says without `resume`, for
+// callers that want to say it before any long work starts.
+absl::Status CheckNoOldJournal(const std::string& journal_path);
+
 // The results in a journal, keyed as written; a clear error (file and line)
 // when it is corrupt. Never modifies the file.
 absl::StatusOr<std::vector<worker::WorkerResultProto>> ReadJournal(const std::string& path);
