@@ -138,20 +138,28 @@ class Timer {
 
   // Instruction counts of `number` runs, once per repeat, with valgrind's
   // callgrind. Outside valgrind this starts a child process under
-  // `valgrind --tool=callgrind` (ASLR off, PYTHONHASHSEED=0, counting only
-  // the measured region): for C++ and Python strings the runner binary
-  // shipped with //timer; for a C++ callable this very binary, re-executed
-  // with the same arguments, which replays the program up to this call and
-  // measures it (so the program must be deterministic up to here). Inside
-  // valgrind it measures in this process with client requests. The same
-  // binary and input give the same counts, run after run.
+  // `valgrind --tool=callgrind`, counting only the measured region: for C++
+  // and Python strings the runner binary shipped with //timer; for a C++
+  // callable this very binary, re-executed with the same arguments, which
+  // replays the program up to this call and measures it (so the program
+  // must be deterministic up to here). Either child runs pinned: ASLR off
+  // and a clean environment (PATH, HOME, TMPDIR, PYTHONHASHSEED=0, LC_ALL=C,
+  // OMP_NUM_THREADS, ICOUNT_CACHE_DIR; LD_LIBRARY_PATH, LD_PRELOAD,
+  // PYTHONPATH and ICOUNT_CXX pass through), so a re-executed program must
+  // not need other variables to reach this call. Inside valgrind it measures
+  // in this process with client requests. The same binary and input give
+  // the same counts, run after run. Binaries that link LibTorch through
+  // //third_party/libtorch also run under valgrind on CPUs whose CPUID
+  // hides RDTSCP (third_party/libtorch/README.md).
   //
   //   absl::StatusOr<std::vector<CallgrindStats>> stats = timer.CollectCallgrind();
   //   (*stats)[0].CountsPerRun();  // e.g. 9388.1 instructions per torch::add
   //
   // Errors: FailedPrecondition when valgrind is missing (wall time still
-  // works); Aborted with the statement's error or the child's output when it
-  // throws or crashes.
+  // works); Aborted with the statement's error when it throws or crashes,
+  // or, when the child under valgrind dies, with its exit, its output and
+  // what valgrind's log says (e.g. an instruction valgrind cannot run, the
+  // function and the library it is in).
   absl::StatusOr<std::vector<CallgrindStats>> CollectCallgrind(
       const CallgrindOptions& options = {}) const;
 

@@ -24,10 +24,9 @@
 #include "timer/internal/callgrind_parser.h"
 #include "timer/internal/cpp_snippet.h"
 #include "timer/internal/runfiles.h"
+#include "timer/internal/valgrind_log.h"
 #include "timer/measurement_io.h"
 #include "timer/timer.h"
-
-extern char** environ;
 
 namespace icount {
 namespace {
@@ -128,19 +127,6 @@ absl::StatusOr<std::string> FindCallgrindRunner() {
   return runner;
 }
 
-// This process's environment plus `extra` (for a re-executed binary, which
-// must see what the original saw to replay it).
-std::vector<std::string> InheritedEnvironment(const std::vector<std::string>& extra) {
-  std::vector<std::string> env;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    if (!absl::StartsWith(*entry, "PYTHONHASHSEED=") && !absl::StartsWith(*entry, kReplayEnv)) {
-      env.push_back(*entry);
-    }
-  }
-  env.insert(env.end(), extra.begin(), extra.end());
-  return env;
-}
-
 absl::StatusOr<std::vector<std::string>> OwnCommandLine() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -200,8 +186,11 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
     absl::StatusOr<std::vector<std::string>> self = OwnCommandLine();
     if (!self.ok()) return self.status();
     command = *std::move(self);
-    env = InheritedEnvironment(
-        {"PYTHONHASHSEED=0", absl::StrCat(kReplayEnv, "=", call_index, ":", *directory)});
+    // The same pinned environment as a statement string's runner (and the
+    // worker's): the replayed program must not depend on other variables
+    // before the measured call (timer.h).
+    env = timer_internal::MeasurementEnvironment(spec_.num_threads);
+    env.push_back(absl::StrCat(kReplayEnv, "=", call_index, ":", *directory));
   } else {
     absl::StatusOr<std::string> runner = FindCallgrindRunner();
     if (!runner.ok()) return runner.status();
@@ -228,15 +217,16 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
   if (!run.ok()) {
     status = run.status();
   } else if (!result_bytes.ok() || !result.ParseFromString(*result_bytes)) {
-    absl::StatusOr<std::string> log = ReadFileToString(absl::StrCat(*directory, "/valgrind.log"));
+    const std::string log =
+        timer_internal::ValgrindLogReport(timer_internal::ValgrindLogPath(*directory));
     status = absl::AbortedError(absl::StrCat(
         "the process measured under callgrind (", command[0], ") ended with ",
         timer_internal::DescribeExit(*run), " before reporting counts",
         code_in_this_binary_ ? " (a re-executed binary must reach the same CollectCallgrind call; is "
                        "the program deterministic up to it?)"
                      : "",
-        "\n--- its output ---\n", Tail(run->output, 4000), "\n--- valgrind log ---\n",
-        log.ok() ? Tail(*log, 2000) : "(none)"));
+        "\n", log.empty() ? "(valgrind wrote no log)" : log, "\n--- its output ---\n",
+        run->output.empty() ? "(it printed nothing)" : Tail(run->output, 4000)));
   } else if (!result.error().empty()) {
     status = absl::AbortedError(result.error());
   }

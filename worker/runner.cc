@@ -36,6 +36,8 @@
 #include "absl/strings/str_split.h"
 #include "timer/internal/callgrind_collect.h"
 #include "timer/internal/fnv.h"
+#include "timer/internal/subprocess.h"
+#include "timer/internal/valgrind_log.h"
 #include "timer/measurement_io.h"
 #include "worker/worker.h"
 
@@ -179,9 +181,14 @@ struct WorkerProcess {
   pid_t pid = -1;
   int orders_fd = -1;   // we write orders
   int results_fd = -1;  // we read results
-  std::string log_path;
+  std::string log_path;           // the worker's stdout and stderr
+  std::string valgrind_log_path;  // valgrind's own log; empty when native
+  std::string command;            // for messages
+  // Whether its canary (the first result, see WorkerOptions::canary)
+  // came back measured; until then it gets no orders.
+  bool ready = false;
   std::optional<size_t> in_flight;  // index into orders
-  std::chrono::steady_clock::time_point started;
+  std::chrono::steady_clock::time_point started;  // the process, then each order
 };
 
 absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
@@ -236,13 +243,34 @@ absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
   return process;
 }
 
-void StopWorker(WorkerProcess& process, bool kill_now) {
+// Stops the worker and everything in its process group; returns how the
+// worker ended ("exit code 1", "killed by signal 4 (Illegal instruction)").
+// Without kill_now it first gives a worker whose result stream ended two
+// seconds to exit by itself, so a crash is reported as the crash.
+std::string StopWorker(WorkerProcess& process, bool kill_now) {
   if (process.orders_fd >= 0) close(process.orders_fd);
   process.orders_fd = -1;
-  if (kill_now && process.pid > 0) kill(-process.pid, SIGKILL);
+  std::string ended = "still running (killed)";
   if (process.pid > 0) {
     int status = 0;
-    while (waitpid(process.pid, &status, 0) < 0 && errno == EINTR) {
+    pid_t waited = 0;
+    if (!kill_now) {
+      for (int i = 0; i < 200 && (waited = waitpid(process.pid, &status, WNOHANG)) == 0; ++i) {
+        usleep(10000);
+      }
+    }
+    if (waited != process.pid) {
+      kill(-process.pid, SIGKILL);
+      while ((waited = waitpid(process.pid, &status, 0)) < 0 && errno == EINTR) {
+      }
+    } else {
+      timer_internal::CommandResult result;
+      if (WIFSIGNALED(status)) {
+        result.signal = WTERMSIG(status);
+      } else {
+        result.exit_code = WEXITSTATUS(status);
+      }
+      ended = timer_internal::DescribeExit(result);
     }
     // Whatever the worker left behind in its group goes too.
     kill(-process.pid, SIGKILL);
@@ -250,13 +278,34 @@ void StopWorker(WorkerProcess& process, bool kill_now) {
   if (process.results_fd >= 0) close(process.results_fd);
   process.results_fd = -1;
   process.pid = -1;
+  process.ready = false;
+  return ended;
 }
 
-std::string LogTail(const std::string& path) {
-  absl::StatusOr<std::string> log = ReadFileToString(path);
-  if (!log.ok() || log->empty()) return "(no output)";
-  return log->size() > 2000 ? "..." + log->substr(log->size() - 2000) : *log;
+// What a worker that died left to explain it: valgrind's diagnosis and log
+// (when valgrind ran it) and the worker's own output.
+std::string WorkerEvidence(const WorkerProcess& process) {
+  std::string evidence;
+  if (!process.valgrind_log_path.empty()) {
+    const std::string report = timer_internal::ValgrindLogReport(process.valgrind_log_path);
+    absl::StrAppend(&evidence, report.empty() ? "valgrind wrote no log" : report, "\n");
+  }
+  absl::StatusOr<std::string> log = ReadFileToString(process.log_path);
+  if (!log.ok() || log->empty()) {
+    absl::StrAppend(&evidence, "(the worker printed nothing)");
+  } else {
+    absl::StrAppend(&evidence, "--- the worker's output ---\n",
+                    log->size() > 2000 ? "..." + log->substr(log->size() - 2000) : *log);
+  }
+  return evidence;
 }
+
+// LibTorch and CPython start under valgrind in 10-60 s; a worker whose
+// canary has not come back after this long is not going to work.
+constexpr int kStartupTimeoutSeconds = 600;
+// Workers of one phase that may die in a row before their first order
+// (after another worker worked) before the phase stops.
+constexpr int kStartupAttempts = 3;
 
 bool Retriable(const worker::WorkerResultProto& result) {
   if (!result.has_failure()) return false;
@@ -298,10 +347,11 @@ class Run {
     std::deque<size_t> pending(phase.orders.begin(), phase.orders.end());
     std::vector<WorkerProcess> workers(phase.worker_cpus.size());
     std::map<size_t, int> attempts;
+    StartupRecord startups;
     absl::Status status;
     while (status.ok() && (!pending.empty() || InFlight(workers) > 0)) {
       if (interrupted) break;
-      // Start workers and hand out orders.
+      // Start workers and hand out orders to those whose canary is back.
       for (size_t w = 0; w < workers.size() && status.ok(); ++w) {
         if (workers[w].in_flight.has_value() || pending.empty()) continue;
         if (workers[w].pid < 0) {
@@ -312,6 +362,7 @@ class Run {
           }
           workers[w] = *std::move(spawned);
         }
+        if (!workers[w].ready) continue;
         const size_t index = pending.front();
         pending.pop_front();
         ++attempts[index];
@@ -327,11 +378,11 @@ class Run {
         workers[w].started = std::chrono::steady_clock::now();
       }
       if (!status.ok()) break;
-      // Wait for a result, an interrupt or a second to pass.
+      // Wait for a result, a canary, an interrupt or a second to pass.
       std::vector<pollfd> fds;
       std::vector<size_t> owners;
       for (size_t w = 0; w < workers.size(); ++w) {
-        if (workers[w].in_flight.has_value()) {
+        if (workers[w].in_flight.has_value() || (workers[w].pid >= 0 && !workers[w].ready)) {
           fds.push_back({workers[w].results_fd, POLLIN, 0});
           owners.push_back(w);
         }
@@ -342,11 +393,16 @@ class Run {
         status = absl::InternalError(absl::StrCat("poll: ", std::strerror(errno)));
         break;
       }
-      for (size_t i = 0; i + 1 < fds.size(); ++i) {
+      for (size_t i = 0; i + 1 < fds.size() && status.ok(); ++i) {
         WorkerProcess& process = workers[owners[i]];
+        const bool readable = fds[i].revents & (POLLIN | POLLHUP | POLLERR);
+        if (!process.ready) {
+          status = CheckStartup(phase, process, readable, startups);
+          continue;
+        }
         const size_t index = *process.in_flight;
         std::optional<worker::WorkerResultProto> result;
-        if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+        if (readable) {
           absl::StatusOr<std::optional<std::string>> frame = ReadFrame(process.results_fd);
           worker::WorkerResultProto parsed;
           if (frame.ok() && frame->has_value() && parsed.ParseFromString(**frame)) {
@@ -394,15 +450,15 @@ class Run {
                                          spawned_++);
     std::vector<std::string> command = {
         options_.worker_path, absl::StrCat("--scratch=", scratch_, "/", tag),
-        "--results_fd=3"};
+        "--results_fd=3", "--canary"};
     if (!phase.worker_cpus[w].empty()) {
       std::vector<std::string> cpus;
       for (int cpu : phase.worker_cpus[w]) cpus.push_back(absl::StrCat(cpu));
       command.push_back(absl::StrCat("--cpus=", absl::StrJoin(cpus, ",")));
     }
     std::vector<std::string> env = timer_internal::MeasurementEnvironment(1);
+    const std::string out_directory = absl::StrCat(scratch_, "/", tag, "-dumps");
     if (phase.valgrind) {
-      const std::string out_directory = absl::StrCat(scratch_, "/", tag, "-dumps");
       mkdir(out_directory.c_str(), 0700);
       absl::StatusOr<std::vector<std::string>> wrapped =
           timer_internal::CallgrindCommand(command, out_directory);
@@ -412,8 +468,14 @@ class Run {
     }
     command.insert(command.begin(), options_.command_prefix.begin(),
                    options_.command_prefix.end());
-    return SpawnWorker(command, env, absl::StrCat(scratch_, "/", tag, ".log"),
-                       /*disable_aslr=*/true);
+    absl::StatusOr<WorkerProcess> process = SpawnWorker(
+        command, env, absl::StrCat(scratch_, "/", tag, ".log"), /*disable_aslr=*/true);
+    if (process.ok()) {
+      process->command = absl::StrJoin(command, " ");
+      if (phase.valgrind) process->valgrind_log_path = timer_internal::ValgrindLogPath(out_directory);
+      process->started = std::chrono::steady_clock::now();
+    }
+    return process;
   }
 
   bool Overdue(const WorkerProcess& process, size_t index) const {
@@ -427,12 +489,66 @@ class Run {
   }
 
   worker::WorkerResultProto LostWorker(WorkerProcess& process, const std::string& what) {
+    const std::string ended = StopWorker(process, /*kill_now=*/what != "the worker process died");
     worker::WorkerResultProto result;
     result.mutable_failure()->set_kind("worker");
     result.mutable_failure()->set_reason(
-        absl::StrCat(what, "; its output:\n", LogTail(process.log_path)));
-    StopWorker(process, true);
+        absl::StrCat(what, " (", ended, ") during this case.\n", WorkerEvidence(process)));
     return result;
+  }
+
+  // How this phase's workers fared before their first order.
+  struct StartupRecord {
+    bool any_ready = false;  // some worker's canary came back measured
+    int failures_in_a_row = 0;
+  };
+
+  // A worker whose canary has not come back: `readable` when its result
+  // stream has something (the canary, or the end of a dead worker). An
+  // error stops the phase: when the canary ran but failed (every worker
+  // would fail the same way), when no worker of this phase ever got ready,
+  // or when workers keep failing to start; a worker that dies at start-up
+  // after others worked is started again.
+  absl::Status CheckStartup(const Phase& phase, WorkerProcess& process, bool readable,
+                            StartupRecord& startups) {
+    std::string what;
+    if (readable) {
+      absl::StatusOr<std::optional<std::string>> frame = ReadFrame(process.results_fd);
+      worker::WorkerResultProto canary;
+      if (frame.ok() && frame->has_value() && canary.ParseFromString(**frame) &&
+          canary.id() == kCanaryOrderId) {
+        if (!canary.has_failure()) {
+          process.ready = true;
+          startups.any_ready = true;
+          startups.failures_in_a_row = 0;
+          return absl::OkStatus();
+        }
+        StopWorker(process, true);
+        return CannotMeasure(phase, process,
+                             absl::StrCat("its canary (an empty statement) failed: ",
+                                          canary.failure().reason()));
+      }
+      what = absl::StrCat("died before measuring anything (", StopWorker(process, false), ")");
+    } else if (std::chrono::steady_clock::now() - process.started >
+               std::chrono::seconds(kStartupTimeoutSeconds)) {
+      StopWorker(process, true);
+      what = absl::StrCat("did not start within ", kStartupTimeoutSeconds, " s");
+    } else {
+      return absl::OkStatus();  // still starting
+    }
+    if (!startups.any_ready || ++startups.failures_in_a_row >= kStartupAttempts) {
+      return CannotMeasure(phase, process, what);
+    }
+    return absl::OkStatus();  // started again when an order is waiting
+  }
+
+  absl::Status CannotMeasure(const Phase& phase, const WorkerProcess& process,
+                             const std::string& what) const {
+    return absl::FailedPreconditionError(absl::StrCat(
+        phase.valgrind ? "instruction counts cannot be collected: the worker under valgrind "
+                       : "wall time cannot be measured: the worker ",
+        what, ".\n", WorkerEvidence(process), "\nThe worker: ", process.command,
+        "\nFinished results are kept in ", options_.journal_path, "."));
   }
 
   RunnerProgress Progress() const {

@@ -86,7 +86,8 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
     result.mutable_failure()->set_kind("worker");
     result.mutable_failure()->set_reason("the case process received a corrupt order");
   } else {
-    if (order.compiled_case().empty() && order.task_spec().language() == timer::CPP) {
+    if (!order.canary() && order.compiled_case().empty() &&
+        order.task_spec().language() == timer::CPP) {
       // Compile a C++ string into the snippet cache in a throwaway child
       // first: whether the compiler had to run must not change this
       // process's heap, which the measured processes inherit.
@@ -165,6 +166,7 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order) {
   options.description = spec.description;
   options.env = spec.env;
   options.num_threads = spec.num_threads;
+  if (order.canary()) return Timer::ForCallable([] {}, std::move(options), spec.stmt);
   if (!order.compiled_case().empty()) {
     IcountSnippetEntry entry = FindCompiledCase(order.compiled_case());
     if (entry == nullptr) {
@@ -188,6 +190,65 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order) {
                          setup);
   }
   return Timer::ForPython(spec.stmt, setup, options);
+}
+
+// The worker's side of the zygote: sends one order, waits for its case
+// process to end and turns what it left into a result.
+struct ZygoteChannel {
+  int requests_fd;
+  int replies_fd;
+  std::string scratch_directory;
+
+  // An error only when the zygote itself is gone.
+  absl::StatusOr<worker::WorkerResultProto> Run(const worker::WorkOrderProto& order,
+                                                const std::string& order_bytes,
+                                                int64_t sequence) const {
+    const auto start = std::chrono::steady_clock::now();
+    ZygoteRequest request{static_cast<uint32_t>(order_bytes.size()), order.timeout_seconds()};
+    ZygoteReply reply{kExited, 0};
+    if (order_bytes.size() > kMaxOrderBytes ||
+        !WriteAll(requests_fd, reinterpret_cast<const char*>(&request), sizeof(request)) ||
+        !WriteAll(requests_fd, order_bytes.data(), order_bytes.size()) ||
+        ReadAll(replies_fd, reinterpret_cast<char*>(&reply), sizeof(reply)) != sizeof(reply)) {
+      return absl::InternalError("worker: the zygote process is gone");
+    }
+    const std::string case_file = absl::StrCat(scratch_directory, "/case-", sequence, ".pb");
+    worker::WorkerResultProto result;
+    absl::StatusOr<std::string> bytes = ReadFileToString(case_file);
+    std::remove(case_file.c_str());
+    if (reply.kind == kTimedOut) {
+      result = Failure("timeout", absl::StrCat("timed out after ", order.timeout_seconds(), " s"));
+    } else if (reply.kind == kSignalled) {
+      result = Failure("crash", absl::StrCat("the case crashed: signal ", reply.code, " (",
+                                             strsignal(reply.code), ")"));
+    } else if (!bytes.ok() || !result.ParseFromString(*bytes)) {
+      result = Failure("crash", absl::StrCat("the case exited with code ", reply.code,
+                                             " without a result"));
+    }
+    result.set_id(order.id());
+    result.set_seconds(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return result;
+  }
+};
+
+// Counted under valgrind, timed natively: whatever this worker is for.
+worker::WorkOrderProto CanaryOrder() {
+  worker::WorkOrderProto order;
+  order.set_id(kCanaryOrderId);
+  order.set_canary(true);
+  order.mutable_task_spec()->set_label("icount canary");
+  order.mutable_task_spec()->set_stmt("[an empty C++ statement]");
+  order.mutable_task_spec()->set_language(timer::CPP);
+  if (RUNNING_ON_VALGRIND) {
+    order.set_callgrind(true);
+    order.set_callgrind_number(10);
+  } else {
+    order.set_wall_time(true);
+    order.set_min_run_time(0.001);
+  }
+  order.set_timeout_seconds(120);
+  return order;
 }
 
 }  // namespace
@@ -246,6 +307,12 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order) {
     options.repeats = order.callgrind_repeats() > 0 ? order.callgrind_repeats() : 1;
     absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
     if (!stats.ok()) return Failure("measure", std::string(stats.status().message()));
+    if (order.canary() && (stats->empty() || stats->front().Counts() <= 0)) {
+      return Failure("measure",
+                     "callgrind counted no instructions in the canary's measured region: the "
+                     "worker runs under valgrind, but not under callgrind with client requests "
+                     "working");
+    }
     for (const CallgrindStats& s : *stats) {
       timer::CallgrindStatsProto* proto = output->add_callgrind();
       *proto = CallgrindStatsToProto(s);
@@ -285,8 +352,20 @@ absl::Status RunWorker(const WorkerOptions& options) {
   }
   close(requests[0]);
   close(replies[1]);
+  ZygoteChannel zygote_channel{requests[1], replies[0], options.scratch_directory};
   absl::Status status;
-  for (int64_t sequence = 0;; ++sequence) {
+  int64_t sequence = 0;
+  if (options.canary) {
+    const worker::WorkOrderProto canary = CanaryOrder();
+    absl::StatusOr<worker::WorkerResultProto> result =
+        zygote_channel.Run(canary, canary.SerializeAsString(), sequence++);
+    if (!result.ok()) {
+      status = result.status();
+    } else {
+      status = WriteFrame(options.results_fd, result->SerializeAsString());
+    }
+  }
+  while (status.ok()) {
     absl::StatusOr<std::optional<std::string>> frame = ReadFrame(options.orders_fd);
     if (!frame.ok()) {
       status = absl::DataLossError(absl::StrCat("worker: order stream: ", frame.status().message()));
@@ -298,37 +377,13 @@ absl::Status RunWorker(const WorkerOptions& options) {
       status = absl::DataLossError("worker: corrupt order in the stream");
       break;
     }
-    const auto start = std::chrono::steady_clock::now();
-    ZygoteRequest request{static_cast<uint32_t>((*frame)->size()), order.timeout_seconds()};
-    ZygoteReply reply{kExited, 0};
-    if ((*frame)->size() > kMaxOrderBytes ||
-        !WriteAll(requests[1], reinterpret_cast<const char*>(&request), sizeof(request)) ||
-        !WriteAll(requests[1], (*frame)->data(), (*frame)->size()) ||
-        ReadAll(replies[0], reinterpret_cast<char*>(&reply), sizeof(reply)) != sizeof(reply)) {
-      status = absl::InternalError("worker: the zygote process is gone");
+    absl::StatusOr<worker::WorkerResultProto> result =
+        zygote_channel.Run(order, **frame, sequence++);
+    if (!result.ok()) {
+      status = result.status();
       break;
     }
-    const std::string case_file = absl::StrCat(options.scratch_directory, "/case-", sequence, ".pb");
-    worker::WorkerResultProto result;
-    absl::StatusOr<std::string> bytes = ReadFileToString(case_file);
-    std::remove(case_file.c_str());
-    if (reply.kind == kTimedOut) {
-      result = Failure("timeout", absl::StrCat("timed out after ", order.timeout_seconds(), " s"));
-    } else if (reply.kind == kSignalled) {
-      result = Failure("crash", absl::StrCat("the case crashed: signal ", reply.code, " (",
-                                             strsignal(reply.code), ")"));
-    } else if (!bytes.ok() || !result.ParseFromString(*bytes)) {
-      result = Failure("crash", absl::StrCat("the case exited with code ", reply.code,
-                                             " without a result"));
-    }
-    result.set_id(order.id());
-    result.set_seconds(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    if (absl::Status written = WriteFrame(options.results_fd, result.SerializeAsString());
-        !written.ok()) {
-      status = written;
-      break;
-    }
+    status = WriteFrame(options.results_fd, result->SerializeAsString());
   }
   close(requests[1]);  // the zygote sees EOF and exits
   int zygote_status = 0;

@@ -38,7 +38,15 @@ struct WorkerOptions {
   // Initialise embedded Python (import torch) before the zygote starts, so
   // Python cases do not each pay for it.
   bool python = true;
+  // Before the first order, run a canary through the zygote like a case:
+  // an empty C++ statement, counted under valgrind (at least one
+  // instruction must be counted) or timed natively. Its result is the
+  // first frame written, with id kCanaryOrderId, so a worker that starts
+  // but cannot measure says so before it is given any work.
+  bool canary = false;
 };
+
+inline constexpr char kCanaryOrderId[] = "icount:canary";
 
 // Runs until the order stream ends. Errors only for the worker itself
 // (unreadable stream, no scratch directory); case failures are results.

@@ -22,6 +22,9 @@ ABSL_FLAG(int, results_fd, 1, "File descriptor for framed results.");
 ABSL_FLAG(std::string, scratch, "", "Scratch directory for case results (required).");
 ABSL_FLAG(std::string, cpus, "", "Comma-separated CPUs to pin to, e.g. 0 or 0,1; empty: any.");
 ABSL_FLAG(bool, python, true, "Initialise Python (import torch) once before the first case.");
+ABSL_FLAG(bool, canary, false,
+          "Before the first order, measure an empty statement (counted under valgrind, timed "
+          "natively) and write its result first, id \"icount:canary\".");
 ABSL_FLAG(bool, print_libtorch_version, false,
           "Print the LibTorch version this worker runs on (see loaded_libtorch.h) and exit.");
 
@@ -38,6 +41,7 @@ int main(int argc, char** argv) {
   options.results_fd = absl::GetFlag(FLAGS_results_fd);
   options.scratch_directory = absl::GetFlag(FLAGS_scratch);
   options.python = absl::GetFlag(FLAGS_python);
+  options.canary = absl::GetFlag(FLAGS_canary);
   if (!absl::GetFlag(FLAGS_orders).empty()) {
     options.orders_fd = open(absl::GetFlag(FLAGS_orders).c_str(), O_RDONLY);
     if (options.orders_fd < 0) {

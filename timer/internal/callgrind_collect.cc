@@ -301,7 +301,7 @@ absl::StatusOr<std::vector<std::string>> CallgrindCommand(const std::vector<std:
       "--instr-atstart=no",
       "--collect-atstart=no",
       "--dump-line=yes",
-      absl::StrCat("--log-file=", out_directory, "/valgrind.log"),
+      absl::StrCat("--log-file=", ValgrindLogPath(out_directory)),
   };
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
@@ -322,6 +322,10 @@ std::vector<std::string> MeasurementEnvironment(int num_threads) {
     }
   }
   return env;
+}
+
+std::string ValgrindLogPath(const std::string& out_directory) {
+  return absl::StrCat(out_directory, "/valgrind.log");
 }
 
 std::string CallgrindOutDirectoryEnv(const std::string& out_directory) {

@@ -54,6 +54,9 @@ absl::StatusOr<std::string> FindValgrind();
 // dumps in `out_directory` (instrumentation off until a client request).
 absl::StatusOr<std::vector<std::string>> CallgrindCommand(const std::vector<std::string>& command,
                                                          const std::string& out_directory);
+// Where CallgrindCommand has valgrind write its own log (--log-file): the
+// reason a process under valgrind died is there (valgrind_log.h).
+std::string ValgrindLogPath(const std::string& out_directory);
 // The environment entry that tells a process under valgrind where its
 // dumps go ("ICOUNT_CALLGRIND_OUT_DIR=...").
 std::string CallgrindOutDirectoryEnv(const std::string& out_directory);

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# ./bazelw on machines in every state, with stand-ins first on PATH for
+# dpkg-query (reads a list of installed packages), apt-get (records what it
+# was asked and installs into that list), id (the user), sudo, and bazel
+# (BAZELW_BAZEL). Cases: all missing, some missing, none missing, no root
+# without sudo, password-less sudo, apt-get failing.
+set -u
+bazelw="$(readlink -f "$1")"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+stand_ins="$TEST_TMPDIR/bin"
+mkdir -p "$stand_ins"
+cat > "$stand_ins/dpkg-query" <<'STANDIN'
+#!/usr/bin/env bash
+# Like dpkg-query -W -f='${Package} ${db:Status-Status}\n' PKG...: a line per
+# known package, "no packages found" and exit 1 for unknown ones.
+status=0
+for arg in "$@"; do
+  [[ $arg == -* ]] && continue
+  if grep -qx -- "$arg" "$STATE/installed"; then
+    echo "$arg installed"
+  elif grep -qx -- "$arg" "$STATE/known"; then
+    echo "$arg not-installed"
+  else
+    echo "dpkg-query: no packages found matching $arg" >&2
+    status=1
+  fi
+done
+exit $status
+STANDIN
+cat > "$stand_ins/apt-get" <<'STANDIN'
+#!/usr/bin/env bash
+echo "apt-get $*" >> "$STATE/apt.log"
+[[ -n ${APT_FAILS:-} ]] && { echo "E: Unable to locate package" >&2; exit 100; }
+if [[ $1 == install ]]; then
+  for arg in "$@"; do
+    [[ $arg == -* || $arg == install ]] || echo "$arg" >> "$STATE/installed"
+  done
+fi
+exit 0
+STANDIN
+cat > "$stand_ins/id" <<'STANDIN'
+#!/usr/bin/env bash
+echo "${FAKE_UID:-0}"
+STANDIN
+cat > "$stand_ins/sudo" <<'STANDIN'
+#!/usr/bin/env bash
+# Password-less only when SUDO_WORKS is set; like `sudo -n`, fails otherwise.
+[[ -n ${SUDO_WORKS:-} ]] || { echo "sudo: a password is required" >&2; exit 1; }
+[[ $1 == -n ]] && shift
+echo "sudo $*" >> "$STATE/sudo.log"
+exec "$@"
+STANDIN
+cat > "$stand_ins/bazel" <<'STANDIN'
+#!/usr/bin/env bash
+echo "bazel $*" >> "$STATE/bazel.log"
+STANDIN
+chmod +x "$stand_ins"/*
+
+# The packages bazelw checks, read from the script itself.
+mapfile -t all < <(sed -n '/^readonly PACKAGES=(/,/^)/{/PACKAGES=(/d;/^)/d;p}' "$bazelw" | tr ' ' '\n' \
+  | grep -E '^[a-z0-9][a-z0-9.+-]+$')
+(( ${#all[@]} >= 10 )) || fail "could not read bazelw's package list: ${all[*]}"
+
+# [KNOWN=...] run_bazelw INSTALLED... runs bazelw test //x with those packages
+# installed (the rest unknown to dpkg); output in $out, exit code in $code.
+run_bazelw() {
+  export STATE="$TEST_TMPDIR/state.$RANDOM"
+  mkdir -p "$STATE"
+  : > "$STATE/installed"; : > "$STATE/known"; : > "$STATE/apt.log"
+  : > "$STATE/bazel.log"; : > "$STATE/sudo.log"
+  for p in "$@"; do echo "$p" >> "$STATE/installed"; done
+  for p in ${KNOWN:-}; do echo "$p" >> "$STATE/known"; done
+  out=$(PATH="$stand_ins:$PATH" BAZELW_BAZEL="$stand_ins/bazel" "$bazelw" test //x 2>&1)
+  code=$?
+}
+
+# 1. A fresh machine: dpkg has heard of none of them (dpkg-query exits 1).
+run_bazelw
+[[ $code == 0 ]] || fail "all missing: exit $code: $out"
+grep -q "^apt-get install" "$STATE/apt.log" || fail "all missing: apt-get install not run: $out"
+for p in "${all[@]}"; do
+  grep -q -- " $p\( \|$\)" <(grep '^apt-get install' "$STATE/apt.log") \
+    || fail "all missing: $p not installed: $(cat "$STATE/apt.log")"
+done
+grep -qx "bazel test //x" "$STATE/bazel.log" || fail "all missing: bazel not run after install"
+
+# 2. Some missing, one of them known to dpkg but not installed.
+KNOWN="${all[0]}" run_bazelw "${all[@]:2}"
+[[ $code == 0 ]] || fail "some missing: exit $code: $out"
+[[ $(grep '^apt-get install' "$STATE/apt.log" | tr ' ' '\n' | grep -cv -- '^-\|^apt-get$\|^install$') == 2 ]] \
+  || fail "some missing: expected exactly 2 packages installed: $(cat "$STATE/apt.log")"
+grep -q -- " ${all[0]} ${all[1]}$" "$STATE/apt.log" || fail "some missing: $(cat "$STATE/apt.log")"
+grep -qx "bazel test //x" "$STATE/bazel.log" || fail "some missing: bazel not run"
+
+# 3. None missing: no apt-get at all.
+run_bazelw "${all[@]}"
+[[ $code == 0 ]] || fail "none missing: exit $code: $out"
+[[ ! -s $STATE/apt.log ]] || fail "none missing: apt-get was run: $(cat "$STATE/apt.log")"
+grep -qx "bazel test //x" "$STATE/bazel.log" || fail "none missing: bazel not run"
+
+# 4. Not root, no password-less sudo: the exact line to run, exit 1.
+FAKE_UID=1000 run_bazelw "${all[@]:1}"
+[[ $code == 1 ]] || fail "no root: expected exit 1, got $code: $out"
+grep -q "apt-get install -y ${all[0]}$" <<<"$out" || fail "no root: no install line: $out"
+[[ ! -s $STATE/apt.log && ! -s $STATE/bazel.log ]] || fail "no root: ran apt-get or bazel"
+
+# 5. Not root, password-less sudo: apt-get through sudo.
+FAKE_UID=1000 SUDO_WORKS=1 run_bazelw "${all[@]:1}"
+[[ $code == 0 ]] || fail "sudo: exit $code: $out"
+grep -q "apt-get install.* ${all[0]}$" "$STATE/sudo.log" || fail "sudo: not used: $out"
+
+# 6. apt-get fails: a clear message, exit 1, no bazel.
+APT_FAILS=1 run_bazelw "${all[@]:1}"
+[[ $code == 1 ]] || fail "apt failure: expected exit 1, got $code: $out"
+grep -q "apt-get could not install: ${all[0]}" <<<"$out" || fail "apt failure: $out"
+[[ ! -s $STATE/bazel.log ]] || fail "apt failure: bazel ran"
+echo PASS
