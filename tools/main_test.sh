@@ -35,6 +35,37 @@ assert d["machine"], d
 PY
 [ ! -e "$tmp/main.json.journal" ] || fail "journal should be gone after success"
 
+# A machine where valgrind cannot run LibTorch (a CPU whose CPUID hides
+# RDTSCP, seen before icount replaced libhwy's use of it): a stand-in
+# valgrind writes such a log and dies of SIGILL. main stops at once, naming
+# the instruction, the function and the library, and the log reaches CI
+# (stderr is not a terminal here).
+mkdir -p "$tmp/standin"
+cat > "$tmp/standin/valgrind" <<'STANDIN'
+#!/bin/sh
+for a in "$@"; do
+  case "$a" in --log-file=*) cat > "${a#--log-file=}" <<'LOG'
+==8806== Callgrind, a call-graph generating cache profiler
+vex amd64->IR: unhandled instruction bytes: 0xF 0x1 0xF9 0x48 0xC1 0xE2 0x20 0x48 0x9 0xD0
+==8806== valgrind: Unrecognised instruction at address 0x1d584522.
+==8806==    at 0x1D584522: hwy::platform::TimerResolution() (in /usr/lib/x86_64-linux-gnu/libhwy.so.1.0.3)
+==8806==    by 0x1D582218: ??? (in /usr/lib/x86_64-linux-gnu/libhwy.so.1.0.3)
+LOG
+  ;; esac
+done
+kill -ILL $$
+STANDIN
+chmod +x "$tmp/standin/valgrind"
+PATH="$tmp/standin:$PATH" "$main" --filter='^Empty / no allocation$' --no_wall_time \
+  --output="$tmp/cannot.json" > /dev/null 2> "$tmp/cannot.err"
+[ $? -eq 1 ] || fail "a run that cannot count must exit 1: $(cat "$tmp/cannot.err")"
+grep -q "^main: instruction counts cannot be collected: the worker under valgrind died before measuring anything (killed by signal 4" "$tmp/cannot.err" \
+  || fail "no clear stop: $(cat "$tmp/cannot.err")"
+grep -q "valgrind cannot run the instruction RDTSCP (bytes 0xF 0x1 0xF9 0x48) in hwy::platform::TimerResolution() (/usr/lib/x86_64-linux-gnu/libhwy.so.1.0.3)" "$tmp/cannot.err" \
+  || fail "the instruction, function and library are not named: $(cat "$tmp/cannot.err")"
+if grep -q "(no output)" "$tmp/cannot.err"; then fail "(no output) reached the user"; fi
+rm -f "$tmp/cannot.json.journal"
+
 # The gate: a baseline with a 20% lower count must make ci exit 3.
 "$ci" --filter='^Empty / no allocation$' --repeats=1 --destination="$tmp/base.json" > /dev/null 2>&1 \
   || fail "ci baseline run failed"

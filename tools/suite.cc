@@ -172,14 +172,13 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
 absl::StatusOr<RunnerReport> RunWithProgress(const std::vector<worker::WorkOrderProto>& orders,
                                              RunnerOptions options) {
   const bool terminal = isatty(STDERR_FILENO);
-  int last_done = -1;
-  options.on_progress = [terminal, &last_done](const RunnerProgress& progress) {
+  ProgressLog log;
+  options.on_progress = [terminal, &log](const RunnerProgress& progress) {
     if (terminal) {
       std::fprintf(stderr, "\r\033[K%s", FormatProgress(progress, true).c_str());
-    } else if (progress.done != last_done) {
-      std::fprintf(stderr, "%s\n", FormatProgress(progress, false).c_str());
+    } else if (std::optional<std::string> line = log.Line(progress)) {
+      std::fprintf(stderr, "%s\n", line->c_str());
     }
-    last_done = progress.done;
   };
   absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
   if (terminal) std::fprintf(stderr, "\n");

@@ -617,6 +617,16 @@ std::string FormatProgress(const RunnerProgress& progress, bool terminal) {
                       progress.done, "/", progress.total, failed, " ", progress.phase, ", ", eta);
 }
 
+std::optional<std::string> ProgressLog::Line(const RunnerProgress& progress) {
+  if (progress.done == last_done_ &&
+      progress.elapsed_seconds - last_line_seconds_ < heartbeat_seconds_) {
+    return std::nullopt;
+  }
+  last_done_ = progress.done;
+  last_line_seconds_ = progress.elapsed_seconds;
+  return FormatProgress(progress, /*terminal=*/false);
+}
+
 absl::Status CheckNoOldJournal(const std::string& journal_path) {
   if (access(journal_path.c_str(), F_OK) != 0) return absl::OkStatus();
   return absl::AlreadyExistsError(absl::StrCat(
@@ -710,7 +720,8 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
     status = run.RunPhase(phase);
     if (!status.ok() || interrupted) break;
   }
-  timer_internal::RemoveDirectoryTree(*scratch);
+  // A phase that could not start keeps the logs its message points at.
+  if (status.ok() || interrupted) timer_internal::RemoveDirectoryTree(*scratch);
   if (interrupted) {
     return absl::CancelledError(absl::StrCat(
         "interrupted: ", run.done(), " of ", orders.size(), " orders finished and kept in ",

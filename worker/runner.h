@@ -26,6 +26,7 @@
 // (`retries`), exceptions are not (they would fail again).
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,26 @@ absl::StatusOr<std::vector<worker::WorkerResultProto>> ReadJournal(const std::st
 // "[#######.....] 12/40 (1 failed) instruction counts, ETA 1m05s" for a
 // terminal, or a plain line for logs.
 std::string FormatProgress(const RunnerProgress& progress, bool terminal);
+
+// Progress for a log (stderr not a terminal, e.g. CI): a line whenever an
+// order finishes, and at least every `heartbeat_seconds` of the run's
+// elapsed time when none does, so a log never goes quiet for long.
+//
+//   ProgressLog log;
+//   options.on_progress = [&](const RunnerProgress& p) {
+//     if (auto line = log.Line(p)) std::fprintf(stderr, "%s\n", line->c_str());
+//   };
+class ProgressLog {
+ public:
+  explicit ProgressLog(double heartbeat_seconds = 30) : heartbeat_seconds_(heartbeat_seconds) {}
+  // The line to print for this report, if any.
+  std::optional<std::string> Line(const RunnerProgress& progress);
+
+ private:
+  double heartbeat_seconds_;
+  int last_done_ = -1;
+  double last_line_seconds_ = 0;
+};
 
 }  // namespace icount
 

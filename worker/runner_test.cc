@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -232,6 +233,75 @@ TEST(RunnerTest, ProgressFormats) {
             "[#########.....................] 3/10 (1 failed) wall time, 1 thread, ETA 1m10s");
   EXPECT_EQ(FormatProgress(p, false),
             "icount: 3/10 done (1 failed), wall time, 1 thread, 30s elapsed, ETA 1m10s");
+}
+
+TEST(RunnerTest, ProgressLogHasALinePerFinishedOrderAndAHeartbeat) {
+  ProgressLog log(30);
+  RunnerProgress p;
+  p.total = 4;
+  p.phase = "instruction counts";
+  EXPECT_TRUE(log.Line(p).has_value());  // the first report
+  p.elapsed_seconds = 1;
+  EXPECT_FALSE(log.Line(p).has_value());  // nothing new
+  p.elapsed_seconds = 29;
+  EXPECT_FALSE(log.Line(p).has_value());
+  p.elapsed_seconds = 30.5;  // quiet for 30 s: a heartbeat
+  EXPECT_EQ(log.Line(p), "icount: 0/4 done, instruction counts, 31s elapsed, ETA unknown");
+  p.elapsed_seconds = 31;
+  EXPECT_FALSE(log.Line(p).has_value());
+  p.done = 1;  // an order finished: at once
+  EXPECT_TRUE(log.Line(p).has_value());
+  p.elapsed_seconds = 61.5;
+  EXPECT_TRUE(log.Line(p).has_value());
+}
+
+// A machine where valgrind cannot run the worker at all (e.g. a CPU whose
+// CPUID hides RDTSCP and a worker without the replacement): a stand-in
+// valgrind first on PATH writes such a log and dies of SIGILL. The phase
+// stops at once with valgrind's diagnosis instead of respawning workers
+// for every order.
+TEST(RunnerTest, AWorkerThatCannotStartUnderValgrindStopsThePhaseWithTheReason) {
+  const std::string bin = TempPath("standin-bin");
+  ASSERT_EQ(system(("mkdir -p " + bin).c_str()), 0);
+  const std::string starts = TempPath("standin-starts");
+  const std::string log_source = std::string(std::getenv("TEST_SRCDIR")) +
+                                 "/icount/timer/internal/testdata/valgrind_rdtscp.log";
+  std::ofstream(bin + "/valgrind") << "#!/bin/sh\n"
+                                   << "echo started >> " << starts << "\n"
+                                   << "for a in \"$@\"; do case \"$a\" in --log-file=*) cp "
+                                   << log_source << " \"${a#--log-file=}\";; esac; done\n"
+                                   << "kill -ILL $$\n";
+  ASSERT_EQ(system(("chmod +x " + bin + "/valgrind").c_str()), 0);
+  const std::string path = std::getenv("PATH");
+  setenv("PATH", (bin + ":" + path).c_str(), 1);
+
+  std::vector<worker::WorkOrderProto> orders;
+  for (int i = 0; i < 6; ++i) {
+    worker::WorkOrderProto order = PythonOrder("case " + std::to_string(i), "pass");
+    order.set_wall_time(false);
+    order.set_callgrind(true);
+    orders.push_back(order);
+  }
+  RunnerOptions options = Options("cannot-count.journal");
+  options.jobs = 2;
+  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  setenv("PATH", path.c_str(), 1);
+
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kFailedPrecondition);
+  const std::string message(report.status().message());
+  EXPECT_THAT(message, HasSubstr("instruction counts cannot be collected: the worker under "
+                                 "valgrind died before measuring anything (killed by signal 4"));
+  EXPECT_THAT(message, HasSubstr("valgrind cannot run the instruction RDTSCP"));
+  EXPECT_THAT(message, HasSubstr("in hwy::platform::TimerResolution() "
+                                 "(/usr/lib/x86_64-linux-gnu/libhwy.so.1.0.3)"));
+  EXPECT_THAT(message, HasSubstr("--- valgrind's log"));
+  EXPECT_THAT(message, HasSubstr("Finished results are kept in " + options.journal_path));
+  EXPECT_THAT(message, ::testing::Not(HasSubstr("(no output)")));
+  // Each of the two workers started once; none was respawned per order.
+  std::ifstream in(starts);
+  const std::string started((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_LE(std::count(started.begin(), started.end(), '\n'), 2) << started;
 }
 
 }  // namespace

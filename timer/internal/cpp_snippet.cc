@@ -108,8 +108,16 @@ std::string CacheDirectory() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
     return absl::StrCat(xdg, "/icount");
   }
-  const char* home = std::getenv("HOME");
-  return absl::StrCat(home != nullptr && *home != '\0' ? home : "/tmp", "/.cache/icount");
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return absl::StrCat(home, "/.cache/icount");
+  }
+  // Inside `bazel test` HOME is unset: the test's own directory, so tests
+  // neither share a cache nor leave one behind.
+  if (const char* test_tmpdir = std::getenv("TEST_TMPDIR");
+      test_tmpdir != nullptr && *test_tmpdir != '\0') {
+    return absl::StrCat(test_tmpdir, "/icount-cache");
+  }
+  return absl::StrCat("/tmp/icount-cache-", getuid());
 }
 
 std::string BlockControlDeclaration() {

@@ -63,8 +63,10 @@ std::string BlockControlDeclaration();
 // The generated translation unit, for tests and for error context.
 std::string GenerateCppSnippetSource(const CompiledCppSnippet::Source& source);
 
-// $ICOUNT_CACHE_DIR, else $XDG_CACHE_HOME/icount, else $HOME/.cache/icount;
-// snippets live in its "snippets" subdirectory.
+// $ICOUNT_CACHE_DIR, else $XDG_CACHE_HOME/icount, else $HOME/.cache/icount,
+// else (inside `bazel test`, where HOME is unset) $TEST_TMPDIR/icount-cache,
+// else /tmp/icount-cache-<uid>; snippets live in its "snippets"
+// subdirectory.
 std::string CacheDirectory();
 
 }  // namespace icount::timer_internal
