@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "base/files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "timer/measurement.h"
@@ -35,7 +36,7 @@ std::vector<Measurement> LoadMeasurements(const std::string& name) {
 }
 
 std::string LoadGolden(const std::string& name) {
-  absl::StatusOr<std::string> text = ReadFileToString(TestDataPath(name + ".txt"));
+  absl::StatusOr<std::string> text = base::ReadFileToString(TestDataPath(name + ".txt"));
   EXPECT_TRUE(text.ok()) << text.status();
   return text.ok() ? *text : "";
 }

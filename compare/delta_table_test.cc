@@ -62,38 +62,66 @@ DeltaTable Example() {
 }
 
 TEST(DeltaTableTest, RendersPlainText) {
-  EXPECT_EQ(
-      Example().Render(/*colorize=*/false),
-      "[--------------------------------------------------------------------------------- Instruction counts per run --------------------------------------------------------------------------------]\n"
-      "Benchmark               Threads  Autograd            |        Python Eager       |     Python TorchScript    |      C++ Eager       |     Python Eager (time)     |       C++ Eager (time)     \n"
-      "Pointwise / Math / add        1  Forward             |                      ...  |  +0.3  1,234,567  +0.00%  |  +112  5,093  +2.2%  |  +0.50 us  1.54 us  +48.1%  |  +0.01 us  1.05 us  ~+0.96%\n"
-      "                              1  Forward + Backward  |  -1,024  79,088    -1.3%  |                           |                      |                             |                            \n"
-      "                              4  Forward             |  +1,101   2,101  +110.0%  |                           |                      |                             |                            \n"
-      "Pointwise / Math / mul        1  Forward             |           B only: 26,001  |                           |                      |                             |                            \n"
-      "Indexing / select             1                      |                           |                           |       A only: 3,000  |                             |                            \n"
-      "\n"
-      "Instructions per run: B - A, B, (B - A) / A; \"...\" where A and B are equal.\n"
-      "Wall time, median per run: B - A, B, (B - A) / A; \"...\" where A and B are equal.\n"
-      "~: within noise; the interquartile ranges overlap or a side has fewer than 4 times.\n"
-      "A only, B only: measured on one side only.\n");
+  EXPECT_EQ(Example().Render(/*colorize=*/false),
+            "[--------------------------------------------------------------------------------- "
+            "Instruction counts per run "
+            "--------------------------------------------------------------------------------]\n"
+            "Benchmark               Threads  Autograd            |        Python Eager       |    "
+            " Python TorchScript    |      C++ Eager       |     Python Eager (time)     |       "
+            "C++ Eager (time)     \n"
+            "Pointwise / Math / add        1  Forward             |                      ...  |  "
+            "+0.3  1,234,567  +0.00%  |  +112  5,093  +2.2%  |  +0.50 us  1.54 us  +48.1%  |  "
+            "+0.01 us  1.05 us  ~+0.96%\n"
+            "                              1  Forward + Backward  |  -1,024  79,088    -1.3%  |    "
+            "                       |                      |                             |         "
+            "                   \n"
+            "                              4  Forward             |  +1,101   2,101  +110.0%  |    "
+            "                       |                      |                             |         "
+            "                   \n"
+            "Pointwise / Math / mul        1  Forward             |           B only: 26,001  |    "
+            "                       |                      |                             |         "
+            "                   \n"
+            "Indexing / select             1                      |                           |    "
+            "                       |       A only: 3,000  |                             |         "
+            "                   \n"
+            "\n"
+            "Instructions per run: B - A, B, (B - A) / A; \"...\" where A and B are equal.\n"
+            "Wall time, median per run: B - A, B, (B - A) / A; \"...\" where A and B are equal.\n"
+            "~: within noise; the interquartile ranges overlap or a side has fewer than 4 times.\n"
+            "A only, B only: measured on one side only.\n");
 }
 
 TEST(DeltaTableTest, RendersAnsiColours) {
   EXPECT_EQ(
       Example().Render(/*colorize=*/true),
-      "[--------------------------------------------------------------------------------- Instruction counts per run --------------------------------------------------------------------------------]\n"
-      "Benchmark               Threads  Autograd            |        Python Eager       |     Python TorchScript    |      C++ Eager       |     Python Eager (time)     |       C++ Eager (time)     \n"
-      "Pointwise / Math / add        1  Forward             |                      ...  |  +0.3  1,234,567  +0.00%  |  \033[33m+112  5,093  +2.2%\033[0m  |  \033[91m+0.50 us  1.54 us  +48.1%\033[0m  |  \033[90m+0.01 us  1.05 us  ~+0.96%\033[0m\n"
-      "                              1  Forward + Backward  |  \033[32m-1,024  79,088    -1.3%\033[0m  |                           |                      |                             |                            \n"
-      "                              4  Forward             |  \033[1m\033[7m\033[91m+1,101   2,101  +110.0%\033[0m  |                           |                      |                             |                            \n"
-      "Pointwise / Math / mul        1  Forward             |           B only: 26,001  |                           |                      |                             |                            \n"
-      "Indexing / select             1                      |                           |                           |       A only: 3,000  |                             |                            \n"
+      "[--------------------------------------------------------------------------------- "
+      "Instruction counts per run "
+      "--------------------------------------------------------------------------------]\n"
+      "Benchmark               Threads  Autograd            |        Python Eager       |     "
+      "Python TorchScript    |      C++ Eager       |     Python Eager (time)     |       C++ "
+      "Eager (time)     \n"
+      "Pointwise / Math / add        1  Forward             |                      ...  |  +0.3  "
+      "1,234,567  +0.00%  |  \033[33m+112  5,093  +2.2%\033[0m  |  \033[91m+0.50 us  1.54 us  "
+      "+48.1%\033[0m  |  \033[90m+0.01 us  1.05 us  ~+0.96%\033[0m\n"
+      "                              1  Forward + Backward  |  \033[32m-1,024  79,088    "
+      "-1.3%\033[0m  |                           |                      |                          "
+      "   |                            \n"
+      "                              4  Forward             |  \033[1m\033[7m\033[91m+1,101   "
+      "2,101  +110.0%\033[0m  |                           |                      |                 "
+      "            |                            \n"
+      "Pointwise / Math / mul        1  Forward             |           B only: 26,001  |          "
+      "                 |                      |                             |                     "
+      "       \n"
+      "Indexing / select             1                      |                           |          "
+      "                 |       A only: 3,000  |                             |                     "
+      "       \n"
       "\n"
       "Instructions per run: B - A, B, (B - A) / A; \"...\" where A and B are equal.\n"
       "Wall time, median per run: B - A, B, (B - A) / A; \"...\" where A and B are equal.\n"
       "~ (grey): within noise; the interquartile ranges overlap or a side has fewer than 4 times.\n"
       "A only, B only: measured on one side only.\n"
-      "Colours: faster by >=0.5% green (>=10% bold); slower by >=0.5% yellow, >=2.5% bright yellow, >=10% red, >=25% bright red, >=50% bold red, >=100% reversed.\n");
+      "Colours: faster by >=0.5% green (>=10% bold); slower by >=0.5% yellow, >=2.5% bright "
+      "yellow, >=10% red, >=25% bright red, >=50% bold red, >=100% reversed.\n");
 }
 
 TEST(DeltaTableTest, RendersMarkdown) {
@@ -101,9 +129,11 @@ TEST(DeltaTableTest, RendersMarkdown) {
       Example().RenderMarkdown(),
       "**Instruction counts per run**\n"
       "\n"
-      "| Benchmark | Threads | Autograd | Python Eager | Python TorchScript | C++ Eager | Python Eager (time) | C++ Eager (time) |\n"
+      "| Benchmark | Threads | Autograd | Python Eager | Python TorchScript | C++ Eager | Python "
+      "Eager (time) | C++ Eager (time) |\n"
       "| :--- | ---: | :--- | ---: | ---: | ---: | ---: | ---: |\n"
-      "| Pointwise / Math / add | 1 | Forward | ... | +0.3 (1,234,567, +0.00%) | 🟡 +112 (5,093, +2.2%) | 🔴 +0.50 us (1.54 us, +48.1%) | _+0.01 us (1.05 us, \\~+0.96%)_ |\n"
+      "| Pointwise / Math / add | 1 | Forward | ... | +0.3 (1,234,567, +0.00%) | 🟡 +112 (5,093, "
+      "+2.2%) | 🔴 +0.50 us (1.54 us, +48.1%) | _+0.01 us (1.05 us, \\~+0.96%)_ |\n"
       "|  | 1 | Forward + Backward | 🟢 -1,024 (79,088, -1.3%) |  |  |  |  |\n"
       "|  | 4 | Forward | 🔴 **+1,101 (2,101, +110.0%)** |  |  |  |  |\n"
       "| Pointwise / Math / mul | 1 | Forward | B only: 26,001 |  |  |  |  |\n"
@@ -111,7 +141,8 @@ TEST(DeltaTableTest, RendersMarkdown) {
       "\n"
       "- Instructions per run: B - A (B, (B - A) / A); \"...\" where A and B are equal.\n"
       "- Wall time, median per run: B - A (B, (B - A) / A); \"...\" where A and B are equal.\n"
-      "- \\~ (italics): within noise; the interquartile ranges overlap or a side has fewer than 4 times.\n"
+      "- \\~ (italics): within noise; the interquartile ranges overlap or a side has fewer than 4 "
+      "times.\n"
       "- A only, B only: measured on one side only.\n"
       "- 🟢 faster by >=0.5%; 🟡 slower by >=0.5%; 🔴 slower by >=10% (bold from 50%).\n");
 }

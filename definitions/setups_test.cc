@@ -65,8 +65,8 @@ TEST(SetupsTest, BothLanguagesDefineTheSameVariables) {
 TEST(SetupsTest, TrainingWeightsRequireGrad) {
   expand::GroupedSetup training = Training();
   for (const char* w : {"w0", "w1", "w2"}) {
-    EXPECT_TRUE(RE2::PartialMatch(training.cpp_setup,
-                                  std::string(w) + R"(\.set_requires_grad\(true\);)"))
+    EXPECT_TRUE(
+        RE2::PartialMatch(training.cpp_setup, std::string(w) + R"(\.set_requires_grad\(true\);)"))
         << w;
   }
   std::vector<std::string> lines = absl::StrSplit(training.py_setup, '\n');

@@ -252,17 +252,19 @@ BenchmarkTree NNModulesGroup() {
 
 BenchmarkTree TrainingGroup() {
   return {
-      {"simple", Needs(kCppFunctionalApi, GroupedStmts{R"(
+      {"simple",
+       Needs(kCppFunctionalApi, GroupedStmts{R"(
           a0 = torch.nn.functional.relu(x * w0)
           y = a0 * w1
       )",
-                              R"(
+                                             R"(
           auto a0 = torch::nn::functional::relu(x * w0);
           auto y = a0 * w1;
       )",
-                              Training(), "f(x, w0, w1) -> y", /*torchscript=*/true,
-                              /*autograd=*/true, /*num_threads=*/{1, 2}})},
-      {"ensemble", Needs(kCppFunctionalApi, GroupedStmts{R"(
+                                             Training(), "f(x, w0, w1) -> y", /*torchscript=*/true,
+                                             /*autograd=*/true, /*num_threads=*/{1, 2}})},
+      {"ensemble", Needs(kCppFunctionalApi,
+                         GroupedStmts{R"(
           a0 = torch.nn.functional.gelu(x * w0)
           a1 = torch.nn.functional.prelu(y, w1)
           z = torch.nn.functional.normalize(
@@ -270,7 +272,7 @@ BenchmarkTree TrainingGroup() {
               p=2.0, dim=0,
           ).dot(w2)
       )",
-                                R"(
+                                      R"(
           auto a0 = torch::nn::functional::gelu(x * w0);
           auto a1 = torch::nn::functional::prelu(y, w1);
           auto z = torch::nn::functional::normalize(
@@ -278,8 +280,8 @@ BenchmarkTree TrainingGroup() {
               torch::nn::functional::NormalizeFuncOptions().p(2).dim(0)
           ).dot(w2);
       )",
-                                Training(), "f(x, y, w0, w1, w2) -> z", /*torchscript=*/true,
-                                /*autograd=*/true, /*num_threads=*/{1, 2}})},
+                                      Training(), "f(x, y, w0, w1, w2) -> z", /*torchscript=*/true,
+                                      /*autograd=*/true, /*num_threads=*/{1, 2}})},
   };
 }
 
@@ -327,48 +329,51 @@ BenchmarkTree ExtendedSuite() {
        Needs(kCppIndexingApi,
              GroupedStmts{"a[b, None, ...] = 1", "a.index_put_({b, None, Ellipsis}, 1);",
                           Indexing(), "f(a, b) -> None", /*torchscript=*/true})},
-      {"Misc", BenchmarkTree{
-                   {"resize_", GroupedStmts{R"(
+      {"Misc",
+       BenchmarkTree{
+           {"resize_", GroupedStmts{R"(
                        x.resize_(0)
                        x.resize_((4, 4))
                    )",
-                                            R"(
+                                    R"(
                        x.resize_(0);
                        x.resize_({4, 4});
                    )",
-                                            Trivial2D()}},
-                   {"Sort", GroupedStmts{"torch.sort(x)", "torch::sort(x);", Generic()}},
-               }},
-      {"MatMul", BenchmarkTree{
-                     {"Broadcasting (matmul)",
-                      GroupedStmts{"z = torch.matmul(x, y_float)",
-                                   "auto z = torch::matmul(x, y_float);", Generic()}},
-                     {"Non-broadcasting (mm)",
-                      GroupedStmts{"z = torch.mm(x, y_float)", "auto z = torch::mm(x, y_float);",
-                                   Generic()}},
-                 }},
-      {"Mesoscale", BenchmarkTree{
-                        {"MatMul-Bias-ReLU", Needs(kCppFunctionalApi, GroupedStmts{R"(
+                                    Trivial2D()}},
+           {"Sort", GroupedStmts{"torch.sort(x)", "torch::sort(x);", Generic()}},
+       }},
+      {"MatMul",
+       BenchmarkTree{
+           {"Broadcasting (matmul)",
+            GroupedStmts{"z = torch.matmul(x, y_float)", "auto z = torch::matmul(x, y_float);",
+                         Generic()}},
+           {"Non-broadcasting (mm)",
+            GroupedStmts{"z = torch.mm(x, y_float)", "auto z = torch::mm(x, y_float);", Generic()}},
+       }},
+      {"Mesoscale",
+       BenchmarkTree{
+           {"MatMul-Bias-ReLU",
+            Needs(kCppFunctionalApi, GroupedStmts{R"(
                              z0 = torch.mm(x, y) + bias
                              z1 = torch.nn.functional.relu(z0)
                          )",
-                                                          R"(
+                                                  R"(
                              auto z0 = torch::mm(x, y) + bias;
                              auto z1 = torch::nn::functional::relu(z0);
                          )",
-                                                          Mesoscale(), "f(x, y, bias) -> z1",
-                                                          /*torchscript=*/true})},
-                        {"Off diagonal indices", GroupedStmts{R"(
+                                                  Mesoscale(), "f(x, y, bias) -> z1",
+                                                  /*torchscript=*/true})},
+           {"Off diagonal indices", GroupedStmts{R"(
                              indices = torch.arange(eye_4.numel())
                              z = indices[eye_4.flatten() == 0]
                          )",
-                                                              R"(
+                                                 R"(
                              auto indices = torch::arange(eye_4.numel());
                              auto z = indices.index({eye_4.flatten() == 0});
                          )",
-                                                              Mesoscale(), "f(eye_4) -> z",
-                                                              /*torchscript=*/true}},
-                    }},
+                                                 Mesoscale(), "f(eye_4) -> z",
+                                                 /*torchscript=*/true}},
+       }},
   };
 }
 

@@ -52,8 +52,8 @@ std::vector<Label> ExpectedStandardLabels() {
   AddCases(l, {"Pointwise", "Math", "add"}, 7);
   AddCases(l, {"Pointwise", "Math", "multiply"}, 7);
   AddCases(l, {"Pointwise", "Math", "equality"}, 2);
-  for (const char* name : {"contiguous (trivial)", "contiguous (non-trivial)", "clone", "copy_",
-                           "zero_", "RNG"}) {
+  for (const char* name :
+       {"contiguous (trivial)", "contiguous (non-trivial)", "clone", "copy_", "zero_", "RNG"}) {
     l.push_back({"Pointwise", "Data movement", name});
   }
   for (const char* name : {"max", "sum", "variance"}) l.push_back({"Reduction", name});
@@ -65,8 +65,8 @@ std::vector<Label> ExpectedStandardLabels() {
        {"size", "stride", "as_strided", "select", "unsqueeze", "view", "transpose", "reshape"}) {
     l.push_back({"Metadata and views", name});
   }
-  for (const char* name : {"BatchNorm2d", "GroupNorm", "LayerNorm", "Conv1d", "Conv2d",
-                           "MaxPool2d", "ReLU", "Sigmoid", "Linear", "LSTM"}) {
+  for (const char* name : {"BatchNorm2d", "GroupNorm", "LayerNorm", "Conv1d", "Conv2d", "MaxPool2d",
+                           "ReLU", "Sigmoid", "Linear", "LSTM"}) {
     l.push_back({"nn Modules", name});
   }
   l.push_back({"training", "simple"});
@@ -124,7 +124,7 @@ TEST(StandardSuiteTest, Modes) {
   // Python and C++ cases pair up, except for Empty / overloads (6 labels)
   // and InferenceMode (3), which are C++ only: 86 Python, 95 C++.
   EXPECT_EQ(cpp, 95);
-  EXPECT_EQ(two_threads, 2 * 8);          // training only
+  EXPECT_EQ(two_threads, 2 * 8);  // training only
 }
 
 TEST(StandardSuiteTest, EachCppCaseIncludesWhatItUses) {
@@ -257,13 +257,13 @@ TEST(FullSuiteTest, MinimumLibTorchVersions) {
 TEST(ExtendedSuiteTest, LabelsAndCounts) {
   std::vector<MaterializedBenchmark> cases = MustMaterialize(ExtendedSuite());
   EXPECT_EQ(cases.size(), 20u);
-  EXPECT_THAT(Labels(cases),
-              ElementsAre(ElementsAre("Indexing", "Tensor index"), ElementsAre("Misc", "resize_"),
-                          ElementsAre("Misc", "Sort"),
-                          ElementsAre("MatMul", "Broadcasting (matmul)"),
-                          ElementsAre("MatMul", "Non-broadcasting (mm)"),
-                          ElementsAre("Mesoscale", "MatMul-Bias-ReLU"),
-                          ElementsAre("Mesoscale", "Off diagonal indices")));
+  EXPECT_THAT(
+      Labels(cases),
+      ElementsAre(ElementsAre("Indexing", "Tensor index"), ElementsAre("Misc", "resize_"),
+                  ElementsAre("Misc", "Sort"), ElementsAre("MatMul", "Broadcasting (matmul)"),
+                  ElementsAre("MatMul", "Non-broadcasting (mm)"),
+                  ElementsAre("Mesoscale", "MatMul-Bias-ReLU"),
+                  ElementsAre("Mesoscale", "Off diagonal indices")));
 }
 
 TEST(FullSuiteTest, IsStandardThenExtended) {

@@ -37,9 +37,9 @@ absl::StatusOr<Columns> SplitColumns(absl::string_view table) {
 
   static const RE2* const kRule = new RE2(R"(-+ \| -+)");
   if (!RE2::FullMatch(lines[1], *kRule) || lines[1].find('|') != bar) {
-    return LineError(1, lines[1],
-                     absl::StrCat("expected dashes with \" | \" at column ", bar + 1,
-                                  ", under the header's"));
+    return LineError(
+        1, lines[1],
+        absl::StrCat("expected dashes with \" | \" at column ", bar + 1, ", under the header's"));
   }
 
   std::vector<absl::string_view> python, cpp;
@@ -56,8 +56,8 @@ absl::StatusOr<Columns> SplitColumns(absl::string_view table) {
       }
       if (line.size() > bar + 1) {
         if (line[bar + 1] != ' ') {
-          return LineError(i, line, absl::StrCat("expected a space after the \"|\" at column ",
-                                                 bar + 1));
+          return LineError(i, line,
+                           absl::StrCat("expected a space after the \"|\" at column ", bar + 1));
         }
         right = line.substr(bar + 2);
       }

@@ -35,14 +35,12 @@ BenchmarkTree& BenchmarkTree::Add(LabelKey key, GroupedStmts benchmark, SourceLo
   return *this;
 }
 
-BenchmarkTree& BenchmarkTree::Add(LabelKey key, GroupedModules benchmark,
-                                  SourceLocation where) {
+BenchmarkTree& BenchmarkTree::Add(LabelKey key, GroupedModules benchmark, SourceLocation where) {
   entries_.emplace_back(std::move(key), std::move(benchmark), where);
   return *this;
 }
 
-BenchmarkTree& BenchmarkTree::Add(LabelKey key, GroupedVariants benchmark,
-                                  SourceLocation where) {
+BenchmarkTree& BenchmarkTree::Add(LabelKey key, GroupedVariants benchmark, SourceLocation where) {
   entries_.emplace_back(std::move(key), std::move(benchmark), where);
   return *this;
 }

@@ -222,7 +222,7 @@ struct GroupedVariants {
 class LabelKey {
  public:
   LabelKey() = default;
-  LabelKey(const char* part) : parts_{part} {}          // NOLINT: implicit by design
+  LabelKey(const char* part) : parts_{part} {}             // NOLINT: implicit by design
   LabelKey(std::string part) : parts_{std::move(part)} {}  // NOLINT
   LabelKey(std::initializer_list<std::string> parts) : parts_(parts) {}
   explicit LabelKey(std::vector<std::string> parts) : parts_(std::move(parts)) {}
@@ -258,8 +258,8 @@ class BenchmarkTree {
 };
 
 struct BenchmarkTree::Entry {
-  using Value = std::variant<TimerArgs, GroupedStmts, GroupedModules, GroupedVariants,
-                             BenchmarkTree>;
+  using Value =
+      std::variant<TimerArgs, GroupedStmts, GroupedModules, GroupedVariants, BenchmarkTree>;
 
   // Implicit, so that a tree reads like a dict literal: {"label", value}.
   Entry(LabelKey key, TimerArgs value, SourceLocation where = {});

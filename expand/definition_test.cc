@@ -24,9 +24,13 @@ TEST(LabelKeyTest, Forms) {
 }
 
 TEST(DefinitionTest, AggregatesTakeUpstreamsPositionalOrder) {
-  GroupedStmts stmts{"y = x * w", "auto y = x * w;",
+  GroupedStmts stmts{"y = x * w",
+                     "auto y = x * w;",
                      GroupedSetup{"x = torch.ones(())", "auto x = torch::ones({});"},
-                     "f(x, w) -> y", true, true, {1, 2}};
+                     "f(x, w) -> y",
+                     true,
+                     true,
+                     {1, 2}};
   EXPECT_EQ(stmts.py_stmt, "y = x * w");
   EXPECT_EQ(stmts.cpp_stmt, "auto y = x * w;");
   EXPECT_EQ(stmts.setup.cpp_setup, "auto x = torch::ones({});");
@@ -41,8 +45,8 @@ TEST(DefinitionTest, AggregatesTakeUpstreamsPositionalOrder) {
   EXPECT_FALSE(defaults.torchscript);
   EXPECT_THAT(defaults.num_threads, ElementsAre(1));
 
-  GroupedModules modules{"model = torch.nn.ReLU()", "auto model = torch::nn::ReLU();", {},
-                         "f(x) -> y"};
+  GroupedModules modules{
+      "model = torch.nn.ReLU()", "auto model = torch::nn::ReLU();", {}, "f(x) -> y"};
   EXPECT_EQ(modules.signature, "f(x) -> y");
   EXPECT_FALSE(modules.autograd);
 
@@ -66,9 +70,10 @@ TEST(DefinitionTest, TimerArgsEquality) {
 TEST(BenchmarkTreeTest, ReadsLikeNestedDicts) {
   const int line = __LINE__ + 2;
   BenchmarkTree tree = {
-      {"Empty", BenchmarkTree{
-                    {"no allocation", GroupedStmts{"torch.empty(())", "torch::empty({0});"}},
-                }},
+      {"Empty",
+       BenchmarkTree{
+           {"no allocation", GroupedStmts{"torch.empty(())", "torch::empty({0});"}},
+       }},
       {{"Pointwise", "Math"}, GroupedVariants{"# @add\nx + 1", ""}},
       {LabelKey{}, TimerArgs{"pass"}},
   };

@@ -15,11 +15,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "base/files.h"
+#include "base/fnv.h"
 #include "expand/version.h"
 #include "timer/callgrind_stats.h"
-#include "timer/internal/cpp_snippet.h"
-#include "timer/internal/fnv.h"
 #include "timer/measurement_io.h"
+#include "timer/snippet_abi.h"
 #include "timer/version.h"
 
 namespace icount::expand {
@@ -29,9 +30,8 @@ constexpr int kManifestSchemaVersion = 1;
 
 // A C string literal for `text`.
 std::string Quote(const std::string& text) {
-  return absl::StrCat("\"",
-                      absl::StrReplaceAll(text, {{"\\", "\\\\"}, {"\"", "\\\""}, {"\n", "\\n"}}),
-                      "\"");
+  return absl::StrCat(
+      "\"", absl::StrReplaceAll(text, {{"\\", "\\\\"}, {"\"", "\\\""}, {"\n", "\\n"}}), "\"");
 }
 
 // "#line N "file (label, C++ TorchScript Forward)"": the compiler then
@@ -60,7 +60,7 @@ SuiteManifestProto MakeManifest(const std::string& suite_name,
   (*manifest.mutable_versions())["expand"] = kExpandVersion;
   (*manifest.mutable_versions())["timer"] = kTimerVersion;
   manifest.set_suite_name(suite_name);
-  timer_internal::Fnv1a64 hash;
+  base::Fnv1a64 hash;
   for (const MaterializedBenchmark& benchmark : cases) {
     SuiteCaseProto* c = manifest.add_cases();
     c->set_key(CaseKey(benchmark));
@@ -113,8 +113,7 @@ std::vector<std::string> GenerateTranslationUnits(const std::vector<Materialized
     }
     const std::string function = absl::StrCat("icount_case_", i);
     absl::StrAppend(&shard.functions, "\n// ", LabelText(benchmark.label), "\n",
-                    timer_internal::SnippetFunctionSource(function, setup,
-                                                          benchmark.timer_args.stmt, line, line),
+                    SnippetFunctionSource(function, setup, benchmark.timer_args.stmt, line, line),
                     "#line 1 \"<icount generated>\"\n",
                     "const icount::CompiledCaseRegistrar icount_registrar_", i, "(",
                     Quote(CaseKey(benchmark)), ", &", function, ");\n");
@@ -128,8 +127,8 @@ std::vector<std::string> GenerateTranslationUnits(const std::vector<Materialized
         "#include <cstddef>\n#include <cstdint>\n#include <cstring>\n#include <exception>\n"
         "#include <string>\n"
         "#include \"worker/compiled_cases.h\"\n",
-        units[k].global_text, "#line 1 \"<icount generated>\"\nnamespace {\n",
-        units[k].functions, "}  // namespace\n"));
+        units[k].global_text, "#line 1 \"<icount generated>\"\nnamespace {\n", units[k].functions,
+        "}  // namespace\n"));
   }
   return sources;
 }
@@ -191,8 +190,8 @@ int GeneratorMain(int argc, char** argv, const std::string& suite_name,
     }
   }
   if (manifest_path.empty() || artifacts_directory.empty() || units.empty()) {
-    std::fprintf(stderr,
-                 "usage: %s --manifest=FILE --artifacts=DIR --tu=FILE.cc [--tu=...]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s --manifest=FILE --artifacts=DIR --tu=FILE.cc [--tu=...]\n",
+                 argv[0]);
     return 1;
   }
   absl::StatusOr<std::vector<MaterializedBenchmark>> cases = Materialize(suite());
@@ -204,7 +203,7 @@ int GeneratorMain(int argc, char** argv, const std::string& suite_name,
   const std::vector<std::string> sources =
       GenerateTranslationUnits(*cases, static_cast<int>(units.size()));
   for (size_t k = 0; k < units.size(); ++k) {
-    if (absl::Status status = WriteFileAtomically(units[k], sources[k]); !status.ok()) {
+    if (absl::Status status = base::WriteFileAtomically(units[k], sources[k]); !status.ok()) {
       std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
       return 1;
     }
@@ -216,7 +215,7 @@ int GeneratorMain(int argc, char** argv, const std::string& suite_name,
                  std::string(status.message()).c_str());
     return 1;
   }
-  if (absl::Status status = WriteFileAtomically(
+  if (absl::Status status = base::WriteFileAtomically(
           manifest_path, MakeManifest(suite_name, *cases).SerializeAsString());
       !status.ok()) {
     std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "base/subprocess.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "timer/internal/subprocess.h"
 
 namespace icount::expand {
 namespace {
@@ -55,7 +55,7 @@ TEST(GenerateTest, CompileErrorNamesLabelFileAndLine) {
          "extern \"C\" const char* icount_artifact_path(); }\n";
   const std::vector<std::string> units = GenerateTranslationUnits({Case("auto y = x +;")}, 1);
   std::ofstream(directory + "/shard.cc") << units[0];
-  absl::StatusOr<timer_internal::CommandResult> result = timer_internal::RunCommand(
+  absl::StatusOr<base::CommandResult> result = base::RunCommand(
       {"c++", "-std=c++17", "-fsyntax-only", "-isystem", "/usr/include/torch/csrc/api/include",
        "-I" + directory, directory + "/shard.cc"});
   ASSERT_TRUE(result.ok()) << result.status();

@@ -46,8 +46,8 @@ enum class VersionSuffix {
 
 // Parses "1.9", "1.13.1" or, with VersionSuffix::kIgnored, "1.13.0a0" and
 // "2.1.0+cpu". InvalidArgument names the text and the expected form.
-absl::StatusOr<LibTorchVersion> ParseLibTorchVersion(absl::string_view text,
-                                                     VersionSuffix suffix = VersionSuffix::kRejected);
+absl::StatusOr<LibTorchVersion> ParseLibTorchVersion(
+    absl::string_view text, VersionSuffix suffix = VersionSuffix::kRejected);
 
 }  // namespace icount::expand
 

@@ -39,8 +39,8 @@ TEST(LibTorchVersionTest, ReportsMayCarryASuffixThatIsIgnored) {
 }
 
 TEST(LibTorchVersionTest, DefinitionsMustBeExact) {
-  for (absl::string_view bad : {"", "1", "1.", "v1.9", "1.9a0", "1.9.0+cpu", "1.09", "1.9.0.1",
-                                " 1.9", "one.nine"}) {
+  for (absl::string_view bad :
+       {"", "1", "1.", "v1.9", "1.9a0", "1.9.0+cpu", "1.09", "1.9.0.1", " 1.9", "one.nine"}) {
     absl::StatusOr<LibTorchVersion> version = ParseLibTorchVersion(bad);
     EXPECT_FALSE(version.ok()) << bad;
     EXPECT_THAT(version.status().message(), HasSubstr("e.g. \"1.9\"")) << bad;

@@ -16,6 +16,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "base/fnv.h"
+#include "base/text.h"
 #include "expand/libtorch_version.h"
 #include "expand/signature.h"
 #include "expand/text.h"
@@ -35,9 +37,9 @@ struct FlatEntry {
 };
 
 absl::Status EntryError(const Label& label, const SourceLocation& where, absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      label.empty() ? std::string("(no label)") : LabelText(label), " (", where.file, ":",
-      where.line, "): ", what));
+  return absl::InvalidArgumentError(
+      absl::StrCat(label.empty() ? std::string("(no label)") : LabelText(label), " (", where.file,
+                   ":", where.line, "): ", what));
 }
 
 absl::Status Flatten(const BenchmarkTree& tree, const Label& prefix,
@@ -93,8 +95,8 @@ absl::Status Flatten(const BenchmarkTree& tree, const Label& prefix,
 
 // Python: a top-level `model = ...`, `model: T = ...` or `def model(`.
 bool DefinesPythonModel(const std::string& code) {
-  static const RE2* const kDefinition = new RE2(
-      R"((?m)^(?:model\s*(?::[^=\n]*)?=(?:[^=]|$)|def\s+model\s*\())");
+  static const RE2* const kDefinition =
+      new RE2(R"((?m)^(?:model\s*(?::[^=\n]*)?=(?:[^=]|$)|def\s+model\s*\())");
   return RE2::PartialMatch(code, *kDefinition);
 }
 
@@ -106,9 +108,9 @@ bool DefinesPythonModel(const std::string& code) {
 // '{' is in a block and would not be visible to the statement anyway).
 bool DefinesCppModel(const std::string& code) {
   // [const] Type [&*] model followed by `=`, `(` or `{`.
-  static const RE2* const kDeclaration = new RE2(
-      R"(^\s*(?:const\s+)?([A-Za-z_][\w:]*(?:<[^{}]*>)?))"
-      R"((?:\s+|\s*[&*]+\s*)model\s*(?:=(?:[^=]|$)|\(|\{))");
+  static const RE2* const kDeclaration =
+      new RE2(R"(^\s*(?:const\s+)?([A-Za-z_][\w:]*(?:<[^{}]*>)?))"
+              R"((?:\s+|\s*[&*]+\s*)model\s*(?:=(?:[^=]|$)|\(|\{))");
   static const auto* const kNotTypes = new absl::flat_hash_set<std::string>{
       "return", "else", "do", "case", "throw", "co_return", "co_yield", "goto", "delete", "new"};
   for (absl::string_view line : absl::StrSplit(code, '\n')) {
@@ -126,8 +128,8 @@ bool DefinesCppModel(const std::string& code) {
 
 // A grouped definition reduced to what generation needs, validated.
 struct Grouped {
-  std::string py_stmt, cpp_stmt;            // eager statements; "" = no case
-  std::string py_setup, cpp_setup;          // the definition's setup
+  std::string py_stmt, cpp_stmt;    // eager statements; "" = no case
+  std::string py_setup, cpp_setup;  // the definition's setup
   std::string py_model_setup, cpp_model_setup;
   std::string global_setup;
   std::optional<Signature> signature;
@@ -165,9 +167,9 @@ absl::Status CheckCommon(Grouped& g, absl::string_view signature) {
         "backward() on");
   }
   if (g.autograd && !g.signature->output.has_value()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "autograd=true needs an output to call backward() on, but the signature \"",
-        g.signature->ToString(), "\" returns None"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("autograd=true needs an output to call backward() on, but the signature \"",
+                     g.signature->ToString(), "\" returns None"));
   }
   if (g.num_threads.empty()) {
     return absl::InvalidArgumentError("num_threads is empty; give at least one thread count");
@@ -212,8 +214,8 @@ absl::StatusOr<Grouped> FromStmts(const GroupedStmts& stmts) {
     }
     // The statement becomes the body of a function of the signature's
     // arguments, returning its output.
-    g.model_source = absl::StrCat("def model(", g.signature->ArgList(), "):\n",
-                                  internal::Indent(g.py_stmt, "    "));
+    g.model_source =
+        absl::StrCat("def model(", g.signature->ArgList(), "):\n", base::Indent(g.py_stmt, "    "));
     if (g.signature->output.has_value()) {
       absl::StrAppend(&g.model_source, "\n    return ", *g.signature->output);
     }
@@ -298,14 +300,14 @@ std::string JitSetup(const std::string& setup, const std::string& stmt, Language
                              "\n"
                              "# Warm up: the first calls profile and optimise the graph.\n"
                              "for _ in range(3):\n",
-                             internal::Indent(stmt, "    "))});
+                             base::Indent(stmt, "    "))});
   }
   return internal::JoinBlocks(
       {setup, absl::StrCat("auto jit_model = torch::jit::load(", kArtifactPathName, ");\n",
                            "\n"
                            "// Warm up: the first calls profile and optimise the graph.\n"
                            "for (int i = 0; i < 3; i++) {\n",
-                           internal::Indent(stmt, "    "), "\n}")});
+                           base::Indent(stmt, "    "), "\n}")});
 }
 
 constexpr char kJitIncludes[] =
@@ -337,8 +339,8 @@ void Expand(const FlatEntry& entry, const Grouped& g, const std::string& artifac
         const std::string& model_setup = python ? g.py_model_setup : g.cpp_model_setup;
         TimerArgs args;
         args.stmt = stmt;
-        args.setup = jit ? JitSetup(setup, stmt, language)
-                         : internal::JoinBlocks({setup, model_setup});
+        args.setup =
+            jit ? JitSetup(setup, stmt, language) : internal::JoinBlocks({setup, model_setup});
         if (!python) {
           args.global_setup =
               jit ? internal::JoinBlocks({kJitIncludes, g.global_setup}) : g.global_setup;
@@ -381,9 +383,9 @@ absl::Status CheckExplicit(const TimerArgs& args) {
   }
   static const RE2* const kKey = new RE2(R"([A-Za-z0-9_.-]+)");
   if (!args.torchscript_artifact.empty() && !RE2::FullMatch(args.torchscript_artifact, *kKey)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "TimerArgs: torchscript_artifact \"", args.torchscript_artifact,
-        "\" must be a file name stem of letters, digits, '_', '.' and '-'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("TimerArgs: torchscript_artifact \"", args.torchscript_artifact,
+                     "\" must be a file name stem of letters, digits, '_', '.' and '-'"));
   }
   return CheckMinLibTorchVersion(args.min_libtorch_version);
 }
@@ -408,16 +410,11 @@ std::string SanitizedKey(const Label& label) {
   return key.empty() ? "model" : key;
 }
 
-// FNV-1a, 32 bits: a stable (platform- and run-independent) hash.
-uint32_t Fnv1a(const Label& label) {
-  uint32_t hash = 2166136261u;
-  for (const std::string& part : label) {
-    for (char c : part + '\0') {
-      hash ^= static_cast<unsigned char>(c);
-      hash *= 16777619u;
-    }
-  }
-  return hash;
+// A stable (platform- and run-independent) 32-bit hash of a label.
+uint32_t LabelHash(const Label& label) {
+  base::Fnv1a32 hash;
+  for (const std::string& part : label) hash.Add(part, '\0');
+  return hash.value();
 }
 
 const char* RuntimeKeyName(RuntimeMode mode) {
@@ -442,72 +439,6 @@ const char* AutogradKeyName(AutogradMode mode) {
       break;
   }
   return "Explicit";
-}
-
-// A JSON string as Python's json.dumps writes it (ensure_ascii=True):
-// non-ASCII characters become \uXXXX escapes (surrogate pairs beyond the
-// BMP). Bytes that are not valid UTF-8 are taken as Latin-1.
-std::string PyJsonString(absl::string_view s) {
-  std::string out = "\"";
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    uint32_t code = c;
-    size_t length = 1;
-    // Continuation bytes after a UTF-8 lead byte.
-    const size_t extra = (c & 0xE0) == 0xC0   ? 1
-                         : (c & 0xF0) == 0xE0 ? 2
-                         : (c & 0xF8) == 0xF0 ? 3
-                                              : 0;
-    if (extra > 0 && i + extra < s.size()) {
-      uint32_t decoded = c & (0x7F >> (extra + 1));
-      bool valid = true;
-      for (size_t k = 1; k <= extra; ++k) {
-        unsigned char cont = static_cast<unsigned char>(s[i + k]);
-        valid = valid && (cont & 0xC0) == 0x80;
-        decoded = (decoded << 6) | (cont & 0x3F);
-      }
-      if (valid) {
-        code = decoded;
-        length = extra + 1;
-      }
-    }
-    i += length;
-    switch (code) {
-      case '"':
-        out += "\\\"";
-        continue;
-      case '\\':
-        out += "\\\\";
-        continue;
-      case '\n':
-        out += "\\n";
-        continue;
-      case '\r':
-        out += "\\r";
-        continue;
-      case '\t':
-        out += "\\t";
-        continue;
-      case '\b':
-        out += "\\b";
-        continue;
-      case '\f':
-        out += "\\f";
-        continue;
-      default:
-        break;
-    }
-    if (code >= 0x20 && code < 0x7F) {
-      out += static_cast<char>(code);
-    } else if (code < 0x10000) {
-      absl::StrAppendFormat(&out, "\\u%04x", code);
-    } else {
-      code -= 0x10000;
-      absl::StrAppendFormat(&out, "\\u%04x\\u%04x", 0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF));
-    }
-  }
-  out += '"';
-  return out;
 }
 
 }  // namespace
@@ -572,7 +503,8 @@ absl::StatusOr<std::vector<MaterializedBenchmark>> Materialize(const BenchmarkTr
         // Labels that sanitise alike ("a-b" and "a b") all get a hash of
         // their exact label, so no key depends on the order of definitions.
         artifact = SanitizedKey(entry.label);
-        if (key_uses[artifact] > 1) absl::StrAppendFormat(&artifact, "_%08x", Fnv1a(entry.label));
+        if (key_uses[artifact] > 1)
+          absl::StrAppendFormat(&artifact, "_%08x", LabelHash(entry.label));
       }
       Expand(entry, *grouped[i], artifact, out);
     }
@@ -592,9 +524,7 @@ absl::StatusOr<std::vector<MaterializedBenchmark>> Materialize(const BenchmarkTr
   return out;
 }
 
-std::string LabelText(const std::vector<std::string>& label) {
-  return absl::StrJoin(label, " / ");
-}
+std::string LabelText(const std::vector<std::string>& label) { return absl::StrJoin(label, " / "); }
 
 std::string CaseKey(const MaterializedBenchmark& benchmark) {
   std::vector<std::string> parts;
@@ -606,22 +536,21 @@ std::string CaseKey(const MaterializedBenchmark& benchmark) {
     }
     parts.push_back(std::move(escaped));
   }
-  return absl::StrCat(absl::StrJoin(parts, "/"), "|",
-                      RuntimeKeyName(benchmark.auto_labels.runtime), "|",
-                      AutogradKeyName(benchmark.auto_labels.autograd), "|",
+  return absl::StrCat(absl::StrJoin(parts, "/"), "|", RuntimeKeyName(benchmark.auto_labels.runtime),
+                      "|", AutogradKeyName(benchmark.auto_labels.autograd), "|",
                       LanguageName(benchmark.auto_labels.language), "|", benchmark.num_threads);
 }
 
 std::string CiKey(const MaterializedBenchmark& benchmark) {
   std::vector<std::string> label;
-  for (const std::string& part : benchmark.label) label.push_back(PyJsonString(part));
+  for (const std::string& part : benchmark.label) label.push_back(base::PythonJsonString(part));
   const AutoLabels& a = benchmark.auto_labels;
   const char* runtime = a.runtime == RuntimeMode::kExplicit ? "" : RuntimeModeName(a.runtime);
   const char* autograd = a.autograd == AutogradMode::kExplicit ? "" : AutogradModeName(a.autograd);
   return absl::StrCat("{\"label\": [", absl::StrJoin(label, ", "),
-                      "], \"autolabels\": {\"runtime\": ", PyJsonString(runtime),
-                      ", \"autograd\": ", PyJsonString(autograd),
-                      ", \"language\": ", PyJsonString(LanguageName(a.language)),
+                      "], \"autolabels\": {\"runtime\": ", base::PythonJsonString(runtime),
+                      ", \"autograd\": ", base::PythonJsonString(autograd),
+                      ", \"language\": ", base::PythonJsonString(LanguageName(a.language)),
                       "}, \"num_threads\": ", benchmark.num_threads, "}");
 }
 

@@ -80,13 +80,17 @@ class TrainingTest : public ::testing::Test {
   void SetUp() override {
     cases_ = MustMaterialize({
         {{"training", "simple"},
-         GroupedStmts{"y = x * w", "auto y = x * w;",
+         GroupedStmts{"y = x * w",
+                      "auto y = x * w;",
                       GroupedSetup{"x = torch.ones((4,))\n"
                                    "w = torch.ones((4,), requires_grad=True)",
                                    "auto x = torch::ones({4});\n"
                                    "auto w = torch::ones({4}).requires_grad_();",
                                    "#include <cmath>"},
-                      "f(x, w) -> y", /*torchscript=*/true, /*autograd=*/true, {1, 2}}},
+                      "f(x, w) -> y",
+                      /*torchscript=*/true,
+                      /*autograd=*/true,
+                      {1, 2}}},
     });
   }
 
@@ -103,23 +107,22 @@ class TrainingTest : public ::testing::Test {
 };
 
 TEST_F(TrainingTest, UpstreamsOrder) {
-  EXPECT_THAT(Keys(cases_),
-              ElementsAre("training/simple|Eager|Forward|Python|1",
-                          "training/simple|Eager|Forward|Python|2",
-                          "training/simple|Eager|Forward|C++|1",
-                          "training/simple|Eager|Forward|C++|2",
-                          "training/simple|Eager|ForwardBackward|Python|1",
-                          "training/simple|Eager|ForwardBackward|Python|2",
-                          "training/simple|Eager|ForwardBackward|C++|1",
-                          "training/simple|Eager|ForwardBackward|C++|2",
-                          "training/simple|TorchScript|Forward|Python|1",
-                          "training/simple|TorchScript|Forward|Python|2",
-                          "training/simple|TorchScript|Forward|C++|1",
-                          "training/simple|TorchScript|Forward|C++|2",
-                          "training/simple|TorchScript|ForwardBackward|Python|1",
-                          "training/simple|TorchScript|ForwardBackward|Python|2",
-                          "training/simple|TorchScript|ForwardBackward|C++|1",
-                          "training/simple|TorchScript|ForwardBackward|C++|2"));
+  EXPECT_THAT(Keys(cases_), ElementsAre("training/simple|Eager|Forward|Python|1",
+                                        "training/simple|Eager|Forward|Python|2",
+                                        "training/simple|Eager|Forward|C++|1",
+                                        "training/simple|Eager|Forward|C++|2",
+                                        "training/simple|Eager|ForwardBackward|Python|1",
+                                        "training/simple|Eager|ForwardBackward|Python|2",
+                                        "training/simple|Eager|ForwardBackward|C++|1",
+                                        "training/simple|Eager|ForwardBackward|C++|2",
+                                        "training/simple|TorchScript|Forward|Python|1",
+                                        "training/simple|TorchScript|Forward|Python|2",
+                                        "training/simple|TorchScript|Forward|C++|1",
+                                        "training/simple|TorchScript|Forward|C++|2",
+                                        "training/simple|TorchScript|ForwardBackward|Python|1",
+                                        "training/simple|TorchScript|ForwardBackward|Python|2",
+                                        "training/simple|TorchScript|ForwardBackward|C++|1",
+                                        "training/simple|TorchScript|ForwardBackward|C++|2"));
   for (const MaterializedBenchmark& c : cases_) {
     EXPECT_EQ(c.num_threads, c.timer_args.num_threads);
     EXPECT_EQ(c.timer_args.language, c.auto_labels.language);
@@ -204,8 +207,8 @@ TEST_F(TrainingTest, OneArtifact) {
 TEST(MaterializeTest, NoneOutputAndZeroArguments) {
   std::vector<MaterializedBenchmark> cases = MustMaterialize({
       {"in place", GroupedStmts{"x += y", "x += y;", {}, "f(x, y) -> None", true}},
-      {"no args", GroupedStmts{"z = torch.ones(())", "auto z = torch::ones({});", {},
-                               "f() -> z", true}},
+      {"no args",
+       GroupedStmts{"z = torch.ones(())", "auto z = torch::ones({});", {}, "f() -> z", true}},
   });
   ASSERT_EQ(cases.size(), 8u);
   // "-> None": the call's result is not assigned.
@@ -288,10 +291,10 @@ TEST(MaterializeTest, TorchScriptCasesOnlyForLanguagesWithCode) {
 
 TEST(MaterializeTest, ModelDefinitionRules) {
   // Python: a top-level assignment, annotated assignment or def.
-  for (const char* py : {"model = torch.nn.ReLU()", "model=torch.nn.ReLU()",
-                         "model: torch.nn.Module = torch.nn.ReLU()",
-                         "def model(x):\n    return x.relu()",
-                         "import torch.nn as nn\n\nmodel = nn.Sequential(\n    nn.ReLU())"}) {
+  for (const char* py :
+       {"model = torch.nn.ReLU()", "model=torch.nn.ReLU()",
+        "model: torch.nn.Module = torch.nn.ReLU()", "def model(x):\n    return x.relu()",
+        "import torch.nn as nn\n\nmodel = nn.Sequential(\n    nn.ReLU())"}) {
     EXPECT_EQ(ErrorOf({{"m", GroupedModules{py, "", {}, "f(x) -> y"}}}), "OK") << py;
   }
   for (const char* py : {"net = torch.nn.ReLU()", "if True:\n    model = torch.nn.ReLU()",
@@ -308,10 +311,10 @@ TEST(MaterializeTest, ModelDefinitionRules) {
                           "torch::nn::Sequential model(\n    torch::nn::ReLU());"}) {
     EXPECT_EQ(ErrorOf({{"m", GroupedModules{"", cpp, {}, "f(x) -> y"}}}), "OK") << cpp;
   }
-  for (const char* cpp : {"model = torch::nn::ReLU();", "auto net = torch::nn::ReLU();",
-                          "return model(x);", "auto y = model->forward(x);",
-                          "auto my_model = torch::nn::ReLU();", "f(model);",
-                          "if (true) { auto model = torch::nn::ReLU(); }"}) {
+  for (const char* cpp :
+       {"model = torch::nn::ReLU();", "auto net = torch::nn::ReLU();", "return model(x);",
+        "auto y = model->forward(x);", "auto my_model = torch::nn::ReLU();", "f(model);",
+        "if (true) { auto model = torch::nn::ReLU(); }"}) {
     EXPECT_THAT(ErrorOf({{"m", GroupedModules{"", cpp, {}, "f(x) -> y"}}}),
                 HasSubstr("cpp_model_setup never defines `model`"))
         << cpp;
@@ -332,11 +335,12 @@ TEST(MaterializeTest, ExplicitTimerArgsPassThrough) {
 TEST(MaterializeTest, NestedLabels) {
   BenchmarkTree inner = {{"b", GroupedStmts{"b"}}};
   std::vector<MaterializedBenchmark> cases = MustMaterialize({
-      {"A", BenchmarkTree{
-                {"one", GroupedStmts{"1"}},
-                {{"two", "deep"}, GroupedStmts{"2"}},
-                {LabelKey{}, GroupedStmts{"base"}},  // upstream's None key
-            }},
+      {"A",
+       BenchmarkTree{
+           {"one", GroupedStmts{"1"}},
+           {{"two", "deep"}, GroupedStmts{"2"}},
+           {LabelKey{}, GroupedStmts{"base"}},  // upstream's None key
+       }},
       {{"P", "Q"}, GroupedVariants{"# @v\nx\ny\n# @w\nz", ""}},
       {LabelKey{}, inner},  // a tree spliced in without a label of its own
   });
@@ -358,7 +362,8 @@ TEST(MaterializeTest, VariantsCarryGlobalSetupAndThreads) {
 }
 
 TEST(MaterializeTest, MinLibTorchVersionReachesEveryCase) {
-  GroupedStmts scripted{"y = x + 1", "auto y = x + 1;", {}, "f(x) -> y", /*torchscript=*/true,
+  GroupedStmts scripted{"y = x + 1",       "auto y = x + 1;",     {},
+                        "f(x) -> y",       /*torchscript=*/true,
                         /*autograd=*/true, /*num_threads=*/{1, 2}};
   scripted.min_libtorch_version = "1.9";
   GroupedVariants variants{"# @a\nx\ny", "// @a\nx;\ny;"};
@@ -430,9 +435,7 @@ TEST(MaterializeTest, Errors) {
             "empty"},
            {{{"s", GroupedStmts{"\n  \n"}}}, "s", "neither a py_stmt nor a cpp_stmt"},
            {{{"s", GroupedStmts{"x", "", {}, "", false, false, {}}}}, "s", "num_threads is empty"},
-           {{{"s", GroupedStmts{"x", "", {}, "", false, false, {1, 0}}}},
-            "s",
-            "num_threads has 0"},
+           {{{"s", GroupedStmts{"x", "", {}, "", false, false, {1, 0}}}}, "s", "num_threads has 0"},
            {{{"m", GroupedModules{"model = f"}}}, "m", "GroupedModules needs a signature"},
            {{{"m", GroupedModules{"", "", {}, "f(x) -> y"}}},
             "m",
@@ -455,7 +458,9 @@ TEST(MaterializeTest, Errors) {
            {{{"t", TimerArgs{"x", "", "", 0}}}, "t", "TimerArgs has num_threads 0"},
            {{{"t", half_artifact}}, "t", "go together"},
            {{{"t", bad_key}}, "t", "must be a file name stem"},
-           {{{"t", bad_version}}, "t", "min_libtorch_version: \"1.9+cpu\" is not a LibTorch version"},
+           {{{"t", bad_version}},
+            "t",
+            "min_libtorch_version: \"1.9+cpu\" is not a LibTorch version"},
            {{{"s", bad_stmts_version}}, "s", "min_libtorch_version: \"nine\" is not"},
            {{{"v", bad_variants_version}}, "v / v", "min_libtorch_version: \"1\" is not"},
        }) {
@@ -484,8 +489,8 @@ TEST(MaterializeTest, ArtifactKeysAreStableAndUnique) {
   EXPECT_THAT(artifacts[2].key, StartsWith("a_b_"));
   EXPECT_EQ(artifacts[1].key.size(), std::string("a_b_").size() + 8);
   EXPECT_NE(artifacts[1].key, artifacts[2].key);
-  std::vector<MaterializedBenchmark> alone = MustMaterialize({{"a b", scripted("y = x + 3")},
-                                                              {"a-b", scripted("y = x + 2")}});
+  std::vector<MaterializedBenchmark> alone =
+      MustMaterialize({{"a b", scripted("y = x + 3")}, {"a-b", scripted("y = x + 2")}});
   EXPECT_EQ(TorchScriptArtifacts(alone)[0].key, artifacts[2].key);
   EXPECT_EQ(TorchScriptArtifacts(alone)[1].key, artifacts[1].key);
   EXPECT_EQ(artifacts[3].key, "n_code_x");
@@ -502,8 +507,8 @@ TEST(MaterializeTest, ArtifactKeysAreStableAndUnique) {
 TEST(MaterializeTest, KeysAndLines) {
   MaterializedBenchmark c;
   c.label = {"Pointwise", "Math", "add", "Case:  0"};
-  c.auto_labels = AutoLabels{RuntimeMode::kTorchScript, AutogradMode::kForwardBackward,
-                             Language::kCpp};
+  c.auto_labels =
+      AutoLabels{RuntimeMode::kTorchScript, AutogradMode::kForwardBackward, Language::kCpp};
   c.num_threads = 2;
   EXPECT_EQ(CaseKey(c), "Pointwise/Math/add/Case:  0|TorchScript|ForwardBackward|C++|2");
   EXPECT_EQ(CiKey(c),

@@ -9,17 +9,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "base/text.h"
 
 namespace icount::expand::internal {
-bool IsBlank(absl::string_view line) {
-  for (char c : line) {
-    if (!absl::ascii_isspace(static_cast<unsigned char>(c))) return false;
-  }
-  return true;
-}
-
 std::string NormalizeCode(absl::string_view text) {
-  std::vector<std::string> lines = absl::StrSplit(Dedent(text), '\n');
+  std::vector<std::string> lines = absl::StrSplit(base::Dedent(text), '\n');
   for (std::string& line : lines) {
     absl::string_view stripped = absl::StripTrailingAsciiWhitespace(line);
     line.resize(stripped.size());

@@ -1,31 +1,16 @@
 #ifndef ICOUNT_EXPAND_TEXT_H_
 #define ICOUNT_EXPAND_TEXT_H_
 
-// Text helpers private to //expand: the pieces of Python's textwrap that
-// benchmark definitions rely on, and the normalisation applied to every
-// snippet before it is pasted into generated code.
+// Text helpers private to //expand: the normalisation applied to every
+// snippet before it is pasted into generated code (textwrap's pieces are in
+// base/text.h).
 
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "timer/internal/text.h"
 
 namespace icount::expand::internal {
-
-// True when `line` holds only spaces, tabs or other ASCII whitespace.
-bool IsBlank(absl::string_view line);
-
-// Python's textwrap.dedent: removes the longest common leading whitespace of
-// the non-blank lines; blank lines become empty.
-//
-//   Dedent("  a\n    b\n")  // "a\n  b\n"
-using ::icount::timer_internal::Dedent;  // one implementation, shared with //timer
-
-// Python's textwrap.indent(text, prefix): prefixes every non-blank line.
-//
-//   Indent("a\n\nb", "    ")  // "    a\n\n    b"
-using ::icount::timer_internal::Indent;
 
 // The canonical form of a snippet (stmt, setup, model setup, global setup):
 // dedented, trailing whitespace removed from every line, and leading and

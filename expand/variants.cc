@@ -75,9 +75,9 @@ absl::StatusOr<Sections> SplitBlock(absl::string_view block, Language language) 
     const bool comment = absl::StartsWith(line, marker);
     if (current == nullptr) {
       if (line.empty() || comment) continue;
-      return absl::InvalidArgumentError(absl::StrCat(
-          name, ": \"", line, "\" comes before the first label (\"", marker,
-          " @label\"); start the block with \"", marker, " @setup\" or a label"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ": \"", line, "\" comes before the first label (\"", marker,
+                       " @label\"); start the block with \"", marker, " @setup\" or a label"));
     }
     if (current == &sections.setup || current == &sections.global_setup) {
       // Setup is code as written: it keeps its indentation (multi-line

@@ -48,9 +48,8 @@ TEST(VariantsTest, SplitsBlocksAtLabels) {
                         {1, 4}};
   absl::StatusOr<std::vector<Variant>> variants = ExpandVariants(group);
   ASSERT_TRUE(variants.ok()) << variants.status();
-  EXPECT_THAT(Labels(*variants),
-              ElementsAre(ElementsAre("add", "Case:  0"), ElementsAre("add", "Case:  1"),
-                          ElementsAre("sum")));
+  EXPECT_THAT(Labels(*variants), ElementsAre(ElementsAre("add", "Case:  0"),
+                                             ElementsAre("add", "Case:  1"), ElementsAre("sum")));
   const GroupedStmts& add1 = (*variants)[1].stmts;
   EXPECT_EQ(add1.py_stmt, "x + y");
   EXPECT_EQ(add1.cpp_stmt, "x + y;");
@@ -93,10 +92,10 @@ TEST(VariantsTest, LinesPairByPositionAndMayBeOneLanguage) {
       "c;\n"};
   absl::StatusOr<std::vector<Variant>> variants = ExpandVariants(group);
   ASSERT_TRUE(variants.ok()) << variants.status();
-  ASSERT_THAT(Labels(*variants),
-              ElementsAre(ElementsAre("a", "Case:  0"), ElementsAre("a", "Case:  1"),
-                          ElementsAre("a", "Case:  2"), ElementsAre("py only"),
-                          ElementsAre("cpp only")));
+  ASSERT_THAT(
+      Labels(*variants),
+      ElementsAre(ElementsAre("a", "Case:  0"), ElementsAre("a", "Case:  1"),
+                  ElementsAre("a", "Case:  2"), ElementsAre("py only"), ElementsAre("cpp only")));
   EXPECT_EQ((*variants)[0].stmts.py_stmt, "p0");
   EXPECT_EQ((*variants)[0].stmts.cpp_stmt, "c0;");
   EXPECT_EQ((*variants)[1].stmts.py_stmt, "");
@@ -190,8 +189,7 @@ TEST(VariantsTest, Errors) {
             "global setup is C++ only"},
            {GroupedVariants{"# @\nx", ""}, "label line \"# @\" has no label"},
            {GroupedVariants{"# @a\n\n# @b\nx", ""}, "label \"a\" has no statements"},
-           {GroupedVariants{"# @setup\nx = 1", "// @setup\nauto x = 1;"},
-            "defines no benchmarks"},
+           {GroupedVariants{"# @setup\nx = 1", "// @setup\nauto x = 1;"}, "defines no benchmarks"},
            {GroupedVariants{}, "defines no benchmarks"},
            {both, "both a table and separate blocks"},
            {GroupedVariants::FromTable("Python\n"), "side-by-side table"},

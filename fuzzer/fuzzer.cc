@@ -85,29 +85,30 @@ absl::Status ValidateTensorOptions(const TensorSpec& spec) {
                        FormatDouble(dense->probability_contiguous)));
     }
     if (dtype == at::kBool && !dense->tensor_constructor) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tensor '", name,
-          "': dtype torch.bool needs a tensor_constructor; the default one calls "
-          "torch.randint(1, 127), which bool cannot hold"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor '", name,
+                       "': dtype torch.bool needs a tensor_constructor; the default one calls "
+                       "torch.randint(1, 127), which bool cannot hold"));
     }
   } else {
     const auto& sparse = std::get<FuzzedSparseTensor>(spec);
     dtype = sparse.dtype;
     cuda = sparse.cuda;
     if (at::isComplexType(dtype) || dtype == at::kBool) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tensor '", name, "': sparse tensors of dtype ", DtypeName(dtype),
-          " are not supported: the reference fills non-floating dtypes with "
-          "torch.randint(1, 127), which ", DtypeName(dtype), " does not support"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor '", name, "': sparse tensors of dtype ", DtypeName(dtype),
+                       " are not supported: the reference fills non-floating dtypes with "
+                       "torch.randint(1, 127), which ",
+                       DtypeName(dtype), " does not support"));
     }
   }
   if (absl::StatusOr<int64_t> size = ReferenceDtypeSize(dtype); !size.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("tensor '", name, "': ",
-                                                   size.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor '", name, "': ", size.status().message()));
   }
   if (cuda && !at::hasCUDA()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "tensor '", name, "': cuda=true, but this LibTorch has no CUDA support"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("tensor '", name, "': cuda=true, but this LibTorch has no CUDA support"));
   }
   return absl::OkStatus();
 }
@@ -154,9 +155,10 @@ std::string FindAliasCycle(const std::vector<FuzzedParameter>& parameters,
   return "";
 }
 
-absl::StatusOr<std::shared_ptr<const FuzzerSpec>> BuildSpec(
-    std::vector<FuzzedParameter> parameters, std::vector<TensorSpec> tensors,
-    std::vector<Constraint> constraints, int64_t seed) {
+absl::StatusOr<std::shared_ptr<const FuzzerSpec>> BuildSpec(std::vector<FuzzedParameter> parameters,
+                                                            std::vector<TensorSpec> tensors,
+                                                            std::vector<Constraint> constraints,
+                                                            int64_t seed) {
   if (absl::StatusOr<RandomState> state = RandomState::FromSeed(seed); !state.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("seed ", seed, " is out of range: ", state.status().message()));
@@ -182,9 +184,8 @@ absl::StatusOr<std::shared_ptr<const FuzzerSpec>> BuildSpec(
     if (spec->parameter_index.count(name) != 0) overlap.push_back(absl::StrCat("'", name, "'"));
   }
   if (!overlap.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Duplicate names in parameters and tensors: {",
-                     absl::StrJoin(overlap, ", "), "}"));
+    return absl::InvalidArgumentError(absl::StrCat("Duplicate names in parameters and tensors: {",
+                                                   absl::StrJoin(overlap, ", "), "}"));
   }
 
   for (const FuzzedParameter& p : parameters) {
@@ -319,8 +320,8 @@ absl::StatusOr<Params> FuzzerStream::Generate() {
       size_t hops = 0;
       while (const auto* alias = std::get_if<ParameterAlias>(outcome)) {
         if (++hops > parameters.size()) {
-          return absl::InternalError(absl::StrCat("ParameterAlias cycle detected at '",
-                                                  parameters[i].name(), "'"));
+          return absl::InternalError(
+              absl::StrCat("ParameterAlias cycle detected at '", parameters[i].name(), "'"));
         }
         outcome = &candidate[spec_->parameter_index.find(alias->alias_to)->second];
       }
@@ -333,8 +334,7 @@ absl::StatusOr<Params> FuzzerStream::Generate() {
       try {
         accepted = spec_->constraints[c](params);
       } catch (const std::exception& e) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("constraint #", c, " threw: ", e.what()));
+        return absl::InvalidArgumentError(absl::StrCat("constraint #", c, " threw: ", e.what()));
       }
     }
     if (!accepted) {
@@ -343,8 +343,8 @@ absl::StatusOr<Params> FuzzerStream::Generate() {
       continue;
     }
     for (const TensorSpec& tensor : spec_->tensors) {
-      absl::StatusOr<bool> ok = std::visit(
-          [&params](const auto& t) { return t.SatisfiesConstraints(params); }, tensor);
+      absl::StatusOr<bool> ok =
+          std::visit([&params](const auto& t) { return t.SatisfiesConstraints(params); }, tensor);
       if (!ok.ok()) return ok.status();
       if (!*ok) {
         accepted = false;

@@ -35,9 +35,9 @@ absl::StatusOr<Fuzzer> SmallFuzzer(int64_t seed, std::vector<Constraint> constra
   FuzzedTensor x("x", {"n", "m"});
   x.steps = {"s"};
   x.probability_contiguous = 0.5;
-  return Fuzzer::Create({P::LogUniform("n", 1, 64), P::Uniform("m", 1, 8),
-                         P::Discrete("s", {{1, 0.5}, {2, 0.5}})},
-                        {x}, std::move(constraints), seed);
+  return Fuzzer::Create(
+      {P::LogUniform("n", 1, 64), P::Uniform("m", 1, 8), P::Discrete("s", {{1, 0.5}, {2, 0.5}})},
+      {x}, std::move(constraints), seed);
 }
 
 void ExpectSameSamples(const std::vector<FuzzedSample>& a, const std::vector<FuzzedSample>& b) {
@@ -136,13 +136,13 @@ TEST(FuzzerTest, SeedsTorchAsTheReferenceDoes) {
 
 TEST(FuzzerTest, ConstraintsSeeResolvedParametersAndRejectCandidates) {
   std::vector<Params> seen;
-  absl::StatusOr<Fuzzer> fuzzer = Fuzzer::Create(
-      {P::Uniform("a", 0, 9), P::Discrete("b", {{ParameterAlias{"a"}, 1.0}})}, {},
-      {[&seen](const Params& p) {
-        seen.push_back(p);
-        return p.at("a").int_value() == 7;
-      }},
-      3);
+  absl::StatusOr<Fuzzer> fuzzer =
+      Fuzzer::Create({P::Uniform("a", 0, 9), P::Discrete("b", {{ParameterAlias{"a"}, 1.0}})}, {},
+                     {[&seen](const Params& p) {
+                       seen.push_back(p);
+                       return p.at("a").int_value() == 7;
+                     }},
+                     3);
   ASSERT_TRUE(fuzzer.ok());
   absl::StatusOr<std::vector<FuzzedSample>> samples = fuzzer->Take(5);
   ASSERT_TRUE(samples.ok());
@@ -158,10 +158,10 @@ TEST(FuzzerTest, ConstraintsSeeResolvedParametersAndRejectCandidates) {
 
 TEST(FuzzerTest, AliasChainsResolveInAnyOrder) {
   // c -> b -> a, with the alias listed before its target.
-  absl::StatusOr<Fuzzer> fuzzer = Fuzzer::Create(
-      {P::Discrete("c", {{ParameterAlias{"b"}, 1.0}}),
-       P::Discrete("b", {{ParameterAlias{"a"}, 1.0}}), P::Uniform("a", 100, 200)},
-      {}, 0);
+  absl::StatusOr<Fuzzer> fuzzer =
+      Fuzzer::Create({P::Discrete("c", {{ParameterAlias{"b"}, 1.0}}),
+                      P::Discrete("b", {{ParameterAlias{"a"}, 1.0}}), P::Uniform("a", 100, 200)},
+                     {}, 0);
   ASSERT_TRUE(fuzzer.ok());
   const absl::StatusOr<std::vector<FuzzedSample>> samples = fuzzer->Take(10);
   ASSERT_TRUE(samples.ok());
@@ -175,18 +175,17 @@ TEST(FuzzerTest, StrictParametersAreHeldAcrossRetries) {
   // Every candidate is recorded; a sample's candidates are those since the
   // previous accepted one.
   std::vector<Params> candidates;
-  absl::StatusOr<Fuzzer> fuzzer = Fuzzer::Create(
-      {P::Uniform("strict", 0, 1000000000, /*strict=*/true), P::Uniform("free", 0, 1000000000),
-       P::Uniform("coin", 0, 9),
-       // Strict, but its outcome is an alias: what is held is the alias, so
-       // it follows "free" (as in the reference).
-       P::Discrete("follows", {{ParameterAlias{"free"}, 1.0}}, /*strict=*/true)},
-      {},
-      {[&candidates](const Params& p) {
-        candidates.push_back(p);
-        return p.at("coin").int_value() == 0;
-      }},
-      8);
+  absl::StatusOr<Fuzzer> fuzzer =
+      Fuzzer::Create({P::Uniform("strict", 0, 1000000000, /*strict=*/true),
+                      P::Uniform("free", 0, 1000000000), P::Uniform("coin", 0, 9),
+                      // Strict, but its outcome is an alias: what is held is the alias, so
+                      // it follows "free" (as in the reference).
+                      P::Discrete("follows", {{ParameterAlias{"free"}, 1.0}}, /*strict=*/true)},
+                     {}, {[&candidates](const Params& p) {
+                       candidates.push_back(p);
+                       return p.at("coin").int_value() == 0;
+                     }},
+                     8);
   ASSERT_TRUE(fuzzer.ok());
   ASSERT_TRUE(fuzzer->Take(20).ok());
   int retried = 0;
@@ -243,10 +242,10 @@ TEST(FuzzerTest, SamplesStayWithinElementAndAllocationLimits) {
   x.max_allocation_bytes = 40000;
   x.dtype = at::kDouble;
   // Sizes up to 2**62: products far beyond int64 must be rejected, not wrap.
-  absl::StatusOr<Fuzzer> fuzzer = Fuzzer::Create(
-      {P::LogUniform("a", 1, int64_t{1} << 62), P::LogUniform("b", 1, 4096),
-       P::Discrete("s", {{1, 0.5}, {3, 0.5}})},
-      {x}, 17);
+  absl::StatusOr<Fuzzer> fuzzer =
+      Fuzzer::Create({P::LogUniform("a", 1, int64_t{1} << 62), P::LogUniform("b", 1, 4096),
+                      P::Discrete("s", {{1, 0.5}, {3, 0.5}})},
+                     {x}, 17);
   ASSERT_TRUE(fuzzer.ok());
   absl::StatusOr<std::vector<FuzzedSample>> samples = fuzzer->Take(40);
   ASSERT_TRUE(samples.ok()) << samples.status();
@@ -337,9 +336,9 @@ TEST(FuzzerCreateTest, AliasCyclesAreRejectedUpFront) {
                                       P::Discrete("c", {{ParameterAlias{"a"}, 1.0}})},
                                      {}, 0)),
               HasSubstr("ParameterAlias cycle detected: a -> b -> c -> a"));
-  EXPECT_THAT(ErrorOf(Fuzzer::Create({P::Discrete("self", {{ParameterAlias{"self"}, 1.0}})}, {},
-                                     0)),
-              HasSubstr("cycle detected: self -> self"));
+  EXPECT_THAT(
+      ErrorOf(Fuzzer::Create({P::Discrete("self", {{ParameterAlias{"self"}, 1.0}})}, {}, 0)),
+      HasSubstr("cycle detected: self -> self"));
   // An alias of probability 0 is never drawn, so it closes no cycle.
   EXPECT_EQ(ErrorOf(Fuzzer::Create({P::Discrete("a", {{ParameterAlias{"b"}, 1.0}}),
                                     P::Discrete("b", {{ParameterAlias{"a"}, 0.0}, {3, 1.0}})},
@@ -351,10 +350,9 @@ TEST(FuzzerCreateTest, AliasCyclesAreRejectedUpFront) {
 }
 
 TEST(FuzzerCreateTest, NamesMustBeUnique) {
-  EXPECT_THAT(
-      ErrorOf(Fuzzer::Create({P::Uniform("x", 1, 2), P::Uniform("n", 1, 2)},
-                             {FuzzedTensor("x", {"n"}), FuzzedTensor("n", {2})}, 0)),
-      HasSubstr("Duplicate names in parameters and tensors: {'x', 'n'}"));
+  EXPECT_THAT(ErrorOf(Fuzzer::Create({P::Uniform("x", 1, 2), P::Uniform("n", 1, 2)},
+                                     {FuzzedTensor("x", {"n"}), FuzzedTensor("n", {2})}, 0)),
+              HasSubstr("Duplicate names in parameters and tensors: {'x', 'n'}"));
   EXPECT_THAT(ErrorOf(Fuzzer::Create({P::Uniform("n", 1, 2), P::Uniform("n", 1, 3)}, {}, 0)),
               HasSubstr("two parameters are named 'n'"));
   EXPECT_THAT(ErrorOf(Fuzzer::Create({}, {FuzzedTensor("t", {1}), FuzzedTensor("t", {2})}, 0)),
@@ -380,9 +378,9 @@ TEST(FuzzerCreateTest, DefinitionsAreChecked) {
               HasSubstr("torch.randint(1, 127), which bool cannot hold"));
   FuzzedSparseTensor complex_sparse("s", {4});
   complex_sparse.dtype = at::kComplexFloat;
-  EXPECT_THAT(ErrorOf(Fuzzer::Create({P::Discrete("density", {{0.5, 1.0}}),
-                                      P::Discrete("coalesced", {{true, 1.0}})},
-                                     {complex_sparse}, 0)),
+  EXPECT_THAT(ErrorOf(Fuzzer::Create(
+                  {P::Discrete("density", {{0.5, 1.0}}), P::Discrete("coalesced", {{true, 1.0}})},
+                  {complex_sparse}, 0)),
               HasSubstr("sparse tensors of dtype torch.complex64 are not supported"));
   EXPECT_THAT(ErrorOf(Fuzzer::Create({}, {FuzzedSparseTensor("s", {4})}, 0)),
               HasSubstr("tensor 's': density names 'density', which is not a parameter"));

@@ -61,8 +61,7 @@ void AddPowerOfTwoShape(std::vector<FuzzedParameter>& parameters) {
   for (int i = 0; i < 3; ++i) {
     parameters.push_back(FuzzedParameter::Discrete(
         Indexed("k", i),
-        {{ParameterAlias{Indexed("k_any_", i)}, 0.8},
-         {ParameterAlias{Indexed("k_pow2_", i)}, 0.2}},
+        {{ParameterAlias{Indexed("k_any_", i)}, 0.8}, {ParameterAlias{Indexed("k_pow2_", i)}, 0.2}},
         /*strict=*/true));
   }
 }
@@ -80,8 +79,8 @@ FuzzedTensor DenseTensor(std::string name, std::vector<SizeEntry> size,
   return t;
 }
 
-FuzzedSparseTensor SparseTensor(std::string name, std::vector<SizeEntry> size,
-                                at::ScalarType dtype, bool cuda) {
+FuzzedSparseTensor SparseTensor(std::string name, std::vector<SizeEntry> size, at::ScalarType dtype,
+                                bool cuda) {
   FuzzedSparseTensor t(std::move(name), std::move(size));
   t.dim_parameter = "dim_parameter";
   t.sparse_dim = "sparse_dim";
@@ -161,8 +160,8 @@ absl::StatusOr<Fuzzer> UnaryOpFuzzer(int64_t seed, at::ScalarType dtype, bool cu
   }
   parameters.push_back(RandomValue());
 
-  FuzzedTensor x = DenseTensor("x", {"k0", "k1", "k2"}, {"x_step_0", "x_step_1", "x_step_2"},
-                               "dim", dtype, cuda);
+  FuzzedTensor x = DenseTensor("x", {"k0", "k1", "k2"}, {"x_step_0", "x_step_1", "x_step_2"}, "dim",
+                               dtype, cuda);
   x.min_elements = kMinElements;
   x.max_elements = kMaxElements;
   return Fuzzer::Create(std::move(parameters), {std::move(x)}, seed);
@@ -179,19 +178,18 @@ absl::StatusOr<Fuzzer> BinaryOpFuzzer(int64_t seed, at::ScalarType dtype, bool c
   }
   for (int i = 0; i < 3; ++i) {
     for (const char* name : {"x", "y"}) {
-      parameters.push_back(
-          FuzzedParameter::Discrete(absl::StrCat(name, "_step_", i), Steps()));
+      parameters.push_back(FuzzedParameter::Discrete(absl::StrCat(name, "_step_", i), Steps()));
     }
   }
   parameters.push_back(RandomValue());
 
-  FuzzedTensor x = DenseTensor("x", {"k0", "k1", "k2"}, {"x_step_0", "x_step_1", "x_step_2"},
-                               "dim", dtype, cuda);
+  FuzzedTensor x = DenseTensor("x", {"k0", "k1", "k2"}, {"x_step_0", "x_step_1", "x_step_2"}, "dim",
+                               dtype, cuda);
   x.min_elements = kMinElements;
   x.max_elements = kMaxElements;
   // As in the reference: y is sliced with x's steps, and has no element limits.
-  FuzzedTensor y = DenseTensor("y", {"y_k0", "y_k1", "y_k2"},
-                               {"x_step_0", "x_step_1", "x_step_2"}, "dim", dtype, cuda);
+  FuzzedTensor y = DenseTensor("y", {"y_k0", "y_k1", "y_k2"}, {"x_step_0", "x_step_1", "x_step_2"},
+                               "dim", dtype, cuda);
   return Fuzzer::Create(std::move(parameters), {std::move(x), std::move(y)}, seed);
 }
 
@@ -212,18 +210,18 @@ absl::StatusOr<Fuzzer> SpectralOpFuzzer(int64_t seed, at::ScalarType dtype, bool
     parameters.push_back(FuzzedParameter::Discrete(Indexed("k_regular_", i), outcomes));
   }
   for (int i = 0; i < 3; ++i) {
-    parameters.push_back(FuzzedParameter::Discrete(
-        Indexed("k", i),
-        {{ParameterAlias{Indexed("k_regular_", i)}, probability_regular},
-         {ParameterAlias{Indexed("k_any_", i)}, 1 - probability_regular}},
-        /*strict=*/true));
+    parameters.push_back(
+        FuzzedParameter::Discrete(Indexed("k", i),
+                                  {{ParameterAlias{Indexed("k_regular_", i)}, probability_regular},
+                                   {ParameterAlias{Indexed("k_any_", i)}, 1 - probability_regular}},
+                                  /*strict=*/true));
   }
   for (int i = 0; i < 3; ++i) {
     parameters.push_back(FuzzedParameter::Discrete(Indexed("step_", i), Steps()));
   }
 
-  FuzzedTensor x = DenseTensor("x", {"k0", "k1", "k2"}, {"step_0", "step_1", "step_2"},
-                               "ndim", dtype, cuda);
+  FuzzedTensor x =
+      DenseTensor("x", {"k0", "k1", "k2"}, {"step_0", "step_1", "step_2"}, "ndim", dtype, cuda);
   x.min_elements = kMinElements;
   x.max_elements = kMaxElements;
   return Fuzzer::Create(std::move(parameters), {std::move(x)}, seed);
@@ -232,8 +230,8 @@ absl::StatusOr<Fuzzer> SpectralOpFuzzer(int64_t seed, at::ScalarType dtype, bool
 absl::StatusOr<Fuzzer> UnaryOpSparseFuzzer(int64_t seed, at::ScalarType dtype, bool cuda) {
   std::vector<FuzzedParameter> parameters = SparseShapeParameters();
   for (FuzzedParameter& p : SparseValueParameters()) parameters.push_back(std::move(p));
-  return Fuzzer::Create(std::move(parameters),
-                        {SparseTensor("x", {"k0", "k1", "k2"}, dtype, cuda)}, seed);
+  return Fuzzer::Create(std::move(parameters), {SparseTensor("x", {"k0", "k1", "k2"}, dtype, cuda)},
+                        seed);
 }
 
 absl::StatusOr<Fuzzer> BinaryOpSparseFuzzer(int64_t seed, at::ScalarType dtype, bool cuda) {

@@ -32,8 +32,8 @@ std::string Describe(const FuzzedParameter& p) {
     case FuzzedParameter::Distribution::kUniform:
       return absl::StrCat(out, "uniform[", p.minval().ToPython(), ", ", p.maxval().ToPython(), "]");
     case FuzzedParameter::Distribution::kLogUniform:
-      return absl::StrCat(out, "loguniform[", p.minval().ToPython(), ", ",
-                          p.maxval().ToPython(), "]");
+      return absl::StrCat(out, "loguniform[", p.minval().ToPython(), ", ", p.maxval().ToPython(),
+                          "]");
     case FuzzedParameter::Distribution::kDiscrete:
       break;
   }
@@ -55,15 +55,14 @@ std::vector<std::string> DescribeAll(const absl::StatusOr<Fuzzer>& fuzzer) {
   return out;
 }
 
-std::string OptionalInt(const std::optional<int64_t>& v) {
-  return v ? absl::StrCat(*v) : "None";
-}
+std::string OptionalInt(const std::optional<int64_t>& v) { return v ? absl::StrCat(*v) : "None"; }
 
 std::string Entries(const std::vector<SizeEntry>& entries) {
   std::vector<std::string> out;
   for (const SizeEntry& e : entries) {
-    out.push_back(std::holds_alternative<int64_t>(e) ? absl::StrCat(std::get<int64_t>(e))
-                                                     : absl::StrCat("'", std::get<std::string>(e), "'"));
+    out.push_back(std::holds_alternative<int64_t>(e)
+                      ? absl::StrCat(std::get<int64_t>(e))
+                      : absl::StrCat("'", std::get<std::string>(e), "'"));
   }
   return absl::StrCat("(", absl::StrJoin(out, ", "), ")");
 }
@@ -71,11 +70,11 @@ std::string Entries(const std::vector<SizeEntry>& entries) {
 // A tensor as the second Python snippet below prints it.
 std::string Describe(const TensorSpec& spec) {
   if (const auto* t = std::get_if<FuzzedTensor>(&spec)) {
-    return absl::StrCat(t->name, " size=", Entries(t->size), " steps=", Entries(t->steps),
-                        " p=", FormatDouble(t->probability_contiguous),
-                        " dim=", t->dim_parameter.value_or("None"),
-                        " min=", OptionalInt(t->min_elements), " max=", OptionalInt(t->max_elements),
-                        " alloc=", OptionalInt(t->max_allocation_bytes), " ", DtypeName(t->dtype));
+    return absl::StrCat(
+        t->name, " size=", Entries(t->size), " steps=", Entries(t->steps),
+        " p=", FormatDouble(t->probability_contiguous), " dim=", t->dim_parameter.value_or("None"),
+        " min=", OptionalInt(t->min_elements), " max=", OptionalInt(t->max_elements),
+        " alloc=", OptionalInt(t->max_allocation_bytes), " ", DtypeName(t->dtype));
   }
   const auto& s = std::get<FuzzedSparseTensor>(spec);
   return absl::StrCat(s.name, " size=", Entries(s.size), " dim=", s.dim_parameter.value_or("None"),
@@ -128,12 +127,11 @@ std::vector<std::string> Concat(std::vector<std::vector<std::string>> parts) {
 
 TEST(OpFuzzersTest, UnaryParametersAndTensors) {
   EXPECT_THAT(DescribeAll(UnaryOpFuzzer(0)),
-              ElementsAreArray(Concat({{"dim* {1: 0.3, 2: 0.4, 3: 0.3}"},
-                                       PowerOfTwoShape(),
-                                       {absl::StrCat("x_step_0 ", kSteps),
-                                        absl::StrCat("x_step_1 ", kSteps),
-                                        absl::StrCat("x_step_2 ", kSteps),
-                                        "random_value uniform[0, 4294967295]"}})));
+              ElementsAreArray(Concat(
+                  {{"dim* {1: 0.3, 2: 0.4, 3: 0.3}"},
+                   PowerOfTwoShape(),
+                   {absl::StrCat("x_step_0 ", kSteps), absl::StrCat("x_step_1 ", kSteps),
+                    absl::StrCat("x_step_2 ", kSteps), "random_value uniform[0, 4294967295]"}})));
   EXPECT_THAT(DescribeTensors(UnaryOpFuzzer(0)),
               ElementsAre("x size=('k0', 'k1', 'k2') steps=('x_step_0', 'x_step_1', 'x_step_2') "
                           "p=0.75 dim=dim min=4096 max=33554432 alloc=2147483648 torch.float32"));
@@ -163,7 +161,8 @@ TEST(OpFuzzersTest, BinaryParametersAndTensors) {
 
 TEST(OpFuzzersTest, SpectralParametersAndTensors) {
   std::vector<std::string> expected = {"ndim* {1: 0.3, 2: 0.4, 3: 0.3}"};
-  for (int i = 0; i < 3; ++i) expected.push_back(absl::StrCat("k_any_", i, " loguniform[16, 16384]"));
+  for (int i = 0; i < 3; ++i)
+    expected.push_back(absl::StrCat("k_any_", i, " loguniform[16, 16384]"));
   for (int i = 0; i < 3; ++i) {
     expected.push_back(absl::StrCat("k_regular_", i,
                                     " {18: 0.005291005291005291, 20: 0.005291005291005291, "
@@ -191,7 +190,8 @@ TEST(OpFuzzersTest, SparseParametersAndTensors) {
   EXPECT_THAT(DescribeAll(UnaryOpSparseFuzzer(0)),
               ElementsAreArray(Concat({head, PowerOfTwoShape(), tail})));
   EXPECT_THAT(DescribeAll(BinaryOpSparseFuzzer(0)),
-              ElementsAreArray(Concat({head, PowerOfTwoShape(),
+              ElementsAreArray(Concat({head,
+                                       PowerOfTwoShape(),
                                        {"y_k0* {k0: 1.0}", "y_k1* {k1: 1.0}", "y_k2* {k2: 1.0}"},
                                        tail})));
   EXPECT_THAT(DescribeTensors(BinaryOpSparseFuzzer(0)),

@@ -38,28 +38,26 @@ std::string OutcomeToString(const Outcome& outcome) {
   return std::get<Value>(outcome).ToPython();
 }
 
-FuzzedParameter::FuzzedParameter(std::string name, Distribution distribution,
-                                 bool strict)
+FuzzedParameter::FuzzedParameter(std::string name, Distribution distribution, bool strict)
     : name_(std::move(name)), distribution_(distribution), strict_(strict) {}
 
-FuzzedParameter FuzzedParameter::Uniform(std::string name, Value minval,
-                                         Value maxval, bool strict) {
+FuzzedParameter FuzzedParameter::Uniform(std::string name, Value minval, Value maxval,
+                                         bool strict) {
   FuzzedParameter p(std::move(name), Distribution::kUniform, strict);
   p.minval_ = minval;
   p.maxval_ = maxval;
   return p;
 }
 
-FuzzedParameter FuzzedParameter::LogUniform(std::string name, Value minval,
-                                            Value maxval, bool strict) {
+FuzzedParameter FuzzedParameter::LogUniform(std::string name, Value minval, Value maxval,
+                                            bool strict) {
   FuzzedParameter p(std::move(name), Distribution::kLogUniform, strict);
   p.minval_ = minval;
   p.maxval_ = maxval;
   return p;
 }
 
-FuzzedParameter FuzzedParameter::Discrete(std::string name,
-                                          std::vector<WeightedOutcome> outcomes,
+FuzzedParameter FuzzedParameter::Discrete(std::string name, std::vector<WeightedOutcome> outcomes,
                                           bool strict) {
   FuzzedParameter p(std::move(name), Distribution::kDiscrete, strict);
   p.outcomes_ = std::move(outcomes);
@@ -84,9 +82,8 @@ absl::Status FuzzedParameter::Validate() const {
       const WeightedOutcome& o = outcomes_[i];
       if (std::isnan(o.probability) || o.probability < 0) {
         return absl::InvalidArgumentError(
-            absl::StrCat(where, ": outcome ", OutcomeToString(o.outcome),
-                         " has probability ", FormatDouble(o.probability),
-                         "; probabilities cannot be negative or NaN"));
+            absl::StrCat(where, ": outcome ", OutcomeToString(o.outcome), " has probability ",
+                         FormatDouble(o.probability), "; probabilities cannot be negative or NaN"));
       }
       sum += o.probability;
       if (const auto* alias = std::get_if<ParameterAlias>(&o.outcome)) {
@@ -99,24 +96,22 @@ absl::Status FuzzedParameter::Validate() const {
       for (size_t j = 0; j < i; ++j) {
         const auto* earlier = std::get_if<Value>(&outcomes_[j].outcome);
         if (earlier != nullptr && *earlier == std::get<Value>(o.outcome)) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              where, ": outcome ", OutcomeToString(o.outcome), " is listed twice (as ",
-              OutcomeToString(*earlier),
-              " before); a Python dict would keep only the last probability"));
+          return absl::InvalidArgumentError(
+              absl::StrCat(where, ": outcome ", OutcomeToString(o.outcome), " is listed twice (as ",
+                           OutcomeToString(*earlier),
+                           " before); a Python dict would keep only the last probability"));
         }
       }
     }
     if (!(std::abs(sum - 1) <= 1e-5)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": probabilities sum to ", FormatDouble(sum),
-          ", not 1 (Distribution is not normalized; the tolerance is 1e-5)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": probabilities sum to ", FormatDouble(sum),
+                       ", not 1 (Distribution is not normalized; the tolerance is 1e-5)"));
     }
-    if (absl::Status numpy = RandomState::ValidateProbabilities(probabilities_);
-        !numpy.ok()) {
+    if (absl::Status numpy = RandomState::ValidateProbabilities(probabilities_); !numpy.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, ": probabilities sum to ", FormatDouble(sum),
-          ", which NumPy's choice() rejects (", numpy.message(),
-          "; its tolerance is 1.49e-8)"));
+          where, ": probabilities sum to ", FormatDouble(sum), ", which NumPy's choice() rejects (",
+          numpy.message(), "; its tolerance is 1.49e-8)"));
     }
     return absl::OkStatus();
   }
@@ -128,14 +123,13 @@ absl::Status FuzzedParameter::Validate() const {
           absl::StrCat(where, ": ", kind, " bounds must be ints or floats, not bools"));
     }
     if (bound->is_double() && !std::isfinite(bound->double_value())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": ", kind, " bounds must be finite, got ", bound->ToPython()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": ", kind, " bounds must be finite, got ", bound->ToPython()));
     }
   }
   if (CompareValues(minval_, maxval_) > 0) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": minval ", minval_.ToPython(),
-                                                   " is greater than maxval ",
-                                                   maxval_.ToPython()));
+                                                   " is greater than maxval ", maxval_.ToPython()));
   }
   if (distribution_ == Distribution::kLogUniform) {
     if (!(minval_.AsDouble() > 0)) {
@@ -143,8 +137,8 @@ absl::Status FuzzedParameter::Validate() const {
           where, ": loguniform needs minval > 0 (np.log2 of it), got ", minval_.ToPython()));
     }
     if (!(maxval_.AsDouble() < kTwoTo63)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": loguniform maxval must be below 2**63, got ", maxval_.ToPython()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": loguniform maxval must be below 2**63, got ", maxval_.ToPython()));
     }
   }
   return absl::OkStatus();
@@ -165,9 +159,8 @@ absl::StatusOr<Outcome> FuzzedParameter::Sample(RandomState& state) const {
 absl::StatusOr<Outcome> FuzzedParameter::SampleLogUniform(RandomState& state) const {
   // int(2 ** state.uniform(np.log2(minval), np.log2(maxval))): the bounds go
   // through NumPy's log2 (see numpy_log2.h), the power through libm's pow.
-  absl::StatusOr<double> exponent = state.Uniform(
-      fuzzer_internal::NumpyLog2(minval_.AsDouble()),
-      fuzzer_internal::NumpyLog2(maxval_.AsDouble()));
+  absl::StatusOr<double> exponent = state.Uniform(fuzzer_internal::NumpyLog2(minval_.AsDouble()),
+                                                  fuzzer_internal::NumpyLog2(maxval_.AsDouble()));
   if (!exponent.ok()) return exponent.status();
   const double truncated = std::trunc(PythonTwoToThe(*exponent));
   if (CompareValues(truncated, minval_) < 0) return Outcome(minval_);
@@ -180,8 +173,7 @@ absl::StatusOr<Outcome> FuzzedParameter::SampleUniform(RandomState& state) const
   if (minval_.is_int() && maxval_.is_int()) {
     // randint(low=minval, high=maxval + 1), computed without overflowing at
     // INT64_MAX (same draws).
-    absl::StatusOr<int64_t> v =
-        state.RandIntInclusive(minval_.int_value(), maxval_.int_value());
+    absl::StatusOr<int64_t> v = state.RandIntInclusive(minval_.int_value(), maxval_.int_value());
     if (!v.ok()) return v.status();
     return Outcome(Value(*v));
   }

@@ -66,8 +66,7 @@ class FuzzedParameter {
   // Uniform over [minval, maxval]: integers when both bounds are ints
   // (randint(minval, maxval + 1)), otherwise the continuous uniform
   // distribution.
-  static FuzzedParameter Uniform(std::string name, Value minval, Value maxval,
-                                 bool strict = false);
+  static FuzzedParameter Uniform(std::string name, Value minval, Value maxval, bool strict = false);
 
   // Log-uniform integers over [minval, maxval]: a sample is as likely to fall
   // in [1, 10) as in [10, 100]. Bounds may be ints or floats; a draw that
@@ -76,8 +75,7 @@ class FuzzedParameter {
                                     bool strict = false);
 
   // One of `outcomes`, with the given probabilities (which must sum to 1).
-  static FuzzedParameter Discrete(std::string name,
-                                  std::vector<WeightedOutcome> outcomes,
+  static FuzzedParameter Discrete(std::string name, std::vector<WeightedOutcome> outcomes,
                                   bool strict = false);
 
   const std::string& name() const { return name_; }

@@ -111,8 +111,7 @@ TEST(FuzzedParameterTest, LogUniformClampsToTheBoundsAsGiven) {
 // s = np.random.RandomState(5)
 // print([p.sample(s) for _ in range(10)])'
 TEST(FuzzedParameterTest, DiscreteOutcomesMayBeAliases) {
-  const FuzzedParameter k =
-      FuzzedParameter::Discrete("k", {{ParameterAlias{"x"}, 0.8}, {1, 0.2}});
+  const FuzzedParameter k = FuzzedParameter::Discrete("k", {{ParameterAlias{"x"}, 0.8}, {1, 0.2}});
   RandomState state(5);
   std::vector<std::string> draws;
   for (int i = 0; i < 10; ++i) draws.push_back(Draw(k, state));
@@ -165,10 +164,10 @@ TEST(FuzzedParameterValidateTest, RejectsBadDistributions) {
   EXPECT_THAT(
       std::string(ValidateError(FuzzedParameter::Discrete("d", {{1, -0.5}, {2, 1.5}})).message()),
       HasSubstr("cannot be negative"));
-  EXPECT_THAT(std::string(ValidateError(FuzzedParameter::Discrete(
-                                            "d", {{1, std::nan("")}, {2, 1.0}}))
-                              .message()),
-              HasSubstr("NaN"));
+  EXPECT_THAT(
+      std::string(
+          ValidateError(FuzzedParameter::Discrete("d", {{1, std::nan("")}, {2, 1.0}})).message()),
+      HasSubstr("NaN"));
   // The reference's own check: within 1e-5 of 1.
   EXPECT_THAT(
       std::string(ValidateError(FuzzedParameter::Discrete("d", {{1, 0.25}, {2, 0.5}})).message()),
@@ -186,20 +185,19 @@ TEST(FuzzedParameterValidateTest, RejectsBadDistributions) {
 }
 
 TEST(FuzzedParameterValidateTest, RejectsOutcomesADictWouldMerge) {
-  const absl::Status twice =
-      ValidateError(FuzzedParameter::Discrete("d", {{1, 0.5}, {1.0, 0.5}}));
+  const absl::Status twice = ValidateError(FuzzedParameter::Discrete("d", {{1, 0.5}, {1.0, 0.5}}));
   EXPECT_EQ(twice.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(twice.message()), HasSubstr("outcome 1.0 is listed twice"));
   EXPECT_FALSE(FuzzedParameter::Discrete("d", {{true, 0.5}, {1, 0.5}}).Validate().ok());
   // Aliases are distinct objects in the reference, even to the same name.
-  EXPECT_TRUE(FuzzedParameter::Discrete(
-                  "d", {{ParameterAlias{"x"}, 0.5}, {ParameterAlias{"x"}, 0.5}})
-                  .Validate()
-                  .ok());
-  EXPECT_THAT(std::string(ValidateError(FuzzedParameter::Discrete(
-                                            "d", {{ParameterAlias{""}, 1.0}}))
-                              .message()),
-              HasSubstr("empty name"));
+  EXPECT_TRUE(
+      FuzzedParameter::Discrete("d", {{ParameterAlias{"x"}, 0.5}, {ParameterAlias{"x"}, 0.5}})
+          .Validate()
+          .ok());
+  EXPECT_THAT(
+      std::string(
+          ValidateError(FuzzedParameter::Discrete("d", {{ParameterAlias{""}, 1.0}})).message()),
+      HasSubstr("empty name"));
 }
 
 TEST(FuzzedParameterTest, ZeroProbabilityOutcomesAreNeverDrawn) {

@@ -106,8 +106,7 @@ absl::StatusOr<Fuzzer> ScenarioMixed(int64_t seed) {
     return at::randn(size, generator, at::TensorOptions().dtype(dtype)) *
            params.at("f").double_value();
   };
-  return Fuzzer::Create(std::move(parameters), {x, y, z, w, u},
-                        {[](const Params& p) {
+  return Fuzzer::Create(std::move(parameters), {x, y, z, w, u}, {[](const Params& p) {
                           return (p.at("a").int_value() + p.at("c").int_value()) % 3 != 0;
                         }},
                         seed);
@@ -136,8 +135,7 @@ absl::StatusOr<Fuzzer> ScenarioSparseInt(int64_t seed) {
   using P = FuzzedParameter;
   FuzzedSparseTensor i("i", {"k", "k"});
   i.dtype = at::kLong;
-  return Fuzzer::Create({P::Uniform("k", 2, 40),
-                         P::Discrete("density", {{0.5, 0.5}, {0.25, 0.5}}),
+  return Fuzzer::Create({P::Uniform("k", 2, 40), P::Discrete("density", {{0.5, 0.5}, {0.25, 0.5}}),
                          P::Discrete("coalesced", {{true, 1.0}})},
                         {i}, seed);
 }

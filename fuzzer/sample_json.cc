@@ -13,14 +13,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "base/text.h"
 #include "fuzzer/fuzzer.h"
 #include "fuzzer/value.h"
-#include "timer/internal/text.h"
 
 namespace icount {
 namespace {
-
-using timer_internal::JsonString;
 
 std::string JsonInts(const std::vector<int64_t>& values) {
   return absl::StrCat("[", absl::StrJoin(values, ", "), "]");
@@ -41,17 +39,16 @@ std::string SumFields(const at::Tensor& values) {
 std::string TensorJson(const NamedTensor& t) {
   const TensorProperties& p = t.properties;
   if (p.is_sparse) {
-    return absl::StrCat("{\"size\": ", JsonInts(t.tensor.sizes().vec()),
-                        ", \"dtype\": ", JsonString(p.dtype), ", \"numel\": ", p.numel,
-                        ", \"nnz\": ", t.tensor._nnz(),
-                        ", \"is_coalesced\": ", JsonBool(t.tensor.is_coalesced()),
-                        ", \"sparse_dim\": ", t.tensor.sparse_dim(),
-                        ", \"dense_dim\": ", t.tensor.dense_dim(),
-                        SumFields(t.tensor._values()), "}");
+    return absl::StrCat(
+        "{\"size\": ", JsonInts(t.tensor.sizes().vec()), ", \"dtype\": ", base::JsonString(p.dtype),
+        ", \"numel\": ", p.numel, ", \"nnz\": ", t.tensor._nnz(),
+        ", \"is_coalesced\": ", JsonBool(t.tensor.is_coalesced()),
+        ", \"sparse_dim\": ", t.tensor.sparse_dim(), ", \"dense_dim\": ", t.tensor.dense_dim(),
+        SumFields(t.tensor._values()), "}");
   }
   return absl::StrCat("{\"size\": ", JsonInts(t.tensor.sizes().vec()),
                       ", \"stride\": ", JsonInts(t.tensor.strides().vec()),
-                      ", \"dtype\": ", JsonString(p.dtype),
+                      ", \"dtype\": ", base::JsonString(p.dtype),
                       ", \"is_contiguous\": ", JsonBool(p.is_contiguous), ", \"numel\": ", p.numel,
                       ", \"order\": ", JsonInts(p.order), ", \"steps\": ", JsonInts(p.steps),
                       SumFields(t.tensor), "}");
@@ -62,12 +59,12 @@ std::string TensorJson(const NamedTensor& t) {
 absl::StatusOr<std::string> SampleToJson(const FuzzedSample& sample) {
   std::vector<std::string> params;
   for (const auto& [name, value] : sample.params) {
-    params.push_back(absl::StrCat(JsonString(name), ": ", value.ToJson()));
+    params.push_back(absl::StrCat(base::JsonString(name), ": ", value.ToJson()));
   }
   std::vector<std::string> tensors;
   for (const NamedTensor& t : sample.tensors) {
     try {
-      tensors.push_back(absl::StrCat(JsonString(t.name), ": ", TensorJson(t)));
+      tensors.push_back(absl::StrCat(base::JsonString(t.name), ": ", TensorJson(t)));
     } catch (const std::exception& e) {
       const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
       return absl::InternalError(absl::StrCat(

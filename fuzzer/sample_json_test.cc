@@ -39,8 +39,8 @@ TEST(SampleJsonTest, WritesWhatJsonDumpsWrites) {
   // A transposed (non-contiguous) float tensor 0..5.
   sample.tensors.push_back(Dense("x", at::arange(6, at::kFloat).reshape({2, 3}).t(), {1, 0}));
   // complex: (1 + 2i) + (3 - 0.5i)
-  sample.tensors.push_back(Dense(
-      "c", at::complex(at::tensor({1.0f, 3.0f}), at::tensor({2.0f, -0.5f})), {0}));
+  sample.tensors.push_back(
+      Dense("c", at::complex(at::tensor({1.0f, 3.0f}), at::tensor({2.0f, -0.5f})), {0}));
   // sparse: values 1.5 and 2.5 at positions 0 and 2 of a length-4 vector.
   at::Tensor sparse = at::sparse_coo_tensor(at::tensor({0, 2}, at::kLong).unsqueeze(0),
                                             at::tensor({1.5, 2.5}, at::kDouble), {4});

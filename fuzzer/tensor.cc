@@ -67,8 +67,8 @@ absl::StatusOr<int64_t> IntParameter(const Params& params, absl::string_view ten
         absl::StrCat("tensor '", tensor, "': ", role, " '", name, "' is not a parameter"));
   }
   if (!value->is_int() || value->int_value() < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("tensor '", tensor, "': ", role, " '",
-                                                   name, "' must be an int >= 0, got ",
+    return absl::InvalidArgumentError(absl::StrCat("tensor '", tensor, "': ", role, " '", name,
+                                                   "' must be an int >= 0, got ",
                                                    value->ToPython()));
   }
   return value->int_value();
@@ -87,21 +87,20 @@ absl::StatusOr<std::vector<int64_t>> ResolveEntries(const std::vector<SizeEntry>
       const std::string& name = std::get<std::string>(entries[i]);
       const Value* value = params.Find(name);
       if (value == nullptr) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "tensor '", tensor, "': ", what, "[", i, "] names '", name,
-            "', which is not a parameter"));
+        return absl::InvalidArgumentError(absl::StrCat("tensor '", tensor, "': ", what, "[", i,
+                                                       "] names '", name,
+                                                       "', which is not a parameter"));
       }
       if (!value->is_int()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "tensor '", tensor, "': ", what, "[", i, "] is parameter '", name,
-            "' = ", value->ToPython(), ", which is not an int"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("tensor '", tensor, "': ", what, "[", i, "] is parameter '", name,
+                         "' = ", value->ToPython(), ", which is not an int"));
       }
       out[i] = value->int_value();
     }
     if (out[i] < 0) {
-      return absl::InvalidArgumentError(absl::StrCat("tensor '", tensor, "': ", what,
-                                                     "[", i, "] is negative (", out[i],
-                                                     ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor '", tensor, "': ", what, "[", i, "] is negative (", out[i], ")"));
     }
   }
   return out;
@@ -129,16 +128,15 @@ absl::StatusOr<ResolvedShape> ResolveShape(const std::string& tensor,
   shape.steps = *std::move(resolved_steps);
   for (size_t i = 0; i < dim; ++i) {
     if (shape.steps[i] < 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tensor '", tensor, "': steps[", i, "] is ", shape.steps[i],
-          "; a slice step must be at least 1"));
+      return absl::InvalidArgumentError(absl::StrCat("tensor '", tensor, "': steps[", i, "] is ",
+                                                     shape.steps[i],
+                                                     "; a slice step must be at least 1"));
     }
     // Saturated rather than an error: limits then reject the candidate, as
     // the reference's unbounded ints do.
     const __int128 allocation = static_cast<__int128>(shape.size[i]) * shape.steps[i];
-    shape.allocation_size.push_back(allocation >= kSaturation
-                                        ? std::numeric_limits<int64_t>::max()
-                                        : static_cast<int64_t>(allocation));
+    shape.allocation_size.push_back(allocation >= kSaturation ? std::numeric_limits<int64_t>::max()
+                                                              : static_cast<int64_t>(allocation));
   }
   return shape;
 }
@@ -173,20 +171,34 @@ at::Tensor DefaultDenseValues(const std::vector<int64_t>& size, at::ScalarType d
 
 std::string DtypeName(at::ScalarType dtype) {
   switch (dtype) {
-    case at::kBool: return "torch.bool";
-    case at::kByte: return "torch.uint8";
-    case at::kChar: return "torch.int8";
-    case at::kShort: return "torch.int16";
-    case at::kInt: return "torch.int32";
-    case at::kLong: return "torch.int64";
-    case at::kHalf: return "torch.float16";
-    case at::kBFloat16: return "torch.bfloat16";
-    case at::kFloat: return "torch.float32";
-    case at::kDouble: return "torch.float64";
-    case at::kComplexHalf: return "torch.complex32";
-    case at::kComplexFloat: return "torch.complex64";
-    case at::kComplexDouble: return "torch.complex128";
-    default: return absl::StrCat("torch.", c10::toString(dtype));
+    case at::kBool:
+      return "torch.bool";
+    case at::kByte:
+      return "torch.uint8";
+    case at::kChar:
+      return "torch.int8";
+    case at::kShort:
+      return "torch.int16";
+    case at::kInt:
+      return "torch.int32";
+    case at::kLong:
+      return "torch.int64";
+    case at::kHalf:
+      return "torch.float16";
+    case at::kBFloat16:
+      return "torch.bfloat16";
+    case at::kFloat:
+      return "torch.float32";
+    case at::kDouble:
+      return "torch.float64";
+    case at::kComplexHalf:
+      return "torch.complex32";
+    case at::kComplexFloat:
+      return "torch.complex64";
+    case at::kComplexDouble:
+      return "torch.complex128";
+    default:
+      return absl::StrCat("torch.", c10::toString(dtype));
   }
 }
 
@@ -196,16 +208,26 @@ absl::StatusOr<at::ScalarType> ParseDtype(absl::string_view name) {
     at::ScalarType dtype;
   };
   static constexpr Named kDtypes[] = {
-      {"float32", at::kFloat},        {"float", at::kFloat},
-      {"float64", at::kDouble},       {"double", at::kDouble},
-      {"float16", at::kHalf},         {"half", at::kHalf},
-      {"bfloat16", at::kBFloat16},    {"complex64", at::kComplexFloat},
-      {"cfloat", at::kComplexFloat},  {"complex128", at::kComplexDouble},
-      {"cdouble", at::kComplexDouble}, {"uint8", at::kByte},
-      {"int8", at::kChar},            {"int16", at::kShort},
-      {"short", at::kShort},          {"int32", at::kInt},
-      {"int", at::kInt},              {"int64", at::kLong},
-      {"long", at::kLong},            {"bool", at::kBool},
+      {"float32", at::kFloat},
+      {"float", at::kFloat},
+      {"float64", at::kDouble},
+      {"double", at::kDouble},
+      {"float16", at::kHalf},
+      {"half", at::kHalf},
+      {"bfloat16", at::kBFloat16},
+      {"complex64", at::kComplexFloat},
+      {"cfloat", at::kComplexFloat},
+      {"complex128", at::kComplexDouble},
+      {"cdouble", at::kComplexDouble},
+      {"uint8", at::kByte},
+      {"int8", at::kChar},
+      {"int16", at::kShort},
+      {"short", at::kShort},
+      {"int32", at::kInt},
+      {"int", at::kInt},
+      {"int64", at::kLong},
+      {"long", at::kLong},
+      {"bool", at::kBool},
   };
   absl::string_view bare = name;
   absl::ConsumePrefix(&bare, "torch.");
@@ -214,24 +236,37 @@ absl::StatusOr<at::ScalarType> ParseDtype(absl::string_view name) {
     if (bare == named.name) return named.dtype;
     names.push_back(named.name);
   }
-  return absl::InvalidArgumentError(absl::StrCat("unknown dtype '", name, "'; expected one of ",
-                                                 absl::StrJoin(names, ", ")));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown dtype '", name, "'; expected one of ", absl::StrJoin(names, ", ")));
 }
 
 absl::StatusOr<int64_t> ReferenceDtypeSize(at::ScalarType dtype) {
   switch (dtype) {
-    case at::kBool: case at::kByte: case at::kChar: return 1;
-    case at::kShort: case at::kHalf: case at::kBFloat16: return 2;
-    case at::kInt: case at::kFloat: return 4;
-    case at::kLong: case at::kDouble: return 8;
+    case at::kBool:
+    case at::kByte:
+    case at::kChar:
+      return 1;
+    case at::kShort:
+    case at::kHalf:
+    case at::kBFloat16:
+      return 2;
+    case at::kInt:
+    case at::kFloat:
+      return 4;
+    case at::kLong:
+    case at::kDouble:
+      return 8;
     // torch.finfo of a complex dtype describes one component.
-    case at::kComplexHalf: return 2;
-    case at::kComplexFloat: return 4;
-    case at::kComplexDouble: return 8;
+    case at::kComplexHalf:
+      return 2;
+    case at::kComplexFloat:
+      return 4;
+    case at::kComplexDouble:
+      return 8;
     default:
-      return absl::InvalidArgumentError(absl::StrCat(
-          "dtype ", DtypeName(dtype),
-          " has no torch.finfo or torch.iinfo, so the reference cannot size it"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("dtype ", DtypeName(dtype),
+                       " has no torch.finfo or torch.iinfo, so the reference cannot size it"));
   }
 }
 
@@ -246,8 +281,7 @@ absl::StatusOr<ResolvedShape> FuzzedTensor::Resolve(const Params& params) const 
 absl::StatusOr<bool> FuzzedTensor::SatisfiesConstraints(const Params& params) const {
   absl::StatusOr<ResolvedShape> shape = Resolve(params);
   if (!shape.ok()) return shape.status();
-  return SatisfiesLimits(name, *shape, dtype, min_elements, max_elements,
-                         max_allocation_bytes);
+  return SatisfiesLimits(name, *shape, dtype, min_elements, max_elements, max_allocation_bytes);
 }
 
 absl::StatusOr<MadeTensor> FuzzedTensor::Make(const Params& params, RandomState& state,
@@ -257,9 +291,9 @@ absl::StatusOr<MadeTensor> FuzzedTensor::Make(const Params& params, RandomState&
   const size_t dim = shape->size.size();
   for (size_t d = 0; d < dim; ++d) {
     if (shape->allocation_size[d] == std::numeric_limits<int64_t>::max()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tensor '", name, "': size[", d, "] * steps[", d, "] = ", shape->size[d], " * ",
-          shape->steps[d], " is too large to allocate"));
+      return absl::InvalidArgumentError(absl::StrCat("tensor '", name, "': size[", d, "] * steps[",
+                                                     d, "] = ", shape->size[d], " * ",
+                                                     shape->steps[d], " is too large to allocate"));
     }
   }
 
@@ -269,16 +303,16 @@ absl::StatusOr<MadeTensor> FuzzedTensor::Make(const Params& params, RandomState&
       absl::StatusOr<at::Tensor> made =
           tensor_constructor(shape->allocation_size, dtype, params, generator);
       if (!made.ok()) {
-        return absl::Status(made.status().code(),
-                            absl::StrCat("tensor '", name, "': tensor_constructor: ",
-                                         made.status().message()));
+        return absl::Status(
+            made.status().code(),
+            absl::StrCat("tensor '", name, "': tensor_constructor: ", made.status().message()));
       }
       raw = *std::move(made);
       if (!raw.defined() || raw.sizes() != at::IntArrayRef(shape->allocation_size)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "tensor '", name, "': tensor_constructor returned size ",
-            raw.defined() ? ShapeString(raw.sizes().vec()) : "(undefined)",
-            ", expected ", ShapeString(shape->allocation_size)));
+        return absl::InvalidArgumentError(
+            absl::StrCat("tensor '", name, "': tensor_constructor returned size ",
+                         raw.defined() ? ShapeString(raw.sizes().vec()) : "(undefined)",
+                         ", expected ", ShapeString(shape->allocation_size)));
       }
     } else {
       raw = DefaultDenseValues(shape->allocation_size, dtype, generator);
@@ -308,8 +342,7 @@ absl::StatusOr<MadeTensor> FuzzedTensor::Make(const Params& params, RandomState&
   try {
     at::Tensor tensor = raw;
     for (size_t d = 0; d < dim; ++d) {
-      tensor = tensor.slice(static_cast<int64_t>(d), 0, shape->allocation_size[d],
-                            shape->steps[d]);
+      tensor = tensor.slice(static_cast<int64_t>(d), 0, shape->allocation_size[d], shape->steps[d]);
     }
     made.properties.numel = tensor.numel();
     made.properties.is_contiguous = tensor.is_contiguous();
@@ -342,25 +375,25 @@ absl::StatusOr<MadeTensor> FuzzedSparseTensor::Make(const Params& params, Random
 
   const Value* density_value = params.Find(density);
   if (density_value == nullptr || density_value->is_bool()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tensor '", name, "': density parameter '", density, "' must hold a number"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor '", name, "': density parameter '", density, "' must hold a number"));
   }
   const double density_fraction = density_value->AsDouble();
   // math.ceil(sum(size) * density): the int sum becomes a double first.
   const __int128 size_sum = Sum(sizes);
   const double nnz_double = std::ceil(static_cast<double>(size_sum) * density_fraction);
   if (!(nnz_double >= 0 && nnz_double <= static_cast<double>(size_sum))) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tensor '", name, "': nnz = ceil(sum(size) * density) = ceil(",
-        static_cast<int64_t>(size_sum), " * ", density_value->ToPython(),
-        ") must be between 0 and sum(size); is density in [0, 1]?"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor '", name, "': nnz = ceil(sum(size) * density) = ceil(",
+                     static_cast<int64_t>(size_sum), " * ", density_value->ToPython(),
+                     ") must be between 0 and sum(size); is density in [0, 1]?"));
   }
   const int64_t nnz = static_cast<int64_t>(nnz_double);
 
   const Value* coalesced_value = params.Find(coalesced);
   if (coalesced_value == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tensor '", name, "': coalesced parameter '", coalesced, "' is not a parameter"));
+    return absl::InvalidArgumentError(absl::StrCat("tensor '", name, "': coalesced parameter '",
+                                                   coalesced, "' is not a parameter"));
   }
   const bool is_coalesced = coalesced_value->Truthy();
 
@@ -372,18 +405,19 @@ absl::StatusOr<MadeTensor> FuzzedSparseTensor::Make(const Params& params, Random
   }
   for (int64_t d = 0; d < sparse_dims && nnz != 0; ++d) {
     if (sizes[d] <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tensor '", name, "': sparse dimension ", d, " has size ", sizes[d],
-          " but nnz is ", nnz, " (invalid arguments)"));
+      return absl::InvalidArgumentError(absl::StrCat("tensor '", name, "': sparse dimension ", d,
+                                                     " has size ", sizes[d], " but nnz is ", nnz,
+                                                     " (invalid arguments)"));
     }
   }
 
   if (!is_coalesced && !at::isFloatingType(dtype)) {
     // The reference fails here too, in torch.randn_like.
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tensor '", name, "': an uncoalesced sparse tensor needs a floating dtype: the "
-        "reference appends torch.randn_like(values), which ", DtypeName(dtype),
-        " does not support (coalesced samples work)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor '", name,
+                     "': an uncoalesced sparse tensor needs a floating dtype: the "
+                     "reference appends torch.randn_like(values), which ",
+                     DtypeName(dtype), " does not support (coalesced samples work)"));
   }
 
   MadeTensor made;

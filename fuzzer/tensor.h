@@ -57,9 +57,9 @@ using SizeEntry = std::variant<int64_t, std::string>;
 // and the fuzzer's generator, which it must use for random values so that a
 // seed keeps giving the same tensors. The fuzzer then permutes and slices the
 // result, which must have exactly `size`.
-using TensorConstructor = std::function<absl::StatusOr<at::Tensor>(
-    const std::vector<int64_t>& size, at::ScalarType dtype, const Params& params,
-    at::Generator& generator)>;
+using TensorConstructor =
+    std::function<absl::StatusOr<at::Tensor>(const std::vector<int64_t>& size, at::ScalarType dtype,
+                                             const Params& params, at::Generator& generator)>;
 
 // str(dtype) in Python: "torch.float32", "torch.int64", ...
 std::string DtypeName(at::ScalarType dtype);
@@ -146,8 +146,7 @@ struct FuzzedTensor {
   // Builds the tensor: consumes one state.RandomSample() (the contiguity
   // coin) and, when that says so, permutations until one is not the
   // identity; draws values from `generator`.
-  absl::StatusOr<MadeTensor> Make(const Params& params,
-                                  fuzzer_internal::RandomState& state,
+  absl::StatusOr<MadeTensor> Make(const Params& params, fuzzer_internal::RandomState& state,
                                   at::Generator& generator) const;
 };
 
@@ -186,8 +185,7 @@ struct FuzzedSparseTensor {
   // does not bound them. The reference behaves the same: the second sample
   // of UnaryOpSparseFuzzer(seed=11) has sizes (32, 312721), one sparse
   // dimension and nnz 15638, i.e. 4.9e9 float32 values (20 GB).
-  absl::StatusOr<MadeTensor> Make(const Params& params,
-                                  fuzzer_internal::RandomState& state,
+  absl::StatusOr<MadeTensor> Make(const Params& params, fuzzer_internal::RandomState& state,
                                   at::Generator& generator) const;
 };
 

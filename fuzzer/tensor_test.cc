@@ -175,8 +175,8 @@ TEST(FuzzedTensorTest, IntegerTensorsHoldOneTo126) {
 
 TEST(FuzzedTensorTest, CustomConstructorsAreChecked) {
   FuzzedTensor t("t", {2, 3});
-  t.tensor_constructor = [](const std::vector<int64_t>& size, at::ScalarType dtype,
-                            const Params&, at::Generator&) -> absl::StatusOr<at::Tensor> {
+  t.tensor_constructor = [](const std::vector<int64_t>& size, at::ScalarType dtype, const Params&,
+                            at::Generator&) -> absl::StatusOr<at::Tensor> {
     return at::zeros({3, 2}, at::TensorOptions().dtype(dtype));
   };
   RandomState state(0);
@@ -189,7 +189,8 @@ TEST(FuzzedTensorTest, CustomConstructorsAreChecked) {
   };
   const absl::Status failed = t.Make(Params(), state, generator).status();
   EXPECT_EQ(failed.code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(std::string(failed.message()), HasSubstr("tensor 't': tensor_constructor: no values"));
+  EXPECT_THAT(std::string(failed.message()),
+              HasSubstr("tensor 't': tensor_constructor: no values"));
 }
 
 TEST(FuzzedSparseTensorTest, NnzComesFromTheSumOfSizes) {
@@ -216,8 +217,8 @@ TEST(FuzzedSparseTensorTest, NnzComesFromTheSumOfSizes) {
 TEST(FuzzedSparseTensorTest, HybridTensorsAndCoalescing) {
   FuzzedSparseTensor s("s", {"a", "b", "c"});
   s.sparse_dim = "sd";
-  const Params params = MakeParams(
-      {{"a", 8}, {"b", 6}, {"c", 2}, {"sd", 5}, {"density", 1}, {"coalesced", true}});
+  const Params params =
+      MakeParams({{"a", 8}, {"b", 6}, {"c", 2}, {"sd", 5}, {"density", 1}, {"coalesced", true}});
   RandomState state(0);
   at::Generator generator = Generator(5);
   absl::StatusOr<MadeTensor> made = s.Make(params, state, generator);
@@ -227,8 +228,8 @@ TEST(FuzzedSparseTensorTest, HybridTensorsAndCoalescing) {
   EXPECT_EQ(made->properties.sparse_dim, 3);
   EXPECT_LE(made->tensor._nnz(), 16);  // coalescing merges duplicate indices
 
-  const Params hybrid = MakeParams(
-      {{"a", 8}, {"b", 6}, {"c", 2}, {"sd", 1}, {"density", 0.5}, {"coalesced", 1}});
+  const Params hybrid =
+      MakeParams({{"a", 8}, {"b", 6}, {"c", 2}, {"sd", 1}, {"density", 0.5}, {"coalesced", 1}});
   made = s.Make(hybrid, state, generator);
   ASSERT_TRUE(made.ok()) << made.status();
   EXPECT_EQ(made->properties.sparse_dim, 1);

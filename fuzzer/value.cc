@@ -94,8 +94,8 @@ std::string FormatDouble(double value) {
 
   // Shortest round-trip digits, in scientific form "d.ddde[+-]XX".
   char buffer[64];
-  const std::to_chars_result result = std::to_chars(
-      buffer, buffer + sizeof(buffer), value, std::chars_format::scientific);
+  const std::to_chars_result result =
+      std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::scientific);
   const absl::string_view scientific(buffer, result.ptr - buffer);
 
   const bool negative = scientific[0] == '-';

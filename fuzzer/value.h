@@ -42,8 +42,7 @@ class Value {
   // outside its range are not representable), floating point as double.
   Value(bool value) : rep_(value) {}  // NOLINT(runtime/explicit)
   template <typename T,
-            std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>,
-                             int> = 0>
+            std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   Value(T value) : rep_(static_cast<int64_t>(value)) {}  // NOLINT
   template <typename T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
   Value(T value) : rep_(static_cast<double>(value)) {}  // NOLINT
@@ -122,9 +121,7 @@ class Params {
   const_iterator begin() const { return entries_.begin(); }
   const_iterator end() const { return entries_.end(); }
 
-  friend bool operator==(const Params& a, const Params& b) {
-    return a.entries_ == b.entries_;
-  }
+  friend bool operator==(const Params& a, const Params& b) { return a.entries_ == b.entries_; }
   friend bool operator!=(const Params& a, const Params& b) { return !(a == b); }
 
  private:

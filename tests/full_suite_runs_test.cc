@@ -43,8 +43,8 @@ TEST(FullSuiteRunsTest, EveryCaseRunsOnce) {
   ASSERT_EQ(report->results.size(), orders.size());
   for (size_t i = 0; i < orders.size(); ++i) {
     const worker::WorkerResultProto& result = report->results[i];
-    EXPECT_TRUE(result.has_output()) << orders[i].id() << ": " << result.failure().kind() << ": "
-                                     << result.failure().reason();
+    EXPECT_TRUE(result.has_output())
+        << orders[i].id() << ": " << result.failure().kind() << ": " << result.failure().reason();
     if (result.has_output()) {
       EXPECT_GT(result.output().wall_time().raw_times_size(), 0) << orders[i].id();
     }

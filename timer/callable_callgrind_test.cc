@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "base/subprocess.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "timer/internal/subprocess.h"
 #include "timer/timer.h"
 
 namespace icount {
@@ -45,7 +45,7 @@ TEST(CallableCallgrindTest, SameBinarySameCountAcrossRuns) {
       std::string(std::getenv("TEST_SRCDIR")) + "/icount/timer/testdata/lambda_counts";
   std::vector<std::string> outputs;
   for (int run = 0; run < 2; ++run) {
-    absl::StatusOr<timer_internal::CommandResult> result = timer_internal::RunCommand({binary});
+    absl::StatusOr<base::CommandResult> result = base::RunCommand({binary});
     ASSERT_TRUE(result.ok()) << result.status();
     ASSERT_EQ(result->exit_code, 0) << result->output;
     outputs.push_back(result->output);

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "base/files.h"
 #include "timer/callgrind.pb.h"
 #include "timer/callgrind_stats.h"
 #include "timer/internal/callgrind_collect.h"
@@ -22,13 +23,15 @@
 namespace icount {
 namespace {
 
-absl::StatusOr<timer_internal::CallgrindDumps> Measure(const timer::CallgrindRequestProto& request) {
+absl::StatusOr<timer_internal::CallgrindDumps> Measure(
+    const timer::CallgrindRequestProto& request) {
   const TaskSpec spec = TaskSpecFromProto(request.task_spec());
   TimerOptions options;
   options.num_threads = spec.num_threads;
-  absl::StatusOr<Timer> timer = spec.language == Language::kCpp
-                                    ? Timer::ForCpp(spec.stmt, spec.setup, spec.global_setup, options)
-                                    : Timer::ForPython(spec.stmt, spec.setup, options);
+  absl::StatusOr<Timer> timer =
+      spec.language == Language::kCpp
+          ? Timer::ForCpp(spec.stmt, spec.setup, spec.global_setup, options)
+          : Timer::ForPython(spec.stmt, spec.setup, options);
   if (!timer.ok()) return timer.status();
   std::shared_ptr<timer_internal::Kernel> baseline;
   if (request.collect_baseline()) {
@@ -47,7 +50,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   const std::string directory = argv[1];
-  absl::StatusOr<std::string> bytes = ReadFileToString(timer_internal::ChildRequestPath(directory));
+  absl::StatusOr<std::string> bytes =
+      base::ReadFileToString(timer_internal::ChildRequestPath(directory));
   timer::CallgrindRequestProto request;
   if (!bytes.ok() || !request.ParseFromString(*bytes)) {
     std::fprintf(stderr, "callgrind_runner: cannot read %s/request.pb\n", directory.c_str());

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/proto_json.h"
 #include "timer/internal/task_spec_fields.h"
 #include "timer/measurement_io.h"
 #include "timer/version.h"
@@ -163,13 +164,13 @@ absl::StatusOr<CallgrindStats> CallgrindStatsFromProto(const timer::CallgrindSta
     baseline_inclusive = CountsFromProto(proto.baseline_inclusive());
     baseline_exclusive = CountsFromProto(proto.baseline_exclusive());
   }
-  return CallgrindStats(
-      TaskSpecFromProto(proto.task_spec()), proto.number_per_run(),
-      proto.built_with_debug_symbols(), CountsFromProto(proto.stmt_inclusive()),
-      CountsFromProto(proto.stmt_exclusive()), std::move(baseline_inclusive),
-      std::move(baseline_exclusive),
-      proto.stmt_callgrind_out().empty() ? std::nullopt
-                                         : std::optional<std::string>(proto.stmt_callgrind_out()));
+  return CallgrindStats(TaskSpecFromProto(proto.task_spec()), proto.number_per_run(),
+                        proto.built_with_debug_symbols(), CountsFromProto(proto.stmt_inclusive()),
+                        CountsFromProto(proto.stmt_exclusive()), std::move(baseline_inclusive),
+                        std::move(baseline_exclusive),
+                        proto.stmt_callgrind_out().empty()
+                            ? std::nullopt
+                            : std::optional<std::string>(proto.stmt_callgrind_out()));
 }
 
 std::string CallgrindStatsToJson(const std::vector<CallgrindStats>& stats) {
@@ -177,11 +178,7 @@ std::string CallgrindStatsToJson(const std::vector<CallgrindStats>& stats) {
   file.set_schema_version(kResultsSchemaVersion);
   (*file.mutable_versions())["timer"] = kTimerVersion;
   for (const CallgrindStats& s : stats) *file.add_stats() = CallgrindStatsToProto(s);
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  std::string json;
-  (void)google::protobuf::util::MessageToJsonString(file, &json, options);
-  return json + "\n";
+  return base::ProtoToJson(file) + "\n";
 }
 
 absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromJson(absl::string_view json,
@@ -190,14 +187,13 @@ absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromJson(absl::string_
   auto status = google::protobuf::util::JsonStringToMessage(
       google::protobuf::StringPiece(json.data(), json.size()), &file);
   if (!status.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(source, ": not a valid callgrind stats file: ",
-                                                   status.message().as_string()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": not a valid callgrind stats file: ", status.message().as_string()));
   }
   if (file.schema_version() > kResultsSchemaVersion) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(source, ": schema_version ", file.schema_version(),
-                     " is newer than this build reads (", kResultsSchemaVersion, ", timer ",
-                     kTimerVersion, "); update icount to read it"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        source, ": schema_version ", file.schema_version(), " is newer than this build reads (",
+        kResultsSchemaVersion, ", timer ", kTimerVersion, "); update icount to read it"));
   }
   std::vector<CallgrindStats> stats;
   for (int i = 0; i < file.stats_size(); ++i) {

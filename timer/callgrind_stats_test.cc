@@ -72,7 +72,8 @@ TEST(CallgrindStatsTest, JsonRoundTrip) {
 }
 
 TEST(CallgrindStatsTest, CorruptJsonIsAnError) {
-  absl::StatusOr<std::vector<CallgrindStats>> back = CallgrindStatsFromJson("{\"stats\": [{", "x.json");
+  absl::StatusOr<std::vector<CallgrindStats>> back =
+      CallgrindStatsFromJson("{\"stats\": [{", "x.json");
   ASSERT_FALSE(back.ok());
   EXPECT_NE(back.status().message().find("x.json"), absl::string_view::npos);
 }

@@ -25,10 +25,12 @@ TEST(CppStringTest, CompilesOnceThenHitsTheCache) {
   const std::string cache = std::string(std::getenv("TEST_TMPDIR")) + "/fresh-snippet-cache";
   ASSERT_EQ(setenv("ICOUNT_CACHE_DIR", cache.c_str(), 1), 0);
   const std::string stmt = "auto z = torch::add(x, y);";
-  auto first = timer_internal::CompiledCppSnippet::Compile({stmt, "auto x = torch::ones({4, 4}); auto y = x;", ""});
+  auto first = timer_internal::CompiledCppSnippet::Compile(
+      {stmt, "auto x = torch::ones({4, 4}); auto y = x;", ""});
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_FALSE((*first)->from_cache());
-  auto second = timer_internal::CompiledCppSnippet::Compile({stmt, "auto x = torch::ones({4, 4}); auto y = x;", ""});
+  auto second = timer_internal::CompiledCppSnippet::Compile(
+      {stmt, "auto x = torch::ones({4, 4}); auto y = x;", ""});
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_TRUE((*second)->from_cache());
   EXPECT_EQ((*first)->shared_object_path(), (*second)->shared_object_path());
@@ -41,10 +43,10 @@ TEST(CppStringTest, MeasuresWithSetupAndGlobalSetup) {
   options.num_threads = 1;
   absl::StatusOr<Timer> timer = Timer::ForCpp(
       "auto z = torch::add(x, y); scale(z);", kSetup,
-      "#include <cmath>\nstatic void scale(torch::Tensor& t) { t.mul_(std::sqrt(2.0)); }",
-      options);
+      "#include <cmath>\nstatic void scale(torch::Tensor& t) { t.mul_(std::sqrt(2.0)); }", options);
   ASSERT_TRUE(timer.ok()) << timer.status();
-  EXPECT_EQ(timer->task_spec().setup, "auto x = torch::ones({4, 4});\nauto y = torch::ones({4, 4});");
+  EXPECT_EQ(timer->task_spec().setup,
+            "auto x = torch::ones({4, 4});\nauto y = torch::ones({4, 4});");
   absl::StatusOr<Measurement> m = timer->BlockedAutorange(0.05);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_GT(m->Median(), 1e-8);
@@ -52,7 +54,8 @@ TEST(CppStringTest, MeasuresWithSetupAndGlobalSetup) {
 }
 
 TEST(CppStringTest, CompileErrorPointsAtTheSnippetLine) {
-  absl::StatusOr<Timer> timer = Timer::ForCpp("auto z = x + y;\nauto w = z.no_such_method();", kSetup);
+  absl::StatusOr<Timer> timer =
+      Timer::ForCpp("auto z = x + y;\nauto w = z.no_such_method();", kSetup);
   ASSERT_FALSE(timer.ok());
   EXPECT_EQ(timer.status().code(), absl::StatusCode::kInvalidArgument);
   const std::string message(timer.status().message());

@@ -24,8 +24,7 @@ void SortRows(std::vector<FunctionCount>& rows) {
 
 }  // namespace
 
-FunctionCounts::FunctionCounts(std::vector<FunctionCount> rows, bool inclusive,
-                               bool truncate_rows)
+FunctionCounts::FunctionCounts(std::vector<FunctionCount> rows, bool inclusive, bool truncate_rows)
     : rows_(std::move(rows)), inclusive_(inclusive), truncate_rows_(truncate_rows) {
   SortRows(rows_);
 }
@@ -53,8 +52,7 @@ FunctionCounts FunctionCounts::Slice(size_t begin, size_t end) const {
                         inclusive_, /*truncate_rows=*/false);
 }
 
-FunctionCounts FunctionCounts::Filter(
-    const std::function<bool(const std::string&)>& keep) const {
+FunctionCounts FunctionCounts::Filter(const std::function<bool(const std::string&)>& keep) const {
   std::vector<FunctionCount> rows;
   for (const FunctionCount& row : rows_) {
     if (keep(row.function)) rows.push_back(row);
@@ -124,19 +122,20 @@ std::string FunctionCounts::ToString(int linewidth) const {
     // extra column.
     count_len = std::max(count_len, absl::StrCat(row.count).size() + (row.count < 0 ? 1 : 0));
   }
-  const size_t fn_len = static_cast<size_t>(std::max<int64_t>(
-      static_cast<int64_t>(linewidth) - static_cast<int64_t>(count_len) - 4, 40));
+  const size_t fn_len = static_cast<size_t>(
+      std::max<int64_t>(static_cast<int64_t>(linewidth) - static_cast<int64_t>(count_len) - 4, 40));
   std::vector<std::string> lines;
   for (const FunctionCount& row : rows_) {
     std::string function = row.function;
     if (function.size() > fn_len) {
       const size_t left = (fn_len - 5) / 2;
       const size_t right = fn_len - left - 5;
-      function = absl::StrCat(function.substr(0, left), " ... ",
-                              function.substr(function.size() - right));
+      function =
+          absl::StrCat(function.substr(0, left), " ... ", function.substr(function.size() - right));
     }
     std::string count = absl::StrCat(row.count);
-    lines.push_back(absl::StrCat("  ", std::string(count_len - std::min(count_len, count.size()), ' '),
+    lines.push_back(absl::StrCat("  ",
+                                 std::string(count_len - std::min(count_len, count.size()), ' '),
                                  count, "  ", function));
   }
   if (truncate_rows_ && lines.size() > 18) {

@@ -98,11 +98,13 @@ TEST(FunctionCountsTest, StandardizationStripsPathsAndLibraries) {
   EXPECT_EQ(StandardizeFunctionName(kLongName),
             "build/../aten/src/ATen/native/BinaryOps.cpp:at::native::add_out(at::Tensor const&, "
             "at::Tensor const&, c10::Scalar const&, at::Tensor&)");
-  EXPECT_EQ(StandardizeFunctionName("/home/me/cpython/Objects/dictobject.c:lookdict [/usr/bin/python3]"),
-            "Objects/dictobject.c:lookdict");
+  EXPECT_EQ(
+      StandardizeFunctionName("/home/me/cpython/Objects/dictobject.c:lookdict [/usr/bin/python3]"),
+      "Objects/dictobject.c:lookdict");
   EXPECT_EQ(StandardizeFunctionName("/x/y/Python/ceval.c:_PyEval_EvalFrameDefault"),
             "Python/ceval.c:_PyEval_EvalFrameDefault");
-  EXPECT_EQ(StandardizeFunctionName("/b/build/aten/src/ATen/Ops.cpp:f"), "build/aten/src/ATen/Ops.cpp:f");
+  EXPECT_EQ(StandardizeFunctionName("/b/build/aten/src/ATen/Ops.cpp:f"),
+            "build/aten/src/ATen/Ops.cpp:f");
   // Profiles of two build directories cancel after standardisation.
   FunctionCounts a({{10, "/a/build/../c.cpp:f [/a/lib.so]"}}, false);
   FunctionCounts b({{10, "/b/build/../c.cpp:f [/b/lib.so]"}}, false);

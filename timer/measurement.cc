@@ -161,9 +161,8 @@ std::string Measurement::Summary() const {
                                     stats_.p25 / scale, stats_.p75 / scale));
   }
   const int threads = task_spec_.num_threads;
-  lines.push_back(absl::StrFormat("  %d measurement%s, %d runs %s %d thread%s", n,
-                                  n > 1 ? "s" : "", number_per_run_,
-                                  n > 1 ? "per measurement," : ",", threads,
+  lines.push_back(absl::StrFormat("  %d measurement%s, %d runs %s %d thread%s", n, n > 1 ? "s" : "",
+                                  number_per_run_, n > 1 ? "per measurement," : ",", threads,
                                   threads > 1 ? "s" : ""));
   for (const std::string& warning : warnings_) lines.push_back(warning);
   std::string text = absl::StrJoin(lines, "\n");

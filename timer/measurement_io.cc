@@ -8,31 +8,23 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <utility>
 #include <vector>
+#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "base/files.h"
+#include "base/json_syntax.h"
+#include "base/proto_json.h"
 #include "timer/internal/task_spec_fields.h"
 #include "timer/version.h"
 
 namespace icount {
-namespace {
-
-std::string ProtoToJson(const google::protobuf::Message& message) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  std::string json;
-  // Printing a well-formed message cannot fail.
-  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
-  return json;
-}
-
-}  // namespace
 
 timer::MeasurementProto MeasurementToProto(const Measurement& measurement) {
   timer::MeasurementProto proto;
@@ -108,6 +100,9 @@ absl::StatusOr<InstructionCounts> InstructionCountsFromProto(
 }
 
 absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::string_view source) {
+  if (std::optional<std::string> error = base::JsonSyntaxError(json)) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ":", *error));
+  }
   timer::ResultsFileProto proto;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;  // a misspelt field is an error, not silently lost
@@ -153,19 +148,8 @@ absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::strin
   return results;
 }
 
-absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
-  }
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
-  return contents.str();
-}
-
 absl::StatusOr<ResultsFile> ReadResultsFile(const std::string& path) {
-  absl::StatusOr<std::string> json = ReadFileToString(path);
+  absl::StatusOr<std::string> json = base::ReadFileToString(path);
   if (!json.ok()) return json.status();
   return ParseResultsJson(*json, path);
 }
@@ -182,41 +166,24 @@ std::string ResultsToJson(const ResultsFile& results) {
   header.set_end_time(results.end_time);
   header.set_machine(results.machine);
   header.set_suite_checksum(results.suite_checksum);
-  std::string json = ProtoToJson(header);
+  std::string json = base::ProtoToJson(header);
   json.pop_back();  // the closing brace; measurements follow, one per line
   absl::StrAppend(&json, json.size() > 1 ? "," : "", "\"measurements\":[");
   for (size_t i = 0; i < results.measurements.size(); ++i) {
-    absl::StrAppend(&json, i ? ",\n" : "\n", ProtoToJson(MeasurementToProto(results.measurements[i])));
+    absl::StrAppend(&json, i ? ",\n" : "\n",
+                    base::ProtoToJson(MeasurementToProto(results.measurements[i])));
   }
   absl::StrAppend(&json, "\n],\"instruction_counts\":[");
   for (size_t i = 0; i < results.instruction_counts.size(); ++i) {
     absl::StrAppend(&json, i ? ",\n" : "\n",
-                    ProtoToJson(InstructionCountsToProto(results.instruction_counts[i])));
+                    base::ProtoToJson(InstructionCountsToProto(results.instruction_counts[i])));
   }
   absl::StrAppend(&json, "\n]}\n");
   return json;
 }
 
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents) {
-  const std::string temporary = absl::StrCat(path, ".tmp.", getpid());
-  FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (file == nullptr) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(path, ": cannot write (", temporary, "): ", std::strerror(errno)));
-  }
-  const bool written = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
-  const bool flushed = std::fflush(file) == 0 && fsync(fileno(file)) == 0;
-  const bool closed = std::fclose(file) == 0;
-  if (!written || !flushed || !closed || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string error = std::strerror(errno);
-    std::remove(temporary.c_str());
-    return absl::DataLossError(absl::StrCat(path, ": write failed: ", error));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status WriteResultsFile(const std::string& path, const ResultsFile& results) {
-  return WriteFileAtomically(path, ResultsToJson(results));
+  return base::WriteFileAtomically(path, ResultsToJson(results));
 }
 
 }  // namespace icount

@@ -3,11 +3,12 @@
 
 #include <map>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
+#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/files.h"
 #include "timer/function_counts.h"
 #include "timer/measurement.h"
 #include "timer/measurement.pb.h"
@@ -50,7 +51,7 @@ struct ResultsFile {
 };
 
 // Parses the JSON form. `source` names the input in errors, e.g.
-//   results.json: invalid JSON: Unexpected token. (at byte 17)
+//   results.json:2:17: invalid JSON: expected an object key in double quotes
 //   results.json: measurement 3: number_per_run must be positive, got 0
 //   results.json: schema_version 2 is newer than this build reads (1); ...
 absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::string_view source);
@@ -62,9 +63,10 @@ std::string ResultsToJson(const ResultsFile& results);
 // a reader never sees a half-written file.
 absl::Status WriteResultsFile(const std::string& path, const ResultsFile& results);
 
-// Writes `contents` to `path` atomically (also used by other icount code).
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents);
-absl::StatusOr<std::string> ReadFileToString(const std::string& path);
+// These two now live in base/files.h; the names stay here for code written
+// against earlier versions of //timer.
+using base::ReadFileToString;
+using base::WriteFileAtomically;
 
 }  // namespace icount
 

@@ -27,15 +27,14 @@ TEST(PythonStringTest, MeasuresTorchAdd) {
 TEST(PythonStringTest, RunsEachRunAndSetupPerBlock) {
   // The statement appends to a list made by setup: after Timeit(50) with
   // its warm-up of 2 runs, the last block saw exactly 50 runs.
-  absl::StatusOr<Timer> timer = Timer::ForPython(
-      "calls.append(1)\nassert len(calls) <= 50, len(calls)", "calls = []");
+  absl::StatusOr<Timer> timer =
+      Timer::ForPython("calls.append(1)\nassert len(calls) <= 50, len(calls)", "calls = []");
   ASSERT_TRUE(timer.ok()) << timer.status();
   EXPECT_TRUE(timer->Timeit(50).ok());
 }
 
 TEST(PythonStringTest, ExceptionComesBackWithItsTraceback) {
-  absl::StatusOr<Timer> timer = Timer::ForPython(
-      "y = x.view(3)", "x = torch.ones(2, 2)");
+  absl::StatusOr<Timer> timer = Timer::ForPython("y = x.view(3)", "x = torch.ones(2, 2)");
   ASSERT_TRUE(timer.ok()) << timer.status();
   absl::StatusOr<Measurement> m = timer->Timeit(10);
   ASSERT_FALSE(m.ok());

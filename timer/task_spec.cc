@@ -7,7 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "timer/internal/text.h"
+#include "base/text.h"
 
 namespace icount {
 
@@ -20,13 +20,13 @@ std::string TaskSpec::Title() const {
   if (label.has_value()) return sub.empty() ? *label : absl::StrCat(*label, ": ", sub);
   if (!absl::StrContains(stmt, '\n')) return sub.empty() ? stmt : absl::StrCat(stmt, ": ", sub);
   return absl::StrCat("stmt:", sub.empty() ? "" : absl::StrCat(" (", sub, ")"), "\n",
-                      timer_internal::Indent(stmt, "  "));
+                      base::Indent(stmt, "  "));
 }
 
 std::string TaskSpec::SetupText() const {
   if (setup.empty() || setup == "pass") return "";
   if (absl::StrContains(setup, '\n')) {
-    return absl::StrCat("setup:\n", timer_internal::Indent(setup, "  "));
+    return absl::StrCat("setup:\n", base::Indent(setup, "  "));
   }
   return absl::StrCat("setup: ", setup);
 }

@@ -89,8 +89,7 @@ absl::Status CheckPositive(const char* name, double value) {
 }  // namespace
 
 double SteadyClockSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 Timer::Timer(std::shared_ptr<timer_internal::Kernel> kernel, TaskSpec spec, Clock clock,
@@ -258,5 +257,7 @@ absl::StatusOr<Measurement> Timer::AdaptiveAutorange(double threshold, double mi
       },
       callback);
 }
+
+absl::Status InitializeEmbeddedPython() { return timer_internal::EnsurePythonInitialized(); }
 
 }  // namespace icount

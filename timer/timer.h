@@ -46,10 +46,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "timer/internal/block_control.h"
-#include "timer/internal/kernel.h"
 #include "timer/callgrind_stats.h"
+#include "timer/internal/kernel.h"
 #include "timer/measurement.h"
+#include "timer/snippet_abi.h"
 #include "timer/task_spec.h"
 
 namespace icount {
@@ -86,7 +86,6 @@ struct CallgrindOptions {
 // Called after each measured block with its number of runs and its seconds.
 using BlockCallback = std::function<void(int64_t number, double seconds)>;
 
-
 class Timer {
  public:
   // Times `callable()`. `stmt` names it in results (tables show it when
@@ -109,14 +108,13 @@ class Timer {
                                       TimerOptions options = {});
 
   // A C++ statement compiled into this binary ahead of time, with the
-  // snippet ABI (timer/internal/block_control.h), e.g. a case of a suite
+  // snippet ABI (timer/snippet_abi.h), e.g. a case of a suite
   // generated at build time. `spec` describes it (stmt, setup, labels).
   static Timer ForCompiledEntry(IcountSnippetEntry entry, TaskSpec spec);
 
   // Python `stmt` after `setup`, with `torch` in scope. A syntax error is
   // InvalidArgument with Python's message.
-  static absl::StatusOr<Timer> ForPython(const std::string& stmt,
-                                         const std::string& setup = "pass",
+  static absl::StatusOr<Timer> ForPython(const std::string& stmt, const std::string& setup = "pass",
                                          TimerOptions options = {});
 
   // Runs the statement max(number / 100, 2) times to warm up, then `number`
@@ -131,8 +129,7 @@ class Timer {
   // Like BlockedAutorange, but keeps timing (at least min_run_time, at most
   // max_run_time seconds) until IQR / median < threshold, after more than 3
   // blocks.
-  absl::StatusOr<Measurement> AdaptiveAutorange(double threshold = 0.1,
-                                                double min_run_time = 0.01,
+  absl::StatusOr<Measurement> AdaptiveAutorange(double threshold = 0.1, double min_run_time = 0.01,
                                                 double max_run_time = 10.0,
                                                 const BlockCallback& callback = nullptr);
 
@@ -196,6 +193,11 @@ class Timer {
 
 // Sets LibTorch's thread count for a scope (see timer/internal/kernel.h).
 using ScopedTorchThreads = timer_internal::ScopedTorchThreads;
+
+// Starts the embedded CPython and imports torch now, once per process,
+// rather than at the first Python statement: a process that forks per case
+// (the worker's zygote) pays this before forking, so no case does.
+absl::Status InitializeEmbeddedPython();
 
 }  // namespace icount
 

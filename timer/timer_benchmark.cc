@@ -72,8 +72,9 @@ int Main(int argc, char** argv) {
                                    "auto x = torch::ones({4, 4}); auto y = torch::ones({4, 4});")});
   });
   std::printf("C++ snippet compile (or cache hit): %.1f s\n", compile_seconds);
-  cases.push_back({"Python torch.add(x, y)",
-                   Timer::ForPython("torch.add(x, y)", "x = torch.ones(4, 4)\ny = torch.ones(4, 4)")});
+  cases.push_back(
+      {"Python torch.add(x, y)",
+       Timer::ForPython("torch.add(x, y)", "x = torch.ones(4, 4)\ny = torch.ones(4, 4)")});
   for (Case& c : cases) {
     if (!c.timer.ok()) {
       std::fprintf(stderr, "%s: %s\n", c.name, std::string(c.timer.status().message()).c_str());
@@ -88,10 +89,11 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "%s: %s\n", c.name, std::string(stats.status().message()).c_str());
       return 1;
     }
-    std::printf("%s: collect_callgrind(number=100, repeats=5) in %.1f s; %.1f instructions per "
-                "run; 5 repeats identical: %s\n",
-                c.name, seconds, (*stats)[0].CountsPerRun(),
-                (*stats)[0].Counts() == (*stats)[4].Counts() ? "yes" : "NO");
+    std::printf(
+        "%s: collect_callgrind(number=100, repeats=5) in %.1f s; %.1f instructions per "
+        "run; 5 repeats identical: %s\n",
+        c.name, seconds, (*stats)[0].CountsPerRun(),
+        (*stats)[0].Counts() == (*stats)[4].Counts() ? "yes" : "NO");
   }
   return 0;
 }

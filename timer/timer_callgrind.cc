@@ -18,15 +18,18 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/files.h"
+#include "base/runfiles.h"
+#include "base/subprocess.h"
 #include "timer/callgrind.pb.h"
+#include "timer/callgrind_command.h"
 #include "timer/callgrind_stats.h"
 #include "timer/internal/callgrind_collect.h"
 #include "timer/internal/callgrind_parser.h"
 #include "timer/internal/cpp_snippet.h"
-#include "timer/internal/runfiles.h"
-#include "timer/internal/valgrind_log.h"
 #include "timer/measurement_io.h"
 #include "timer/timer.h"
+#include "timer/valgrind_log.h"
 
 namespace icount {
 namespace {
@@ -117,12 +120,12 @@ absl::StatusOr<std::string> FindCallgrindRunner() {
   if (const char* path = std::getenv("ICOUNT_CALLGRIND_RUNNER"); path != nullptr && *path) {
     return std::string(path);
   }
-  absl::StatusOr<std::string> runner = timer_internal::FindRunfile("icount/timer/callgrind_runner");
+  absl::StatusOr<std::string> runner = base::FindRunfile("icount/timer/callgrind_runner");
   if (!runner.ok()) {
-    return absl::NotFoundError(absl::StrCat(
-        runner.status().message(),
-        " (depend on @icount//timer, which carries the runner as data, or set "
-        "ICOUNT_CALLGRIND_RUNNER to its path)"));
+    return absl::NotFoundError(
+        absl::StrCat(runner.status().message(),
+                     " (depend on @icount//timer, which carries the runner as data, or set "
+                     "ICOUNT_CALLGRIND_RUNNER to its path)"));
   }
   return runner;
 }
@@ -175,9 +178,9 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
     return StatsFromDumps(spec_, *dumps, options);
   }
 
-  absl::StatusOr<std::string> valgrind = timer_internal::FindValgrind();
+  absl::StatusOr<std::string> valgrind = FindValgrind();
   if (!valgrind.ok()) return valgrind.status();
-  absl::StatusOr<std::string> directory = timer_internal::MakeTemporaryDirectory("icount-cg");
+  absl::StatusOr<std::string> directory = base::MakeTemporaryDirectory("icount-cg");
   if (!directory.ok()) return directory.status();
 
   std::vector<std::string> command;
@@ -189,7 +192,7 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
     // The same pinned environment as a statement string's runner (and the
     // worker's): the replayed program must not depend on other variables
     // before the measured call (timer.h).
-    env = timer_internal::MeasurementEnvironment(spec_.num_threads);
+    env = MeasurementEnvironment(spec_.num_threads);
     env.push_back(absl::StrCat(kReplayEnv, "=", call_index, ":", *directory));
   } else {
     absl::StatusOr<std::string> runner = FindCallgrindRunner();
@@ -199,34 +202,34 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
     request.set_number(options.number);
     request.set_repeats(options.repeats);
     request.set_collect_baseline(options.collect_baseline);
-    if (absl::Status status = WriteFileAtomically(timer_internal::ChildRequestPath(*directory),
-                                                  request.SerializeAsString());
+    if (absl::Status status = base::WriteFileAtomically(
+            timer_internal::ChildRequestPath(*directory), request.SerializeAsString());
         !status.ok()) {
       return status;
     }
     command = {*runner, *directory};
-    env = timer_internal::MeasurementEnvironment(spec_.num_threads);
+    env = MeasurementEnvironment(spec_.num_threads);
   }
 
-  absl::StatusOr<timer_internal::CommandResult> run =
+  absl::StatusOr<base::CommandResult> run =
       timer_internal::RunUnderCallgrind(command, std::move(env), *directory);
   absl::StatusOr<std::string> result_bytes =
-      ReadFileToString(timer_internal::ChildResultPath(*directory));
+      base::ReadFileToString(timer_internal::ChildResultPath(*directory));
   timer::CallgrindChildResultProto result;
   absl::Status status;
   if (!run.ok()) {
     status = run.status();
   } else if (!result_bytes.ok() || !result.ParseFromString(*result_bytes)) {
-    const std::string log =
-        timer_internal::ValgrindLogReport(timer_internal::ValgrindLogPath(*directory));
-    status = absl::AbortedError(absl::StrCat(
-        "the process measured under callgrind (", command[0], ") ended with ",
-        timer_internal::DescribeExit(*run), " before reporting counts",
-        code_in_this_binary_ ? " (a re-executed binary must reach the same CollectCallgrind call; is "
-                       "the program deterministic up to it?)"
-                     : "",
-        "\n", log.empty() ? "(valgrind wrote no log)" : log, "\n--- its output ---\n",
-        run->output.empty() ? "(it printed nothing)" : Tail(run->output, 4000)));
+    const std::string log = ValgrindLogReport(ValgrindLogPath(*directory));
+    status = absl::AbortedError(
+        absl::StrCat("the process measured under callgrind (", command[0], ") ended with ",
+                     base::DescribeExit(*run), " before reporting counts",
+                     code_in_this_binary_
+                         ? " (a re-executed binary must reach the same CollectCallgrind call; is "
+                           "the program deterministic up to it?)"
+                         : "",
+                     "\n", log.empty() ? "(valgrind wrote no log)" : log, "\n--- its output ---\n",
+                     run->output.empty() ? "(it printed nothing)" : Tail(run->output, 4000)));
   } else if (!result.error().empty()) {
     status = absl::AbortedError(result.error());
   }
@@ -239,7 +242,7 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
     stats = StatsFromDumps(spec_, dumps, options);
   }
   if (!options.retain_out_file || !stats.ok()) {
-    timer_internal::RemoveDirectoryTree(*directory);
+    base::RemoveDirectoryTree(*directory);
   }
   return stats;
 }

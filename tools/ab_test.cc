@@ -42,12 +42,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/files.h"
+#include "base/subprocess.h"
+#include "base/text.h"
 #include "cli/tool_flags.h"
 #include "compare/delta_table.h"
 #include "expand/libtorch_version.h"
 #include "timer/function_counts.h"
-#include "timer/internal/subprocess.h"
-#include "timer/internal/text.h"
 #include "tools/suite.h"
 #include "worker/loaded_libtorch.h"
 #include "worker/runner.h"
@@ -77,11 +78,6 @@ ABSL_FLAG(bool, resume, false, "Continue an interrupted run: the same flags and 
 namespace icount {
 namespace {
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "ab_test: %s\n", message.c_str());
-  return 1;
-}
-
 std::vector<std::string> ShellPrefix(const std::string& command) {
   return {"/bin/sh", "-c", absl::StrCat(command, " && exec \"$@\""), "icount-env"};
 }
@@ -100,14 +96,14 @@ absl::Status ProbeLibTorch(Side& side) {
   std::vector<std::string> argv = ShellPrefix(side.command);
   argv.push_back(side.worker);
   argv.push_back("--print_libtorch_version");
-  absl::StatusOr<timer_internal::CommandResult> result = timer_internal::RunCommand(argv);
+  absl::StatusOr<base::CommandResult> result = base::RunCommand(argv);
   if (!result.ok()) return result.status();
   std::optional<LibTorchVersionReport> report = FindLibTorchVersionLine(result->output);
   if (result->exit_code != 0 || !report.has_value()) {
     return absl::FailedPreconditionError(
         absl::StrCat("environment ", side.name, " (", side.command,
                      ") is broken: its worker could not report a LibTorch version (",
-                     timer_internal::DescribeExit(*result), "):\n", result->output));
+                     base::DescribeExit(*result), "):\n", result->output));
   }
   absl::StatusOr<expand::LibTorchVersion> version =
       expand::ParseLibTorchVersion(report->version, expand::VersionSuffix::kIgnored);
@@ -320,13 +316,13 @@ int Main(int argc, char** argv) {
         if (absl::Status fresh =
                 CheckNoOldJournal(JournalPath(absl::GetFlag(FLAGS_json), side, part));
             !fresh.ok()) {
-          return Fail(std::string(fresh.message()));
+          return Fail(fresh);
         }
       }
     }
   }
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
-  if (!suite.ok()) return Fail(std::string(suite.status().message()));
+  if (!suite.ok()) return Fail(suite.status());
   auto worker = [&](const std::string& flag) { return flag.empty() ? suite->worker_path : flag; };
   Side a{"A", absl::GetFlag(FLAGS_A), worker(absl::GetFlag(FLAGS_A_worker)), {}, {}};
   Side b{"B", absl::GetFlag(FLAGS_B), worker(absl::GetFlag(FLAGS_B_worker)), {}, {}};
@@ -340,12 +336,12 @@ int Main(int argc, char** argv) {
   filter.label_regex = absl::GetFlag(FLAGS_filter);
   filter.cpp = !absl::GetFlag(FLAGS_no_cpp);
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> selected = SelectCases(*suite, filter);
-  if (!selected.ok()) return Fail(std::string(selected.status().message()));
+  if (!selected.ok()) return Fail(selected.status());
   if (selected->empty()) return Fail("no case matches the filter");
 
   for (Side* side : {&a, &b}) {
     if (absl::Status status = ProbeLibTorch(*side); !status.ok()) {
-      return Fail(std::string(status.message()));
+      return Fail(status);
     }
     std::fprintf(stderr, "ab_test: %s runs LibTorch %s (from %s)\n", side->name.c_str(),
                  side->libtorch.version.c_str(), side->libtorch.source.c_str());
@@ -355,7 +351,7 @@ int Main(int argc, char** argv) {
   if (absl::Status status =
           SplitByMinLibTorch(*selected, older.libtorch_version, runnable, too_new);
       !status.ok()) {
-    return Fail(std::string(status.message()));
+    return Fail(status);
   }
   const std::vector<expand::SuiteCaseProto>* cases = &*selected;
   if (!too_new.empty()) {
@@ -393,7 +389,7 @@ int Main(int argc, char** argv) {
   for (const Side* side : {&a, &b}) {
     std::fprintf(stderr, "ab_test: canary in %s...\n", side->name.c_str());
     if (absl::Status status = Canary(*side, *suite, *canary); !status.ok()) {
-      return Fail(std::string(status.message()));
+      return Fail(status);
     }
   }
   MeasureOptions measure;
@@ -471,20 +467,19 @@ int Main(int argc, char** argv) {
         FunctionCounts(rows, false).Slice(0, rows.size()).ToString().c_str());
   }
   if (!json_path.empty()) {
-    using timer_internal::JsonString;
     std::vector<std::string> skipped;
     if (cases == &runnable) {
-      for (const expand::SuiteCaseProto& c : too_new) skipped.push_back(JsonString(c.key()));
+      for (const expand::SuiteCaseProto& c : too_new) skipped.push_back(base::JsonString(c.key()));
     }
     auto libtorch = [](const Side& side) {
-      return absl::StrCat("{\"version\": ", JsonString(side.libtorch.version),
-                          ", \"source\": ", JsonString(side.libtorch.source), "}");
+      return absl::StrCat("{\"version\": ", base::JsonString(side.libtorch.version),
+                          ", \"source\": ", base::JsonString(side.libtorch.source), "}");
     };
     const std::string json = absl::StrCat(
         "{\"A\": ", ResultsToJson(a_results.file), ", \"B\": ", ResultsToJson(b_results.file),
         ", \"libtorch\": {\"A\": ", libtorch(a), ", \"B\": ", libtorch(b),
         "}, \"skipped_by_backtesting\": [", absl::StrJoin(skipped, ", "), "]}\n");
-    if (absl::Status s = WriteFileAtomically(json_path, json); !s.ok()) {
+    if (absl::Status s = base::WriteFileAtomically(json_path, json); !s.ok()) {
       return Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
                                ".{A,B}.*.journal keep every result)"));
     }

@@ -22,8 +22,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/files.h"
+#include "base/fnv.h"
 #include "cli/tool_flags.h"
-#include "timer/internal/fnv.h"
 #include "tools/regression.h"
 #include "tools/suite.h"
 
@@ -41,11 +42,6 @@ ABSL_FLAG(int, jobs, 0, "Worker processes; 0: one per CPU.");
 
 namespace icount {
 namespace {
-
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "ci: %s\n", message.c_str());
-  return 1;
-}
 
 int Main(int argc, char** argv) {
   ParseToolFlags(argc, argv,
@@ -69,7 +65,7 @@ int Main(int argc, char** argv) {
   std::optional<ResultsFile> baseline;
   if (!absl::GetFlag(FLAGS_baseline).empty()) {
     absl::StatusOr<ResultsFile> read = ReadResultsFile(absl::GetFlag(FLAGS_baseline));
-    if (!read.ok()) return Fail(std::string(read.status().message()));
+    if (!read.ok()) return Fail(read.status());
     if (read->instruction_counts.empty()) {
       return Fail(absl::StrCat(absl::GetFlag(FLAGS_baseline),
                                ": has no instruction counts to compare against"));
@@ -77,11 +73,11 @@ int Main(int argc, char** argv) {
     baseline = *std::move(read);
   }
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
-  if (!suite.ok()) return Fail(std::string(suite.status().message()));
+  if (!suite.ok()) return Fail(suite.status());
   CaseFilter filter;
   filter.label_regex = absl::GetFlag(FLAGS_filter);
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> all = SelectCases(*suite, filter);
-  if (!all.ok()) return Fail(std::string(all.status().message()));
+  if (!all.ok()) return Fail(all.status());
   std::vector<expand::SuiteCaseProto> cases;
   std::set<std::string> groups;
   for (const expand::SuiteCaseProto& c : *all) {
@@ -101,11 +97,11 @@ int Main(int argc, char** argv) {
   options.resume = true;  // a rerun of an interrupted CI job continues it
   const std::string start = NowRfc3339();
   absl::StatusOr<RunnerReport> report = RunWithProgress(orders, options);
-  if (!report.ok()) return Fail(std::string(report.status().message()));
+  if (!report.ok()) return Fail(report.status());
   SuiteResults results = CollectResults(cases, orders, report->results);
   results.file.start_time = start;
   results.file.end_time = NowRfc3339();
-  timer_internal::Fnv1a64 hash;
+  base::Fnv1a64 hash;
   for (const expand::SuiteCaseProto& c : cases) hash.Add(c.key());
   results.file.suite_checksum = hash.Hex();
   if (absl::Status status = WriteResultsFile(destination, results.file); !status.ok()) {
@@ -121,12 +117,13 @@ int Main(int argc, char** argv) {
   }
   if (baseline.has_value()) {
     absl::StatusOr<GateReport> gated = Gate(*baseline, results.file, gate);
-    if (!gated.ok()) return Fail(std::string(gated.status().message()));
+    if (!gated.ok()) return Fail(gated.status());
     std::printf("%s", gated->markdown.c_str());
     if (!absl::GetFlag(FLAGS_markdown).empty()) {
-      if (absl::Status s = WriteFileAtomically(absl::GetFlag(FLAGS_markdown), gated->markdown);
+      if (absl::Status s =
+              base::WriteFileAtomically(absl::GetFlag(FLAGS_markdown), gated->markdown);
           !s.ok()) {
-        return Fail(std::string(s.message()));
+        return Fail(s);
       }
     }
     if (gated->regressions > 0) exit_code = 3;

@@ -16,9 +16,9 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/text.h"
 #include "cli/tool_flags.h"
 #include "compare/compare.h"
-#include "timer/internal/text.h"
 #include "tools/suite.h"
 #include "worker/runner.h"
 
@@ -36,7 +36,8 @@ ABSL_FLAG(bool, no_cpp, false, "Skip C++ cases.");
 ABSL_FLAG(bool, no_python, false, "Skip Python cases.");
 ABSL_FLAG(bool, no_wall_time, false, "Only instruction counts.");
 ABSL_FLAG(bool, no_counts, false, "Only wall time.");
-ABSL_FLAG(std::string, output, "", "Write the results file (JSON) here; its journal is "
+ABSL_FLAG(std::string, output, "",
+          "Write the results file (JSON) here; its journal is "
           "OUTPUT.journal.");
 ABSL_FLAG(bool, resume, false, "Continue an interrupted run with the same --output.");
 ABSL_FLAG(double, timeout, 300, "Seconds per case before it is killed and reported.");
@@ -51,20 +52,19 @@ namespace {
 // (The manifest's ci_key keeps upstream's exact str(WorkOrder) form, with
 // the modes nested under "autolabels".)
 std::string ListJson(const expand::SuiteCaseProto& c) {
-  auto quote = &timer_internal::JsonString;
+  auto quote = &base::JsonString;
   std::vector<std::string> parts;
   for (const std::string& part : c.label()) parts.push_back(quote(part));
   auto mode = [](const std::string& m) { return m == "Explicit" ? std::string() : m; };
-  return absl::StrCat("{\"label\": [", absl::StrJoin(parts, ", "), "], \"runtime\": ",
-                      quote(mode(c.runtime())), ", \"autograd\": ", quote(mode(c.autograd())),
-                      ", \"language\": ",
-                      quote(c.task_spec().language() == timer::CPP ? "C++" : "Python"),
-                      ", \"num_threads\": ", c.task_spec().num_threads(),
-                      c.min_libtorch_version().empty()
-                          ? ""
-                          : absl::StrCat(", \"min_libtorch_version\": ",
-                                         quote(c.min_libtorch_version())),
-                      "}");
+  return absl::StrCat(
+      "{\"label\": [", absl::StrJoin(parts, ", "), "], \"runtime\": ", quote(mode(c.runtime())),
+      ", \"autograd\": ", quote(mode(c.autograd())),
+      ", \"language\": ", quote(c.task_spec().language() == timer::CPP ? "C++" : "Python"),
+      ", \"num_threads\": ", c.task_spec().num_threads(),
+      c.min_libtorch_version().empty()
+          ? ""
+          : absl::StrCat(", \"min_libtorch_version\": ", quote(c.min_libtorch_version())),
+      "}");
 }
 
 int Main(int argc, char** argv) {
@@ -82,8 +82,7 @@ int Main(int argc, char** argv) {
   }
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
   if (!suite.ok()) {
-    std::fprintf(stderr, "main: %s\n", std::string(suite.status().message()).c_str());
-    return 1;
+    return Fail(suite.status());
   }
   CaseFilter filter;
   filter.label_regex = absl::GetFlag(FLAGS_filter);
@@ -91,8 +90,7 @@ int Main(int argc, char** argv) {
   filter.python = !absl::GetFlag(FLAGS_no_python);
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = SelectCases(*suite, filter);
   if (!cases.ok()) {
-    std::fprintf(stderr, "main: %s\n", std::string(cases.status().message()).c_str());
-    return 1;
+    return Fail(cases.status());
   }
   if (absl::GetFlag(FLAGS_list)) {
     for (const expand::SuiteCaseProto& c : *cases) {
@@ -118,9 +116,8 @@ int Main(int argc, char** argv) {
   options.jobs = absl::GetFlag(FLAGS_jobs);
   options.timeout_seconds = absl::GetFlag(FLAGS_timeout);
   options.resume = absl::GetFlag(FLAGS_resume);
-  options.journal_path = output.empty()
-                             ? absl::StrCat("/tmp/icount-main-", getpid(), ".journal")
-                             : output + ".journal";
+  options.journal_path = output.empty() ? absl::StrCat("/tmp/icount-main-", getpid(), ".journal")
+                                        : output + ".journal";
   std::fprintf(stderr, "icount: %zu cases, %zu work orders; results journal %s\n", cases->size(),
                orders.size(), options.journal_path.c_str());
   const std::string start = NowRfc3339();

@@ -26,8 +26,7 @@ int main(int argc, char** argv) {
   for (size_t i = 1; i < inputs.size(); ++i) {
     absl::StatusOr<icount::ResultsFile> file = icount::ReadResultsFile(inputs[i]);
     if (!file.ok()) {
-      std::fprintf(stderr, "merge_results: %s\n", std::string(file.status().message()).c_str());
-      return 1;
+      return icount::Fail(file.status());
     }
     merged.measurements.insert(merged.measurements.end(), file->measurements.begin(),
                                file->measurements.end());
@@ -41,8 +40,7 @@ int main(int argc, char** argv) {
     merged.end_time = std::max(merged.end_time, file->end_time);
   }
   if (absl::Status status = icount::WriteResultsFile(output, merged); !status.ok()) {
-    std::fprintf(stderr, "merge_results: %s\n", std::string(status.message()).c_str());
-    return 1;
+    return icount::Fail(status);
   }
   std::printf("merged %zu files: %zu measurements, %zu instruction counts -> %s\n",
               inputs.size() - 1, merged.measurements.size(), merged.instruction_counts.size(),

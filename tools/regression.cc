@@ -15,8 +15,7 @@
 namespace icount {
 namespace {
 
-std::string CaseKeyOf(const std::map<std::string, std::string>& metadata,
-                      const TaskSpec& spec) {
+std::string CaseKeyOf(const std::map<std::string, std::string>& metadata, const TaskSpec& spec) {
   auto it = metadata.find("case");
   if (it != metadata.end()) return it->second;
   return absl::StrCat(spec.label.value_or(""), "/", spec.sub_label.value_or(spec.stmt), "/",
@@ -73,8 +72,7 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
     overrides.emplace_back(std::move(re), pct);
   }
   GateReport report;
-  report.checksum_mismatch = !baseline.suite_checksum.empty() &&
-                             !current.suite_checksum.empty() &&
+  report.checksum_mismatch = !baseline.suite_checksum.empty() && !current.suite_checksum.empty() &&
                              baseline.suite_checksum != current.suite_checksum;
   std::map<std::string, CaseVerdict> cases;
   std::vector<std::string> order;
@@ -147,16 +145,16 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
                             ? absl::StrCat(report.regressions, " instruction-count regression",
                                            report.regressions > 1 ? "s" : "")
                             : std::string("no instruction-count regression"));
-  absl::StrAppendFormat(&md,
-                        "%d cases compared; %d improved; %d new, %d missing. Thresholds: +%.2f%% "
-                        "and +%.0f instructions per run.%s\n\n",
-                        static_cast<int>(report.cases.size()), report.improvements,
-                        report.new_cases, report.missing_cases, options.threshold_pct,
-                        options.threshold_abs,
-                        report.checksum_mismatch
-                            ? " **The case sets differ** (suite checksums do not match)."
-                            : "");
-  md += "| case | verdict | before | after | change | wall time (p) |\n|---|---|---:|---:|---:|---|\n";
+  absl::StrAppendFormat(
+      &md,
+      "%d cases compared; %d improved; %d new, %d missing. Thresholds: +%.2f%% "
+      "and +%.0f instructions per run.%s\n\n",
+      static_cast<int>(report.cases.size()), report.improvements, report.new_cases,
+      report.missing_cases, options.threshold_pct, options.threshold_abs,
+      report.checksum_mismatch ? " **The case sets differ** (suite checksums do not match)." : "");
+  md +=
+      "| case | verdict | before | after | change | wall time (p) "
+      "|\n|---|---|---:|---:|---:|---|\n";
   for (const CaseVerdict& c : report.cases) {
     const bool time_changed = c.time_p_value.has_value() && *c.time_p_value < 0.01;
     if (c.verdict == "ok" && !time_changed) continue;
@@ -167,9 +165,9 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
     }
     std::string time = "";
     if (c.time_before && c.time_after) {
-      time = absl::StrFormat("%.3g -> %.3g us (p=%.3g)%s", *c.time_before * 1e6,
-                             *c.time_after * 1e6, c.time_p_value.value_or(1),
-                             time_changed ? " changed" : "");
+      time =
+          absl::StrFormat("%.3g -> %.3g us (p=%.3g)%s", *c.time_before * 1e6, *c.time_after * 1e6,
+                          c.time_p_value.value_or(1), time_changed ? " changed" : "");
     }
     absl::StrAppendFormat(&md, "| %s | %s | %s | %s | %s | %s |\n", c.label, c.verdict,
                           c.before ? absl::StrFormat("%.0f", *c.before) : "",

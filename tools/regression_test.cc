@@ -39,12 +39,12 @@ TEST(MannWhitneyTest, KnownValues) {
 TEST(GateTest, VerdictsUseBothThresholdsAndOverrides) {
   ResultsFile before;
   ResultsFile after;
-  before.instruction_counts = {Counts("same", 1000), Counts("up 5%", 1000),
+  before.instruction_counts = {Counts("same", 1000),           Counts("up 5%", 1000),
                                Counts("up 5% but small", 100), Counts("down", 2000),
-                               Counts("tolerant", 1000), Counts("gone", 10)};
-  after.instruction_counts = {Counts("same", 1000), Counts("up 5%", 1050),
+                               Counts("tolerant", 1000),       Counts("gone", 10)};
+  after.instruction_counts = {Counts("same", 1000),           Counts("up 5%", 1050),
                               Counts("up 5% but small", 105), Counts("down", 1000),
-                              Counts("tolerant", 1050), Counts("fresh", 10)};
+                              Counts("tolerant", 1050),       Counts("fresh", 10)};
   GateOptions options;
   options.threshold_pct = 1;
   options.threshold_abs = 20;

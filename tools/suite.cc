@@ -16,31 +16,28 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/files.h"
+#include "base/runfiles.h"
 #include "cli/tool_flags.h"
 #include "re2/re2.h"
 #include "timer/callgrind_stats.h"
-#include "timer/internal/runfiles.h"
 
 namespace icount {
 namespace {
 
-std::string LabelText(const expand::SuiteCaseProto& c) {
-  return absl::StrJoin(c.label(), " / ");
-}
+std::string LabelText(const expand::SuiteCaseProto& c) { return absl::StrJoin(c.label(), " / "); }
 
 }  // namespace
 
 absl::StatusOr<Suite> LoadSuite(const std::string& package, const std::string& name) {
   const std::string prefix = absl::StrCat("icount/", package, "/", name);
-  absl::StatusOr<std::string> manifest_path =
-      timer_internal::FindRunfile(prefix + "_sources_manifest.pb");
-  absl::StatusOr<std::string> worker = timer_internal::FindRunfile(prefix + "_worker");
-  absl::StatusOr<std::string> artifacts =
-      timer_internal::FindRunfile(prefix + "_sources_artifacts");
+  absl::StatusOr<std::string> manifest_path = base::FindRunfile(prefix + "_sources_manifest.pb");
+  absl::StatusOr<std::string> worker = base::FindRunfile(prefix + "_worker");
+  absl::StatusOr<std::string> artifacts = base::FindRunfile(prefix + "_sources_artifacts");
   for (const auto* status : {&manifest_path.status(), &worker.status(), &artifacts.status()}) {
     if (!status->ok()) return *status;
   }
-  absl::StatusOr<std::string> bytes = ReadFileToString(*manifest_path);
+  absl::StatusOr<std::string> bytes = base::ReadFileToString(*manifest_path);
   if (!bytes.ok()) return bytes.status();
   Suite suite;
   if (!suite.manifest.ParseFromString(*bytes)) {
@@ -57,9 +54,8 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectCases(const Suite& sui
   if (!filter.label_regex.empty()) {
     pattern.emplace(filter.label_regex);
     if (!pattern->ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("--filter=", filter.label_regex,
-                                                     " is not a valid RE2 regex: ",
-                                                     pattern->error()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--filter=", filter.label_regex, " is not a valid RE2 regex: ", pattern->error()));
     }
   }
   std::vector<expand::SuiteCaseProto> cases;

@@ -56,9 +56,9 @@ std::string CaseColumn(const expand::SuiteCaseProto& c);
 std::string CaseRow(const expand::SuiteCaseProto& c);
 
 struct SuiteResults {
-  ResultsFile file;                              // measurements + counts
-  std::map<std::string, std::string> failures;   // case key -> reason
-  std::map<std::string, double> counts_per_run;  // case key -> instructions
+  ResultsFile file;                                    // measurements + counts
+  std::map<std::string, std::string> failures;         // case key -> reason
+  std::map<std::string, double> counts_per_run;        // case key -> instructions
   std::map<std::string, std::vector<int64_t>> counts;  // case key -> totals
 };
 

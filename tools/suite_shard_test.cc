@@ -59,7 +59,8 @@ int Run() {
   }
   SuiteResults results = CollectResults(cases, orders, report->results);
   results.file.end_time = NowRfc3339();
-  const std::string path = absl::StrCat(directory, "/results_shard_", index, "_of_", total, ".json");
+  const std::string path =
+      absl::StrCat(directory, "/results_shard_", index, "_of_", total, ".json");
   if (absl::Status status = WriteResultsFile(path, results.file); !status.ok()) {
     std::fprintf(stderr, "suite_shard_test: %s\n", std::string(status.message()).c_str());
     return 1;

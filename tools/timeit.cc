@@ -67,7 +67,8 @@ int Main(int argc, char** argv) {
     return Usage("choose one of --number, --autorange and --adaptive");
   }
   double threshold = 0;
-  if (adaptive && (!absl::SimpleAtod(absl::GetFlag(FLAGS_adaptive), &threshold) || threshold <= 0)) {
+  if (adaptive &&
+      (!absl::SimpleAtod(absl::GetFlag(FLAGS_adaptive), &threshold) || threshold <= 0)) {
     return Usage(absl::StrCat("--adaptive wants a positive threshold, got \"",
                               absl::GetFlag(FLAGS_adaptive), "\""));
   }
@@ -80,12 +81,11 @@ int Main(int argc, char** argv) {
       language == "cpp"
           ? Timer::ForCpp(absl::GetFlag(FLAGS_stmt), absl::GetFlag(FLAGS_setup),
                           absl::GetFlag(FLAGS_global_setup), options)
-          : Timer::ForPython(absl::GetFlag(FLAGS_stmt),
-                             absl::GetFlag(FLAGS_setup).empty() ? "pass" : absl::GetFlag(FLAGS_setup),
-                             options);
+          : Timer::ForPython(
+                absl::GetFlag(FLAGS_stmt),
+                absl::GetFlag(FLAGS_setup).empty() ? "pass" : absl::GetFlag(FLAGS_setup), options);
   if (!timer.ok()) {
-    std::fprintf(stderr, "timeit: %s\n", std::string(timer.status().message()).c_str());
-    return 1;
+    return Fail(timer.status());
   }
   ResultsFile results;
   results.start_time = NowRfc3339();
@@ -95,8 +95,7 @@ int Main(int argc, char** argv) {
       : adaptive ? timer->AdaptiveAutorange(threshold)
                  : timer->BlockedAutorange(absl::GetFlag(FLAGS_min_run_time));
   if (!measurement.ok()) {
-    std::fprintf(stderr, "timeit: %s\n", std::string(measurement.status().message()).c_str());
-    return 1;
+    return Fail(measurement.status());
   }
   std::printf("%s\n", measurement->Summary().c_str());
   results.measurements.push_back(*measurement);
@@ -106,8 +105,7 @@ int Main(int argc, char** argv) {
     callgrind.repeats = absl::GetFlag(FLAGS_repeats);
     absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(callgrind);
     if (!stats.ok()) {
-      std::fprintf(stderr, "timeit: %s\n", std::string(stats.status().message()).c_str());
-      return 1;
+      return Fail(stats.status());
     }
     const CallgrindStats& first = stats->front();
     std::printf("\n%s\n\nTop functions (exclusive, noise removed, all %lld runs):\n%s\n",
@@ -118,8 +116,7 @@ int Main(int argc, char** argv) {
   results.end_time = NowRfc3339();
   if (!absl::GetFlag(FLAGS_json).empty()) {
     if (absl::Status status = WriteResultsFile(absl::GetFlag(FLAGS_json), results); !status.ok()) {
-      std::fprintf(stderr, "timeit: %s\n", std::string(status.message()).c_str());
-      return 1;
+      return Fail(status);
     }
   }
   return 0;

@@ -26,11 +26,11 @@ worker::WorkOrderProto CountOrder(const std::string& id, timer::Language languag
   return order;
 }
 
-const worker::WorkOrderProto kCppAdd = CountOrder(
-    "cpp add", timer::CPP, "auto z = torch::add(x, y);",
-    "auto x = torch::ones({4, 4}); auto y = torch::ones({4, 4});");
-const worker::WorkOrderProto kPythonAdd = CountOrder(
-    "python add", timer::PYTHON, "torch.add(x, y)", "x = torch.ones(4, 4)\ny = torch.ones(4, 4)");
+const worker::WorkOrderProto kCppAdd =
+    CountOrder("cpp add", timer::CPP, "auto z = torch::add(x, y);",
+               "auto x = torch::ones({4, 4}); auto y = torch::ones({4, 4});");
+const worker::WorkOrderProto kPythonAdd = CountOrder("python add", timer::PYTHON, "torch.add(x, y)",
+                                                     "x = torch.ones(4, 4)\ny = torch.ones(4, 4)");
 
 std::map<std::string, int64_t> Counts(const std::vector<worker::WorkOrderProto>& orders,
                                       const std::string& journal) {

@@ -13,7 +13,7 @@
 
 #include <string>
 
-#include "timer/internal/block_control.h"
+#include "timer/snippet_abi.h"
 
 namespace icount {
 

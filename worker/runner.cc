@@ -3,8 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/personality.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,11 +32,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "timer/internal/callgrind_collect.h"
-#include "timer/internal/fnv.h"
-#include "timer/internal/subprocess.h"
-#include "timer/internal/valgrind_log.h"
+#include "base/files.h"
+#include "base/fnv.h"
+#include "base/proto_json.h"
+#include "base/subprocess.h"
+#include "timer/callgrind_command.h"
 #include "timer/measurement_io.h"
+#include "timer/valgrind_log.h"
 #include "worker/worker.h"
 
 namespace icount {
@@ -104,32 +104,9 @@ std::string OrdersChecksum(const std::vector<worker::WorkOrderProto>& orders) {
     keys.push_back(key.SerializeAsString());
   }
   std::sort(keys.begin(), keys.end());
-  timer_internal::Fnv1a64 hash;
+  base::Fnv1a64 hash;
   for (const std::string& key : keys) hash.Add(key);
   return hash.Hex();
-}
-
-absl::Status AppendLine(const std::string& path, const std::string& line) {
-  const int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
-  if (fd < 0) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(path, ": cannot append: ", std::strerror(errno)));
-  }
-  const std::string data = line + "\n";
-  // One write per line: a crash leaves whole lines only.
-  const bool ok = write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size()) &&
-                  fsync(fd) == 0;
-  close(fd);
-  if (!ok) return absl::DataLossError(absl::StrCat(path, ": write failed"));
-  return absl::OkStatus();
-}
-
-std::string ResultToJson(const worker::WorkerResultProto& result) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  std::string json;
-  (void)google::protobuf::util::MessageToJsonString(result, &json, options);
-  return json;
 }
 
 struct Journal {
@@ -138,7 +115,7 @@ struct Journal {
 };
 
 absl::StatusOr<Journal> ParseJournal(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFileToString(path);
+  absl::StatusOr<std::string> text = base::ReadFileToString(path);
   if (!text.ok()) return text.status();
   if (!text->empty() && text->back() != '\n') {
     return absl::DataLossError(absl::StrCat(
@@ -164,8 +141,8 @@ absl::StatusOr<Journal> ParseJournal(const std::string& path) {
     auto status = google::protobuf::util::JsonStringToMessage(
         google::protobuf::StringPiece(line.data(), line.size()), &result);
     if (!status.ok()) {
-      return absl::DataLossError(absl::StrCat(path, ":", line_number, ": corrupt result line: ",
-                                              status.message().as_string()));
+      return absl::DataLossError(absl::StrCat(
+          path, ":", line_number, ": corrupt result line: ", status.message().as_string()));
     }
     journal.results.push_back(std::move(result));
   }
@@ -179,15 +156,15 @@ absl::StatusOr<Journal> ParseJournal(const std::string& path) {
 
 struct WorkerProcess {
   pid_t pid = -1;
-  int orders_fd = -1;   // we write orders
-  int results_fd = -1;  // we read results
+  int orders_fd = -1;             // we write orders
+  int results_fd = -1;            // we read results
   std::string log_path;           // the worker's stdout and stderr
   std::string valgrind_log_path;  // valgrind's own log; empty when native
   std::string command;            // for messages
   // Whether its canary (the first result, see WorkerOptions::canary)
   // came back measured; until then it gets no orders.
   bool ready = false;
-  std::optional<size_t> in_flight;  // index into orders
+  std::optional<size_t> in_flight;                // index into orders
   std::chrono::steady_clock::time_point started;  // the process, then each order
 };
 
@@ -201,42 +178,25 @@ absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
   }
   fcntl(orders[1], F_SETFD, FD_CLOEXEC);
   fcntl(results[0], F_SETFD, FD_CLOEXEC);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, orders[0], 0);
-  posix_spawn_file_actions_adddup2(&actions, results[1], 3);
-  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
+  base::SpawnOptions options;
+  options.env = env;
+  options.disable_aslr = disable_aslr;
   // Its own process group: an interrupt kills the worker and everything it
   // started (valgrind, zygote, cases) with one kill(-pgid).
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::vector<char*> envp;
-  for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  const int previous_personality = personality(0xffffffff);
-  if (disable_aslr) personality(previous_personality | ADDR_NO_RANDOMIZE);
-  pid_t pid = -1;
-  const int error = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), envp.data());
-  if (disable_aslr) personality(previous_personality);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
+  options.new_process_group = true;
+  options.fds = {{orders[0], 0}, {results[1], 3}};
+  options.output_path = log_path;
+  absl::StatusOr<pid_t> pid = base::Spawn(argv, options);
   close(orders[0]);
   close(results[1]);
-  if (error != 0) {
+  if (!pid.ok()) {
     close(orders[1]);
     close(results[0]);
     return absl::FailedPreconditionError(
-        absl::StrCat("cannot start worker ", argv[0], ": ", std::strerror(error)));
+        absl::StrCat("cannot start the worker: ", pid.status().message()));
   }
   WorkerProcess process;
-  process.pid = pid;
+  process.pid = *pid;
   process.orders_fd = orders[1];
   process.results_fd = results[0];
   process.log_path = log_path;
@@ -264,13 +224,7 @@ std::string StopWorker(WorkerProcess& process, bool kill_now) {
       while ((waited = waitpid(process.pid, &status, 0)) < 0 && errno == EINTR) {
       }
     } else {
-      timer_internal::CommandResult result;
-      if (WIFSIGNALED(status)) {
-        result.signal = WTERMSIG(status);
-      } else {
-        result.exit_code = WEXITSTATUS(status);
-      }
-      ended = timer_internal::DescribeExit(result);
+      ended = base::DescribeExit(base::CommandResult::FromWaitStatus(status));
     }
     // Whatever the worker left behind in its group goes too.
     kill(-process.pid, SIGKILL);
@@ -287,10 +241,10 @@ std::string StopWorker(WorkerProcess& process, bool kill_now) {
 std::string WorkerEvidence(const WorkerProcess& process) {
   std::string evidence;
   if (!process.valgrind_log_path.empty()) {
-    const std::string report = timer_internal::ValgrindLogReport(process.valgrind_log_path);
+    const std::string report = ValgrindLogReport(process.valgrind_log_path);
     absl::StrAppend(&evidence, report.empty() ? "valgrind wrote no log" : report, "\n");
   }
-  absl::StatusOr<std::string> log = ReadFileToString(process.log_path);
+  absl::StatusOr<std::string> log = base::ReadFileToString(process.log_path);
   if (!log.ok() || log->empty()) {
     absl::StrAppend(&evidence, "(the worker printed nothing)");
   } else {
@@ -420,7 +374,8 @@ class Run {
           continue;
         }
         result->set_id(orders_[index].id());
-        if (absl::Status appended = AppendLine(options_.journal_path, ResultToJson(*result));
+        if (absl::Status appended =
+                base::AppendLineDurably(options_.journal_path, base::ProtoToJson(*result));
             !appended.ok()) {
           status = appended;
           break;
@@ -446,33 +401,31 @@ class Run {
   }
 
   absl::StatusOr<WorkerProcess> Spawn(const Phase& phase, size_t w) {
-    const std::string tag = absl::StrCat(phase.valgrind ? "callgrind" : "wall", "-", w, "-",
-                                         spawned_++);
-    std::vector<std::string> command = {
-        options_.worker_path, absl::StrCat("--scratch=", scratch_, "/", tag),
-        "--results_fd=3", "--canary"};
+    const std::string tag =
+        absl::StrCat(phase.valgrind ? "callgrind" : "wall", "-", w, "-", spawned_++);
+    std::vector<std::string> command = {options_.worker_path,
+                                        absl::StrCat("--scratch=", scratch_, "/", tag),
+                                        "--results_fd=3", "--canary"};
     if (!phase.worker_cpus[w].empty()) {
       std::vector<std::string> cpus;
       for (int cpu : phase.worker_cpus[w]) cpus.push_back(absl::StrCat(cpu));
       command.push_back(absl::StrCat("--cpus=", absl::StrJoin(cpus, ",")));
     }
-    std::vector<std::string> env = timer_internal::MeasurementEnvironment(1);
+    std::vector<std::string> env = MeasurementEnvironment(1);
     const std::string out_directory = absl::StrCat(scratch_, "/", tag, "-dumps");
     if (phase.valgrind) {
       mkdir(out_directory.c_str(), 0700);
-      absl::StatusOr<std::vector<std::string>> wrapped =
-          timer_internal::CallgrindCommand(command, out_directory);
+      absl::StatusOr<std::vector<std::string>> wrapped = CallgrindCommand(command, out_directory);
       if (!wrapped.ok()) return wrapped.status();
       command = *std::move(wrapped);
-      env.push_back(timer_internal::CallgrindOutDirectoryEnv(out_directory));
+      env.push_back(CallgrindOutDirectoryEnv(out_directory));
     }
-    command.insert(command.begin(), options_.command_prefix.begin(),
-                   options_.command_prefix.end());
-    absl::StatusOr<WorkerProcess> process = SpawnWorker(
-        command, env, absl::StrCat(scratch_, "/", tag, ".log"), /*disable_aslr=*/true);
+    command.insert(command.begin(), options_.command_prefix.begin(), options_.command_prefix.end());
+    absl::StatusOr<WorkerProcess> process =
+        SpawnWorker(command, env, absl::StrCat(scratch_, "/", tag, ".log"), /*disable_aslr=*/true);
     if (process.ok()) {
       process->command = absl::StrJoin(command, " ");
-      if (phase.valgrind) process->valgrind_log_path = timer_internal::ValgrindLogPath(out_directory);
+      if (phase.valgrind) process->valgrind_log_path = ValgrindLogPath(out_directory);
       process->started = std::chrono::steady_clock::now();
     }
     return process;
@@ -524,9 +477,9 @@ class Run {
           return absl::OkStatus();
         }
         StopWorker(process, true);
-        return CannotMeasure(phase, process,
-                             absl::StrCat("its canary (an empty statement) failed: ",
-                                          canary.failure().reason()));
+        return CannotMeasure(
+            phase, process,
+            absl::StrCat("its canary (an empty statement) failed: ", canary.failure().reason()));
       }
       what = absl::StrCat("died before measuring anything (", StopWorker(process, false), ")");
     } else if (std::chrono::steady_clock::now() - process.started >
@@ -674,7 +627,7 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
     }
   } else if (absl::Status fresh = CheckNoOldJournal(options.journal_path); !fresh.ok()) {
     return fresh;
-  } else if (absl::Status header = AppendLine(
+  } else if (absl::Status header = base::AppendLineDurably(
                  options.journal_path, absl::StrCat("{", kJournalHeaderKey,
                                                     ":1,\"orders_checksum\":\"", checksum, "\"}"));
              !header.ok()) {
@@ -710,7 +663,7 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
     phases.push_back(phase);
   }
 
-  absl::StatusOr<std::string> scratch = timer_internal::MakeTemporaryDirectory("icount-run");
+  absl::StatusOr<std::string> scratch = base::MakeTemporaryDirectory("icount-run");
   if (!scratch.ok()) return scratch.status();
   InterruptScope interrupts;
   Run run(orders, options, *scratch, results, report.resumed);
@@ -721,14 +674,15 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
     if (!status.ok() || interrupted) break;
   }
   // A phase that could not start keeps the logs its message points at.
-  if (status.ok() || interrupted) timer_internal::RemoveDirectoryTree(*scratch);
+  if (status.ok() || interrupted) base::RemoveDirectoryTree(*scratch);
   if (interrupted) {
-    return absl::CancelledError(absl::StrCat(
-        "interrupted: ", run.done(), " of ", orders.size(), " orders finished and kept in ",
-        options.journal_path, "; run the same command with --resume to continue"));
+    return absl::CancelledError(absl::StrCat("interrupted: ", run.done(), " of ", orders.size(),
+                                             " orders finished and kept in ", options.journal_path,
+                                             "; run the same command with --resume to continue"));
   }
   if (!status.ok()) return status;
-  for (auto& result : results) report.results.push_back(result.value_or(worker::WorkerResultProto()));
+  for (auto& result : results)
+    report.results.push_back(result.value_or(worker::WorkerResultProto()));
   return report;
 }
 

@@ -36,7 +36,7 @@
 namespace icount {
 
 struct RunnerProgress {
-  int done = 0;     // finished orders, failed ones included
+  int done = 0;  // finished orders, failed ones included
   int failed = 0;
   int total = 0;
   double elapsed_seconds = 0;

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "timer/callgrind.pb.h"
@@ -111,13 +112,13 @@ TEST(RunnerTest, ResumeSkipsFinishedOrdersAndRefusesOtherJournals) {
 TEST(RunnerTest, CorruptJournalIsAnErrorAndLeftUntouched) {
   const std::string path = TempPath("corrupt.journal");
   const std::string contents = "{\"icount_journal\":1,\"orders_checksum\":\"00\"}\n{not json\n";
-  ASSERT_TRUE(WriteFileAtomically(path, contents).ok());
+  ASSERT_TRUE(base::WriteFileAtomically(path, contents).ok());
   RunnerOptions options = Options("corrupt.journal");
   options.resume = true;
   absl::StatusOr<RunnerReport> report = RunOrders({PythonOrder("a", "pass")}, options);
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("corrupt.journal:2"));
-  EXPECT_EQ(*ReadFileToString(path), contents);
+  EXPECT_EQ(*base::ReadFileToString(path), contents);
 }
 
 // Every process whose command line mentions `needle`.
@@ -264,8 +265,8 @@ TEST(RunnerTest, AWorkerThatCannotStartUnderValgrindStopsThePhaseWithTheReason) 
   const std::string bin = TempPath("standin-bin");
   ASSERT_EQ(system(("mkdir -p " + bin).c_str()), 0);
   const std::string starts = TempPath("standin-starts");
-  const std::string log_source = std::string(std::getenv("TEST_SRCDIR")) +
-                                 "/icount/timer/internal/testdata/valgrind_rdtscp.log";
+  const std::string log_source =
+      std::string(std::getenv("TEST_SRCDIR")) + "/icount/timer/testdata/valgrind_rdtscp.log";
   std::ofstream(bin + "/valgrind") << "#!/bin/sh\n"
                                    << "echo started >> " << starts << "\n"
                                    << "for a in \"$@\"; do case \"$a\" in --log-file=*) cp "

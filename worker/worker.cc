@@ -18,8 +18,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/files.h"
 #include "timer/callgrind_stats.h"
-#include "timer/internal/python_snippet.h"
 #include "timer/measurement_io.h"
 #include "timer/timer.h"
 #include "worker/compiled_cases.h"
@@ -102,7 +102,7 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
     }
     result = RunOrder(order);
   }
-  const absl::Status written = WriteFileAtomically(
+  const absl::Status written = base::WriteFileAtomically(
       absl::StrCat(scratch, "/case-", sequence, ".pb"), result.SerializeAsString());
   std::fflush(nullptr);
   _exit(written.ok() ? 0 : 3);
@@ -132,7 +132,8 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
     if (child < 0) {
       reply = {kExited, 125};
     } else {
-      if (request.timeout_seconds > 0) alarm(static_cast<unsigned>(std::ceil(request.timeout_seconds)));
+      if (request.timeout_seconds > 0)
+        alarm(static_cast<unsigned>(std::ceil(request.timeout_seconds)));
       int status = 0;
       pid_t waited;
       while ((waited = waitpid(child, &status, 0)) < 0 && errno == EINTR) {
@@ -186,8 +187,8 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order) {
   }
   std::string setup = spec.setup;
   if (!order.torchscript_artifact().empty()) {
-    setup = absl::StrCat("ICOUNT_ARTIFACT_PATH = r'''", order.torchscript_artifact(), "'''\n",
-                         setup);
+    setup =
+        absl::StrCat("ICOUNT_ARTIFACT_PATH = r'''", order.torchscript_artifact(), "'''\n", setup);
   }
   return Timer::ForPython(spec.stmt, setup, options);
 }
@@ -214,7 +215,7 @@ struct ZygoteChannel {
     }
     const std::string case_file = absl::StrCat(scratch_directory, "/case-", sequence, ".pb");
     worker::WorkerResultProto result;
-    absl::StatusOr<std::string> bytes = ReadFileToString(case_file);
+    absl::StatusOr<std::string> bytes = base::ReadFileToString(case_file);
     std::remove(case_file.c_str());
     if (reply.kind == kTimedOut) {
       result = Failure("timeout", absl::StrCat("timed out after ", order.timeout_seconds(), " s"));
@@ -222,8 +223,8 @@ struct ZygoteChannel {
       result = Failure("crash", absl::StrCat("the case crashed: signal ", reply.code, " (",
                                              strsignal(reply.code), ")"));
     } else if (!bytes.ok() || !result.ParseFromString(*bytes)) {
-      result = Failure("crash", absl::StrCat("the case exited with code ", reply.code,
-                                             " without a result"));
+      result = Failure("crash",
+                       absl::StrCat("the case exited with code ", reply.code, " without a result"));
     }
     result.set_id(order.id());
     result.set_seconds(
@@ -259,7 +260,8 @@ absl::Status WriteFrame(int fd, const std::string& bytes) {
   for (int i = 0; i < 4; ++i) frame[i] = static_cast<char>((size >> (8 * i)) & 0xff);
   frame += bytes;
   if (!WriteAll(fd, frame.data(), frame.size())) {
-    return absl::UnavailableError(absl::StrCat("cannot write to fd ", fd, ": ", std::strerror(errno)));
+    return absl::UnavailableError(
+        absl::StrCat("cannot write to fd ", fd, ": ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }
@@ -269,8 +271,8 @@ absl::StatusOr<std::optional<std::string>> ReadFrame(int fd) {
   const size_t got = ReadAll(fd, reinterpret_cast<char*>(header), 4);
   if (got == 0) return std::optional<std::string>();
   if (got != 4) return absl::DataLossError("truncated frame header");
-  const uint32_t size = header[0] | (header[1] << 8) | (header[2] << 16) |
-                        (static_cast<uint32_t>(header[3]) << 24);
+  const uint32_t size =
+      header[0] | (header[1] << 8) | (header[2] << 16) | (static_cast<uint32_t>(header[3]) << 24);
   std::string bytes(size, '\0');
   if (ReadAll(fd, bytes.data(), size) != size) {
     return absl::DataLossError(absl::StrCat("truncated frame: expected ", size, " bytes"));
@@ -332,7 +334,7 @@ absl::Status RunWorker(const WorkerOptions& options) {
   // so that no case pays them.
   { ScopedTorchThreads threads(1); }
   if (options.python) {
-    if (absl::Status status = timer_internal::EnsurePythonInitialized(); !status.ok()) {
+    if (absl::Status status = InitializeEmbeddedPython(); !status.ok()) {
       return status;
     }
   }
@@ -368,7 +370,8 @@ absl::Status RunWorker(const WorkerOptions& options) {
   while (status.ok()) {
     absl::StatusOr<std::optional<std::string>> frame = ReadFrame(options.orders_fd);
     if (!frame.ok()) {
-      status = absl::DataLossError(absl::StrCat("worker: order stream: ", frame.status().message()));
+      status =
+          absl::DataLossError(absl::StrCat("worker: order stream: ", frame.status().message()));
       break;
     }
     if (!frame->has_value()) break;  // end of orders

@@ -31,8 +31,8 @@
 namespace icount {
 
 struct WorkerOptions {
-  int orders_fd = 0;    // framed WorkOrderProto stream
-  int results_fd = 1;   // framed WorkerResultProto stream
+  int orders_fd = 0;   // framed WorkOrderProto stream
+  int results_fd = 1;  // framed WorkerResultProto stream
   // Where cases leave their results for the worker; created if missing.
   std::string scratch_directory;
   // Initialise embedded Python (import torch) before the zygote starts, so

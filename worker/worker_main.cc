@@ -13,8 +13,10 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "cli/tool_flags.h"
+#include "cli/flags.h"
+#include "timer/version.h"
 #include "worker/loaded_libtorch.h"
+#include "worker/version.h"
 #include "worker/worker.h"
 
 ABSL_FLAG(std::string, orders, "", "File of framed work orders; default: stdin.");
@@ -29,10 +31,12 @@ ABSL_FLAG(bool, print_libtorch_version, false,
           "Print the LibTorch version this worker runs on (see loaded_libtorch.h) and exit.");
 
 int main(int argc, char** argv) {
-  icount::ParseToolFlags(argc, argv,
-                         "icount worker: runs work orders (see worker/worker.h).\n\n"
-                         "Usage: worker --scratch=DIR [--orders=FILE] [--results_fd=N]\n"
-                         "       worker --print_libtorch_version");
+  // The worker is built from //timer and //worker alone.
+  icount::ParseFlags(argc, argv,
+                     "icount worker: runs work orders (see worker/worker.h).\n\n"
+                     "Usage: worker --scratch=DIR [--orders=FILE] [--results_fd=N]\n"
+                     "       worker --print_libtorch_version",
+                     {{"timer", icount::kTimerVersion}, {"worker", icount::kWorkerVersion}});
   if (absl::GetFlag(FLAGS_print_libtorch_version)) {
     std::printf("%s\n", icount::LibTorchVersionLine(icount::LoadedLibTorchVersion()).c_str());
     return 0;
@@ -45,7 +49,8 @@ int main(int argc, char** argv) {
   if (!absl::GetFlag(FLAGS_orders).empty()) {
     options.orders_fd = open(absl::GetFlag(FLAGS_orders).c_str(), O_RDONLY);
     if (options.orders_fd < 0) {
-      std::fprintf(stderr, "worker: cannot open --orders=%s\n", absl::GetFlag(FLAGS_orders).c_str());
+      std::fprintf(stderr, "worker: cannot open --orders=%s\n",
+                   absl::GetFlag(FLAGS_orders).c_str());
       return 1;
     }
   }

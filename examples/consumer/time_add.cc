@@ -12,7 +12,8 @@ int main() {
   torch::Tensor x = torch::ones({4, 4});
   icount::TimerOptions options;
   options.label = "add";
-  icount::Timer lambda = icount::Timer::ForCallable([&] { torch::add(x, x); }, options, "torch::add(x, x)");
+  icount::Timer lambda =
+      icount::Timer::ForCallable([&] { torch::add(x, x); }, options, "torch::add(x, x)");
   // Instruction counts first: collecting them re-executes this binary up to
   // this call, so keep it early and deterministic.
   absl::StatusOr<std::vector<icount::CallgrindStats>> counts = lambda.CollectCallgrind();

@@ -36,12 +36,10 @@ uint64_t ToBits(double value) {
 // -log2(r) - 1 and the exponent is incremented instead. Index 0 serves both
 // r = 1/2 and r = 1, whose top 4 mantissa bits are zero.
 constexpr uint64_t kMinusLog2Rcp[16] = {
-    0x0000000000000000, 0xbfb663f6fac91316, 0xbfc5c01a39fbd688,
-    0xbfcfbc16b902680a, 0xbfd49a784bcd1b8b, 0xbfd91bba891f1709,
-    0xbfdd6753e032ea0f, 0xbfe0c10500d63aa6, 0x3fda8ff971810a5e,
-    0x3fd6cb0f6865c8ea, 0x3fd32bfee370ee68, 0x3fcf5fd8a9063e35,
-    0x3fc8a8980abfbd32, 0x3fc22dadc2ab3497, 0x3fb7d60496cfbb4c,
-    0x3fa77394c9d958d5,
+    0x0000000000000000, 0xbfb663f6fac91316, 0xbfc5c01a39fbd688, 0xbfcfbc16b902680a,
+    0xbfd49a784bcd1b8b, 0xbfd91bba891f1709, 0xbfdd6753e032ea0f, 0xbfe0c10500d63aa6,
+    0x3fda8ff971810a5e, 0x3fd6cb0f6865c8ea, 0x3fd32bfee370ee68, 0x3fcf5fd8a9063e35,
+    0x3fc8a8980abfbd32, 0x3fc22dadc2ab3497, 0x3fb7d60496cfbb4c, 0x3fa77394c9d958d5,
 };
 // kC[n] is the coefficient of R**n in SVML's minimax polynomial for
 // log2(1 + R), |R| <= 1/32 (kC[1] is log2(e) rounded to double).
@@ -72,10 +70,8 @@ __attribute__((target("avx512f"))) double Rcp14(double m) {
 bool DetectSvml() {
   __builtin_cpu_init();
   // NumPy's AVX512_SKX target; GCC's checks include the OS (XCR0) support.
-  return __builtin_cpu_supports("avx512f") &&
-         __builtin_cpu_supports("avx512cd") &&
-         __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512dq") &&
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
          __builtin_cpu_supports("avx512vl");
 }
 
@@ -86,9 +82,7 @@ bool NumpyLog2UsesSvml() {
   return uses_svml;
 }
 
-double NumpyLog2(double x) {
-  return NumpyLog2UsesSvml() ? SvmlLog2(x) : std::log2(x);
-}
+double NumpyLog2(double x) { return NumpyLog2UsesSvml() ? SvmlLog2(x) : std::log2(x); }
 
 double SvmlLog2(double x) {
   // SVML's special-case path (zero, negative, infinite; NaN propagates
@@ -119,10 +113,10 @@ double SvmlLog2(double x) {
   const double mid = std::fma(r, C(7), C(6));
   double low = std::fma(r, C(5), C(4));
   const double lowest = std::fma(r, C(3), C(2));
-  high = std::fma(r2, high, mid);                // R**6..R**9 terms / R**6
-  low = std::fma(r2, low, lowest);               // R**2..R**5 terms / R**2
-  double poly = std::fma(r4, high, low);         // R**2..R**9 terms / R**2
-  poly = std::fma(r, poly, C(1));                // R**1..R**9 terms / R
+  high = std::fma(r2, high, mid);         // R**6..R**9 terms / R**6
+  low = std::fma(r2, low, lowest);        // R**2..R**5 terms / R**2
+  double poly = std::fma(r4, high, low);  // R**2..R**9 terms / R**2
+  poly = std::fma(r, poly, C(1));         // R**1..R**9 terms / R
   const double log2_mantissa = std::fma(poly, r, FromBits(kMinusLog2Rcp[index]));
   return exponent + log2_mantissa;
 }

@@ -30,8 +30,7 @@ constexpr uint64_t kMaxSeed = 0xffffffffULL;
 constexpr char kSeedRangeMessage[] = "Seed must be between 0 and 2**32 - 1";
 
 // One step of the recurrence, shared by all three loops of Twist().
-inline uint32_t TwistWord(uint32_t upper_from, uint32_t lower_from,
-                          uint32_t far) {
+inline uint32_t TwistWord(uint32_t upper_from, uint32_t lower_from, uint32_t far) {
   const uint32_t y = (upper_from & kUpperMask) | (lower_from & kLowerMask);
   // 0u - (y & 1) is all ones iff the low bit is set: branch-free MATRIX_A.
   return far ^ (y >> 1) ^ ((0U - (y & 1U)) & kMatrixA);
@@ -85,8 +84,7 @@ absl::StatusOr<RandomState> RandomState::FromSeed(int64_t seed) {
   return RandomState(static_cast<uint32_t>(seed));
 }
 
-absl::StatusOr<RandomState> RandomState::FromSeedArray(
-    absl::Span<const int64_t> key) {
+absl::StatusOr<RandomState> RandomState::FromSeedArray(absl::Span<const int64_t> key) {
   if (key.empty()) return absl::InvalidArgumentError("Seed must be non-empty");
   std::vector<uint32_t> words;
   words.reserve(key.size());
@@ -119,8 +117,8 @@ void RandomState::InitByArray(absl::Span<const uint32_t> init_key) {
   size_t j = 0;
   for (size_t k = std::max<size_t>(kN, key_length); k > 0; --k) {
     const uint32_t prev = key_[i - 1];
-    key_[i] = (key_[i] ^ ((prev ^ (prev >> 30)) * 1664525U)) + init_key[j] +
-              static_cast<uint32_t>(j);
+    key_[i] =
+        (key_[i] ^ ((prev ^ (prev >> 30)) * 1664525U)) + init_key[j] + static_cast<uint32_t>(j);
     ++i;
     ++j;
     if (i >= kN) {
@@ -131,8 +129,7 @@ void RandomState::InitByArray(absl::Span<const uint32_t> init_key) {
   }
   for (int k = kN - 1; k > 0; --k) {
     const uint32_t prev = key_[i - 1];
-    key_[i] = (key_[i] ^ ((prev ^ (prev >> 30)) * 1566083941U)) -
-              static_cast<uint32_t>(i);
+    key_[i] = (key_[i] ^ ((prev ^ (prev >> 30)) * 1566083941U)) - static_cast<uint32_t>(i);
     ++i;
     if (i >= kN) {
       key_[0] = key_[kN - 1];
@@ -193,8 +190,7 @@ absl::StatusOr<int64_t> RandomState::RandInt(int64_t low, int64_t high) {
   return RandIntInclusive(low, high - 1);
 }
 
-absl::StatusOr<int64_t> RandomState::RandIntInclusive(int64_t low,
-                                                      int64_t high) {
+absl::StatusOr<int64_t> RandomState::RandIntInclusive(int64_t low, int64_t high) {
   if (low > high) return absl::InvalidArgumentError("low > high");
   // NumPy works on the unsigned offset/range pair so that spans up to 2**64-1
   // are representable; the modular arithmetic below is exactly its
@@ -210,8 +206,8 @@ absl::StatusOr<int64_t> RandomState::RandIntInclusive(int64_t low,
 int64_t RandomState::DrawTorchSeed() {
   // randint(0, 2**63): range 2**63 - 1 needs 64-bit draws, and the mask
   // equals the range, so exactly one draw is made, never rejected.
-  return static_cast<int64_t>(RandomInterval(
-      static_cast<uint64_t>(std::numeric_limits<int64_t>::max())));
+  return static_cast<int64_t>(
+      RandomInterval(static_cast<uint64_t>(std::numeric_limits<int64_t>::max())));
 }
 
 uint64_t RandomState::RandomInterval(uint64_t max) {
@@ -233,8 +229,7 @@ uint64_t RandomState::RandomInterval(uint64_t max) {
 
 absl::Status RandomState::ValidateProbabilities(absl::Span<const double> p) {
   if (p.empty()) {
-    return absl::InvalidArgumentError(
-        "'a' cannot be empty unless no samples are taken");
+    return absl::InvalidArgumentError("'a' cannot be empty unless no samples are taken");
   }
   const double sum = KahanSum(p);
   if (std::isnan(sum)) {
@@ -285,9 +280,7 @@ std::vector<int64_t> RandomState::Permutation(int64_t n) {
   return values;
 }
 
-RandomState::State RandomState::GetState() const {
-  return State{key_, pos_};
-}
+RandomState::State RandomState::GetState() const { return State{key_, pos_}; }
 
 absl::Status RandomState::SetState(const State& state) {
   if (state.pos < 0 || state.pos > kN) {

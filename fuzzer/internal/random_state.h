@@ -91,8 +91,7 @@ class RandomState {
   // (`RandomState([5])`) gives a different stream than `RandomState(5)`.
   // Errors mirror NumPy: empty -> "Seed must be non-empty"; any element
   // outside [0, 2**32 - 1] -> "Seed must be between 0 and 2**32 - 1".
-  static absl::StatusOr<RandomState> FromSeedArray(
-      absl::Span<const int64_t> key);
+  static absl::StatusOr<RandomState> FromSeedArray(absl::Span<const int64_t> key);
 
   RandomState(const RandomState&) = default;
   RandomState& operator=(const RandomState&) = default;

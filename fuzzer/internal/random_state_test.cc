@@ -44,8 +44,7 @@ std::vector<double> DrawSamples(RandomState& state, int n) {
   return out;
 }
 
-std::vector<int64_t> DrawRandInt(RandomState& state, int64_t low, int64_t high,
-                                 int n) {
+std::vector<int64_t> DrawRandInt(RandomState& state, int64_t low, int64_t high, int n) {
   std::vector<int64_t> out;
   for (int i = 0; i < n; ++i) {
     absl::StatusOr<int64_t> v = state.RandInt(low, high);
@@ -55,8 +54,7 @@ std::vector<int64_t> DrawRandInt(RandomState& state, int64_t low, int64_t high,
   return out;
 }
 
-std::vector<int64_t> DrawRandIntInclusive(RandomState& state, int64_t low,
-                                          int64_t high, int n) {
+std::vector<int64_t> DrawRandIntInclusive(RandomState& state, int64_t low, int64_t high, int n) {
   std::vector<int64_t> out;
   for (int i = 0; i < n; ++i) {
     absl::StatusOr<int64_t> v = state.RandIntInclusive(low, high);
@@ -66,8 +64,7 @@ std::vector<int64_t> DrawRandIntInclusive(RandomState& state, int64_t low,
   return out;
 }
 
-std::vector<size_t> DrawChoice(RandomState& state, std::vector<double> p,
-                               int n) {
+std::vector<size_t> DrawChoice(RandomState& state, std::vector<double> p, int n) {
   std::vector<size_t> out;
   for (int i = 0; i < n; ++i) {
     absl::StatusOr<size_t> v = state.Choice(p);
@@ -82,18 +79,19 @@ std::vector<size_t> DrawChoice(RandomState& state, std::vector<double> p,
 
 TEST(RandomStateTest, InitGenrandMatchesReferenceOutputs) {
   // mt19937ar reference / std::mt19937 default seed 5489. Also:
-  // import numpy as np; print(list(np.random.RandomState(5489).randint(0, 2**32, dtype=np.uint32, size=10)))
+  // import numpy as np; print(list(np.random.RandomState(5489).randint(0, 2**32, dtype=np.uint32,
+  // size=10)))
   RandomState state(5489);
   EXPECT_THAT(DrawUint32(state, 10),
-              ElementsAre(3499211612U, 581869302U, 3890346734U, 3586334585U,
-                          545404204U, 4161255391U, 3922919429U, 949333985U,
-                          2715962298U, 1323567403U));
+              ElementsAre(3499211612U, 581869302U, 3890346734U, 3586334585U, 545404204U,
+                          4161255391U, 3922919429U, 949333985U, 2715962298U, 1323567403U));
 }
 
 TEST(RandomStateTest, TenThousandthOutputMatchesStandard) {
   // [rand.predef]: the 10000th consecutive invocation of a default-constructed
   // std::mt19937 produces 4123659995. Also:
-  // import numpy as np; print(np.random.RandomState(5489).randint(0, 2**32, dtype=np.uint32, size=10000)[-1])
+  // import numpy as np; print(np.random.RandomState(5489).randint(0, 2**32, dtype=np.uint32,
+  // size=10000)[-1])
   RandomState state(5489);
   uint32_t last = 0;
   for (int i = 0; i < 10000; ++i) last = state.NextUint32();
@@ -114,18 +112,18 @@ TEST(RandomStateTest, AgreesWithStdMt19937AcrossSeveralTwists) {
 
 TEST(RandomStateTest, InitByArrayMatchesReferenceOutputs) {
   // mt19937ar.out, init_by_array({0x123, 0x234, 0x345, 0x456}). Also:
-  // import numpy as np; print(list(np.random.RandomState([0x123, 0x234, 0x345, 0x456]).randint(0, 2**32, dtype=np.uint32, size=10)))
-  absl::StatusOr<RandomState> state =
-      RandomState::FromSeedArray({0x123, 0x234, 0x345, 0x456});
+  // import numpy as np; print(list(np.random.RandomState([0x123, 0x234, 0x345, 0x456]).randint(0,
+  // 2**32, dtype=np.uint32, size=10)))
+  absl::StatusOr<RandomState> state = RandomState::FromSeedArray({0x123, 0x234, 0x345, 0x456});
   ASSERT_TRUE(state.ok()) << state.status();
   EXPECT_THAT(DrawUint32(*state, 10),
-              ElementsAre(1067595299U, 955945823U, 477289528U, 4107218783U,
-                          4228976476U, 3344332714U, 3355579695U, 227628506U,
-                          810200273U, 2591290167U));
+              ElementsAre(1067595299U, 955945823U, 477289528U, 4107218783U, 4228976476U,
+                          3344332714U, 3355579695U, 227628506U, 810200273U, 2591290167U));
 }
 
 TEST(RandomStateTest, SingleElementArraySeedDiffersFromIntegerSeed) {
-  // import numpy as np; print(list(np.random.RandomState([5]).randint(0, 2**32, dtype=np.uint32, size=4)))
+  // import numpy as np; print(list(np.random.RandomState([5]).randint(0, 2**32, dtype=np.uint32,
+  // size=4)))
   absl::StatusOr<RandomState> state = RandomState::FromSeedArray({5});
   ASSERT_TRUE(state.ok()) << state.status();
   EXPECT_THAT(DrawUint32(*state, 4),
@@ -135,30 +133,23 @@ TEST(RandomStateTest, SingleElementArraySeedDiffersFromIntegerSeed) {
 }
 
 TEST(RandomStateTest, NextUint32ForSeveralSeeds) {
-  // import numpy as np; print([list(np.random.RandomState(s).randint(0, 2**32, dtype=np.uint32, size=6)) for s in (0, 1, 123456, 2**32 - 1)])
+  // import numpy as np; print([list(np.random.RandomState(s).randint(0, 2**32, dtype=np.uint32,
+  // size=6)) for s in (0, 1, 123456, 2**32 - 1)])
   const std::vector<std::pair<uint32_t, std::vector<uint32_t>>> cases = {
-      {0U,
-       {2357136044U, 2546248239U, 3071714933U, 3626093760U, 2588848963U,
-        3684848379U}},
-      {1U,
-       {1791095845U, 4282876139U, 3093770124U, 4005303368U, 491263U,
-        550290313U}},
-      {123456U,
-       {545331265U, 2211535594U, 4152021490U, 3857419313U, 1118735928U,
-        3031474347U}},
-      {0xffffffffU,
-       {419326371U, 479346978U, 3918654476U, 2416749639U, 3388880820U,
-        2260532800U}},
+      {0U, {2357136044U, 2546248239U, 3071714933U, 3626093760U, 2588848963U, 3684848379U}},
+      {1U, {1791095845U, 4282876139U, 3093770124U, 4005303368U, 491263U, 550290313U}},
+      {123456U, {545331265U, 2211535594U, 4152021490U, 3857419313U, 1118735928U, 3031474347U}},
+      {0xffffffffU, {419326371U, 479346978U, 3918654476U, 2416749639U, 3388880820U, 2260532800U}},
   };
   for (const auto& [seed, expected] : cases) {
     RandomState state(seed);
-    EXPECT_THAT(DrawUint32(state, 6), ElementsAreArray(expected))
-        << "seed " << seed;
+    EXPECT_THAT(DrawUint32(state, 6), ElementsAreArray(expected)) << "seed " << seed;
   }
 }
 
 TEST(RandomStateTest, NextUint64PutsFirstDrawInHighWord) {
-  // import numpy as np; print([hex(np.random.RandomState(s).randint(0, 2**64, dtype=np.uint64)) for s in (0, 1, 123456, 2**32 - 1)])
+  // import numpy as np; print([hex(np.random.RandomState(s).randint(0, 2**64, dtype=np.uint64)) for
+  // s in (0, 1, 123456, 2**32 - 1)])
   const std::vector<std::pair<uint32_t, uint64_t>> cases = {
       {0U, 0x8c7f0aac97c4aa2fULL},
       {1U, 0x6ac1f425ff4780ebULL},
@@ -172,7 +163,8 @@ TEST(RandomStateTest, NextUint64PutsFirstDrawInHighWord) {
 }
 
 TEST(RandomStateTest, GetStateAfterSeeding) {
-  // import numpy as np; st = np.random.RandomState(0).get_state(); print(list(st[1][:4]), st[1][623], st[2])
+  // import numpy as np; st = np.random.RandomState(0).get_state(); print(list(st[1][:4]),
+  // st[1][623], st[2])
   RandomState state(0);
   RandomState::State st = state.GetState();
   EXPECT_EQ(st.key[0], 0U);
@@ -209,12 +201,11 @@ TEST(RandomStateTest, FromSeedAcceptsExactlyUint32Range) {
   // NumPy: RandomState(2**32) and RandomState(-1) raise
   // ValueError('Seed must be between 0 and 2**32 - 1'); so does the default
   // seed torch's Fuzzer picks, e.g. 6732672337392503085.
-  for (int64_t seed : {int64_t{0x100000000LL}, int64_t{-1},
-                       int64_t{6732672337392503085LL}, kInt64Max, kInt64Min}) {
+  for (int64_t seed : {int64_t{0x100000000LL}, int64_t{-1}, int64_t{6732672337392503085LL},
+                       kInt64Max, kInt64Min}) {
     absl::StatusOr<RandomState> s = RandomState::FromSeed(seed);
     EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument) << seed;
-    EXPECT_THAT(s.status().message(),
-                HasSubstr("Seed must be between 0 and 2**32 - 1"));
+    EXPECT_THAT(s.status().message(), HasSubstr("Seed must be between 0 and 2**32 - 1"));
   }
 }
 
@@ -232,26 +223,26 @@ TEST(RandomStateTest, FromSeedArrayRejectsBadKeys) {
 // Floating point draws.
 
 TEST(RandomStateTest, RandomSampleForSeveralSeeds) {
-  // import numpy as np; print([[repr(x) for x in np.random.RandomState(s).random_sample(5)] for s in (0, 1, 123456, 2**32 - 1)])
+  // import numpy as np; print([[repr(x) for x in np.random.RandomState(s).random_sample(5)] for s
+  // in (0, 1, 123456, 2**32 - 1)])
   const std::vector<std::pair<uint32_t, std::vector<double>>> cases = {
       {0U,
-       {0.5488135039273248, 0.7151893663724195, 0.6027633760716439,
-        0.5448831829968969, 0.4236547993389047}},
+       {0.5488135039273248, 0.7151893663724195, 0.6027633760716439, 0.5448831829968969,
+        0.4236547993389047}},
       {1U,
-       {0.417022004702574, 0.7203244934421581, 0.00011437481734488664,
-        0.30233257263183977, 0.14675589081711304}},
+       {0.417022004702574, 0.7203244934421581, 0.00011437481734488664, 0.30233257263183977,
+        0.14675589081711304}},
       {123456U,
-       {0.12696983303810094, 0.966717838482003, 0.26047600586578334,
-        0.8972365243645735, 0.37674971618967135}},
+       {0.12696983303810094, 0.966717838482003, 0.26047600586578334, 0.8972365243645735,
+        0.37674971618967135}},
       {0xffffffffU,
-       {0.0976320289940138, 0.9123828453026218, 0.78903530185164,
-        0.7800035981134678, 0.01793967398674523}},
+       {0.0976320289940138, 0.9123828453026218, 0.78903530185164, 0.7800035981134678,
+        0.01793967398674523}},
   };
   for (const auto& [seed, expected] : cases) {
     RandomState state(seed);
     // Exact equality on purpose: the values are bit-for-bit reproducible.
-    EXPECT_THAT(DrawSamples(state, 5), ElementsAreArray(expected))
-        << "seed " << seed;
+    EXPECT_THAT(DrawSamples(state, 5), ElementsAreArray(expected)) << "seed " << seed;
   }
 }
 
@@ -259,13 +250,13 @@ TEST(RandomStateTest, ScalarRandIsRandomSample) {
   // import numpy as np; s = np.random.RandomState(0); print([repr(s.rand()) for _ in range(3)])
   RandomState state(0);
   EXPECT_THAT(DrawSamples(state, 3),
-              ElementsAre(0.5488135039273248, 0.7151893663724195,
-                          0.6027633760716439));
+              ElementsAre(0.5488135039273248, 0.7151893663724195, 0.6027633760716439));
 }
 
 TEST(RandomStateTest, RandomSampleStraddlingStateRegeneration) {
   // The two words of this sample come from different MT blocks.
-  // import numpy as np; s = np.random.RandomState(0); s.randint(0, 2**32, dtype=np.uint32, size=623); print(repr(s.random_sample()), s.randint(0, 2**32, dtype=np.uint32))
+  // import numpy as np; s = np.random.RandomState(0); s.randint(0, 2**32, dtype=np.uint32,
+  // size=623); print(repr(s.random_sample()), s.randint(0, 2**32, dtype=np.uint32))
   RandomState state(0);
   DrawUint32(state, 623);
   EXPECT_EQ(state.RandomSample(), 0.882859998043791);
@@ -273,14 +264,16 @@ TEST(RandomStateTest, RandomSampleStraddlingStateRegeneration) {
 }
 
 TEST(RandomStateTest, UniformSequence) {
-  // import numpy as np; s = np.random.RandomState(123456); print([repr(s.uniform(lo, hi)) for lo, hi in ((0.0, 1.0), (-3.5, 2.25), (1e-3, 1e9), (10.0, 10.0), (5.0, -5.0), (0.0, 10.0), (-1e300, 1e300))])
+  // import numpy as np; s = np.random.RandomState(123456); print([repr(s.uniform(lo, hi)) for lo,
+  // hi in ((0.0, 1.0), (-3.5, 2.25), (1e-3, 1e9), (10.0, 10.0), (5.0, -5.0), (0.0, 10.0), (-1e300,
+  // 1e300))])
   RandomState state(123456);
   const std::vector<std::pair<double, double>> args = {
       {0.0, 1.0},  {-3.5, 2.25}, {1e-3, 1e9},     {10.0, 10.0},
       {5.0, -5.0}, {0.0, 10.0},  {-1e300, 1e300},
   };
   const std::vector<double> expected = {
-      0.12696983303810094, 2.0586275712715167, 260476005.86652285, 10.0,
+      0.12696983303810094, 2.0586275712715167, 260476005.86652285,     10.0,
       1.2325028381032865,  3.3622174433445307, -9.72470590492008e+298,
   };
   for (size_t i = 0; i < args.size(); ++i) {
@@ -308,7 +301,8 @@ TEST(RandomStateTest, UniformRejectsNonFiniteRangeWithoutDrawing) {
 // Integers.
 
 TEST(RandomStateTest, DrawTorchSeedMatchesRandint0To2Pow63) {
-  // import numpy as np; print([np.random.RandomState(s).randint(low=0, high=2**63) for s in (0, 1, 123456, 2**32 - 1)])
+  // import numpy as np; print([np.random.RandomState(s).randint(low=0, high=2**63) for s in (0, 1,
+  // 123456, 2**32 - 1)])
   const std::vector<std::pair<uint32_t, int64_t>> cases = {
       {0U, 900450186894289455LL},
       {1U, 7692698082559361259LL},
@@ -327,10 +321,10 @@ TEST(RandomStateTest, DrawTorchSeedMatchesRandint0To2Pow63) {
 }
 
 TEST(RandomStateTest, RandIntSmallRanges) {
-  // import numpy as np; s = np.random.RandomState(0); print([s.randint(0, 10) for _ in range(12)], [s.randint(-5, 5) for _ in range(6)], s.randint(7, 8), s.randint(1, 1025))
+  // import numpy as np; s = np.random.RandomState(0); print([s.randint(0, 10) for _ in range(12)],
+  // [s.randint(-5, 5) for _ in range(6)], s.randint(7, 8), s.randint(1, 1025))
   RandomState state(0);
-  EXPECT_THAT(DrawRandInt(state, 0, 10, 12),
-              ElementsAre(5, 0, 3, 3, 7, 9, 3, 5, 2, 4, 7, 6));
+  EXPECT_THAT(DrawRandInt(state, 0, 10, 12), ElementsAre(5, 0, 3, 3, 7, 9, 3, 5, 2, 4, 7, 6));
   EXPECT_THAT(DrawRandInt(state, -5, 5, 6), ElementsAre(3, 3, -4, 1, 2, 2));
   // A single-value range consumes no draw; the next call proves alignment.
   EXPECT_THAT(DrawRandInt(state, 7, 8, 1), ElementsAre(7));
@@ -340,7 +334,9 @@ TEST(RandomStateTest, RandIntSmallRanges) {
 TEST(RandomStateTest, RandIntAround32BitBoundary) {
   // [0, 2**32): range 2**32-1, still 32-bit draws. [0, 2**31+1): mask
   // 2**32-1 with ~50% rejection. [0, 2**32+1): range 2**32, first 64-bit case.
-  // import numpy as np; s = np.random.RandomState(1); print([s.randint(0, 2**32) for _ in range(3)], [s.randint(-2**31, 2**31) for _ in range(3)], [s.randint(0, 2**31 + 1) for _ in range(4)], [s.randint(0, 2**32 + 1) for _ in range(4)])
+  // import numpy as np; s = np.random.RandomState(1); print([s.randint(0, 2**32) for _ in
+  // range(3)], [s.randint(-2**31, 2**31) for _ in range(3)], [s.randint(0, 2**31 + 1) for _ in
+  // range(4)], [s.randint(0, 2**32 + 1) for _ in range(4)])
   RandomState state(1);
   EXPECT_THAT(DrawRandInt(state, 0, int64_t{1} << 32, 3),
               ElementsAre(1791095845, 4282876139, 3093770124));
@@ -353,27 +349,24 @@ TEST(RandomStateTest, RandIntAround32BitBoundary) {
 }
 
 TEST(RandomStateTest, RandInt64BitRanges) {
-  // import numpy as np; s = np.random.RandomState(2**32 - 1); print([s.randint(-2**63, 2**63 - 1) for _ in range(3)], [s.randint(-2**63, 2**63) for _ in range(3)], [s.randint(10**12, 10**15) for _ in range(3)], [s.randint(-10**18, 10**18) for _ in range(3)], [s.randint(-2**62 - 1, 2**62) for _ in range(3)])
+  // import numpy as np; s = np.random.RandomState(2**32 - 1); print([s.randint(-2**63, 2**63 - 1)
+  // for _ in range(3)], [s.randint(-2**63, 2**63) for _ in range(3)], [s.randint(10**12, 10**15)
+  // for _ in range(3)], [s.randint(-10**18, 10**18) for _ in range(3)], [s.randint(-2**62 - 1,
+  // 2**62) for _ in range(3)])
   RandomState state(0xffffffffU);
   // Range 2**64 - 2: all-ones mask, rejection only of the top value.
   EXPECT_THAT(DrawRandInt(state, kInt64Min, kInt64Max, 3),
-              ElementsAre(-7422378986580066014LL, 7607120784305990727LL,
-                          5331760257347419712LL));
+              ElementsAre(-7422378986580066014LL, 7607120784305990727LL, 5331760257347419712LL));
   // randint(-2**63, 2**63): range 2**64 - 1, plain 64-bit draws.
   EXPECT_THAT(DrawRandIntInclusive(state, kInt64Min, kInt64Max, 3),
-              ElementsAre(5165154706003526138LL, -8892443392435847392LL,
-                          8660855838641975931LL));
+              ElementsAre(5165154706003526138LL, -8892443392435847392LL, 8660855838641975931LL));
   EXPECT_THAT(DrawRandInt(state, 1000000000000LL, 1000000000000000LL, 3),
-              ElementsAre(659550322641003LL, 227616092810381LL,
-                          469076930661463LL));
-  EXPECT_THAT(
-      DrawRandInt(state, -1000000000000000000LL, 1000000000000000000LL, 3),
-      ElementsAre(-276030903269212763LL, 368756502451979145LL,
-                  47173058740498476LL));
+              ElementsAre(659550322641003LL, 227616092810381LL, 469076930661463LL));
+  EXPECT_THAT(DrawRandInt(state, -1000000000000000000LL, 1000000000000000000LL, 3),
+              ElementsAre(-276030903269212763LL, 368756502451979145LL, 47173058740498476LL));
   // Range exactly 2**63: mask 2**64 - 1, ~50% rejection of 64-bit draws.
   EXPECT_THAT(DrawRandInt(state, -(int64_t{1} << 62) - 1, int64_t{1} << 62, 3),
-              ElementsAre(4425111489410591371LL, -807280014476903848LL,
-                          -53808434127399016LL));
+              ElementsAre(4425111489410591371LL, -807280014476903848LL, -53808434127399016LL));
 }
 
 TEST(RandomStateTest, RandIntRejectsEmptyRangesWithoutDrawing) {
@@ -388,7 +381,7 @@ TEST(RandomStateTest, RandIntRejectsEmptyRangesWithoutDrawing) {
   EXPECT_EQ(v.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(v.status().message(), HasSubstr("low > high"));
   EXPECT_EQ(*state.RandIntInclusive(5, 5), 5);  // Valid, no draw.
-  EXPECT_EQ(state.NextUint32(), 2357136044U);  // Nothing consumed so far.
+  EXPECT_EQ(state.NextUint32(), 2357136044U);   // Nothing consumed so far.
 }
 
 TEST(RandomStateTest, RandomIntervalMatchesBoundedDraws) {
@@ -414,16 +407,16 @@ TEST(RandomStateTest, RandomIntervalMatchesBoundedDraws) {
 // choice(p=...).
 
 TEST(RandomStateTest, ChoiceWithProbabilities) {
-  // import numpy as np; s = np.random.RandomState(0); ps = ([0.1, 0.2, 0.3, 0.4], [0.5, 0.5], [0.0, 0.0, 1.0], [1.0], [1/3, 1/3, 1/3], [0.7, 0.3 + 1e-9], [0.0, 0.25, 0.0, 0.75, 0.0]); print([[int(s.choice(np.arange(len(p)), p=tuple(p))) for _ in range(12)] for p in ps])
+  // import numpy as np; s = np.random.RandomState(0); ps = ([0.1, 0.2, 0.3, 0.4], [0.5, 0.5], [0.0,
+  // 0.0, 1.0], [1.0], [1/3, 1/3, 1/3], [0.7, 0.3 + 1e-9], [0.0, 0.25, 0.0, 0.75, 0.0]);
+  // print([[int(s.choice(np.arange(len(p)), p=tuple(p))) for _ in range(12)] for p in ps])
   RandomState state(0);
   EXPECT_THAT(DrawChoice(state, {0.1, 0.2, 0.3, 0.4}, 12),
               ElementsAre(2, 3, 3, 2, 2, 3, 2, 3, 3, 2, 3, 2));
-  EXPECT_THAT(DrawChoice(state, {0.5, 0.5}, 12),
-              ElementsAre(1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1));
+  EXPECT_THAT(DrawChoice(state, {0.5, 0.5}, 12), ElementsAre(1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1));
   EXPECT_THAT(DrawChoice(state, {0.0, 0.0, 1.0}, 12),
               ElementsAre(2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2));
-  EXPECT_THAT(DrawChoice(state, {1.0}, 12),
-              ElementsAre(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+  EXPECT_THAT(DrawChoice(state, {1.0}, 12), ElementsAre(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
   EXPECT_THAT(DrawChoice(state, {1.0 / 3, 1.0 / 3, 1.0 / 3}, 12),
               ElementsAre(0, 1, 1, 1, 2, 0, 0, 0, 1, 0, 1, 0));
   EXPECT_THAT(DrawChoice(state, {0.7, 0.3 + 1e-9}, 12),
@@ -434,7 +427,8 @@ TEST(RandomStateTest, ChoiceWithProbabilities) {
 
 TEST(RandomStateTest, ChoiceWithInexactCdf) {
   // cumsum([0.1] * 10) ends at 0.9999999999999999, so normalisation matters.
-  // import numpy as np; s = np.random.RandomState(0); print([[int(s.choice(np.arange(10), p=tuple([0.1] * 10))) for _ in range(15)]])
+  // import numpy as np; s = np.random.RandomState(0); print([[int(s.choice(np.arange(10),
+  // p=tuple([0.1] * 10))) for _ in range(15)]])
   RandomState state(0);
   EXPECT_THAT(DrawChoice(state, std::vector<double>(10, 0.1), 15),
               ElementsAre(5, 7, 6, 5, 4, 6, 4, 8, 9, 3, 7, 5, 5, 9, 0));
@@ -445,7 +439,10 @@ TEST(RandomStateTest, ChoiceTiesUseSideRightAndNormalisedCdf) {
   // the inverse tempering of 0x80000000 (a >> 5 == 2**26) and key[1] == 0
   // tempers to 0. u == 0.5 then sits exactly on a cdf entry, which is the
   // only way to observe side='right' (vs 'left') and the cdf normalisation.
-  // import numpy as np; s = np.random.RandomState(0); key = np.zeros(624, dtype=np.uint32); key[0] = 0x80102204; ps = ([0.5, 0.5], [0.5, 0.5 - 1e-9], [0.25, 0.25, 0.5]); print([(s.set_state(("MT19937", key, 0)), repr(s.random_sample()), s.set_state(("MT19937", key, 0)), int(s.choice(np.arange(len(p)), p=tuple(p))))[1::2] for p in ps])
+  // import numpy as np; s = np.random.RandomState(0); key = np.zeros(624, dtype=np.uint32); key[0]
+  // = 0x80102204; ps = ([0.5, 0.5], [0.5, 0.5 - 1e-9], [0.25, 0.25, 0.5]);
+  // print([(s.set_state(("MT19937", key, 0)), repr(s.random_sample()), s.set_state(("MT19937", key,
+  // 0)), int(s.choice(np.arange(len(p)), p=tuple(p))))[1::2] for p in ps])
   RandomState::State half{};
   half.key[0] = 0x80102204U;
   half.pos = 0;
@@ -454,9 +451,9 @@ TEST(RandomStateTest, ChoiceTiesUseSideRightAndNormalisedCdf) {
   EXPECT_EQ(state.RandomSample(), 0.5);
 
   const std::vector<std::pair<std::vector<double>, size_t>> cases = {
-      {{0.5, 0.5}, 1},             // cdf [0.5, 1]: u == cdf[0] -> right.
-      {{0.5, 0.5 - 1e-9}, 0},      // normalised cdf[0] = 0.5000000005 > u.
-      {{0.25, 0.25, 0.5}, 2},      // u == cdf[1] -> index 2.
+      {{0.5, 0.5}, 1},         // cdf [0.5, 1]: u == cdf[0] -> right.
+      {{0.5, 0.5 - 1e-9}, 0},  // normalised cdf[0] = 0.5000000005 > u.
+      {{0.25, 0.25, 0.5}, 2},  // u == cdf[1] -> index 2.
   };
   for (const auto& [p, index] : cases) {
     ASSERT_TRUE(state.SetState(half).ok());
@@ -482,8 +479,7 @@ TEST(RandomStateTest, ChoiceValidatesProbabilitiesWithoutDrawing) {
     absl::StatusOr<size_t> v = state.Choice(p);
     EXPECT_EQ(v.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(v.status().message(), HasSubstr(message));
-    EXPECT_EQ(RandomState::ValidateProbabilities(p).code(),
-              absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(RandomState::ValidateProbabilities(p).code(), absl::StatusCode::kInvalidArgument);
   }
   // Within NumPy's tolerance (sqrt(eps) ~ 1.49e-8): accepted.
   EXPECT_TRUE(RandomState::ValidateProbabilities({0.5, 0.5 + 1e-8}).ok());
@@ -497,7 +493,8 @@ TEST(RandomStateTest, ChoiceValidatesProbabilitiesWithoutDrawing) {
 // permutation / shuffle.
 
 TEST(RandomStateTest, PermutationSequence) {
-  // import numpy as np; s = np.random.RandomState(123456); print([s.permutation(n).tolist() for n in (0, 1, 2, 3, 5, 10, 20)])
+  // import numpy as np; s = np.random.RandomState(123456); print([s.permutation(n).tolist() for n
+  // in (0, 1, 2, 3, 5, 10, 20)])
   RandomState state(123456);
   EXPECT_THAT(state.Permutation(0), ElementsAre());
   EXPECT_THAT(state.Permutation(1), ElementsAre(0));
@@ -506,8 +503,7 @@ TEST(RandomStateTest, PermutationSequence) {
   EXPECT_THAT(state.Permutation(5), ElementsAre(2, 4, 3, 0, 1));
   EXPECT_THAT(state.Permutation(10), ElementsAre(1, 5, 6, 0, 3, 9, 7, 2, 8, 4));
   EXPECT_THAT(state.Permutation(20),
-              ElementsAre(17, 8, 0, 16, 1, 11, 3, 5, 9, 15, 12, 7, 13, 4, 18,
-                          10, 19, 14, 2, 6));
+              ElementsAre(17, 8, 0, 16, 1, 11, 3, 5, 9, 15, 12, 7, 13, 4, 18, 10, 19, 14, 2, 6));
 }
 
 TEST(RandomStateTest, PermutationOfNonPositiveIsEmptyAndFree) {
@@ -519,7 +515,8 @@ TEST(RandomStateTest, PermutationOfNonPositiveIsEmptyAndFree) {
 }
 
 TEST(RandomStateTest, ShuffleGenericSequence) {
-  // import numpy as np; s = np.random.RandomState(1); x = list('abcdefgh'); s.shuffle(x); print(''.join(x), s.randint(0, 100))
+  // import numpy as np; s = np.random.RandomState(1); x = list('abcdefgh'); s.shuffle(x);
+  // print(''.join(x), s.randint(0, 100))
   RandomState state(1);
   std::string x = "abcdefgh";
   state.Shuffle(absl::MakeSpan(x));
@@ -531,7 +528,9 @@ TEST(RandomStateTest, ShuffleGenericSequence) {
 // Interleaved calls and the torch Fuzzer's exact call sequence.
 
 TEST(RandomStateTest, MixedCallSequence) {
-  // import numpy as np; s = np.random.RandomState(42); print(s.randint(0, 2**63), s.randint(1, 11), repr(s.uniform(0.0, 10.0)), int(s.choice(np.arange(3), p=(0.2, 0.3, 0.5))), repr(s.rand()), s.permutation(4).tolist(), s.randint(-7, 3))
+  // import numpy as np; s = np.random.RandomState(42); print(s.randint(0, 2**63), s.randint(1, 11),
+  // repr(s.uniform(0.0, 10.0)), int(s.choice(np.arange(3), p=(0.2, 0.3, 0.5))), repr(s.rand()),
+  // s.permutation(4).tolist(), s.randint(-7, 3))
   RandomState state(42);
   EXPECT_EQ(state.DrawTorchSeed(), 6909045637428952499LL);
   EXPECT_EQ(*state.RandInt(1, 11), 8);
@@ -545,7 +544,13 @@ TEST(RandomStateTest, MixedCallSequence) {
 TEST(RandomStateTest, ReproducesTorchFuzzerTake) {
   // Replays torch.utils.benchmark.Fuzzer.take() with the same draws, in the
   // same order, as fuzzer.py. Generated with (one line):
-  // import torch; from torch.utils.benchmark import Fuzzer, FuzzedParameter, FuzzedTensor; f = Fuzzer(parameters=[FuzzedParameter("n", 1, 10, distribution="uniform"), FuzzedParameter("k", 1, 1024, distribution="loguniform"), FuzzedParameter("x", 0.0, 1.0, distribution="uniform"), FuzzedParameter("d", distribution={2: 0.3, 3: 0.7})], tensors=[FuzzedTensor("t", size=("n", 4, 3), dim_parameter="d", probability_contiguous=0.5)], seed=7); print([(p["n"], p["k"], repr(p["x"]), p["d"], pr["t"]["order"].tolist(), torch.initial_seed()) for _, pr, p in f.take(6)])
+  // import torch; from torch.utils.benchmark import Fuzzer, FuzzedParameter, FuzzedTensor; f =
+  // Fuzzer(parameters=[FuzzedParameter("n", 1, 10, distribution="uniform"), FuzzedParameter("k", 1,
+  // 1024, distribution="loguniform"), FuzzedParameter("x", 0.0, 1.0, distribution="uniform"),
+  // FuzzedParameter("d", distribution={2: 0.3, 3: 0.7})], tensors=[FuzzedTensor("t", size=("n", 4,
+  // 3), dim_parameter="d", probability_contiguous=0.5)], seed=7); print([(p["n"], p["k"],
+  // repr(p["x"]), p["d"], pr["t"]["order"].tolist(), torch.initial_seed()) for _, pr, p in
+  // f.take(6)])
   struct Step {
     int64_t n;
     int64_t k;
@@ -554,12 +559,9 @@ TEST(RandomStateTest, ReproducesTorchFuzzerTake) {
     std::vector<int64_t> order;
   };
   const std::vector<Step> expected = {
-      {10, 9, 0.9782228970785825, 3, {0, 1, 2}},
-      {8, 32, 0.07205113335976154, 2, {0, 1}},
-      {5, 412, 0.3308392493496919, 3, {1, 2, 0}},
-      {6, 628, 0.26258377004339706, 3, {0, 1, 2}},
-      {3, 4, 0.5484899192360304, 3, {0, 1, 2}},
-      {4, 14, 0.3574752410427722, 2, {0, 1}},
+      {10, 9, 0.9782228970785825, 3, {0, 1, 2}},  {8, 32, 0.07205113335976154, 2, {0, 1}},
+      {5, 412, 0.3308392493496919, 3, {1, 2, 0}}, {6, 628, 0.26258377004339706, 3, {0, 1, 2}},
+      {3, 4, 0.5484899192360304, 3, {0, 1, 2}},   {4, 14, 0.3574752410427722, 2, {0, 1}},
   };
 
   // take(): state = np.random.RandomState(seed)

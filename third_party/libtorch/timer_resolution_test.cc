@@ -79,8 +79,7 @@ TEST(TimerResolutionTest, ComputesUnderValgrind) {
       "/exe --gtest_filter=TimerResolutionTest.ComputesUnderValgrind > /dev/null 2>&1";
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status)) << command;
-  EXPECT_EQ(WEXITSTATUS(status), 0)
-      << "a LibTorch program failed under valgrind: " << command;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "a LibTorch program failed under valgrind: " << command;
 }
 
 }  // namespace

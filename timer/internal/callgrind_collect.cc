@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -27,17 +27,17 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/files.h"
+#include "base/subprocess.h"
 #include "timer/callgrind.pb.h"
+#include "timer/callgrind_command.h"
 #include "timer/internal/cpp_snippet.h"
+#include "timer/internal/kernel.h"
 #include "timer/internal/python_snippet.h"
 #include "timer/measurement_io.h"
-#include "timer/internal/kernel.h"
 
 namespace icount::timer_internal {
 namespace {
-
-constexpr char kOutDirEnv[] = "ICOUNT_CALLGRIND_OUT_DIR";
-constexpr char kOutFilePrefix[] = "callgrind.out.";
 
 std::string ChildErrorPath(const std::string& directory) {
   return absl::StrCat(directory, "/icount-child-error.txt");
@@ -48,7 +48,7 @@ std::set<std::string> ListOutFiles(const std::string& directory) {
   DIR* dir = opendir(directory.c_str());
   if (dir == nullptr) return files;
   while (dirent* entry = readdir(dir)) {
-    if (absl::StartsWith(entry->d_name, kOutFilePrefix)) files.insert(entry->d_name);
+    if (absl::StartsWith(entry->d_name, kCallgrindOutFilePrefix)) files.insert(entry->d_name);
   }
   closedir(dir);
   return files;
@@ -183,9 +183,10 @@ absl::StatusOr<std::vector<std::string>> CollectBlocks(Kernel& kernel, int64_t n
   while (waitpid(template_pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFSIGNALED(status)) {
-    return absl::AbortedError(absl::StrCat("the statement's setup or warm-up crashed: killed by "
-                                           "signal ", WTERMSIG(status), " (",
-                                           strsignal(WTERMSIG(status)), ")"));
+    return absl::AbortedError(
+        absl::StrCat("the statement's setup or warm-up crashed: killed by "
+                     "signal ",
+                     WTERMSIG(status), " (", strsignal(WTERMSIG(status)), ")"));
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     const std::string message = ReadSmallFile(error_path);
@@ -199,16 +200,16 @@ absl::StatusOr<std::vector<std::string>> CollectBlocks(Kernel& kernel, int64_t n
   std::vector<std::pair<int64_t, std::string>> created;  // (mtime, path)
   for (const std::string& file : ListOutFiles(directory)) {
     const std::string path = absl::StrCat(directory, "/", file);
-    if (file.find('.', std::strlen(kOutFilePrefix)) == std::string::npos) {
+    if (file.find('.', std::strlen(kCallgrindOutFilePrefix)) == std::string::npos) {
       std::remove(path.c_str());
       continue;
     }
     if (!DumpHasTrigger(path, trigger)) continue;
     struct stat info;
-    const int64_t mtime = stat(path.c_str(), &info) == 0
-                              ? static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 +
-                                    info.st_mtim.tv_nsec
-                              : 0;
+    const int64_t mtime =
+        stat(path.c_str(), &info) == 0
+            ? static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec
+            : 0;
     created.emplace_back(mtime, path);
   }
   std::sort(created.begin(), created.end());
@@ -231,15 +232,14 @@ class EmptyCppStatement final : public Kernel {
 }  // namespace
 
 std::string CallgrindOutDirectory() {
-  const char* dir = std::getenv(kOutDirEnv);
+  const char* dir = std::getenv(kCallgrindOutDirEnv);
   if (dir != nullptr && *dir != '\0') return dir;
   char cwd[4096];
   return getcwd(cwd, sizeof(cwd)) != nullptr ? std::string(cwd) : ".";
 }
 
-absl::StatusOr<CallgrindDumps> CollectInThisProcess(Kernel& stmt, Kernel* baseline,
-                                                    int64_t number, int repeats,
-                                                    int num_threads) {
+absl::StatusOr<CallgrindDumps> CollectInThisProcess(Kernel& stmt, Kernel* baseline, int64_t number,
+                                                    int repeats, int num_threads) {
   if (!RUNNING_ON_VALGRIND) {
     return absl::FailedPreconditionError("CollectInThisProcess needs to run under valgrind");
   }
@@ -273,75 +273,16 @@ absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language) {
   return std::make_shared<PythonPass>(*std::move(pass));
 }
 
-absl::StatusOr<std::string> FindValgrindIn(absl::string_view search_path) {
-  for (absl::string_view directory : absl::StrSplit(search_path, ':')) {
-    const std::string candidate = absl::StrCat(directory.empty() ? "." : directory, "/valgrind");
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return absl::FailedPreconditionError(absl::StrCat(
-      "valgrind is not installed (not found in ", search_path,
-      "), so instruction counts cannot be collected (wall time still works): install Debian's "
-      "`valgrind` package (./bazelw does)"));
-}
-
-absl::StatusOr<std::string> FindValgrind() {
-  const char* path = std::getenv("PATH");
-  return FindValgrindIn(path == nullptr ? "/usr/bin:/bin" : absl::StrCat(path, ":/usr/bin"));
-}
-
-absl::StatusOr<std::vector<std::string>> CallgrindCommand(const std::vector<std::string>& command,
-                                                         const std::string& out_directory) {
-  absl::StatusOr<std::string> valgrind = FindValgrind();
-  if (!valgrind.ok()) return valgrind.status();
-  std::vector<std::string> argv = {
-      *valgrind,
-      "--tool=callgrind",
-      // %p: a process that forks gets one set of dumps per pid.
-      absl::StrCat("--callgrind-out-file=", out_directory, "/", kOutFilePrefix, "%p"),
-      "--instr-atstart=no",
-      "--collect-atstart=no",
-      "--dump-line=yes",
-      absl::StrCat("--log-file=", ValgrindLogPath(out_directory)),
-  };
-  argv.insert(argv.end(), command.begin(), command.end());
-  return argv;
-}
-
-std::vector<std::string> MeasurementEnvironment(int num_threads) {
-  std::vector<std::string> env = {
-      "PATH=/usr/local/bin:/usr/bin:/bin",
-      "PYTHONHASHSEED=0",
-      "LC_ALL=C",
-      absl::StrCat("OMP_NUM_THREADS=", num_threads),
-      absl::StrCat("ICOUNT_CACHE_DIR=", CacheDirectory()),
-  };
-  for (const char* name :
-       {"HOME", "TMPDIR", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "ICOUNT_CXX"}) {
-    if (const char* value = std::getenv(name); value != nullptr) {
-      env.push_back(absl::StrCat(name, "=", value));
-    }
-  }
-  return env;
-}
-
-std::string ValgrindLogPath(const std::string& out_directory) {
-  return absl::StrCat(out_directory, "/valgrind.log");
-}
-
-std::string CallgrindOutDirectoryEnv(const std::string& out_directory) {
-  return absl::StrCat(kOutDirEnv, "=", out_directory);
-}
-
-absl::StatusOr<CommandResult> RunUnderCallgrind(const std::vector<std::string>& command,
-                                                std::vector<std::string> env,
-                                                const std::string& out_directory) {
+absl::StatusOr<base::CommandResult> RunUnderCallgrind(const std::vector<std::string>& command,
+                                                      std::vector<std::string> env,
+                                                      const std::string& out_directory) {
   absl::StatusOr<std::vector<std::string>> argv = CallgrindCommand(command, out_directory);
   if (!argv.ok()) return argv.status();
   env.push_back(CallgrindOutDirectoryEnv(out_directory));
-  CommandOptions options;
+  base::CommandOptions options;
   options.env = std::move(env);
   options.disable_aslr = true;
-  return RunCommand(*argv, options);
+  return base::RunCommand(*argv, options);
 }
 
 std::string ChildRequestPath(const std::string& directory) {
@@ -361,25 +302,7 @@ absl::Status WriteChildResult(const std::string& directory,
   } else {
     result.set_error(std::string(dumps.status().message()));
   }
-  return WriteFileAtomically(ChildResultPath(directory), result.SerializeAsString());
-}
-
-absl::StatusOr<std::string> MakeTemporaryDirectory(const std::string& prefix) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/", prefix,
-                                     "-XXXXXX");
-  if (mkdtemp(pattern.data()) == nullptr) {
-    return absl::InternalError(
-        absl::StrCat("cannot create a directory like ", pattern, ": ", std::strerror(errno)));
-  }
-  return pattern;
-}
-
-void RemoveDirectoryTree(const std::string& path) {
-  nftw(
-      path.c_str(),
-      [](const char* file, const struct stat*, int, struct FTW*) { return std::remove(file), 0; },
-      16, FTW_DEPTH | FTW_PHYS);
+  return base::WriteFileAtomically(ChildResultPath(directory), result.SerializeAsString());
 }
 
 }  // namespace icount::timer_internal

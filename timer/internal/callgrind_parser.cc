@@ -30,9 +30,7 @@ constexpr size_t kMaxQuotedChars = 100;
 
 bool IsSpace(char c) { return c == ' ' || c == '\t'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsAlpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 absl::string_view StripLeadingSpace(absl::string_view s) {
   size_t i = 0;
@@ -44,8 +42,7 @@ std::string Quote(absl::string_view line) {
   if (line.size() <= kMaxQuotedChars) {
     return absl::StrCat("'", absl::CHexEscape(line), "'");
   }
-  return absl::StrCat("'", absl::CHexEscape(line.substr(0, kMaxQuotedChars)),
-                      "...'");
+  return absl::StrCat("'", absl::CHexEscape(line.substr(0, kMaxQuotedChars)), "...'");
 }
 
 // Splits a line at runs of spaces and tabs (the format's "Space") without
@@ -154,10 +151,9 @@ class Parser {
                              absl::string_view value);
   absl::Status ParseCostLine(absl::string_view line);
   absl::Status ParseAssociationTarget(absl::string_view line, Tokens& tokens);
-  absl::Status ParseCosts(absl::string_view line, Tokens& tokens,
-                          std::vector<int64_t>* costs);
-  absl::Status ResolveName(NameTable table, absl::string_view line,
-                           absl::string_view value, std::string* name);
+  absl::Status ParseCosts(absl::string_view line, Tokens& tokens, std::vector<int64_t>* costs);
+  absl::Status ResolveName(NameTable table, absl::string_view line, absl::string_view value,
+                           std::string* name);
   absl::Status EnterBody(absl::string_view line);
   absl::Status FinishPart(int line_number);
   absl::StatusOr<CallgrindProfile> Finish();
@@ -168,10 +164,8 @@ class Parser {
   void Enter(std::string name);
   size_t Intern(std::string name);
 
-  absl::Status Error(absl::StatusCode code, int line_number,
-                     absl::string_view message) const {
-    return absl::Status(
-        code, absl::StrCat(source_name_, ":", line_number, ": ", message));
+  absl::Status Error(absl::StatusCode code, int line_number, absl::string_view message) const {
+    return absl::Status(code, absl::StrCat(source_name_, ":", line_number, ": ", message));
   }
   absl::Status Invalid(absl::string_view message) const {
     return Error(absl::StatusCode::kInvalidArgument, line_number_, message);
@@ -211,8 +205,7 @@ class Parser {
 
 absl::StatusOr<CallgrindProfile> Parser::Parse(absl::string_view text) {
   if (text.empty()) {
-    return Error(absl::StatusCode::kDataLoss, 1,
-                 "empty input; expected a callgrind profile");
+    return Error(absl::StatusCode::kDataLoss, 1, "empty input; expected a callgrind profile");
   }
   size_t pos = 0;
   while (pos < text.size()) {
@@ -230,9 +223,9 @@ absl::StatusOr<CallgrindProfile> Parser::Parse(absl::string_view text) {
     absl::string_view line = text.substr(pos, newline - pos);
     pos = newline + 1;
     if (std::memchr(line.data(), '\0', line.size()) != nullptr) {
-      return Error(absl::StatusCode::kDataLoss, line_number_,
-                   absl::StrCat("NUL byte in line ", Quote(line),
-                                "; expected text (corrupt file?)"));
+      return Error(
+          absl::StatusCode::kDataLoss, line_number_,
+          absl::StrCat("NUL byte in line ", Quote(line), "; expected text (corrupt file?)"));
     }
     if (absl::Status status = ParseLine(line); !status.ok()) return status;
   }
@@ -250,9 +243,9 @@ absl::Status Parser::ParseLine(absl::string_view line) {
     return ParseCostLine(line);
   }
   if (pending_call_line_ != 0) {
-    return Invalid(absl::StrCat(
-        "got ", Quote(line), "; expected the cost line of the call on line ",
-        pending_call_line_, " (\"calls=\" must be followed by one)"));
+    return Invalid(absl::StrCat("got ", Quote(line),
+                                "; expected the cost line of the call on line ", pending_call_line_,
+                                " (\"calls=\" must be followed by one)"));
   }
   size_t key_end = 0;
   while (key_end < line.size() && IsAlpha(line[key_end])) ++key_end;
@@ -264,14 +257,13 @@ absl::Status Parser::ParseLine(absl::string_view line) {
     }
     if (line[key_end] == '=') return ParseSpecLine(line, key, value);
   }
-  return Invalid(absl::StrCat(
-      "unrecognized line ", Quote(line),
-      "; expected a header line \"key: value\", a specification \"key=value\""
-      " or a cost line starting with a position"));
+  return Invalid(
+      absl::StrCat("unrecognized line ", Quote(line),
+                   "; expected a header line \"key: value\", a specification \"key=value\""
+                   " or a cost line starting with a position"));
 }
 
-absl::Status Parser::ParseHeaderLine(absl::string_view line,
-                                     absl::string_view key,
+absl::Status Parser::ParseHeaderLine(absl::string_view line, absl::string_view key,
                                      absl::string_view value) {
   if (key == "summary" || key == "totals") {
     if (profile_.events.empty()) {
@@ -294,8 +286,7 @@ absl::Status Parser::ParseHeaderLine(absl::string_view line,
   }
 
   static constexpr absl::string_view kPartHeaderKeys[] = {
-      "version", "creator", "pid",       "thread", "part",
-      "cmd",     "desc",    "positions", "event",  "events"};
+      "version", "creator", "pid", "thread", "part", "cmd", "desc", "positions", "event", "events"};
   bool known = false;
   for (absl::string_view known_key : kPartHeaderKeys) known |= key == known_key;
   if (!known) {
@@ -326,12 +317,11 @@ absl::Status Parser::ParseHeaderLine(absl::string_view line,
   if (key == "version") {
     uint64_t version;
     if (!ParseNumber(value, &version)) {
-      return Invalid(absl::StrCat("malformed ", Quote(line),
-                                  "; expected \"version: <number>\""));
+      return Invalid(absl::StrCat("malformed ", Quote(line), "; expected \"version: <number>\""));
     }
     if (version > 1) {
-      return Invalid(absl::StrCat("unsupported format version ", version,
-                                  "; expected version 0 or 1"));
+      return Invalid(
+          absl::StrCat("unsupported format version ", version, "; expected version 0 or 1"));
     }
   } else if (key == "creator") {
     profile_.creator = std::string(value);
@@ -339,8 +329,7 @@ absl::Status Parser::ParseHeaderLine(absl::string_view line,
   } else if (key == "pid" || key == "thread" || key == "part") {
     uint64_t number;
     if (!ParseNumber(value, &number)) {
-      return Invalid(absl::StrCat("malformed ", Quote(line), "; expected \"",
-                                  key, ": <number>\""));
+      return Invalid(absl::StrCat("malformed ", Quote(line), "; expected \"", key, ": <number>\""));
     }
   } else if (key == "cmd") {
     if (profile_.command.empty()) profile_.command = std::string(value);
@@ -350,8 +339,7 @@ absl::Status Parser::ParseHeaderLine(absl::string_view line,
     size_t count = 0;
     while (tokens.Next(&token)) {
       // "addr" is not in the spec but callgrind_annotate accepts it.
-      if (token != "instr" && token != "addr" && token != "bb" &&
-          token != "line") {
+      if (token != "instr" && token != "addr" && token != "bb" && token != "line") {
         return Invalid(absl::StrCat("unknown position type in ", Quote(line),
                                     "; expected \"instr\", \"bb\" or "
                                     "\"line\""));
@@ -359,14 +347,14 @@ absl::Status Parser::ParseHeaderLine(absl::string_view line,
       ++count;
     }
     if (count == 0) {
-      return Invalid(absl::StrCat("empty ", Quote(line),
-                                  "; expected \"positions: [instr] [line]\""));
+      return Invalid(
+          absl::StrCat("empty ", Quote(line), "; expected \"positions: [instr] [line]\""));
     }
     num_positions_ = count;
   } else if (key == "events") {
     if (part_.has_events_line) {
-      return Invalid(absl::StrCat("second \"events:\" line in part ",
-                                  part_.number, "; expected one per part"));
+      return Invalid(absl::StrCat("second \"events:\" line in part ", part_.number,
+                                  "; expected one per part"));
     }
     part_.has_events_line = true;
     std::vector<std::string> events;
@@ -374,18 +362,17 @@ absl::Status Parser::ParseHeaderLine(absl::string_view line,
     absl::string_view token;
     while (tokens.Next(&token)) events.emplace_back(token);
     if (events.empty()) {
-      return Invalid(absl::StrCat("empty ", Quote(line),
-                                  "; expected \"events: <name>...\""));
+      return Invalid(absl::StrCat("empty ", Quote(line), "; expected \"events: <name>...\""));
     }
     if (profile_.events.empty()) {
       profile_.events = std::move(events);
       costs_.assign(profile_.events.size(), 0);
     } else if (events != profile_.events) {
       // Counts of different events cannot be summed across parts.
-      return Invalid(absl::StrCat(
-          "part ", part_.number, " has events \"", absl::StrJoin(events, " "),
-          "\"; expected the events of the earlier parts, \"",
-          absl::StrJoin(profile_.events, " "), "\""));
+      return Invalid(absl::StrCat("part ", part_.number, " has events \"",
+                                  absl::StrJoin(events, " "),
+                                  "\"; expected the events of the earlier parts, \"",
+                                  absl::StrJoin(profile_.events, " "), "\""));
     }
   }
   // "desc:" and "event:" (long event names) carry nothing we report.
@@ -404,15 +391,13 @@ absl::Status Parser::EnterBody(absl::string_view line) {
   return absl::OkStatus();
 }
 
-absl::Status Parser::ParseSpecLine(absl::string_view line,
-                                   absl::string_view key,
+absl::Status Parser::ParseSpecLine(absl::string_view line, absl::string_view key,
                                    absl::string_view value) {
   if (absl::Status status = EnterBody(line); !status.ok()) return status;
 
   std::string name;
   if (key == "ob") {
-    if (absl::Status s = ResolveName(kObjectNames, line, value, &name);
-        !s.ok()) {
+    if (absl::Status s = ResolveName(kObjectNames, line, value, &name); !s.ok()) {
       return s;
     }
     current_object_ = std::move(name);
@@ -441,8 +426,7 @@ absl::Status Parser::ParseSpecLine(absl::string_view line,
     current_file_ = std::move(name);
     Enter(absl::StrCat(current_file_, ":", current_function_name_));
   } else if (key == "fn") {
-    if (absl::Status s = ResolveName(kFunctionNames, line, value, &name);
-        !s.ok()) {
+    if (absl::Status s = ResolveName(kFunctionNames, line, value, &name); !s.ok()) {
       return s;
     }
     Commit();
@@ -452,14 +436,12 @@ absl::Status Parser::ParseSpecLine(absl::string_view line,
   } else if (key == "cfi" || key == "cfl") {
     return ResolveName(kFileNames, line, value, &call_file_);
   } else if (key == "cfn") {
-    if (absl::Status s = ResolveName(kFunctionNames, line, value, &name);
-        !s.ok()) {
+    if (absl::Status s = ResolveName(kFunctionNames, line, value, &name); !s.ok()) {
       return s;
     }
     // Without cfi=, annotate takes the caller's current file (which may be an
     // fi=/fe= file); an empty cfi= name counts as no cfi=.
-    callee_ = Intern(absl::StrCat(
-        call_file_.empty() ? current_file_ : call_file_, ":", name));
+    callee_ = Intern(absl::StrCat(call_file_.empty() ? current_file_ : call_file_, ":", name));
     call_file_.clear();
   } else if (key == "calls") {
     if (current_ == kNoFunction) {
@@ -506,10 +488,9 @@ absl::Status Parser::ParseSpecLine(absl::string_view line,
       }
     }
     if (!ok || !ParseNumber(count, &ignored)) {
-      return Invalid(
-          absl::StrCat("malformed ", Quote(line), "; expected \"", key,
-                       key == "jump" ? "=<count>" : "=<executed>/<jumped>",
-                       " <target position>\""));
+      return Invalid(absl::StrCat("malformed ", Quote(line), "; expected \"", key,
+                                  key == "jump" ? "=<count>" : "=<executed>/<jumped>",
+                                  " <target position>\""));
     }
     return ParseAssociationTarget(line, tokens);
   } else if (key == "jfi") {
@@ -517,16 +498,15 @@ absl::Status Parser::ParseSpecLine(absl::string_view line,
   } else if (key == "jfn") {
     return ResolveName(kFunctionNames, line, value, &name);
   } else {
-    return Invalid(absl::StrCat(
-        "unknown specification ", Quote(line),
-        "; expected one of ob=, fl=, fi=, fe=, fn=, cob=, cfi=, cfl=, cfn=, "
-        "calls=, jump=, jcnd=, jfi=, jfn="));
+    return Invalid(
+        absl::StrCat("unknown specification ", Quote(line),
+                     "; expected one of ob=, fl=, fi=, fe=, fn=, cob=, cfi=, cfl=, cfn=, "
+                     "calls=, jump=, jcnd=, jfi=, jfn="));
   }
   return absl::OkStatus();
 }
 
-absl::Status Parser::ParseAssociationTarget(absl::string_view line,
-                                            Tokens& tokens) {
+absl::Status Parser::ParseAssociationTarget(absl::string_view line, Tokens& tokens) {
   size_t count = 0;
   absl::string_view token;
   while (tokens.Next(&token)) {
@@ -551,18 +531,15 @@ absl::Status Parser::ParseCosts(absl::string_view line, Tokens& tokens,
   size_t count = 0;
   while (tokens.Next(&token)) {
     if (count == profile_.events.size()) {
-      return Invalid(
-          absl::StrCat("too many costs in ", Quote(line), "; expected at most ",
-                       profile_.events.size(),
-                       " (events: ", absl::StrJoin(profile_.events, " "), ")"));
+      return Invalid(absl::StrCat("too many costs in ", Quote(line), "; expected at most ",
+                                  profile_.events.size(),
+                                  " (events: ", absl::StrJoin(profile_.events, " "), ")"));
     }
     // "." is an old cachegrind spelling of 0 that annotate still accepts.
     uint64_t value = 0;
-    if (token != "." && (!ParseNumber(token, &value) ||
-                         value > static_cast<uint64_t>(INT64_MAX))) {
-      return Invalid(absl::StrCat("malformed cost ", Quote(token),
-                                  " for event ", profile_.events[count], " in ",
-                                  Quote(line),
+    if (token != "." && (!ParseNumber(token, &value) || value > static_cast<uint64_t>(INT64_MAX))) {
+      return Invalid(absl::StrCat("malformed cost ", Quote(token), " for event ",
+                                  profile_.events[count], " in ", Quote(line),
                                   "; expected a number below 2^63"));
     }
     (*costs)[count++] = static_cast<int64_t>(value);
@@ -578,8 +555,7 @@ absl::Status Parser::ParseCostLine(absl::string_view line) {
     if (!tokens.Next(&token) || !IsSubPosition(token)) {
       return Invalid(absl::StrCat(
           "malformed cost line ", Quote(line), "; expected ", num_positions_,
-          " subposition(s) (number, +N, -N or *) then up to ",
-          profile_.events.size(), " cost(s)"));
+          " subposition(s) (number, +N, -N or *) then up to ", profile_.events.size(), " cost(s)"));
     }
   }
   if (absl::Status status = ParseCosts(line, tokens, &costs_); !status.ok()) {
@@ -617,8 +593,8 @@ absl::Status Parser::ParseCostLine(absl::string_view line) {
   return absl::OkStatus();
 }
 
-absl::Status Parser::ResolveName(NameTable table, absl::string_view line,
-                                 absl::string_view value, std::string* name) {
+absl::Status Parser::ResolveName(NameTable table, absl::string_view line, absl::string_view value,
+                                 std::string* name) {
   // "(id) name" defines id, "(id)" refers to it; anything else is the name
   // itself. Names never start with "(" + digit, so that prefix is reserved.
   if (value.size() < 2 || value[0] != '(' || !IsDigit(value[1])) {
@@ -627,8 +603,7 @@ absl::Status Parser::ResolveName(NameTable table, absl::string_view line,
   }
   const size_t close = value.find(')');
   uint64_t id;
-  if (close == absl::string_view::npos ||
-      !ParseNumber(value.substr(1, close - 1), &id)) {
+  if (close == absl::string_view::npos || !ParseNumber(value.substr(1, close - 1), &id)) {
     return Invalid(absl::StrCat("malformed compressed name in ", Quote(line),
                                 "; expected \"(<id>) <name>\" or \"(<id>)\""));
   }
@@ -650,8 +625,7 @@ absl::Status Parser::ResolveName(NameTable table, absl::string_view line,
 }
 
 size_t Parser::Intern(std::string name) {
-  auto [it, inserted] =
-      function_index_.try_emplace(std::move(name), functions_.size());
+  auto [it, inserted] = function_index_.try_emplace(std::move(name), functions_.size());
   if (inserted) functions_.emplace_back();
   return it->second;
 }
@@ -666,12 +640,11 @@ absl::Status Parser::FinishPart(int line_number) {
   // Callgrind closes every part with "totals:", so a part without one was
   // cut off. Other writers (cachegrind) may omit it.
   if (is_callgrind_ && !part_.totals.has_value()) {
-    return Error(
-        absl::StatusCode::kDataLoss, line_number,
-        absl::StrCat("part ", part_.number, " (from line ", part_.first_line,
-                     ") ends without a \"totals:\" line; expected "
-                     "one, callgrind always writes it (truncated "
-                     "file?)"));
+    return Error(absl::StatusCode::kDataLoss, line_number,
+                 absl::StrCat("part ", part_.number, " (from line ", part_.first_line,
+                              ") ends without a \"totals:\" line; expected "
+                              "one, callgrind always writes it (truncated "
+                              "file?)"));
   }
   if (part_.totals.has_value()) {
     // The spec: "totals:" must give the total of all cost lines, to allow
@@ -679,12 +652,10 @@ absl::Status Parser::FinishPart(int line_number) {
     for (size_t i = 0; i < profile_.events.size(); ++i) {
       const int64_t sum = part_.self_sum.empty() ? 0 : part_.self_sum[i];
       if ((*part_.totals)[i] != sum) {
-        return Error(
-            absl::StatusCode::kDataLoss, part_.totals_line,
-            absl::StrCat("\"totals:\" gives ", (*part_.totals)[i], " ",
-                         profile_.events[i], " but the cost lines of part ",
-                         part_.number, " sum to ", sum,
-                         "; expected them to agree (corrupt file?)"));
+        return Error(absl::StatusCode::kDataLoss, part_.totals_line,
+                     absl::StrCat("\"totals:\" gives ", (*part_.totals)[i], " ", profile_.events[i],
+                                  " but the cost lines of part ", part_.number, " sum to ", sum,
+                                  "; expected them to agree (corrupt file?)"));
       }
     }
   }
@@ -717,8 +688,7 @@ absl::Status Parser::FinishPart(int line_number) {
 absl::StatusOr<CallgrindProfile> Parser::Finish() {
   if (pending_call_line_ != 0) {
     return Error(absl::StatusCode::kDataLoss, line_number_,
-                 absl::StrCat("input ends after the \"calls=\" on line ",
-                              pending_call_line_,
+                 absl::StrCat("input ends after the \"calls=\" on line ", pending_call_line_,
                               "; expected the call's cost line (truncated "
                               "file?)"));
   }
@@ -738,9 +708,7 @@ absl::StatusOr<CallgrindProfile> Parser::Finish() {
     const Function& function = functions_[index];
     if (!function.listed && !function.called) continue;
     const std::string key =
-        function.object.empty()
-            ? name
-            : absl::StrCat(name, " [", function.object, "]");
+        function.object.empty() ? name : absl::StrCat(name, " [", function.object, "]");
     if (function.listed) profile_.exclusive[key] += function.self;
     profile_.inclusive[key] +=
         function.called ? function.called_inclusive : function.self_and_calls;
@@ -752,8 +720,8 @@ absl::StatusOr<CallgrindProfile> Parser::Finish() {
 
 }  // namespace
 
-absl::StatusOr<CallgrindProfile> ParseCallgrindOutput(
-    std::string_view text, std::string_view source_name) {
+absl::StatusOr<CallgrindProfile> ParseCallgrindOutput(std::string_view text,
+                                                      std::string_view source_name) {
   // Debian's abseil is built with its own absl::string_view rather than an
   // alias of std::string_view, so convert once at the boundary.
   return Parser(absl::string_view(source_name.data(), source_name.size()))
@@ -761,12 +729,11 @@ absl::StatusOr<CallgrindProfile> ParseCallgrindOutput(
 }
 
 absl::StatusOr<CallgrindProfile> ParseCallgrindFile(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(
-      std::fopen(path.c_str(), "rb"), &std::fclose);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                       &std::fclose);
   if (file == nullptr) {
     const int error = errno;
-    const std::string message =
-        absl::StrCat("cannot open ", path, ": ", std::strerror(error));
+    const std::string message = absl::StrCat("cannot open ", path, ": ", std::strerror(error));
     switch (error) {
       case ENOENT:
       case ENOTDIR:
@@ -785,8 +752,7 @@ absl::StatusOr<CallgrindProfile> ParseCallgrindFile(const std::string& path) {
     text.append(buffer, read);
   }
   if (std::ferror(file.get())) {
-    return absl::DataLossError(
-        absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
+    return absl::DataLossError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
   }
   return ParseCallgrindOutput(text, path);
 }

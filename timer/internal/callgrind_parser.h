@@ -18,7 +18,8 @@
 //   ...
 //   Ir                file:function
 //   --------------------------------------------------------------------------------
-//   100,992 (17.59%)  ./elf/./elf/dl-lookup.c:do_lookup_x [/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2]
+//   100,992 (17.59%)  ./elf/./elf/dl-lookup.c:do_lookup_x
+//   [/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2]
 //    32,032 ( 5.58%)  ./elf/../sysdeps/generic/dl-new-hash.h:_dl_lookup_symbol_x
 //
 // the same numbers come from
@@ -125,8 +126,8 @@ struct CallgrindProfile {
 //   InvalidArgumentError: any other line that does not follow the format,
 //     e.g. a malformed cost line, an undefined compressed name "(12)", or a
 //     call cost line missing after calls=.
-absl::StatusOr<CallgrindProfile> ParseCallgrindOutput(
-    std::string_view text, std::string_view source_name);
+absl::StatusOr<CallgrindProfile> ParseCallgrindOutput(std::string_view text,
+                                                      std::string_view source_name);
 
 // Reads `path` and parses it with ParseCallgrindOutput. Returns NotFoundError
 // or PermissionDeniedError (etc.) if the file cannot be read.

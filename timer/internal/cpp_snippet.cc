@@ -18,8 +18,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/files.h"
+#include "base/subprocess.h"
 #include "timer/internal/kernel.h"
-#include "timer/internal/subprocess.h"
 #include "timer/measurement_io.h"
 
 namespace icount::timer_internal {
@@ -120,50 +121,6 @@ std::string CacheDirectory() {
   return absl::StrCat("/tmp/icount-cache-", getuid());
 }
 
-std::string BlockControlDeclaration() {
-  return "extern \"C\" {\n"
-         "typedef struct IcountBlockControl {\n"
-         "  void* context;\n"
-         "  int64_t (*next_block)(void* context);\n"
-         "  void (*begin_block)(void* context);\n"
-         "  void (*end_block)(void* context);\n"
-         "} IcountBlockControl;\n"
-         "}\n";
-}
-
-std::string SnippetFunctionSource(const std::string& function_name, const std::string& setup,
-                                  const std::string& stmt, const std::string& setup_line,
-                                  const std::string& stmt_line) {
-  return absl::StrCat(
-      "int ", function_name,
-      "(const IcountBlockControl* control, char* error, size_t size) {\n"
-      "  try {\n",
-      setup_line, "\n", setup,
-      "\n#line 1 \"<icount harness>\"\n"
-      "    auto icount_stmt = [&]() __attribute__((always_inline)) {\n",
-      stmt_line, "\n", stmt,
-      "\n#line 1 \"<icount harness>\"\n"
-      "    };\n"
-      "    icount_stmt();  // warm-up run, as torch.utils.benchmark's C++ template does\n"
-      "    for (int64_t number; (number = control->next_block(control->context)) >= 0;) {\n"
-      "      control->begin_block(control->context);\n"
-      "      for (int64_t i = 0; i < number; ++i) {\n"
-      "        icount_stmt();\n"
-      "        asm volatile(\"\" ::: \"memory\");  // keep each run inside the block\n"
-      "      }\n"
-      "      control->end_block(control->context);\n"
-      "    }\n"
-      "    return 0;\n"
-      "  } catch (const std::exception& e) {\n"
-      "    std::strncpy(error, e.what(), size - 1);\n"
-      "  } catch (...) {\n"
-      "    std::strncpy(error, \"unknown C++ exception\", size - 1);\n"
-      "  }\n"
-      "  error[size - 1] = '\\0';\n"
-      "  return 1;\n"
-      "}\n");
-}
-
 std::string GenerateCppSnippetSource(const CompiledCppSnippet::Source& source) {
   // #line directives make the compiler report the user's own line numbers,
   // under the names "global_setup", "setup" and "stmt".
@@ -183,23 +140,24 @@ absl::StatusOr<std::shared_ptr<CompiledCppSnippet>> CompiledCppSnippet::Compile(
   const std::string text = GenerateCppSnippetSource(source);
   const std::string directory = absl::StrCat(CacheDirectory(), "/snippets");
   if (absl::Status status = MakeDirectories(directory); !status.ok()) return status;
-  const std::string key = ContentHash(
-      {text, absl::StrJoin(CompilerCommand("", ""), " "), TORCH_VERSION,
-       absl::StrCat(kBlockControlAbiVersion)});
+  const std::string key = ContentHash({text, absl::StrJoin(CompilerCommand("", ""), " "),
+                                       TORCH_VERSION, absl::StrCat(kBlockControlAbiVersion)});
   const std::string source_path = absl::StrCat(directory, "/", key, ".cc");
   const std::string object_path = absl::StrCat(directory, "/", key, ".so");
 
   std::shared_ptr<CompiledCppSnippet> snippet(new CompiledCppSnippet());
   snippet->path_ = object_path;
   absl::StatusOr<std::string> cached_source =
-      FileExists(object_path) ? ReadFileToString(source_path) : absl::NotFoundError("");
+      FileExists(object_path) ? base::ReadFileToString(source_path) : absl::NotFoundError("");
   snippet->from_cache_ = cached_source.ok() && *cached_source == text;
   if (!snippet->from_cache_) {
-    if (absl::Status status = WriteFileAtomically(source_path, text); !status.ok()) return status;
+    if (absl::Status status = base::WriteFileAtomically(source_path, text); !status.ok())
+      return status;
     // Compile to a private name, then rename: concurrent compiles of the
     // same snippet never load a half-written object.
     const std::string temporary = absl::StrCat(object_path, ".tmp.", getpid());
-    absl::StatusOr<CommandResult> result = RunCommand(CompilerCommand(source_path, temporary));
+    absl::StatusOr<base::CommandResult> result =
+        base::RunCommand(CompilerCommand(source_path, temporary));
     if (!result.ok()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "cannot run the C++ compiler for a snippet (install g++, or set ICOUNT_CXX): ",
@@ -207,13 +165,13 @@ absl::StatusOr<std::shared_ptr<CompiledCppSnippet>> CompiledCppSnippet::Compile(
     }
     if (result->exit_code != 0 || result->signal != 0) {
       std::remove(temporary.c_str());
-      return absl::InvalidArgumentError(
-          absl::StrCat("C++ snippet does not compile (", DescribeExit(*result), "):\n",
-                       SnippetCompilerMessages(result->output)));
+      return absl::InvalidArgumentError(absl::StrCat("C++ snippet does not compile (",
+                                                     base::DescribeExit(*result), "):\n",
+                                                     SnippetCompilerMessages(result->output)));
     }
     if (std::rename(temporary.c_str(), object_path.c_str()) != 0) {
-      return absl::InternalError(
-          absl::StrCat("cannot move ", temporary, " into the snippet cache: ", std::strerror(errno)));
+      return absl::InternalError(absl::StrCat("cannot move ", temporary,
+                                              " into the snippet cache: ", std::strerror(errno)));
     }
   }
   snippet->handle_ = dlopen(object_path.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "timer/internal/block_control.h"
+#include "timer/snippet_abi.h"
 
 namespace icount::timer_internal {
 
@@ -28,7 +28,7 @@ class CompiledCppSnippet {
 
   static absl::StatusOr<std::shared_ptr<CompiledCppSnippet>> Compile(const Source& source);
 
-  // Runs the snippet's harness (see block_control.h). Exceptions thrown by
+  // Runs the snippet's harness (see timer/snippet_abi.h). Exceptions thrown by
   // the statement or its setup come back as an error Status.
   absl::Status Run(const IcountBlockControl& control) const;
 
@@ -45,20 +45,6 @@ class CompiledCppSnippet {
   std::string path_;
   bool from_cache_ = false;
 };
-
-// A function with the snippet ABI (block_control.h) that runs `setup` once,
-// the statement once to warm up, then the blocks it is asked for. The
-// statement is pasted once, into an always-inlined lambda, so it compiles
-// (and reports errors) once and still costs no call per run. The
-// `*_line` arguments are #line directives placing compiler messages in the
-// user's own coordinates. Needs <cstddef>, <cstdint>, <cstring>,
-// <exception> and the IcountBlockControl declaration before it.
-std::string SnippetFunctionSource(const std::string& function_name, const std::string& setup,
-                                  const std::string& stmt, const std::string& setup_line,
-                                  const std::string& stmt_line);
-
-// The C declaration of IcountBlockControl, for generated code.
-std::string BlockControlDeclaration();
 
 // The generated translation unit, for tests and for error context.
 std::string GenerateCppSnippetSource(const CompiledCppSnippet::Source& source);

@@ -7,12 +7,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "timer/internal/block_control.h"
+#include "timer/snippet_abi.h"
 
 namespace icount::timer_internal {
 
-
-// Runs a statement's blocks (see block_control.h).
+// Runs a statement's blocks (see timer/snippet_abi.h).
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -50,8 +49,7 @@ class CallableKernel final : public Kernel {
   F callable_;
 };
 
-
-// Runs a statement compiled to the snippet ABI (block_control.h): a
+// Runs a statement compiled to the snippet ABI (timer/snippet_abi.h): a
 // run-time compiled snippet or a case compiled into the binary at build time.
 absl::Status RunSnippetEntry(IcountSnippetEntry entry, const IcountBlockControl& control);
 

@@ -8,7 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "timer/internal/text.h"
+#include "base/text.h"
 
 namespace icount::timer_internal {
 namespace {
@@ -61,8 +61,7 @@ std::string FetchPythonError() {
   PyObject* module = PyImport_ImportModule("traceback");
   if (module != nullptr && type != nullptr) {
     PyObject* lines = PyObject_CallMethod(module, "format_exception", "OOO", type,
-                                          value ? value : Py_None,
-                                          traceback ? traceback : Py_None);
+                                          value ? value : Py_None, traceback ? traceback : Py_None);
     PyObject* empty = PyUnicode_FromString("");
     PyObject* joined = lines && empty ? PyUnicode_Join(empty, lines) : nullptr;
     if (joined != nullptr) {
@@ -87,7 +86,7 @@ std::string FetchPythonError() {
 constexpr char kSnippetFileName[] = "<icount-snippet>";
 
 std::string IndentBody(const std::string& code, const std::string& prefix) {
-  std::string body = Indent(code, prefix);
+  std::string body = base::Indent(code, prefix);
   return body.empty() ? prefix + "pass" : body;
 }
 
@@ -100,8 +99,8 @@ absl::Status InitializeOnce() {
     PyStatus status = Py_InitializeFromConfig(&config);
     PyConfig_Clear(&config);
     if (PyStatus_Exception(status)) {
-      return absl::InternalError(absl::StrCat(
-          "cannot start the embedded Python 3.11: ", status.err_msg ? status.err_msg : "?"));
+      return absl::InternalError(absl::StrCat("cannot start the embedded Python 3.11: ",
+                                              status.err_msg ? status.err_msg : "?"));
     }
     PyEval_SaveThread();  // release the GIL; every use takes it with GilScope
   }
@@ -132,8 +131,8 @@ absl::StatusOr<std::shared_ptr<PythonSnippet>> PythonSnippet::Compile(const std:
   GilScope gil;
   // Check stmt and setup on their own first, so a syntax error reports the
   // user's line numbers rather than the generated function's.
-  for (const auto& [part, code] : {std::pair<const char*, const std::string&>{"setup", setup},
-                                   {"stmt", stmt}}) {
+  for (const auto& [part, code] :
+       {std::pair<const char*, const std::string&>{"setup", setup}, {"stmt", stmt}}) {
     PyObject* compiled = Py_CompileString(code.c_str(), part, Py_file_input);
     if (compiled == nullptr) {
       return absl::InvalidArgumentError(
@@ -197,8 +196,8 @@ absl::Status PythonSnippet::Run(const IcountBlockControl& control) const {
   PyObject* next = PyCFunction_New(&kControlMethods[0], nullptr);
   PyObject* begin = PyCFunction_New(&kControlMethods[1], nullptr);
   PyObject* end = PyCFunction_New(&kControlMethods[2], nullptr);
-  PyObject* result = PyObject_CallFunctionObjArgs(static_cast<PyObject*>(function_), next, begin,
-                                                  end, nullptr);
+  PyObject* result =
+      PyObject_CallFunctionObjArgs(static_cast<PyObject*>(function_), next, begin, end, nullptr);
   Py_DECREF(next);
   Py_DECREF(begin);
   Py_DECREF(end);

@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "timer/internal/block_control.h"
+#include "timer/snippet_abi.h"
 
 namespace icount::timer_internal {
 

@@ -1,4 +1,4 @@
-#include "timer/internal/valgrind_log.h"
+#include "timer/valgrind_log.h"
 
 #include <fstream>
 #include <iterator>
@@ -12,7 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-namespace icount::timer_internal {
+namespace icount {
 namespace {
 
 // A stack frame line: "==PID==    at 0xADDR: FUNCTION (in LIBRARY)" or
@@ -86,9 +86,9 @@ std::string UnrecognisedInstruction(const std::vector<absl::string_view>& lines)
     const std::string mnemonic = Mnemonic(bytes);
     std::string what = mnemonic.empty() ? "an instruction" : "the instruction " + mnemonic;
     if (!bytes.empty()) absl::StrAppend(&what, " (bytes ", bytes, ")");
-    std::string message = absl::StrCat("valgrind cannot run ", what,
-                                       located ? " in " + DescribeFrame(frame) : "",
-                                       ", so the process died of SIGILL.");
+    std::string message =
+        absl::StrCat("valgrind cannot run ", what, located ? " in " + DescribeFrame(frame) : "",
+                     ", so the process died of SIGILL.");
     if (mnemonic == "RDTSCP") {
       absl::StrAppend(
           &message,
@@ -153,4 +153,4 @@ std::string ValgrindLogReport(const std::string& path, size_t max_bytes) {
                       ") ---\n", tail);
 }
 
-}  // namespace icount::timer_internal
+}  // namespace icount

@@ -1,5 +1,5 @@
-#ifndef ICOUNT_TIMER_INTERNAL_BLOCK_CONTROL_H_
-#define ICOUNT_TIMER_INTERNAL_BLOCK_CONTROL_H_
+#ifndef ICOUNT_TIMER_SNIPPET_ABI_H_
+#define ICOUNT_TIMER_SNIPPET_ABI_H_
 
 // The C interface between the Timer and a measured statement, whatever its
 // kind (C++ callable, C++ string compiled into a shared object, Python
@@ -41,10 +41,30 @@ typedef int (*IcountSnippetEntry)(const IcountBlockControl* control, char* error
 #endif
 
 #ifdef __cplusplus
-namespace icount::timer_internal {
+#include <string>
+
+namespace icount {
 inline constexpr int kBlockControlAbiVersion = 1;
 inline constexpr char kSnippetEntrySymbol[] = "icount_snippet_entry";
-}  // namespace icount::timer_internal
+// A function with the snippet ABI that runs `setup` once, the statement
+// once to warm up, then the blocks it is asked for. The statement is pasted
+// once, into an always-inlined lambda, so it compiles (and reports errors)
+// once and still costs no call per run. The `*_line` arguments are #line
+// directives placing compiler messages in the user's own coordinates. Needs
+// <cstddef>, <cstdint>, <cstring>, <exception> and the IcountBlockControl
+// declaration before it. The suite generator (//expand) and the Timer's
+// run-time snippet compiler both write C++ cases with it:
+//
+//   SnippetFunctionSource("case_0", "auto x = torch::ones({4});", "x.sum();",
+//                         "#line 3 \"defs.cc\"", "#line 4 \"defs.cc\"")
+std::string SnippetFunctionSource(const std::string& function_name, const std::string& setup,
+                                  const std::string& stmt, const std::string& setup_line,
+                                  const std::string& stmt_line);
+
+// The C declaration of IcountBlockControl, for generated code.
+std::string BlockControlDeclaration();
+
+}  // namespace icount
 #endif
 
-#endif  // ICOUNT_TIMER_INTERNAL_BLOCK_CONTROL_H_
+#endif  // ICOUNT_TIMER_SNIPPET_ABI_H_

@@ -1,5 +1,5 @@
-#ifndef ICOUNT_TIMER_INTERNAL_VALGRIND_LOG_H_
-#define ICOUNT_TIMER_INTERNAL_VALGRIND_LOG_H_
+#ifndef ICOUNT_TIMER_VALGRIND_LOG_H_
+#define ICOUNT_TIMER_VALGRIND_LOG_H_
 
 // Why a process under valgrind failed, in words, from valgrind's own log
 // (--log-file). A process that dies under valgrind before main usually
@@ -7,7 +7,8 @@
 //
 //   vex amd64->IR: unhandled instruction bytes: 0xF 0x1 0xF9 0x48 ...
 //   ==8806== valgrind: Unrecognised instruction at address 0x1d584522.
-//   ==8806==    at 0x1D584522: hwy::platform::TimerResolution() (in /usr/lib/x86_64-linux-gnu/libhwy.so.1.0.3)
+//   ==8806==    at 0x1D584522: hwy::platform::TimerResolution() (in
+//   /usr/lib/x86_64-linux-gnu/libhwy.so.1.0.3)
 //
 // becomes "valgrind cannot run the instruction RDTSCP (bytes 0xF 0x1
 // 0xF9) in hwy::platform::TimerResolution() (/usr/lib/.../libhwy.so.1.0.3)"
@@ -17,7 +18,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace icount::timer_internal {
+namespace icount {
 
 // What the log shows (an instruction valgrind refused, a fatal signal and
 // where, valgrind running out of memory) and what to do, or "" when it
@@ -28,6 +29,6 @@ std::string DiagnoseValgrindLog(absl::string_view log);
 // under a heading naming `path`. "" when the file is missing or empty.
 std::string ValgrindLogReport(const std::string& path, size_t max_bytes = 2000);
 
-}  // namespace icount::timer_internal
+}  // namespace icount
 
-#endif  // ICOUNT_TIMER_INTERNAL_VALGRIND_LOG_H_
+#endif  // ICOUNT_TIMER_VALGRIND_LOG_H_

@@ -1,4 +1,4 @@
-#include "timer/internal/callgrind_collect.h"
+#include "timer/callgrind_command.h"
 
 #include <sys/stat.h>
 
@@ -9,7 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount::timer_internal {
+namespace icount {
 namespace {
 
 using ::testing::HasSubstr;
@@ -25,8 +25,8 @@ TEST(FindValgrindTest, MissingValgrindSaysWhatToInstall) {
   absl::StatusOr<std::string> valgrind = FindValgrindIn(empty);
   ASSERT_FALSE(valgrind.ok());
   EXPECT_EQ(valgrind.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(valgrind.status().message(), HasSubstr("valgrind is not installed (not found in " +
-                                                     empty + ")"));
+  EXPECT_THAT(valgrind.status().message(),
+              HasSubstr("valgrind is not installed (not found in " + empty + ")"));
   EXPECT_THAT(valgrind.status().message(), HasSubstr("install Debian's `valgrind` package"));
   EXPECT_THAT(valgrind.status().message(), HasSubstr("wall time still works"));
 }
@@ -51,4 +51,4 @@ TEST(FindValgrindTest, FallsBackToUsrBin) {
 }
 
 }  // namespace
-}  // namespace icount::timer_internal
+}  // namespace icount

@@ -1,4 +1,4 @@
-#include "timer/internal/valgrind_log.h"
+#include "timer/valgrind_log.h"
 
 #include <cstring>
 #include <fstream>
@@ -8,16 +8,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount::timer_internal {
+namespace icount {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 // Logs written by valgrind 3.19 on this project's machines.
-std::string TestdataPath(const std::string& name) {
-  return "timer/internal/testdata/" + name;
-}
+std::string TestdataPath(const std::string& name) { return "timer/testdata/" + name; }
 std::string ReadTestdata(const std::string& name) {
   std::ifstream in(TestdataPath(name));
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -59,8 +57,9 @@ TEST(ValgrindLogTest, OtherUnknownInstructionsAreNamedByTheirBytes) {
 
 TEST(ValgrindLogTest, FatalSignalWithItsLocation) {
   const std::string diagnosis = DiagnoseValgrindLog(ReadTestdata("valgrind_segv.log"));
-  EXPECT_EQ(diagnosis, "the process under valgrind was killed by signal 11 (SIGSEGV) in main "
-                       "(segv.c:1).");
+  EXPECT_EQ(diagnosis,
+            "the process under valgrind was killed by signal 11 (SIGSEGV) in main "
+            "(segv.c:1).");
 }
 
 TEST(ValgrindLogTest, OutOfMemory) {
@@ -77,11 +76,11 @@ TEST(ValgrindLogTest, ACleanLogHasNoDiagnosis) {
 TEST(ValgrindLogTest, ReportHasTheDiagnosisAndTheTail) {
   const std::string report = ValgrindLogReport(TestdataPath("valgrind_rdtscp.log"), 200);
   EXPECT_THAT(report, HasSubstr("RDTSCP"));
-  EXPECT_THAT(report, HasSubstr("--- valgrind's log (timer/internal/testdata/valgrind_rdtscp.log)"));
+  EXPECT_THAT(report, HasSubstr("--- valgrind's log (timer/testdata/valgrind_rdtscp.log)"));
   EXPECT_THAT(report, HasSubstr("I   refs:"));
   EXPECT_LT(report.size(), 2000u);
   EXPECT_EQ(ValgrindLogReport(TestdataPath("no_such.log")), "");
 }
 
 }  // namespace
-}  // namespace icount::timer_internal
+}  // namespace icount

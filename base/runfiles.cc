@@ -1,4 +1,4 @@
-#include "timer/internal/runfiles.h"
+#include "base/runfiles.h"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-namespace icount::timer_internal {
+namespace icount::base {
 
 absl::StatusOr<std::string> FindRunfile(const std::string& relative_path) {
   std::vector<std::string> roots;
@@ -28,4 +28,4 @@ absl::StatusOr<std::string> FindRunfile(const std::string& relative_path) {
       "from bazel-bin, and make sure the target that provides it is in the binary's data"));
 }
 
-}  // namespace icount::timer_internal
+}  // namespace icount::base

@@ -1,11 +1,11 @@
-#ifndef ICOUNT_TIMER_INTERNAL_RUNFILES_H_
-#define ICOUNT_TIMER_INTERNAL_RUNFILES_H_
+#ifndef ICOUNT_BASE_RUNFILES_H_
+#define ICOUNT_BASE_RUNFILES_H_
 
 #include <string>
 
 #include "absl/status/statusor.h"
 
-namespace icount::timer_internal {
+namespace icount::base {
 
 // The absolute path of a file in this binary's Bazel runfiles, e.g.
 // FindRunfile("icount/timer/callgrind_runner"). Looks under $RUNFILES_DIR,
@@ -13,6 +13,6 @@ namespace icount::timer_internal {
 // bazel-bin/... invocation provide). NotFound names the file and how to fix.
 absl::StatusOr<std::string> FindRunfile(const std::string& relative_path);
 
-}  // namespace icount::timer_internal
+}  // namespace icount::base
 
-#endif  // ICOUNT_TIMER_INTERNAL_RUNFILES_H_
+#endif  // ICOUNT_BASE_RUNFILES_H_

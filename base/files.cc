@@ -1,0 +1,81 @@
+#include "base/files.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace icount::base {
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  }
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
+  return contents.str();
+}
+
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents) {
+  const std::string temporary = absl::StrCat(path, ".tmp.", getpid());
+  FILE* file = std::fopen(temporary.c_str(), "wb");
+  if (file == nullptr) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, ": cannot write (", temporary, "): ", std::strerror(errno)));
+  }
+  const bool written = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
+  const bool flushed = std::fflush(file) == 0 && fsync(fileno(file)) == 0;
+  const bool closed = std::fclose(file) == 0;
+  if (!written || !flushed || !closed || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string error = std::strerror(errno);
+    std::remove(temporary.c_str());
+    return absl::DataLossError(absl::StrCat(path, ": write failed: ", error));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AppendLineDurably(const std::string& path, absl::string_view line) {
+  const int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
+  if (fd < 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, ": cannot append: ", std::strerror(errno)));
+  }
+  const std::string data = absl::StrCat(line, "\n");
+  // One write per line: a crash leaves whole lines only.
+  const bool ok = write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size()) &&
+                  fsync(fd) == 0;
+  close(fd);
+  if (!ok) return absl::DataLossError(absl::StrCat(path, ": write failed"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> MakeTemporaryDirectory(const std::string& prefix) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/", prefix, "-XXXXXX");
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("cannot create a directory like ", pattern, ": ", std::strerror(errno)));
+  }
+  return pattern;
+}
+
+void RemoveDirectoryTree(const std::string& path) {
+  nftw(
+      path.c_str(),
+      [](const char* file, const struct stat*, int, struct FTW*) { return std::remove(file), 0; },
+      16, FTW_DEPTH | FTW_PHYS);
+}
+
+}  // namespace icount::base

@@ -1,0 +1,41 @@
+#ifndef ICOUNT_BASE_FILES_H_
+#define ICOUNT_BASE_FILES_H_
+
+// Files the way icount writes them: results are never left half-written.
+//
+//   if (absl::Status s = WriteFileAtomically("out.json", json); !s.ok()) ...
+//   absl::StatusOr<std::string> text = ReadFileToString("out.json");
+//   AppendLineDurably("out.json.journal", line);  // one line per finished result
+//
+// Errors name the path and the system's reason.
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace icount::base {
+
+// The whole file. NotFound when it cannot be opened, DataLoss on a read
+// error.
+absl::StatusOr<std::string> ReadFileToString(const std::string& path);
+
+// Writes `contents` to a temporary file beside `path`, flushes it to disk and
+// renames it over `path`: readers see the old file or the new one, never a
+// part of it, even after a crash or power loss.
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents);
+
+// Appends `line` and a newline in one write, then fsyncs, so that a crash
+// leaves only whole lines (a journal's contract).
+absl::Status AppendLineDurably(const std::string& path, absl::string_view line);
+
+// A fresh private directory under $TMPDIR (or /tmp) named PREFIX-XXXXXX.
+absl::StatusOr<std::string> MakeTemporaryDirectory(const std::string& prefix);
+
+// Removes `path` and everything below it, ignoring errors.
+void RemoveDirectoryTree(const std::string& path);
+
+}  // namespace icount::base
+
+#endif  // ICOUNT_BASE_FILES_H_

@@ -1,0 +1,51 @@
+#include "base/files.h"
+
+#include <sys/stat.h>
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace icount::base {
+namespace {
+
+std::string TestDirectory() {
+  absl::StatusOr<std::string> directory = MakeTemporaryDirectory("files_test");
+  EXPECT_TRUE(directory.ok()) << directory.status();
+  return *directory;
+}
+
+TEST(FilesTest, WriteAtomicallyThenReadBack) {
+  const std::string directory = TestDirectory();
+  const std::string path = directory + "/a.json";
+  ASSERT_TRUE(WriteFileAtomically(path, "first").ok());
+  ASSERT_TRUE(WriteFileAtomically(path, std::string("sec\0ond", 7)).ok());
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text, std::string("sec\0ond", 7));
+  RemoveDirectoryTree(directory);
+  struct stat info;
+  EXPECT_NE(stat(directory.c_str(), &info), 0) << "the tree was not removed";
+}
+
+TEST(FilesTest, AppendLineDurablyAddsWholeLines) {
+  const std::string directory = TestDirectory();
+  const std::string path = directory + "/journal";
+  ASSERT_TRUE(AppendLineDurably(path, "one").ok());
+  ASSERT_TRUE(AppendLineDurably(path, "two").ok());
+  EXPECT_EQ(*ReadFileToString(path), "one\ntwo\n");
+  RemoveDirectoryTree(directory);
+}
+
+TEST(FilesTest, ErrorsNameThePath) {
+  absl::StatusOr<std::string> missing = ReadFileToString("/nonexistent/x.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("/nonexistent/x.json: cannot open"), std::string::npos);
+  absl::Status unwritable = WriteFileAtomically("/nonexistent/x.json", "x");
+  EXPECT_NE(unwritable.message().find("/nonexistent/x.json: cannot write"), std::string::npos)
+      << unwritable;
+}
+
+}  // namespace
+}  // namespace icount::base

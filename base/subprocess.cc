@@ -1,0 +1,126 @@
+#include "base/subprocess.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/personality.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+extern char** environ;
+
+namespace icount::base {
+namespace {
+
+std::vector<char*> CStrings(const std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (const std::string& s : strings) pointers.push_back(const_cast<char*>(s.c_str()));
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+}  // namespace
+
+absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
+  if (argv.empty()) return absl::InvalidArgumentError("Spawn: empty command");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  for (const auto& [parent_fd, child_fd] : options.fds) {
+    posix_spawn_file_actions_adddup2(&actions, parent_fd, child_fd);
+  }
+  if (!options.stdin_path.empty()) {
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, options.stdin_path.c_str(), O_RDONLY,
+                                     0);
+  }
+  if (!options.output_path.empty()) {
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, options.output_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  }
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  if (options.new_process_group) {
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+  }
+  std::vector<char*> args = CStrings(argv);
+  std::vector<char*> envp = options.env.has_value() ? CStrings(*options.env) : std::vector<char*>{};
+  pid_t pid = -1;
+  // The personality is inherited across exec; set it only around the spawn.
+  const int previous_personality = personality(0xffffffff);
+  if (options.disable_aslr) personality(previous_personality | ADDR_NO_RANDOMIZE);
+  const int error = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(),
+                                 options.env.has_value() ? envp.data() : environ);
+  if (options.disable_aslr) personality(previous_personality);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  if (error != 0) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot run `", absl::StrJoin(argv, " "), "`: ", std::strerror(error)));
+  }
+  return pid;
+}
+
+CommandResult CommandResult::FromWaitStatus(int status) {
+  CommandResult result;
+  if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+  } else {
+    result.exit_code = WEXITSTATUS(status);
+  }
+  return result;
+}
+
+absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
+                                         const CommandOptions& options) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+  }
+  SpawnOptions spawn;
+  spawn.env = options.env;
+  spawn.disable_aslr = options.disable_aslr;
+  spawn.fds = {{pipe_fds[1], STDOUT_FILENO}, {pipe_fds[1], STDERR_FILENO}};
+  spawn.stdin_path = "/dev/null";
+  absl::StatusOr<pid_t> pid = Spawn(argv, spawn);
+  close(pipe_fds[1]);
+  if (!pid.ok()) {
+    close(pipe_fds[0]);
+    return pid.status();
+  }
+  std::string output;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = read(pipe_fds[0], buffer, sizeof(buffer));
+    if (n > 0) {
+      output.append(buffer, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  while (waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  CommandResult result = CommandResult::FromWaitStatus(status);
+  result.output = std::move(output);
+  return result;
+}
+
+std::string DescribeExit(const CommandResult& result) {
+  if (result.signal != 0) {
+    return absl::StrCat("killed by signal ", result.signal, " (", strsignal(result.signal), ")");
+  }
+  return absl::StrCat("exit code ", result.exit_code);
+}
+
+}  // namespace icount::base

@@ -1,0 +1,76 @@
+#ifndef ICOUNT_BASE_SUBPROCESS_H_
+#define ICOUNT_BASE_SUBPROCESS_H_
+
+// Starting processes, with what measuring needs: ASLR off (so pointer-keyed
+// hashing and allocation patterns repeat run to run), an exact environment,
+// a process group of their own, file descriptors wired up.
+//
+//   // Run and wait, capturing stdout and stderr:
+//   absl::StatusOr<CommandResult> result = RunCommand({"g++", "--version"});
+//   if (result.ok() && result->exit_code == 0) ...
+//
+//   // Start and manage yourself (e.g. a worker talking over pipes):
+//   SpawnOptions options;
+//   options.fds = {{orders_read_end, 0}, {results_write_end, 3}};
+//   options.output_path = "worker.log";
+//   absl::StatusOr<pid_t> pid = Spawn(argv, options);
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace icount::base {
+
+struct SpawnOptions {
+  // Replaces the environment ("NAME=value" strings) when set.
+  std::optional<std::vector<std::string>> env;
+  // Starts the child with address-space randomisation off (as `setarch -R`).
+  bool disable_aslr = false;
+  // Puts the child in a new process group (its pid is the group id), so
+  // kill(-pid, ...) reaches it and everything it starts.
+  bool new_process_group = false;
+  // {parent fd, child fd}: dup2'ed in the child, in this order, first.
+  std::vector<std::pair<int, int>> fds;
+  // Opened read-only as the child's stdin when not empty.
+  std::string stdin_path;
+  // Created (truncated) as the child's stdout and stderr when not empty.
+  std::string output_path;
+};
+
+// Starts argv[0] (looked up on PATH) with `argv`; does not wait. NotFound,
+// naming the command and the reason, when it cannot be started.
+absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOptions& options);
+
+struct CommandResult {
+  int exit_code = -1;  // valid when signal == 0
+  int signal = 0;      // the signal that killed the child, or 0
+  std::string output;  // stdout and stderr, interleaved
+
+  // How a child ended, from waitpid's status (output left empty).
+  static CommandResult FromWaitStatus(int status);
+};
+
+struct CommandOptions {
+  // Replaces the environment ("NAME=value" strings) when set.
+  std::optional<std::vector<std::string>> env;
+  // As SpawnOptions::disable_aslr.
+  bool disable_aslr = false;
+};
+
+// Runs argv[0] (looked up on PATH) with `argv`, waiting for it, with stdin
+// from /dev/null. Fails only when the command cannot be started; a non-zero
+// exit is reported in the result.
+absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
+                                         const CommandOptions& options = {});
+
+// "exit code 1" or "killed by signal 11 (Segmentation fault)".
+std::string DescribeExit(const CommandResult& result);
+
+}  // namespace icount::base
+
+#endif  // ICOUNT_BASE_SUBPROCESS_H_

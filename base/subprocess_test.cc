@@ -1,0 +1,87 @@
+#include "base/subprocess.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <string>
+
+#include "base/files.h"
+#include "gtest/gtest.h"
+
+namespace icount::base {
+namespace {
+
+TEST(RunCommandTest, CapturesOutputAndExitCode) {
+  absl::StatusOr<CommandResult> result = RunCommand({"sh", "-c", "echo out; echo err >&2; exit 3"});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->exit_code, 3);
+  EXPECT_EQ(result->signal, 0);
+  EXPECT_EQ(result->output, "out\nerr\n");
+  EXPECT_EQ(DescribeExit(*result), "exit code 3");
+}
+
+TEST(RunCommandTest, ReportsTheSignal) {
+  absl::StatusOr<CommandResult> result = RunCommand({"sh", "-c", "kill -SEGV $$"});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->signal, SIGSEGV);
+  EXPECT_EQ(DescribeExit(*result), "killed by signal 11 (Segmentation fault)");
+}
+
+TEST(RunCommandTest, ReplacesTheEnvironmentAndReadsDevNull) {
+  CommandOptions options;
+  options.env = std::vector<std::string>{"ONLY=this", "PATH=/usr/bin:/bin"};
+  absl::StatusOr<CommandResult> result =
+      RunCommand({"sh", "-c", "echo $ONLY ${HOME:-nohome}; cat"}, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->output, "this nohome\n");
+}
+
+TEST(RunCommandTest, DisableAslrReachesTheChild) {
+  CommandOptions options;
+  options.disable_aslr = true;
+  // setarch's personality flag ADDR_NO_RANDOMIZE is 0x0040000.
+  absl::StatusOr<CommandResult> result =
+      RunCommand({"cat", "/proc/self/personality"}, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(std::stoul(result->output, nullptr, 16) & 0x0040000, 0x0040000u) << result->output;
+}
+
+TEST(RunCommandTest, NamesACommandThatCannotStart) {
+  absl::StatusOr<CommandResult> result = RunCommand({"/nonexistent/tool", "--x"});
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("cannot run `/nonexistent/tool --x`"),
+            std::string::npos)
+      << result.status();
+}
+
+TEST(SpawnTest, WiresDescriptorsOutputAndProcessGroup) {
+  absl::StatusOr<std::string> directory = MakeTemporaryDirectory("subprocess_test");
+  ASSERT_TRUE(directory.ok());
+  int channel[2];
+  ASSERT_EQ(pipe2(channel, O_CLOEXEC), 0);
+  SpawnOptions options;
+  options.fds = {{channel[1], 3}};
+  options.output_path = *directory + "/log";
+  options.new_process_group = true;
+  absl::StatusOr<pid_t> pid =
+      Spawn({"sh", "-c", "echo to-fd-3 >&3; echo to-log; echo err >&2; echo $(ps -o pgid= -p $$)"},
+            options);
+  ASSERT_TRUE(pid.ok()) << pid.status();
+  close(channel[1]);
+  char buffer[64] = {};
+  EXPECT_EQ(read(channel[0], buffer, sizeof(buffer) - 1), 8);
+  EXPECT_STREQ(buffer, "to-fd-3\n");
+  close(channel[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(*pid, &status, 0), *pid);
+  EXPECT_EQ(CommandResult::FromWaitStatus(status).exit_code, 0);
+  absl::StatusOr<std::string> log = ReadFileToString(options.output_path);
+  ASSERT_TRUE(log.ok());
+  EXPECT_EQ(*log, "to-log\nerr\n" + std::to_string(*pid) + "\n") << "pid " << *pid;
+  RemoveDirectoryTree(*directory);
+}
+
+}  // namespace
+}  // namespace icount::base

@@ -1,0 +1,43 @@
+#ifndef ICOUNT_BASE_TEXT_H_
+#define ICOUNT_BASE_TEXT_H_
+
+// Text helpers every icount library may use: the parts of Python's textwrap
+// that benchmark snippets rely on, and JSON string literals in the two
+// spellings icount writes.
+//
+//   Dedent("  a\n    b\n")       // "a\n  b\n"
+//   JsonString("a\"b")           // "\"a\\\"b\""
+//   PythonJsonString("caf\xc3\xa9")  // "\"caf\\u00e9\""
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace icount::base {
+
+// True when `line` holds only spaces, tabs or other ASCII whitespace (no
+// newline).
+bool IsBlank(absl::string_view line);
+
+// Python's textwrap.dedent: removes the longest common leading whitespace of
+// all non-blank lines (tabs and spaces are not equated); blank lines become
+// empty.
+std::string Dedent(absl::string_view text);
+
+// Python's textwrap.indent(text, prefix): prefixes every non-blank line.
+std::string Indent(absl::string_view text, absl::string_view prefix);
+
+// `text` as a JSON string literal, quotes included: '"' and '\\' escaped,
+// control characters as \n, \t or \u00XX; other bytes (UTF-8) as they are.
+//   JsonString("a\"b") == "\"a\\\"b\""
+std::string JsonString(absl::string_view text);
+
+// A JSON string as Python's json.dumps writes it (ensure_ascii=True), for
+// output that must match the reference byte for byte: non-ASCII characters
+// become \uXXXX escapes (surrogate pairs beyond the BMP); bytes that are not
+// valid UTF-8 are taken as Latin-1.
+std::string PythonJsonString(absl::string_view text);
+
+}  // namespace icount::base
+
+#endif  // ICOUNT_BASE_TEXT_H_

@@ -1,0 +1,36 @@
+"""A build-time check that a set of targets does not depend on some packages.
+
+    forbid_dependencies(
+        name = "timer_depends_on_base_only",
+        targets = ["//timer"],
+        forbidden = "compare|tools",   # package names, a regex alternation
+    )
+
+`bazel build //...` fails, naming every forbidden target in the transitive
+dependencies of `targets` and the rule, when one appears. Visibility says who
+may use a target; this says what a target may use, which visibility cannot
+say for targets that are public (other workspaces use //timer).
+"""
+
+def forbid_dependencies(name, targets, forbidden):
+    found = name + "_found"
+    native.genquery(
+        name = found,
+        expression = "filter('^//(%s)[:/]', deps(%s))" % (forbidden, " + ".join(targets)),
+        scope = targets,
+    )
+    native.genrule(
+        name = name,
+        srcs = [":" + found],
+        outs = [name + ".checked"],
+        cmd = ("if [ -s $< ]; then " +
+               "echo 'dependency rule //{pkg}:{name} is broken: {targets} must not depend on " +
+               "//({forbidden}), but depend on:' >&2; sed 's/^/  /' $< >&2; " +
+               "echo '  (bazel query \"somepath(<one of those targets>, <one of these>)\" shows how)' >&2; " +
+               "exit 1; fi; touch $@").format(
+            pkg = native.package_name(),
+            name = name,
+            targets = " ".join(targets),
+            forbidden = forbidden,
+        ),
+    )

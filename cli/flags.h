@@ -1,0 +1,48 @@
+#ifndef ICOUNT_CLI_FLAGS_H_
+#define ICOUNT_CLI_FLAGS_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+// What every icount program does with its command line: --help lists the
+// program's own flags and exits 0, --version prints the versions of the
+// icount libraries it is built from. Each program names those libraries
+// itself, so a program depends on the version of nothing it does not link:
+//
+//   int main(int argc, char** argv) {
+//     icount::ParseFlags(argc, argv, "Does X.\n\nUsage: tool --flag=V",
+//                        {{"timer", icount::kTimerVersion}});
+//     ...
+//   }
+//
+// The //tools binaries use ParseToolFlags (cli/tool_flags.h), which names
+// all libraries.
+
+namespace icount {
+
+// (library, version) pairs in the order --version prints them.
+using VersionList = std::vector<std::pair<std::string, std::string>>;
+
+// "icount libraries: timer 0.1.0, worker 0.1.0".
+std::string DescribeVersions(const VersionList& versions);
+
+// Installs DescribeVersions(versions) as absl's --version text and `usage`
+// as the --help text, then parses argv. Returns the positional arguments.
+// --help shows the flags defined outside abseil (--helpfull shows all).
+std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionList versions);
+
+// The one way a front end reports an error it stops on: prints
+// "<program>: <message>" to stderr (the program's name as ParseFlags saw it)
+// and returns 1, the exit status of an error:
+//
+//   if (!results.ok()) return Fail(results.status());
+int Fail(absl::string_view message);
+int Fail(const absl::Status& status);
+
+}  // namespace icount
+
+#endif  // ICOUNT_CLI_FLAGS_H_

@@ -1,0 +1,76 @@
+#include "timer/callgrind_command.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "timer/internal/cpp_snippet.h"
+
+namespace icount {
+
+absl::StatusOr<std::string> FindValgrindIn(absl::string_view search_path) {
+  for (absl::string_view directory : absl::StrSplit(search_path, ':')) {
+    const std::string candidate = absl::StrCat(directory.empty() ? "." : directory, "/valgrind");
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "valgrind is not installed (not found in ", search_path,
+      "), so instruction counts cannot be collected (wall time still works): install Debian's "
+      "`valgrind` package (./bazelw does)"));
+}
+
+absl::StatusOr<std::string> FindValgrind() {
+  const char* path = std::getenv("PATH");
+  return FindValgrindIn(path == nullptr ? "/usr/bin:/bin" : absl::StrCat(path, ":/usr/bin"));
+}
+
+absl::StatusOr<std::vector<std::string>> CallgrindCommand(const std::vector<std::string>& command,
+                                                         const std::string& out_directory) {
+  absl::StatusOr<std::string> valgrind = FindValgrind();
+  if (!valgrind.ok()) return valgrind.status();
+  std::vector<std::string> argv = {
+      *valgrind,
+      "--tool=callgrind",
+      // %p: a process that forks gets one set of dumps per pid.
+      absl::StrCat("--callgrind-out-file=", out_directory, "/", kCallgrindOutFilePrefix, "%p"),
+      "--instr-atstart=no",
+      "--collect-atstart=no",
+      "--dump-line=yes",
+      absl::StrCat("--log-file=", ValgrindLogPath(out_directory)),
+  };
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+
+std::vector<std::string> MeasurementEnvironment(int num_threads) {
+  std::vector<std::string> env = {
+      "PATH=/usr/local/bin:/usr/bin:/bin",
+      "PYTHONHASHSEED=0",
+      "LC_ALL=C",
+      absl::StrCat("OMP_NUM_THREADS=", num_threads),
+      absl::StrCat("ICOUNT_CACHE_DIR=", timer_internal::CacheDirectory()),
+  };
+  for (const char* name :
+       {"HOME", "TMPDIR", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "ICOUNT_CXX"}) {
+    if (const char* value = std::getenv(name); value != nullptr) {
+      env.push_back(absl::StrCat(name, "=", value));
+    }
+  }
+  return env;
+}
+
+std::string ValgrindLogPath(const std::string& out_directory) {
+  return absl::StrCat(out_directory, "/valgrind.log");
+}
+
+std::string CallgrindOutDirectoryEnv(const std::string& out_directory) {
+  return absl::StrCat(kCallgrindOutDirEnv, "=", out_directory);
+}
+
+}  // namespace icount

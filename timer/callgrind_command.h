@@ -1,0 +1,59 @@
+#ifndef ICOUNT_TIMER_CALLGRIND_COMMAND_H_
+#define ICOUNT_TIMER_CALLGRIND_COMMAND_H_
+
+// How icount runs a process under valgrind's callgrind, for anything that
+// starts measuring processes itself (the Timer's children, the runner's
+// workers): instrumentation off until the measured code asks for it with a
+// client request (LibTorch's ~2.5e9 start-up instructions are never
+// counted), dumps in a private directory, valgrind's own log beside them,
+// and a clean environment so counts do not depend on the caller's shell.
+//
+//   absl::StatusOr<std::vector<std::string>> argv =
+//       CallgrindCommand({"/path/to/worker"}, out_directory);
+//   std::vector<std::string> env = MeasurementEnvironment(/*num_threads=*/1);
+//   env.push_back(CallgrindOutDirectoryEnv(out_directory));
+//   // spawn *argv with env and ASLR off (base/subprocess.h); if it dies,
+//   // ValgrindLogReport(ValgrindLogPath(out_directory)) says why.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace icount {
+
+// The environment variable naming the directory a process under valgrind
+// writes its dumps to, and the dump files' name prefix.
+inline constexpr char kCallgrindOutDirEnv[] = "ICOUNT_CALLGRIND_OUT_DIR";
+inline constexpr char kCallgrindOutFilePrefix[] = "callgrind.out.";
+
+// valgrind in a directory of `search_path` (colon-separated, as $PATH), or
+// FailedPrecondition naming the package to install.
+absl::StatusOr<std::string> FindValgrindIn(absl::string_view search_path);
+
+// FindValgrindIn($PATH:/usr/bin).
+absl::StatusOr<std::string> FindValgrind();
+
+// The valgrind command line that runs `command` under callgrind with its
+// dumps in `out_directory` (instrumentation off until a client request).
+absl::StatusOr<std::vector<std::string>> CallgrindCommand(const std::vector<std::string>& command,
+                                                         const std::string& out_directory);
+
+// Where CallgrindCommand has valgrind write its own log (--log-file): the
+// reason a process under valgrind died is there (timer/valgrind_log.h).
+std::string ValgrindLogPath(const std::string& out_directory);
+
+// The environment entry that tells a process under valgrind where its
+// dumps go ("ICOUNT_CALLGRIND_OUT_DIR=...").
+std::string CallgrindOutDirectoryEnv(const std::string& out_directory);
+
+// The environment of a measuring child process: only what makes it work, so
+// counts do not depend on the caller's shell (PATH, HOME, TMPDIR, the
+// snippet cache, PYTHONHASHSEED=0, LC_ALL=C, OMP_NUM_THREADS). LD_LIBRARY_PATH,
+// LD_PRELOAD and PYTHONPATH pass through: they choose the LibTorch measured.
+std::vector<std::string> MeasurementEnvironment(int num_threads);
+
+}  // namespace icount
+
+#endif  // ICOUNT_TIMER_CALLGRIND_COMMAND_H_
