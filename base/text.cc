@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 
@@ -161,5 +162,13 @@ std::string PythonJsonString(absl::string_view text) {
   }
   return out + "\"";
 }
+
+std::string CppStringLiteral(absl::string_view text) {
+  return absl::StrCat("\"",
+                      absl::StrReplaceAll(text, {{"\\", "\\\\"}, {"\"", "\\\""}, {"\n", "\\n"}}),
+                      "\"");
+}
+
+std::string PythonRawLiteral(absl::string_view text) { return absl::StrCat("r'''", text, "'''"); }
 
 }  // namespace icount::base

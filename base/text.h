@@ -38,6 +38,15 @@ std::string JsonString(absl::string_view text);
 // valid UTF-8 are taken as Latin-1.
 std::string PythonJsonString(absl::string_view text);
 
+// `text` as a C++ string literal for generated code, quotes included: '"',
+// '\\' and newlines escaped, other bytes as they are.
+//   CppStringLiteral("a\"b\n") == "\"a\\\"b\\n\""
+std::string CppStringLiteral(absl::string_view text);
+
+// `text` as a raw, triple-quoted Python literal for generated scripts,
+// r'''text''' (for paths and source without a triple quote).
+std::string PythonRawLiteral(absl::string_view text);
+
 }  // namespace icount::base
 
 #endif  // ICOUNT_BASE_TEXT_H_

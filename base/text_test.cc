@@ -51,5 +51,13 @@ TEST(PythonJsonStringTest, InvalidUtf8IsLatin1) {
   EXPECT_EQ(PythonJsonString("\xe9t\xc3"), "\"\\u00e9t\\u00c3\"");
 }
 
+TEST(CppStringLiteralTest, EscapesQuotesBackslashesAndNewlines) {
+  EXPECT_EQ(CppStringLiteral("a\"b\\c\nd/µ"), "\"a\\\"b\\\\c\\nd/µ\"");
+}
+
+TEST(PythonRawLiteralTest, TripleQuotedRaw) {
+  EXPECT_EQ(PythonRawLiteral("/tmp/a b\\c.pt"), "r'''/tmp/a b\\c.pt'''");
+}
+
 }  // namespace
 }  // namespace icount::base

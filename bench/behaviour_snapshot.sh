@@ -9,7 +9,7 @@
 #
 # What it records (about 4 minutes on 2 cores, most of it under valgrind):
 #   - the build-time artifacts of the standard suite: the generated snippet
-#     translation units and the manifest;
+#     translation units and the manifest (as text);
 #   - `main --list` and `main --list --json` for all cases;
 #   - a counts-only run of a slice of the suite that covers C++ and Python,
 #     eager and TorchScript, forward and backward (2 repeats): its tables and
@@ -18,7 +18,7 @@
 #     delta table (text and Markdown) between two of them;
 #   - `ab_test` with two identical sides over the slice (its A/B table);
 #     `ci` is left out because it always measures wall time (its Markdown
-#     gate has golden tests in tools/regression_test.cc);
+#     gate has golden tests in compare/gate_test.cc);
 #   - `fuzz` samples for every fuzzer.
 # Counts depend on the CPU, so compare snapshots taken on one machine.
 set -uo pipefail
@@ -53,8 +53,10 @@ PY
 
 # 1. Build-time artifacts.
 mkdir -p "$out/generated"
-cp "$bin"/definitions/full_suite_sources_shard_*.cc "$bin/definitions/full_suite_sources_manifest.pb" \
-  "$out/generated/"
+cp "$bin"/definitions/full_suite_sources_shard_*.cc "$out/generated/"
+# The manifest as text (enum names, one field a line), so a diff is readable.
+protoc -I. --decode=icount.expand.SuiteManifestProto expand/suite.proto \
+  <"$bin/definitions/full_suite_sources_manifest.pb" >"$out/generated/manifest.txt"
 
 # 2. The case list.
 "$bin/tools/main" --list >"$out/main_list.txt" 2>&1

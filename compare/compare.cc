@@ -15,12 +15,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "compare/internal/text.h"
+#include "compare/text_table.h"
 #include "timer/measurement.h"
 
 namespace icount {
 namespace {
 
-using compare_internal::Center;
 using compare_internal::LeftJustify;
 using compare_internal::RightJustify;
 using compare_internal::TextWidth;
@@ -114,15 +114,21 @@ class ColumnFormat {
   int width_ = 0;
 };
 
-std::string ColorSegment(const std::string& segment, double value, double best) {
-  const std::string end = absl::StrCat(kTerminate, kTerminate);
+// A cell coloured as the reference colours it for `value` against the best
+// value it competes with.
+TextTable::Cell ColoredCell(std::string text, double value, double best) {
+  std::string color;
   if (value <= best * 1.01 || value <= best + 100e-9) {
-    return absl::StrCat(kBest, kBold, segment, end);
+    color = absl::StrCat(kBest, kBold);
+  } else if (value <= best * 1.1) {
+    color = absl::StrCat(kGood, kBold);
+  } else if (value >= best * 5) {
+    color = absl::StrCat(kVeryBad, kBold);
+  } else if (value >= best * 2) {
+    color = kBad;
   }
-  if (value <= best * 1.1) return absl::StrCat(kGood, kBold, segment, end);
-  if (value >= best * 5) return absl::StrCat(kVeryBad, kBold, segment, end);
-  if (value >= best * 2) return absl::StrCat(kBad, segment, end);
-  return segment;
+  if (color.empty()) return {std::move(text), "", ""};
+  return {std::move(text), std::move(color), absl::StrCat(kTerminate, kTerminate)};
 }
 
 // The median each cell of row `i` competes with for colour: the fastest of
@@ -228,49 +234,36 @@ std::string RenderTable(const std::optional<std::string>& label,
     formats.emplace_back(column, time_scale, options);
   }
 
-  // The text of every cell, header first, then the width of each column.
-  std::vector<std::vector<std::string>> text(num_rows + 1);
-  text[0].push_back("");
-  for (const auto& column : column_keys) text[0].push_back(column.value_or(""));
+  // The row names take the first column; measurements are centred.
+  std::vector<TextTable::Column> columns = {{"", Align::kLeft}};
+  for (const auto& column : column_keys) columns.push_back({column.value_or(""), Align::kCenter});
+  TextTable table(std::move(columns));
   for (size_t i = 0; i < num_rows; ++i) {
-    const std::string env = shows_env[i] ? absl::StrCat("(", row_keys[i].env, ")") : "";
-    text[i + 1].push_back(absl::StrCat("  ", LeftJustify(env, env_width + 4), row_keys[i].name));
-    for (size_t j = 0; j < num_columns; ++j) text[i + 1].push_back(formats[j].Cell(cells[i][j]));
-  }
-  std::vector<int> widths(num_columns + 1, 0);
-  for (const auto& row : text) {
-    for (size_t j = 0; j < row.size(); ++j) widths[j] = std::max(widths[j], TextWidth(row[j]));
-  }
-
-  std::vector<std::string> header;
-  for (size_t j = 0; j <= num_columns; ++j) header.push_back(Center(text[0][j], widths[j]));
-  std::vector<std::string> lines = {absl::StrJoin(header, "  |  ")};
-  const int overall_width = TextWidth(lines[0]);
-
-  for (size_t i = 0; i < num_rows; ++i) {
-    if (starts_group[i]) {
-      lines.push_back(
-          LeftJustify(absl::StrCat(row_keys[i].num_threads, " threads: "), overall_width, '-'));
-    }
+    if (starts_group[i]) table.AddGroup(absl::StrCat(row_keys[i].num_threads, " threads: "));
     const std::vector<std::optional<double>> best =
         BestMedians(cells, row_group, i, options.colorize);
-    std::vector<std::string> row = {LeftJustify(text[i + 1][0], widths[0])};
+    const std::string env = shows_env[i] ? absl::StrCat("(", row_keys[i].env, ")") : "";
+    std::vector<TextTable::Cell> row = {
+        {absl::StrCat("  ", LeftJustify(env, env_width + 4), row_keys[i].name), "", ""}};
     for (size_t j = 0; j < num_columns; ++j) {
-      std::string cell = Center(text[i + 1][j + 1], widths[j + 1]);
+      std::string text = formats[j].Cell(cells[i][j]);
       if (options.colorize != Colorize::kNone && cells[i][j] && best[j].has_value()) {
-        cell = ColorSegment(cell, cells[i][j]->Median(), *best[j]);
+        row.push_back(ColoredCell(std::move(text), cells[i][j]->Median(), *best[j]));
+      } else {
+        row.push_back({std::move(text), "", ""});
       }
-      row.push_back(std::move(cell));
     }
-    lines.push_back(absl::StrJoin(row, "  |  "));
+    table.AddStyledRow(std::move(row));
   }
 
   const bool has_warnings = options.highlight_warnings &&
                             std::any_of(results.begin(), results.end(),
                                         [](const Measurement* m) { return m->HasWarnings(); });
+  TextTable::TextOptions text_options;
+  text_options.title = label.value_or("");
+  text_options.group_fill = '-';
   return absl::StrCat(
-      "[", Center(absl::StrCat(" ", label.value_or(""), " "), overall_width - 2, '-'), "]\n",
-      absl::StrJoin(lines, "\n"), "\n\nTimes are in ", TimeUnitToEnglish(time_unit), "s (",
+      table.RenderText(text_options), "\nTimes are in ", TimeUnitToEnglish(time_unit), "s (",
       time_unit, ").\n",
       has_warnings ? "(! XX%) Measurement has high variance, where XX is the IQR / median * 100.\n"
                    : "");

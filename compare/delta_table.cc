@@ -17,15 +17,13 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
 #include "compare/internal/text.h"
+#include "compare/text_table.h"
 #include "timer/measurement.h"
 
 namespace icount {
 namespace {
 
-using compare_internal::Center;
-using compare_internal::LeftJustify;
 using compare_internal::RightJustify;
-using compare_internal::TextWidth;
 
 constexpr char kReset[] = "\033[0m";
 constexpr char kNoiseColor[] = "\033[90m";
@@ -135,10 +133,6 @@ CellText TimeCell(const DeltaValues& values) {
   // "~" says "within noise" where colour cannot.
   cell.percent = absl::StrCat(cell.noise ? "~" : "", FormatPercent(cell.change));
   return cell;
-}
-
-std::string MarkdownEscape(absl::string_view text) {
-  return absl::StrReplaceAll(text, {{"\\", "\\\\"}, {"|", "\\|"}, {"~", "\\~"}});
 }
 
 }  // namespace
@@ -328,131 +322,111 @@ std::string MarkdownChange(const CellText& cell) {
   return text;
 }
 
+// The row-header columns: benchmark, threads and, when any row has one,
+// autograd.
+std::vector<TextTable::Column> RowHeaderColumns(bool show_autograd) {
+  std::vector<TextTable::Column> columns = {{"Benchmark", Align::kLeft, Align::kLeft},
+                                            {"Threads", Align::kRight, Align::kRight, 0, "  "}};
+  if (show_autograd) columns.push_back({"Autograd", Align::kLeft, Align::kLeft, 0, "  "});
+  return columns;
+}
+
+// The row-header cells of row `i`; a label shows only in the first of its
+// rows.
+template <typename Rows>
+std::vector<std::string> RowHeaderCells(const Rows& rows, size_t i, bool show_autograd) {
+  const bool first_of_label = i == 0 || rows[i - 1].label != rows[i].label;
+  std::vector<std::string> cells = {first_of_label ? absl::StrJoin(rows[i].label, " / ") : "",
+                                    absl::StrCat(rows[i].num_threads)};
+  if (show_autograd) cells.push_back(rows[i].autograd);
+  return cells;
+}
+
 }  // namespace
 
 std::string DeltaTable::Render(bool colorize) const {
   const Layout layout = Arrange();
   if (layout.rows.empty()) return "";
-  const size_t num_rows = layout.rows.size();
-
-  // Row headers; a label shows only in the first of its rows.
-  std::vector<std::string> names(num_rows);
-  std::vector<std::string> threads(num_rows);
-  int name_width = TextWidth("Benchmark");
-  int threads_width = TextWidth("Threads");
-  int autograd_width = TextWidth("Autograd");
-  for (size_t i = 0; i < num_rows; ++i) {
-    const Row& row = layout.rows[i];
-    if (i == 0 || layout.rows[i - 1].label != row.label) names[i] = absl::StrJoin(row.label, " / ");
-    threads[i] = absl::StrCat(row.num_threads);
-    name_width = std::max(name_width, TextWidth(names[i]));
-    threads_width = std::max(threads_width, TextWidth(threads[i]));
-    autograd_width = std::max(autograd_width, TextWidth(row.autograd));
-  }
-  auto row_header = [&](absl::string_view name, absl::string_view thread_text,
-                        absl::string_view autograd) {
-    std::string text =
-        absl::StrCat(LeftJustify(name, name_width), "  ", RightJustify(thread_text, threads_width));
-    if (layout.show_autograd) absl::StrAppend(&text, "  ", LeftJustify(autograd, autograd_width));
-    return text;
-  };
-
-  // Value cells, right-aligned; the three parts of a change line up within
-  // their column.
+  std::vector<TextTable::Column> columns = RowHeaderColumns(layout.show_autograd);
+  // The three parts of a change line up within their column.
   LegendFacts facts;
-  std::vector<std::string> headers;
-  std::vector<std::vector<std::string>> cells;
+  std::vector<std::vector<TextTable::Cell>> cells;  // per column
   for (const Column& column : layout.columns) {
+    columns.push_back({column.header, Align::kRight, Align::kCenter});
     int delta_width = 0, b_width = 0, percent_width = 0;
-    int width = TextWidth(column.header);
     for (const CellText& cell : column.cells) {
       facts.Add(column.time, cell);
+      if (!cell.is_change) continue;
+      delta_width = std::max(delta_width, TextTable::Width(cell.delta));
+      b_width = std::max(b_width, TextTable::Width(cell.b));
+      percent_width = std::max(percent_width, TextTable::Width(cell.percent));
+    }
+    std::vector<TextTable::Cell>& texts = cells.emplace_back();
+    for (const CellText& cell : column.cells) {
+      TextTable::Cell& text = texts.emplace_back();
       if (!cell.is_change) {
-        width = std::max(width, TextWidth(cell.whole));
+        text.text = cell.whole;
         continue;
       }
-      delta_width = std::max(delta_width, TextWidth(cell.delta));
-      b_width = std::max(b_width, TextWidth(cell.b));
-      percent_width = std::max(percent_width, TextWidth(cell.percent));
-    }
-    if (delta_width > 0) width = std::max(width, delta_width + b_width + percent_width + 4);
-    std::vector<std::string>& texts = cells.emplace_back();
-    for (const CellText& cell : column.cells) {
-      std::string text =
-          RightJustify(cell.is_change ? absl::StrCat(RightJustify(cell.delta, delta_width), "  ",
-                                                     RightJustify(cell.b, b_width), "  ",
-                                                     RightJustify(cell.percent, percent_width))
-                                      : cell.whole,
-                       width);
-      if (colorize && cell.is_change) {
-        const std::string color = cell.noise ? kNoiseColor : DeltaColor(cell.change);
-        if (!color.empty()) text = absl::StrCat(color, text, kReset);
+      text.text = absl::StrCat(RightJustify(cell.delta, delta_width), "  ",
+                               RightJustify(cell.b, b_width), "  ",
+                               RightJustify(cell.percent, percent_width));
+      const std::string color = !colorize  ? ""
+                                : cell.noise ? kNoiseColor
+                                             : DeltaColor(cell.change);
+      if (!color.empty()) {
+        text.before = color;
+        text.after = kReset;
       }
-      texts.push_back(std::move(text));
     }
-    headers.push_back(Center(column.header, width));
   }
-
-  std::vector<std::string> lines;
-  const std::string header = absl::StrCat(row_header("Benchmark", "Threads", "Autograd"), "  |  ",
-                                          absl::StrJoin(headers, "  |  "));
-  if (!title_.empty()) {
-    lines.push_back(
-        absl::StrCat("[", Center(absl::StrCat(" ", title_, " "), TextWidth(header) - 2, '-'), "]"));
-  }
-  lines.push_back(header);
-  for (size_t i = 0; i < num_rows; ++i) {
-    std::vector<std::string> row = {row_header(names[i], threads[i], layout.rows[i].autograd)};
+  TextTable table(std::move(columns));
+  for (size_t i = 0; i < layout.rows.size(); ++i) {
+    std::vector<TextTable::Cell> row;
+    for (std::string& text : RowHeaderCells(layout.rows, i, layout.show_autograd)) {
+      row.push_back({std::move(text), "", ""});
+    }
     for (const auto& column : cells) row.push_back(column[i]);
-    lines.push_back(absl::StrJoin(row, "  |  "));
+    table.AddStyledRow(std::move(row));
   }
-  lines.push_back("");
-  for (std::string& line : Legend(facts, colorize ? Style::kAnsi : Style::kPlain)) {
-    lines.push_back(std::move(line));
+  TextTable::TextOptions options;
+  if (!title_.empty()) options.title = title_;
+  std::string text = absl::StrCat(table.RenderText(options), "\n");
+  for (const std::string& line : Legend(facts, colorize ? Style::kAnsi : Style::kPlain)) {
+    absl::StrAppend(&text, line, "\n");
   }
-  return absl::StrCat(absl::StrJoin(lines, "\n"), "\n");
+  return text;
 }
 
 std::string DeltaTable::RenderMarkdown() const {
   const Layout layout = Arrange();
   if (layout.rows.empty()) return "";
-  std::vector<std::string> lines;
-  if (!title_.empty()) {
-    lines.push_back(absl::StrCat("**", MarkdownEscape(title_), "**"));
-    lines.push_back("");
-  }
-  std::vector<std::string> header = {"Benchmark", "Threads"};
-  std::vector<std::string> rule = {":---", "---:"};
-  if (layout.show_autograd) {
-    header.push_back("Autograd");
-    rule.push_back(":---");
-  }
+  std::vector<TextTable::Column> columns = RowHeaderColumns(layout.show_autograd);
+  for (TextTable::Column& column : columns) column.header = MarkdownEscape(column.header);
   for (const Column& column : layout.columns) {
-    header.push_back(MarkdownEscape(column.header));
-    rule.push_back("---:");
+    columns.push_back({MarkdownEscape(column.header), Align::kRight});
   }
-  lines.push_back(absl::StrCat("| ", absl::StrJoin(header, " | "), " |"));
-  lines.push_back(absl::StrCat("| ", absl::StrJoin(rule, " | "), " |"));
+  TextTable table(std::move(columns));
   LegendFacts facts;
   for (size_t i = 0; i < layout.rows.size(); ++i) {
-    const Row& row = layout.rows[i];
-    const bool first_of_label = i == 0 || layout.rows[i - 1].label != row.label;
-    std::vector<std::string> cells = {
-        first_of_label ? MarkdownEscape(absl::StrJoin(row.label, " / ")) : "",
-        absl::StrCat(row.num_threads)};
-    if (layout.show_autograd) cells.push_back(MarkdownEscape(row.autograd));
+    std::vector<std::string> cells;
+    for (const std::string& text : RowHeaderCells(layout.rows, i, layout.show_autograd)) {
+      cells.push_back(MarkdownEscape(text));
+    }
     for (const Column& column : layout.columns) {
       const CellText& cell = column.cells[i];
       facts.Add(column.time, cell);
       cells.push_back(cell.is_change ? MarkdownChange(cell) : MarkdownEscape(cell.whole));
     }
-    lines.push_back(absl::StrCat("| ", absl::StrJoin(cells, " | "), " |"));
+    table.AddRow(cells);
   }
-  lines.push_back("");
+  std::string text =
+      title_.empty() ? "" : absl::StrCat("**", MarkdownEscape(title_), "**\n\n");
+  absl::StrAppend(&text, table.RenderMarkdown(), "\n");
   for (const std::string& line : Legend(facts, Style::kMarkdown)) {
-    lines.push_back(absl::StrCat("- ", MarkdownEscape(line)));
+    absl::StrAppend(&text, "- ", MarkdownEscape(line), "\n");
   }
-  return absl::StrCat(absl::StrJoin(lines, "\n"), "\n");
+  return text;
 }
 
 }  // namespace icount

@@ -17,6 +17,7 @@
 #include "absl/strings/str_replace.h"
 #include "base/files.h"
 #include "base/fnv.h"
+#include "base/text.h"
 #include "expand/version.h"
 #include "timer/callgrind_stats.h"
 #include "timer/measurement_io.h"
@@ -26,13 +27,7 @@
 namespace icount::expand {
 namespace {
 
-constexpr int kManifestSchemaVersion = 1;
-
-// A C string literal for `text`.
-std::string Quote(const std::string& text) {
-  return absl::StrCat(
-      "\"", absl::StrReplaceAll(text, {{"\\", "\\\\"}, {"\"", "\\\""}, {"\n", "\\n"}}), "\"");
-}
+constexpr int kManifestSchemaVersion = 2;
 
 // "#line N "file (label, C++ TorchScript Forward)"": the compiler then
 // reports errors against the definition's file and line and names the
@@ -44,11 +39,7 @@ std::string LineDirective(const MaterializedBenchmark& benchmark) {
       RuntimeModeName(benchmark.auto_labels.runtime),
       AutogradModeName(benchmark.auto_labels.autograd));
   return absl::StrCat("#line ", benchmark.where.line > 0 ? benchmark.where.line : 1, " ",
-                      Quote(where));
-}
-
-std::string ArtifactPathPython(const std::string& path) {
-  return absl::StrCat("r'''", path, "'''");
+                      base::CppStringLiteral(where));
 }
 
 }  // namespace
@@ -65,8 +56,8 @@ SuiteManifestProto MakeManifest(const std::string& suite_name,
     SuiteCaseProto* c = manifest.add_cases();
     c->set_key(CaseKey(benchmark));
     for (const std::string& part : benchmark.label) c->add_label(part);
-    c->set_runtime(RuntimeModeName(benchmark.auto_labels.runtime));
-    c->set_autograd(AutogradModeName(benchmark.auto_labels.autograd));
+    c->set_runtime(RuntimeProto(benchmark.auto_labels.runtime));
+    c->set_autograd(AutogradProto(benchmark.auto_labels.autograd));
     TaskSpec spec;
     spec.stmt = benchmark.timer_args.stmt;
     spec.setup = benchmark.timer_args.setup;
@@ -108,15 +99,15 @@ std::vector<std::string> GenerateTranslationUnits(const std::vector<Materialized
     }
     std::string setup = benchmark.timer_args.setup;
     if (!benchmark.timer_args.torchscript_artifact.empty()) {
-      setup = absl::StrCat("const std::string ", kArtifactPathName,
-                           " = icount::icount_artifact_path();\n", line, "\n", setup);
+      setup = absl::StrCat(ArtifactPathDefinition(/*cpp=*/true, "icount::icount_artifact_path()"),
+                           line, "\n", setup);
     }
     const std::string function = absl::StrCat("icount_case_", i);
     absl::StrAppend(&shard.functions, "\n// ", LabelText(benchmark.label), "\n",
                     SnippetFunctionSource(function, setup, benchmark.timer_args.stmt, line, line),
                     "#line 1 \"<icount generated>\"\n",
                     "const icount::CompiledCaseRegistrar icount_registrar_", i, "(",
-                    Quote(CaseKey(benchmark)), ", &", function, ");\n");
+                    base::CppStringLiteral(CaseKey(benchmark)), ", &", function, ");\n");
   }
   std::vector<std::string> sources;
   for (size_t k = 0; k < units.size(); ++k) {
@@ -153,10 +144,10 @@ absl::Status WriteTorchScriptArtifacts(const std::vector<TorchScriptArtifact>& a
       "        raise RuntimeError(f'TorchScript model {key}: its source never defines `model`')\n"
       "    torch.jit.script(module.model).save(pt_path)\n";
   for (const TorchScriptArtifact& artifact : artifacts) {
-    absl::StrAppend(&script, "_icount_build(", ArtifactPathPython(artifact.key), ", ",
-                    ArtifactPathPython(artifact.model_source), ", ",
-                    ArtifactPathPython(absl::StrCat(directory, "/", artifact.key, ".py")), ", ",
-                    ArtifactPathPython(absl::StrCat(directory, "/", artifact.key, ".pt")), ")\n");
+    absl::StrAppend(&script, "_icount_build(", base::PythonRawLiteral(artifact.key), ", ",
+                    base::PythonRawLiteral(artifact.model_source), ", ",
+                    base::PythonRawLiteral(absl::StrCat(directory, "/", artifact.key, ".py")), ", ",
+                    base::PythonRawLiteral(absl::StrCat(directory, "/", artifact.key, ".pt")), ")\n");
   }
   Py_InitializeEx(0);
   const int failed = PyRun_SimpleString(script.c_str());  // prints the traceback

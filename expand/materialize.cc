@@ -14,10 +14,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "base/fnv.h"
 #include "base/text.h"
+#include "expand/case_modes.h"
 #include "expand/libtorch_version.h"
 #include "expand/signature.h"
 #include "expand/text.h"
@@ -417,37 +419,40 @@ uint32_t LabelHash(const Label& label) {
   return hash.value();
 }
 
-const char* RuntimeKeyName(RuntimeMode mode) {
-  switch (mode) {
-    case RuntimeMode::kEager:
-      return "Eager";
-    case RuntimeMode::kTorchScript:
-      return "TorchScript";
-    case RuntimeMode::kExplicit:
-      break;
-  }
-  return "Explicit";
-}
-
-const char* AutogradKeyName(AutogradMode mode) {
-  switch (mode) {
-    case AutogradMode::kForward:
-      return "Forward";
-    case AutogradMode::kForwardBackward:
-      return "ForwardBackward";
-    case AutogradMode::kExplicit:
-      break;
-  }
-  return "Explicit";
+// The key form of the modes (CaseKey): "ForwardBackward" without spaces.
+std::string AutogradKeyName(AutogradMode mode) {
+  return absl::StrReplaceAll(AutogradModeName(mode), {{" + ", ""}});
 }
 
 }  // namespace
 
-const char* RuntimeModeName(RuntimeMode mode) { return RuntimeKeyName(mode); }
-
-const char* AutogradModeName(AutogradMode mode) {
-  return mode == AutogradMode::kForwardBackward ? "Forward + Backward" : AutogradKeyName(mode);
+Runtime RuntimeProto(RuntimeMode mode) {
+  switch (mode) {
+    case RuntimeMode::kEager:
+      return RUNTIME_EAGER;
+    case RuntimeMode::kTorchScript:
+      return RUNTIME_TORCHSCRIPT;
+    case RuntimeMode::kExplicit:
+      break;
+  }
+  return RUNTIME_EXPLICIT;
 }
+
+Autograd AutogradProto(AutogradMode mode) {
+  switch (mode) {
+    case AutogradMode::kForward:
+      return AUTOGRAD_FORWARD;
+    case AutogradMode::kForwardBackward:
+      return AUTOGRAD_FORWARD_BACKWARD;
+    case AutogradMode::kExplicit:
+      break;
+  }
+  return AUTOGRAD_EXPLICIT;
+}
+
+const char* RuntimeModeName(RuntimeMode mode) { return RuntimeName(RuntimeProto(mode)); }
+
+const char* AutogradModeName(AutogradMode mode) { return AutogradName(AutogradProto(mode)); }
 
 absl::StatusOr<std::vector<MaterializedBenchmark>> Materialize(const BenchmarkTree& tree) {
   std::vector<FlatEntry> entries;
@@ -536,7 +541,7 @@ std::string CaseKey(const MaterializedBenchmark& benchmark) {
     }
     parts.push_back(std::move(escaped));
   }
-  return absl::StrCat(absl::StrJoin(parts, "/"), "|", RuntimeKeyName(benchmark.auto_labels.runtime),
+  return absl::StrCat(absl::StrJoin(parts, "/"), "|", RuntimeModeName(benchmark.auto_labels.runtime),
                       "|", AutogradKeyName(benchmark.auto_labels.autograd), "|",
                       LanguageName(benchmark.auto_labels.language), "|", benchmark.num_threads);
 }

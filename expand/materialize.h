@@ -64,17 +64,24 @@
 
 #include "absl/status/statusor.h"
 #include "expand/definition.h"
+#include "expand/suite.pb.h"
+#include "timer/snippet_abi.h"
 #include "timer/task_spec.h"
 
 namespace icount::expand {
 
 // The identifier TorchScript setups read the artifact's path from.
-inline constexpr char kArtifactPathName[] = "ICOUNT_ARTIFACT_PATH";
+using ::icount::kArtifactPathName;
 
 enum class RuntimeMode { kEager, kTorchScript, kExplicit };
 enum class AutogradMode { kForward, kForwardBackward, kExplicit };
 
-// "Eager", "TorchScript", "Explicit" (upstream prints "" for Explicit).
+// The modes as the suite manifest records them (expand/suite.proto).
+Runtime RuntimeProto(RuntimeMode mode);
+Autograd AutogradProto(AutogradMode mode);
+
+// "Eager", "TorchScript", "Explicit" (upstream prints "" for Explicit):
+// RuntimeName(RuntimeProto(mode)).
 const char* RuntimeModeName(RuntimeMode mode);
 // "Forward", "Forward + Backward", "Explicit" (upstream: "").
 const char* AutogradModeName(AutogradMode mode);

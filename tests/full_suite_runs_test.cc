@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "tools/suite.h"
+#include "worker/failure.h"
 #include "worker/runner.h"
 
 namespace icount {
@@ -21,10 +22,10 @@ TEST(FullSuiteRunsTest, EveryCaseRunsOnce) {
   ASSERT_EQ(cases->size(), 201u);
   int torchscript_cpp = 0, torchscript_python = 0, backward = 0;
   for (const expand::SuiteCaseProto& c : *cases) {
-    if (c.runtime() == "TorchScript") {
+    if (c.runtime() == expand::RUNTIME_TORCHSCRIPT) {
       (c.task_spec().language() == timer::CPP ? torchscript_cpp : torchscript_python)++;
     }
-    if (c.autograd() == "Forward + Backward") ++backward;
+    if (c.autograd() == expand::AUTOGRAD_FORWARD_BACKWARD) ++backward;
   }
   EXPECT_GT(torchscript_cpp, 0);
   EXPECT_GT(torchscript_python, 0);
@@ -44,7 +45,8 @@ TEST(FullSuiteRunsTest, EveryCaseRunsOnce) {
   for (size_t i = 0; i < orders.size(); ++i) {
     const worker::WorkerResultProto& result = report->results[i];
     EXPECT_TRUE(result.has_output())
-        << orders[i].id() << ": " << result.failure().kind() << ": " << result.failure().reason();
+        << orders[i].id() << ": " << FailureKindName(result.failure().kind()) << ": "
+        << result.failure().reason();
     if (result.has_output()) {
       EXPECT_GT(result.output().wall_time().raw_times_size(), 0) << orders[i].id();
     }

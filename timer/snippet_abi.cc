@@ -50,4 +50,9 @@ std::string SnippetFunctionSource(const std::string& function_name, const std::s
       "}\n");
 }
 
+std::string ArtifactPathDefinition(bool cpp, const std::string& value) {
+  return cpp ? absl::StrCat("const std::string ", kArtifactPathName, " = ", value, ";\n")
+             : absl::StrCat(kArtifactPathName, " = ", value, "\n");
+}
+
 }  // namespace icount

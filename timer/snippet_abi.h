@@ -64,6 +64,20 @@ std::string SnippetFunctionSource(const std::string& function_name, const std::s
 // The C declaration of IcountBlockControl, for generated code.
 std::string BlockControlDeclaration();
 
+// The identifier a setup reads its TorchScript artifact's path from
+// (expand/materialize.h describes the convention).
+inline constexpr char kArtifactPathName[] = "ICOUNT_ARTIFACT_PATH";
+
+// The setup line that defines kArtifactPathName as `value`, an expression
+// of the setup's language, for everything that prepares a TorchScript
+// case's setup (the suite generator, the worker):
+//
+//   ArtifactPathDefinition(/*cpp=*/true, "\"/a/m.pt\"")
+//       == "const std::string ICOUNT_ARTIFACT_PATH = \"/a/m.pt\";\n"
+//   ArtifactPathDefinition(/*cpp=*/false, "r'''/a/m.pt'''")
+//       == "ICOUNT_ARTIFACT_PATH = r'''/a/m.pt'''\n"
+std::string ArtifactPathDefinition(bool cpp, const std::string& value);
+
 }  // namespace icount
 #endif
 

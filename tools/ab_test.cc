@@ -43,6 +43,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/files.h"
+#include "base/status.h"
 #include "base/subprocess.h"
 #include "base/text.h"
 #include "cli/tool_flags.h"
@@ -291,107 +292,212 @@ absl::Status RunBothSides(const Side& a, const Side& b,
   return absl::OkStatus();
 }
 
+// The flags that can be checked before anything runs, and journals left by
+// an interrupted run (said now, not after the canaries).
+absl::Status CheckFlags() {
+  if (absl::GetFlag(FLAGS_A).empty() || absl::GetFlag(FLAGS_B).empty()) {
+    return absl::InvalidArgumentError(
+        "--A and --B are required (shell commands setting up each environment)");
+  }
+  if (!(absl::GetFlag(FLAGS_min_run_time) > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--min_run_time=", absl::GetFlag(FLAGS_min_run_time), " must be a positive number of seconds"));
+  }
+  if (absl::GetFlag(FLAGS_resume) && absl::GetFlag(FLAGS_json).empty()) {
+    return absl::InvalidArgumentError("--resume needs the --json of the run to continue");
+  }
+  if (absl::GetFlag(FLAGS_resume) || absl::GetFlag(FLAGS_json).empty()) return absl::OkStatus();
+  std::vector<std::string> parts = {"counts"};
+  for (int round = 0; round < TimeRounds(); ++round) parts.push_back(TimeRoundPart(round));
+  for (const char* side : {"A", "B"}) {
+    for (const std::string& part : parts) {
+      ICOUNT_RETURN_IF_ERROR(CheckNoOldJournal(JournalPath(absl::GetFlag(FLAGS_json), side, part)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The sides as the flags describe them, with workers that exist.
+absl::Status MakeSides(const Suite& suite, Side& a, Side& b) {
+  auto worker = [&](const std::string& flag) { return flag.empty() ? suite.worker_path : flag; };
+  a = Side{"A", absl::GetFlag(FLAGS_A), worker(absl::GetFlag(FLAGS_A_worker)), {}, {}};
+  b = Side{"B", absl::GetFlag(FLAGS_B), worker(absl::GetFlag(FLAGS_B_worker)), {}, {}};
+  for (const Side* side : {&a, &b}) {
+    if (access(side->worker.c_str(), X_OK) != 0) {
+      return absl::NotFoundError(absl::StrCat("--", side->name, "_worker=", side->worker,
+                                              " does not exist or is not executable"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The cases --filter and --no_cpp select.
+absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectedCases(const Suite& suite) {
+  CaseFilter filter;
+  filter.label_regex = absl::GetFlag(FLAGS_filter);
+  filter.cpp = !absl::GetFlag(FLAGS_no_cpp);
+  ICOUNT_ASSIGN_OR_RETURN(std::vector<expand::SuiteCaseProto> selected,
+                          SelectCases(suite, filter));
+  if (selected.empty()) return absl::InvalidArgumentError("no case matches the filter");
+  return selected;
+}
+
+// The selected cases both sides run: with --backtesting, those that need a
+// newer LibTorch than the older side's go to `skipped` instead; without,
+// they stay, with a warning.
+absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToRun(
+    const std::vector<expand::SuiteCaseProto>& selected, const Side& a, const Side& b,
+    std::vector<expand::SuiteCaseProto>& skipped) {
+  const Side& older = a.libtorch_version < b.libtorch_version ? a : b;
+  std::vector<expand::SuiteCaseProto> runnable, too_new;
+  ICOUNT_RETURN_IF_ERROR(SplitByMinLibTorch(selected, older.libtorch_version, runnable, too_new));
+  if (too_new.empty()) return selected;
+  const std::string why = absl::StrCat(
+      too_new.size(), " of ", selected.size(), " cases ", too_new.size() == 1 ? "needs" : "need",
+      " a newer LibTorch than ", older.name, "'s ", older.libtorch.version);
+  if (!absl::GetFlag(FLAGS_backtesting)) {
+    std::fprintf(stderr,
+                 "ab_test: warning: %s (e.g. %s needs %s); they will likely fail there. "
+                 "--backtesting skips them.\n",
+                 why.c_str(), too_new[0].list_line().c_str(),
+                 too_new[0].min_libtorch_version().c_str());
+    return selected;
+  }
+  std::fprintf(stderr, "ab_test: --backtesting: %s; skipped:\n", why.c_str());
+  for (const expand::SuiteCaseProto& c : too_new) {
+    std::fprintf(stderr, "  %s (needs %s)\n", c.list_line().c_str(),
+                 c.min_libtorch_version().c_str());
+  }
+  if (runnable.empty()) return absl::InvalidArgumentError("--backtesting leaves no case to run");
+  skipped = std::move(too_new);
+  return runnable;
+}
+
+// The canary: the suite's first Python case that runs on both sides.
+absl::StatusOr<expand::SuiteCaseProto> ChooseCanary(const Suite& suite) {
+  for (const expand::SuiteCaseProto& c : suite.manifest.cases()) {
+    if (c.task_spec().language() == timer::PYTHON && c.min_libtorch_version().empty()) return c;
+  }
+  return absl::FailedPreconditionError(
+      "the suite has no Python case without a min_libtorch_version to be the canary");
+}
+
+// Each side's results by case key.
+struct SideResults {
+  std::map<std::string, const InstructionCounts*> counts;
+  std::map<std::string, const Measurement*> times;
+  explicit SideResults(const SuiteResults& results) {
+    for (const InstructionCounts& c : results.file.instruction_counts) {
+      counts[c.metadata.at("case")] = &c;
+    }
+    for (const Measurement& m : results.file.measurements) times[m.metadata().at("case")] = &m;
+  }
+};
+
+// The delta table, then the per-function changes of the `--top` cases
+// whose counts changed most.
+std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, const Side& a,
+                             const Side& b, const SuiteResults& a_results,
+                             const SuiteResults& b_results, bool wall_time) {
+  DeltaTable table(absl::StrCat(wall_time ? "Instructions and wall time" : "Instructions",
+                                " per run: A (LibTorch ", a.libtorch.version, ") vs B (LibTorch ",
+                                b.libtorch.version, ")"),
+                   BenchmarkColumns());
+  const SideResults in_a(a_results), in_b(b_results);
+  std::vector<std::pair<double, std::string>> changes;  // (|delta per run|, key)
+  for (const expand::SuiteCaseProto& c : cases) {
+    CasePlace place = PlaceCase(c);
+    DeltaValues& values = table.Entry(
+        {std::move(place.label), place.num_threads, place.autograd, place.column});
+    if (in_a.counts.count(c.key())) values.a_instructions = in_a.counts.at(c.key())->counts_per_run;
+    if (in_b.counts.count(c.key())) values.b_instructions = in_b.counts.at(c.key())->counts_per_run;
+    if (in_a.times.count(c.key())) values.a_time = *in_a.times.at(c.key());
+    if (in_b.times.count(c.key())) values.b_time = *in_b.times.at(c.key());
+    if (values.a_instructions && values.b_instructions) {
+      changes.emplace_back(std::fabs(*values.b_instructions - *values.a_instructions), c.key());
+    }
+  }
+  std::string text = absl::StrCat(absl::GetFlag(FLAGS_markdown)
+                                      ? table.RenderMarkdown()
+                                      : table.Render(absl::GetFlag(FLAGS_colorize)),
+                                  "\n");
+  std::sort(changes.rbegin(), changes.rend());
+  for (int i = 0; i < absl::GetFlag(FLAGS_top) && i < static_cast<int>(changes.size()); ++i) {
+    if (changes[i].first == 0) break;
+    const InstructionCounts& before = *in_a.counts.at(changes[i].second);
+    const InstructionCounts& after = *in_b.counts.at(changes[i].second);
+    // Per-function change per run of the statement, B - A.
+    FunctionCounts delta = (after.exclusive.Standardized() - before.exclusive.Standardized()) *
+                           (1.0 / static_cast<double>(after.number_per_run));
+    std::vector<FunctionCount> rows = delta.rows();
+    std::sort(rows.begin(), rows.end(), [](const FunctionCount& x, const FunctionCount& y) {
+      return std::llabs(x.count) > std::llabs(y.count);
+    });
+    rows.resize(std::min<size_t>(rows.size(), 10));
+    absl::StrAppendFormat(
+        &text, "\n%s: %+.0f instructions per run; largest per-function changes (B - A, per run):\n%s\n",
+        changes[i].second, after.counts_per_run - before.counts_per_run,
+        FunctionCounts(rows, false).Slice(0, rows.size()).ToString());
+  }
+  return text;
+}
+
+// {"A": results, "B": results, "libtorch": {...}, "skipped_by_backtesting": [...]}
+std::string ComparisonJson(const Side& a, const Side& b, const SuiteResults& a_results,
+                           const SuiteResults& b_results,
+                           const std::vector<expand::SuiteCaseProto>& skipped) {
+  std::vector<std::string> keys;
+  for (const expand::SuiteCaseProto& c : skipped) keys.push_back(base::JsonString(c.key()));
+  auto libtorch = [](const Side& side) {
+    return absl::StrCat("{\"version\": ", base::JsonString(side.libtorch.version),
+                        ", \"source\": ", base::JsonString(side.libtorch.source), "}");
+  };
+  return absl::StrCat("{\"A\": ", ResultsToJson(a_results.file),
+                      ", \"B\": ", ResultsToJson(b_results.file), ", \"libtorch\": {\"A\": ",
+                      libtorch(a), ", \"B\": ", libtorch(b), "}, \"skipped_by_backtesting\": [",
+                      absl::StrJoin(keys, ", "), "]}\n");
+}
+
+// What a run that stopped early leaves, and how to go on.
+void ReportStopped(const absl::Status& status, const std::string& json_path, const SideRun& a_run,
+                   const SideRun& b_run) {
+  std::fprintf(stderr, "ab_test: %s\n", std::string(status.message()).c_str());
+  if (status.code() == absl::StatusCode::kCancelled && json_path.empty()) {
+    std::fprintf(stderr, "ab_test: (pass --json=FILE to be able to --resume a run)\n");
+  } else if (status.code() != absl::StatusCode::kCancelled) {
+    std::vector<std::string> journals = a_run.journals;
+    journals.insert(journals.end(), b_run.journals.begin(), b_run.journals.end());
+    std::fprintf(stderr, "ab_test: finished results are kept in %s\n",
+                 absl::StrJoin(journals, ", ").c_str());
+  }
+}
+
 int Main(int argc, char** argv) {
   ParseToolFlags(argc, argv,
                  "Compares the suite's instruction counts in two environments.\n\nUsage: bazel "
                  "run //tools:ab_test -- --A=\"<shell command>\" --B=\"<shell command>\"");
-  if (absl::GetFlag(FLAGS_A).empty() || absl::GetFlag(FLAGS_B).empty()) {
-    return Fail("--A and --B are required (shell commands setting up each environment)");
-  }
-  if (!(absl::GetFlag(FLAGS_min_run_time) > 0)) {
-    return Fail(absl::StrCat("--min_run_time=", absl::GetFlag(FLAGS_min_run_time),
-                             " must be a positive number of seconds"));
-  }
-  if (absl::GetFlag(FLAGS_resume) && absl::GetFlag(FLAGS_json).empty()) {
-    return Fail("--resume needs the --json of the run to continue");
-  }
-  if (!absl::GetFlag(FLAGS_resume) && !absl::GetFlag(FLAGS_json).empty()) {
-    // Journals of an interrupted run: say so now, not after the canaries.
-    std::vector<std::string> parts = {"counts"};
-    for (int round = 0; round < TimeRounds(); ++round) {
-      parts.push_back(TimeRoundPart(round));
-    }
-    for (const char* side : {"A", "B"}) {
-      for (const std::string& part : parts) {
-        if (absl::Status fresh =
-                CheckNoOldJournal(JournalPath(absl::GetFlag(FLAGS_json), side, part));
-            !fresh.ok()) {
-          return Fail(fresh);
-        }
-      }
-    }
-  }
+  if (absl::Status flags = CheckFlags(); !flags.ok()) return Fail(flags);
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
   if (!suite.ok()) return Fail(suite.status());
-  auto worker = [&](const std::string& flag) { return flag.empty() ? suite->worker_path : flag; };
-  Side a{"A", absl::GetFlag(FLAGS_A), worker(absl::GetFlag(FLAGS_A_worker)), {}, {}};
-  Side b{"B", absl::GetFlag(FLAGS_B), worker(absl::GetFlag(FLAGS_B_worker)), {}, {}};
-  for (const Side* side : {&a, &b}) {
-    if (access(side->worker.c_str(), X_OK) != 0) {
-      return Fail(absl::StrCat("--", side->name, "_worker=", side->worker,
-                               " does not exist or is not executable"));
-    }
-  }
-  CaseFilter filter;
-  filter.label_regex = absl::GetFlag(FLAGS_filter);
-  filter.cpp = !absl::GetFlag(FLAGS_no_cpp);
-  absl::StatusOr<std::vector<expand::SuiteCaseProto>> selected = SelectCases(*suite, filter);
+  Side a, b;
+  if (absl::Status sides = MakeSides(*suite, a, b); !sides.ok()) return Fail(sides);
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> selected = SelectedCases(*suite);
   if (!selected.ok()) return Fail(selected.status());
-  if (selected->empty()) return Fail("no case matches the filter");
-
   for (Side* side : {&a, &b}) {
-    if (absl::Status status = ProbeLibTorch(*side); !status.ok()) {
-      return Fail(status);
-    }
+    if (absl::Status status = ProbeLibTorch(*side); !status.ok()) return Fail(status);
     std::fprintf(stderr, "ab_test: %s runs LibTorch %s (from %s)\n", side->name.c_str(),
                  side->libtorch.version.c_str(), side->libtorch.source.c_str());
   }
-  const Side& older = a.libtorch_version < b.libtorch_version ? a : b;
-  std::vector<expand::SuiteCaseProto> runnable, too_new;
-  if (absl::Status status =
-          SplitByMinLibTorch(*selected, older.libtorch_version, runnable, too_new);
-      !status.ok()) {
-    return Fail(status);
-  }
-  const std::vector<expand::SuiteCaseProto>* cases = &*selected;
-  if (!too_new.empty()) {
-    const std::string why = absl::StrCat(
-        too_new.size(), " of ", selected->size(), " cases ", too_new.size() == 1 ? "needs" : "need",
-        " a newer LibTorch than ", older.name, "'s ", older.libtorch.version);
-    if (absl::GetFlag(FLAGS_backtesting)) {
-      std::fprintf(stderr, "ab_test: --backtesting: %s; skipped:\n", why.c_str());
-      for (const expand::SuiteCaseProto& c : too_new) {
-        std::fprintf(stderr, "  %s (needs %s)\n", c.list_line().c_str(),
-                     c.min_libtorch_version().c_str());
-      }
-      if (runnable.empty()) return Fail("--backtesting leaves no case to run");
-      cases = &runnable;
-    } else {
-      std::fprintf(stderr,
-                   "ab_test: warning: %s (e.g. %s needs %s); they will likely fail there. "
-                   "--backtesting skips them.\n",
-                   why.c_str(), too_new[0].list_line().c_str(),
-                   too_new[0].min_libtorch_version().c_str());
-    }
-  }
-
-  // The canary: the suite's first Python case that runs on both sides.
-  const expand::SuiteCaseProto* canary = nullptr;
-  for (const expand::SuiteCaseProto& c : suite->manifest.cases()) {
-    if (c.task_spec().language() == timer::PYTHON && c.min_libtorch_version().empty()) {
-      canary = &c;
-      break;
-    }
-  }
-  if (canary == nullptr) {
-    return Fail("the suite has no Python case without a min_libtorch_version to be the canary");
-  }
+  std::vector<expand::SuiteCaseProto> skipped;
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = CasesToRun(*selected, a, b, skipped);
+  if (!cases.ok()) return Fail(cases.status());
+  absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(*suite);
+  if (!canary.ok()) return Fail(canary.status());
   for (const Side* side : {&a, &b}) {
     std::fprintf(stderr, "ab_test: canary in %s...\n", side->name.c_str());
-    if (absl::Status status = Canary(*side, *suite, *canary); !status.ok()) {
-      return Fail(status);
-    }
+    if (absl::Status status = Canary(*side, *suite, *canary); !status.ok()) return Fail(status);
   }
+
   MeasureOptions measure;
   measure.wall_time = absl::GetFlag(FLAGS_display_time);
   measure.min_run_time = absl::GetFlag(FLAGS_min_run_time);
@@ -402,84 +508,17 @@ int Main(int argc, char** argv) {
   if (absl::Status status = RunBothSides(a, b, MakeOrders(*suite, *cases, measure), journal_base,
                                          absl::GetFlag(FLAGS_resume), a_run, b_run);
       !status.ok()) {
-    std::fprintf(stderr, "ab_test: %s\n", std::string(status.message()).c_str());
-    if (status.code() == absl::StatusCode::kCancelled && json_path.empty()) {
-      std::fprintf(stderr, "ab_test: (pass --json=FILE to be able to --resume a run)\n");
-    } else if (status.code() != absl::StatusCode::kCancelled) {
-      std::vector<std::string> journals = a_run.journals;
-      journals.insert(journals.end(), b_run.journals.begin(), b_run.journals.end());
-      std::fprintf(stderr, "ab_test: finished results are kept in %s\n",
-                   absl::StrJoin(journals, ", ").c_str());
-    }
+    ReportStopped(status, json_path, a_run, b_run);
     return 1;
   }
   const SuiteResults a_results = CollectResults(*cases, a_run.orders, a_run.results);
   const SuiteResults b_results = CollectResults(*cases, b_run.orders, b_run.results);
-
-  DeltaTable table(absl::StrCat(measure.wall_time ? "Instructions and wall time" : "Instructions",
-                                " per run: A (LibTorch ", a.libtorch.version, ") vs B (LibTorch ",
-                                b.libtorch.version, ")"),
-                   BenchmarkColumns());
-  std::map<std::string, const InstructionCounts*> a_counts, b_counts;
-  for (const InstructionCounts& c : a_results.file.instruction_counts)
-    a_counts[c.metadata.at("case")] = &c;
-  for (const InstructionCounts& c : b_results.file.instruction_counts)
-    b_counts[c.metadata.at("case")] = &c;
-  std::map<std::string, const Measurement*> a_times, b_times;
-  for (const Measurement& m : a_results.file.measurements) a_times[m.metadata().at("case")] = &m;
-  for (const Measurement& m : b_results.file.measurements) b_times[m.metadata().at("case")] = &m;
-  std::vector<std::pair<double, std::string>> changes;  // (|delta per run|, key)
-  for (const expand::SuiteCaseProto& c : *cases) {
-    DeltaKey key;
-    key.label.assign(c.label().begin(), c.label().end());
-    key.num_threads = c.task_spec().num_threads();
-    key.autograd = c.autograd() == "Explicit" ? "" : c.autograd();
-    key.column = DeltaColumn(
-        c.task_spec().language() == timer::CPP ? Language::kCpp : Language::kPython, c.runtime());
-    DeltaValues& values = table.Entry(key);
-    if (a_counts.count(c.key())) values.a_instructions = a_counts[c.key()]->counts_per_run;
-    if (b_counts.count(c.key())) values.b_instructions = b_counts[c.key()]->counts_per_run;
-    if (a_times.count(c.key())) values.a_time = *a_times[c.key()];
-    if (b_times.count(c.key())) values.b_time = *b_times[c.key()];
-    if (values.a_instructions && values.b_instructions) {
-      changes.emplace_back(std::fabs(*values.b_instructions - *values.a_instructions), c.key());
-    }
-  }
-  std::printf("%s\n", absl::GetFlag(FLAGS_markdown)
-                          ? table.RenderMarkdown().c_str()
-                          : table.Render(absl::GetFlag(FLAGS_colorize)).c_str());
-  std::sort(changes.rbegin(), changes.rend());
-  for (int i = 0; i < absl::GetFlag(FLAGS_top) && i < static_cast<int>(changes.size()); ++i) {
-    if (changes[i].first == 0) break;
-    const InstructionCounts& before = *a_counts[changes[i].second];
-    const InstructionCounts& after = *b_counts[changes[i].second];
-    // Per-function change per run of the statement, B - A.
-    FunctionCounts delta = (after.exclusive.Standardized() - before.exclusive.Standardized()) *
-                           (1.0 / static_cast<double>(after.number_per_run));
-    std::vector<FunctionCount> rows = delta.rows();
-    std::sort(rows.begin(), rows.end(), [](const FunctionCount& x, const FunctionCount& y) {
-      return std::llabs(x.count) > std::llabs(y.count);
-    });
-    rows.resize(std::min<size_t>(rows.size(), 10));
-    std::printf(
-        "\n%s: %+.0f instructions per run; largest per-function changes (B - A, per run):\n%s\n",
-        changes[i].second.c_str(), after.counts_per_run - before.counts_per_run,
-        FunctionCounts(rows, false).Slice(0, rows.size()).ToString().c_str());
-  }
+  std::printf("%s",
+              RenderComparison(*cases, a, b, a_results, b_results, measure.wall_time).c_str());
   if (!json_path.empty()) {
-    std::vector<std::string> skipped;
-    if (cases == &runnable) {
-      for (const expand::SuiteCaseProto& c : too_new) skipped.push_back(base::JsonString(c.key()));
-    }
-    auto libtorch = [](const Side& side) {
-      return absl::StrCat("{\"version\": ", base::JsonString(side.libtorch.version),
-                          ", \"source\": ", base::JsonString(side.libtorch.source), "}");
-    };
-    const std::string json = absl::StrCat(
-        "{\"A\": ", ResultsToJson(a_results.file), ", \"B\": ", ResultsToJson(b_results.file),
-        ", \"libtorch\": {\"A\": ", libtorch(a), ", \"B\": ", libtorch(b),
-        "}, \"skipped_by_backtesting\": [", absl::StrJoin(skipped, ", "), "]}\n");
-    if (absl::Status s = base::WriteFileAtomically(json_path, json); !s.ok()) {
+    if (absl::Status s = base::WriteFileAtomically(
+            json_path, ComparisonJson(a, b, a_results, b_results, skipped));
+        !s.ok()) {
       return Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
                                ".{A,B}.*.journal keep every result)"));
     }

@@ -25,7 +25,7 @@
 #include "base/files.h"
 #include "base/fnv.h"
 #include "cli/tool_flags.h"
-#include "tools/regression.h"
+#include "compare/gate.h"
 #include "tools/suite.h"
 
 ABSL_FLAG(std::string, destination, "", "Results file to write (required).");
@@ -118,10 +118,10 @@ int Main(int argc, char** argv) {
   if (baseline.has_value()) {
     absl::StatusOr<GateReport> gated = Gate(*baseline, results.file, gate);
     if (!gated.ok()) return Fail(gated.status());
-    std::printf("%s", gated->markdown.c_str());
+    const std::string markdown = GateMarkdown(*gated, gate);
+    std::printf("%s", markdown.c_str());
     if (!absl::GetFlag(FLAGS_markdown).empty()) {
-      if (absl::Status s =
-              base::WriteFileAtomically(absl::GetFlag(FLAGS_markdown), gated->markdown);
+      if (absl::Status s = base::WriteFileAtomically(absl::GetFlag(FLAGS_markdown), markdown);
           !s.ok()) {
         return Fail(s);
       }

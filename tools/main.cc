@@ -19,6 +19,7 @@
 #include "base/text.h"
 #include "cli/tool_flags.h"
 #include "compare/compare.h"
+#include "expand/case_modes.h"
 #include "tools/suite.h"
 #include "worker/runner.h"
 
@@ -55,10 +56,10 @@ std::string ListJson(const expand::SuiteCaseProto& c) {
   auto quote = &base::JsonString;
   std::vector<std::string> parts;
   for (const std::string& part : c.label()) parts.push_back(quote(part));
-  auto mode = [](const std::string& m) { return m == "Explicit" ? std::string() : m; };
   return absl::StrCat(
-      "{\"label\": [", absl::StrJoin(parts, ", "), "], \"runtime\": ", quote(mode(c.runtime())),
-      ", \"autograd\": ", quote(mode(c.autograd())),
+      "{\"label\": [", absl::StrJoin(parts, ", "),
+      "], \"runtime\": ", quote(expand::RuntimeText(c.runtime())),
+      ", \"autograd\": ", quote(expand::AutogradText(c.autograd())),
       ", \"language\": ", quote(c.task_spec().language() == timer::CPP ? "C++" : "Python"),
       ", \"num_threads\": ", c.task_spec().num_threads(),
       c.min_libtorch_version().empty()

@@ -9,6 +9,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -19,13 +21,30 @@
 #include "base/files.h"
 #include "base/runfiles.h"
 #include "cli/tool_flags.h"
+#include "compare/delta_table.h"
+#include "compare/text_table.h"
+#include "expand/case_modes.h"
 #include "re2/re2.h"
 #include "timer/callgrind_stats.h"
+#include "worker/failure.h"
 
 namespace icount {
 namespace {
 
 std::string LabelText(const expand::SuiteCaseProto& c) { return absl::StrJoin(c.label(), " / "); }
+
+// Results files show a case in Compare's tables (compare/compare.h): one
+// table per top-level group (label), a row per case (sub_label) and a
+// column per language and runtime (description).
+TaskSpec Relabel(TaskSpec spec, const CasePlace& place) {
+  spec.label = place.label.empty() ? "" : place.label[0];
+  const std::vector<std::string> rest(place.label.begin() + (place.label.empty() ? 0 : 1),
+                                      place.label.end());
+  spec.sub_label = absl::StrCat(absl::StrJoin(rest, " / "),
+                                place.autograd == kAutogradForwardBackward ? " (fwd+bwd)" : "");
+  spec.description = place.column;
+  return spec;
+}
 
 }  // namespace
 
@@ -83,6 +102,7 @@ std::vector<worker::WorkOrderProto> MakeOrders(const Suite& suite,
     if (options.instruction_counts) {
       worker::WorkOrderProto order = base;
       order.set_id(c.key() + "#counts");
+      order.set_case_key(c.key());
       order.set_callgrind(true);
       order.set_callgrind_number(options.callgrind_number);
       order.set_callgrind_repeats(options.callgrind_repeats);
@@ -91,6 +111,7 @@ std::vector<worker::WorkOrderProto> MakeOrders(const Suite& suite,
     if (options.wall_time) {
       worker::WorkOrderProto order = base;
       order.set_id(c.key() + "#time");
+      order.set_case_key(c.key());
       order.set_wall_time(true);
       order.set_min_run_time(options.min_run_time);
       orders.push_back(std::move(order));
@@ -99,13 +120,17 @@ std::vector<worker::WorkOrderProto> MakeOrders(const Suite& suite,
   return orders;
 }
 
-std::string CaseColumn(const expand::SuiteCaseProto& c) {
-  const std::string language = c.task_spec().language() == timer::CPP ? "C++" : "Python";
-  return c.runtime() == "Explicit" ? language : absl::StrCat(language, " ", c.runtime());
-}
-
-std::string CaseRow(const expand::SuiteCaseProto& c) {
-  return absl::StrCat(LabelText(c), c.autograd() == "Forward + Backward" ? " (fwd+bwd)" : "");
+CasePlace PlaceCase(const expand::SuiteCaseProto& c) {
+  CasePlace place;
+  place.label.assign(c.label().begin(), c.label().end());
+  place.num_threads = c.task_spec().num_threads();
+  place.autograd = expand::AutogradText(c.autograd());
+  const char* language = c.task_spec().language() == timer::CPP ? "C++" : "Python";
+  place.column = c.runtime() == expand::RUNTIME_EXPLICIT
+                     ? language
+                     : absl::StrCat(language, " ", expand::RuntimeName(c.runtime()));
+  place.row = absl::StrCat(LabelText(c), place.autograd == kAutogradForwardBackward ? " (fwd+bwd)" : "");
+  return place;
 }
 
 SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
@@ -117,31 +142,21 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
   out.file.versions = LibraryVersionMap();
   out.file.machine = MachineDescription();
   for (size_t i = 0; i < results.size() && i < orders.size(); ++i) {
-    const std::string& id = orders[i].id();
-    const std::string key = id.substr(0, id.rfind('#'));
+    const std::string& key = orders[i].case_key();
     const expand::SuiteCaseProto* c = case_of[key];
     if (c == nullptr) continue;
     const worker::WorkerResultProto& result = results[i];
     if (result.has_failure()) {
-      out.failures[key] = absl::StrCat(result.failure().kind(), ": ", result.failure().reason());
+      out.failures[key] =
+          absl::StrCat(FailureKindName(result.failure().kind()), ": ", result.failure().reason());
       continue;
     }
-    // Tables: one per top-level group, a row per case, a column per
-    // language and runtime.
-    auto relabel = [&](TaskSpec spec) {
-      spec.label = c->label_size() > 0 ? c->label(0) : "";
-      std::vector<std::string> rest(c->label().begin() + std::min(1, c->label_size()),
-                                    c->label().end());
-      spec.sub_label = absl::StrCat(absl::StrJoin(rest, " / "),
-                                    c->autograd() == "Forward + Backward" ? " (fwd+bwd)" : "");
-      spec.description = CaseColumn(*c);
-      return spec;
-    };
+    const CasePlace place = PlaceCase(*c);
     if (result.output().has_wall_time()) {
       absl::StatusOr<Measurement> m = MeasurementFromProto(result.output().wall_time());
       if (m.ok()) {
         out.file.measurements.emplace_back(m->number_per_run(), m->raw_times(),
-                                           relabel(m->task_spec()),
+                                           Relabel(m->task_spec(), place),
                                            std::map<std::string, std::string>{{"case", key}});
       }
     }
@@ -153,7 +168,7 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
       }
       if (!repeats.empty()) {
         InstructionCounts counts = SummarizeInstructionCounts(repeats);
-        counts.task_spec = relabel(counts.task_spec);
+        counts.task_spec = Relabel(counts.task_spec, place);
         counts.metadata["case"] = key;
         counts.metadata["ci_key"] = c->ci_key();
         out.counts_per_run[key] = counts.counts_per_run;
@@ -184,17 +199,17 @@ absl::StatusOr<RunnerReport> RunWithProgress(const std::vector<worker::WorkOrder
 std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
                         const SuiteResults& results) {
   std::vector<std::string> columns;
-  std::map<int, std::vector<std::string>> rows;  // threads -> rows in order
-  std::map<std::pair<std::string, std::string>, std::string> cells;
+  std::map<int, std::vector<std::string>> rows;  // threads -> row names in order
+  std::map<std::tuple<int, std::string, std::string>, std::string> cells;  // threads, row, column
   std::set<std::pair<int, std::string>> seen_rows;
   for (const expand::SuiteCaseProto& c : cases) {
-    const std::string column = CaseColumn(c);
-    if (std::find(columns.begin(), columns.end(), column) == columns.end()) {
-      columns.push_back(column);
+    const CasePlace place = PlaceCase(c);
+    if (std::find(columns.begin(), columns.end(), place.column) == columns.end()) {
+      columns.push_back(place.column);
     }
-    const int threads = c.task_spec().num_threads();
-    const std::string row = CaseRow(c);
-    if (seen_rows.insert({threads, row}).second) rows[threads].push_back(row);
+    if (seen_rows.insert({place.num_threads, place.row}).second) {
+      rows[place.num_threads].push_back(place.row);
+    }
     auto counted = results.counts_per_run.find(c.key());
     std::string cell = "-";
     if (counted != results.counts_per_run.end()) {
@@ -202,32 +217,28 @@ std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
     } else if (results.failures.count(c.key())) {
       cell = "failed";
     }
-    cells[{absl::StrCat(threads, "|", row), column}] = cell;
+    cells[{place.num_threads, place.row, place.column}] = cell;
   }
-  size_t row_width = 10;
+  std::vector<TextTable::Column> layout = {
+      {"Instructions per run", Align::kLeft, Align::kLeft, /*min_width=*/10}};
+  for (const std::string& column : columns) {
+    layout.push_back({column, Align::kRight, Align::kRight, /*min_width=*/12, " | "});
+  }
+  TextTable table(std::move(layout));
   for (const auto& [threads, names] : rows) {
-    for (const std::string& name : names) row_width = std::max(row_width, name.size());
-  }
-  std::vector<size_t> widths;
-  for (const std::string& column : columns) widths.push_back(std::max<size_t>(column.size(), 12));
-  std::string text = absl::StrFormat("%-*s", row_width, "Instructions per run");
-  for (size_t j = 0; j < columns.size(); ++j) {
-    absl::StrAppendFormat(&text, " | %*s", widths[j], columns[j]);
-  }
-  const size_t line_width = text.size();
-  absl::StrAppend(&text, "\n", std::string(line_width, '-'), "\n");
-  for (const auto& [threads, names] : rows) {
-    absl::StrAppend(&text, threads, " thread", threads > 1 ? "s" : "", ":\n");
+    table.AddGroup(absl::StrCat(threads, " thread", threads > 1 ? "s" : "", ":"));
     for (const std::string& name : names) {
-      absl::StrAppendFormat(&text, "%-*s", row_width, name);
-      for (size_t j = 0; j < columns.size(); ++j) {
-        auto it = cells.find({absl::StrCat(threads, "|", name), columns[j]});
-        absl::StrAppendFormat(&text, " | %*s", widths[j], it == cells.end() ? "" : it->second);
+      std::vector<std::string> row = {name};
+      for (const std::string& column : columns) {
+        auto it = cells.find({threads, name, column});
+        row.push_back(it == cells.end() ? "" : it->second);
       }
-      absl::StrAppend(&text, "\n");
+      table.AddRow(row);
     }
   }
-  return text;
+  TextTable::TextOptions options;
+  options.rule_under_header = true;
+  return table.RenderText(options);
 }
 
 std::string MachineDescription() {

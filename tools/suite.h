@@ -44,20 +44,31 @@ struct MeasureOptions {
   int callgrind_repeats = 1;
 };
 
-// One order per case and measurement kind, ids "<case key>#counts" and
-// "<case key>#time".
+// One order per case and measurement kind, each with its case_key; ids
+// (unique, for the journal) are "<case key>#counts" and "<case key>#time".
 std::vector<worker::WorkOrderProto> MakeOrders(const Suite& suite,
                                                const std::vector<expand::SuiteCaseProto>& cases,
                                                const MeasureOptions& options);
 
-// A case's columns in tables: "Python Eager", "C++ TorchScript", ...
-std::string CaseColumn(const expand::SuiteCaseProto& c);
-// A case's row: label text, "(fwd+bwd)" for backward variants.
-std::string CaseRow(const expand::SuiteCaseProto& c);
+// Where a case goes in the suite's tables; every table (the counts table,
+// Compare's tables of a results file, the A/B delta table) places cases by
+// this one mapping: a row per benchmark, a column per language and runtime.
+struct CasePlace {
+  std::vector<std::string> label;  // {"Pointwise", "Math", "add"}
+  int num_threads = 1;
+  // "Forward", "Forward + Backward"; "" for explicit cases.
+  std::string autograd;
+  // "Python Eager", "C++ TorchScript", ...; the language alone for
+  // explicit cases ("C++").
+  std::string column;
+  // The label text, with " (fwd+bwd)" for backward variants.
+  std::string row;
+};
+CasePlace PlaceCase(const expand::SuiteCaseProto& c);
 
 struct SuiteResults {
   ResultsFile file;                                    // measurements + counts
-  std::map<std::string, std::string> failures;         // case key -> reason
+  std::map<std::string, std::string> failures;         // case key -> "kind: reason"
   std::map<std::string, double> counts_per_run;        // case key -> instructions
   std::map<std::string, std::vector<int64_t>> counts;  // case key -> totals
 };

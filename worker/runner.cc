@@ -1,258 +1,48 @@
 #include "worker/runner.h"
 
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
+#include <sched.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cmath>
-#include <cstdint>
 #include <cstring>
 #include <deque>
-#include <fstream>
 #include <map>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <google/protobuf/util/json_util.h>
-
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "base/files.h"
-#include "base/fnv.h"
-#include "base/proto_json.h"
-#include "base/subprocess.h"
 #include "timer/callgrind_command.h"
-#include "timer/measurement_io.h"
-#include "timer/valgrind_log.h"
-#include "worker/worker.h"
+#include "worker/failure.h"
+#include "worker/framing.h"
+#include "worker/internal/interrupts.h"
+#include "worker/internal/journal.h"
+#include "worker/internal/worker_process.h"
 
 namespace icount {
 namespace {
 
-constexpr char kJournalHeaderKey[] = "\"icount_journal\"";
-
-// ---- SIGINT ----------------------------------------------------------------
-
-int interrupt_pipe[2] = {-1, -1};
-volatile sig_atomic_t interrupted = 0;
-
-void OnInterrupt(int) {
-  interrupted = 1;
-  const char byte = 1;
-  (void)!write(interrupt_pipe[1], &byte, 1);
-}
-
-// SIGINT/SIGTERM handling while any RunOrders is active. Runs may overlap
-// (ab_test runs A and B at once): the first scope installs the handler and
-// the pipe, the last restores the previous handlers, so an interrupt
-// reaches every active run (nobody drains the pipe: it stays readable) and
-// a run that ends early does not leave the others without a handler.
-class InterruptScope {
- public:
-  InterruptScope() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (active_++ > 0) return;
-    interrupted = 0;
-    if (pipe(interrupt_pipe) == 0) {
-      fcntl(interrupt_pipe[0], F_SETFL, O_NONBLOCK);
-      fcntl(interrupt_pipe[1], F_SETFL, O_NONBLOCK);
-    }
-    struct sigaction action;
-    std::memset(&action, 0, sizeof(action));
-    action.sa_handler = OnInterrupt;
-    sigaction(SIGINT, &action, &previous_int_);
-    sigaction(SIGTERM, &action, &previous_term_);
-  }
-  ~InterruptScope() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (--active_ > 0) return;
-    sigaction(SIGINT, &previous_int_, nullptr);
-    sigaction(SIGTERM, &previous_term_, nullptr);
-    close(interrupt_pipe[0]);
-    close(interrupt_pipe[1]);
-  }
-
- private:
-  static inline std::mutex mutex_;
-  static inline int active_ = 0;
-  static inline struct sigaction previous_int_;
-  static inline struct sigaction previous_term_;
-};
-
-// ---- journal ---------------------------------------------------------------
-
-std::string OrdersChecksum(const std::vector<worker::WorkOrderProto>& orders) {
-  std::vector<std::string> keys;
-  for (const worker::WorkOrderProto& order : orders) {
-    worker::WorkOrderProto key = order;
-    key.clear_timeout_seconds();  // changing a timeout does not change the work
-    keys.push_back(key.SerializeAsString());
-  }
-  std::sort(keys.begin(), keys.end());
-  base::Fnv1a64 hash;
-  for (const std::string& key : keys) hash.Add(key);
-  return hash.Hex();
-}
-
-struct Journal {
-  std::string checksum;
-  std::vector<worker::WorkerResultProto> results;
-};
-
-absl::StatusOr<Journal> ParseJournal(const std::string& path) {
-  absl::StatusOr<std::string> text = base::ReadFileToString(path);
-  if (!text.ok()) return text.status();
-  if (!text->empty() && text->back() != '\n') {
-    return absl::DataLossError(absl::StrCat(
-        path, ": the last line is incomplete; this is not a journal icount finished writing"));
-  }
-  Journal journal;
-  int line_number = 0;
-  for (absl::string_view line : absl::StrSplit(*text, '\n', absl::SkipEmpty())) {
-    ++line_number;
-    if (line_number == 1) {
-      // {"icount_journal":1,"orders_checksum":"..."}
-      const size_t key = line.find("\"orders_checksum\":\"");
-      if (!absl::StartsWith(line, absl::StrCat("{", kJournalHeaderKey)) ||
-          key == absl::string_view::npos) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            path, ":1: not an icount results journal (its first line is not the journal header)"));
-      }
-      const size_t start = key + std::strlen("\"orders_checksum\":\"");
-      journal.checksum = std::string(line.substr(start, line.find('"', start) - start));
-      continue;
-    }
-    worker::WorkerResultProto result;
-    auto status = google::protobuf::util::JsonStringToMessage(
-        google::protobuf::StringPiece(line.data(), line.size()), &result);
-    if (!status.ok()) {
-      return absl::DataLossError(absl::StrCat(
-          path, ":", line_number, ": corrupt result line: ", status.message().as_string()));
-    }
-    journal.results.push_back(std::move(result));
-  }
-  if (line_number == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": empty, not an icount journal"));
-  }
-  return journal;
-}
-
-// ---- worker processes --------------------------------------------------------
-
-struct WorkerProcess {
-  pid_t pid = -1;
-  int orders_fd = -1;             // we write orders
-  int results_fd = -1;            // we read results
-  std::string log_path;           // the worker's stdout and stderr
-  std::string valgrind_log_path;  // valgrind's own log; empty when native
-  std::string command;            // for messages
-  // Whether its canary (the first result, see WorkerOptions::canary)
-  // came back measured; until then it gets no orders.
-  bool ready = false;
-  std::optional<size_t> in_flight;                // index into orders
-  std::chrono::steady_clock::time_point started;  // the process, then each order
-};
-
-absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
-                                          const std::vector<std::string>& env,
-                                          const std::string& log_path, bool disable_aslr) {
-  int orders[2];
-  int results[2];
-  if (pipe(orders) != 0 || pipe(results) != 0) {
-    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
-  }
-  fcntl(orders[1], F_SETFD, FD_CLOEXEC);
-  fcntl(results[0], F_SETFD, FD_CLOEXEC);
-  base::SpawnOptions options;
-  options.env = env;
-  options.disable_aslr = disable_aslr;
-  // Its own process group: an interrupt kills the worker and everything it
-  // started (valgrind, zygote, cases) with one kill(-pgid).
-  options.new_process_group = true;
-  options.fds = {{orders[0], 0}, {results[1], 3}};
-  options.output_path = log_path;
-  absl::StatusOr<pid_t> pid = base::Spawn(argv, options);
-  close(orders[0]);
-  close(results[1]);
-  if (!pid.ok()) {
-    close(orders[1]);
-    close(results[0]);
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot start the worker: ", pid.status().message()));
-  }
-  WorkerProcess process;
-  process.pid = *pid;
-  process.orders_fd = orders[1];
-  process.results_fd = results[0];
-  process.log_path = log_path;
-  return process;
-}
-
-// Stops the worker and everything in its process group; returns how the
-// worker ended ("exit code 1", "killed by signal 4 (Illegal instruction)").
-// Without kill_now it first gives a worker whose result stream ended two
-// seconds to exit by itself, so a crash is reported as the crash.
-std::string StopWorker(WorkerProcess& process, bool kill_now) {
-  if (process.orders_fd >= 0) close(process.orders_fd);
-  process.orders_fd = -1;
-  std::string ended = "still running (killed)";
-  if (process.pid > 0) {
-    int status = 0;
-    pid_t waited = 0;
-    if (!kill_now) {
-      for (int i = 0; i < 200 && (waited = waitpid(process.pid, &status, WNOHANG)) == 0; ++i) {
-        usleep(10000);
-      }
-    }
-    if (waited != process.pid) {
-      kill(-process.pid, SIGKILL);
-      while ((waited = waitpid(process.pid, &status, 0)) < 0 && errno == EINTR) {
-      }
-    } else {
-      ended = base::DescribeExit(base::CommandResult::FromWaitStatus(status));
-    }
-    // Whatever the worker left behind in its group goes too.
-    kill(-process.pid, SIGKILL);
-  }
-  if (process.results_fd >= 0) close(process.results_fd);
-  process.results_fd = -1;
-  process.pid = -1;
-  process.ready = false;
-  return ended;
-}
-
-// What a worker that died left to explain it: valgrind's diagnosis and log
-// (when valgrind ran it) and the worker's own output.
-std::string WorkerEvidence(const WorkerProcess& process) {
-  std::string evidence;
-  if (!process.valgrind_log_path.empty()) {
-    const std::string report = ValgrindLogReport(process.valgrind_log_path);
-    absl::StrAppend(&evidence, report.empty() ? "valgrind wrote no log" : report, "\n");
-  }
-  absl::StatusOr<std::string> log = base::ReadFileToString(process.log_path);
-  if (!log.ok() || log->empty()) {
-    absl::StrAppend(&evidence, "(the worker printed nothing)");
-  } else {
-    absl::StrAppend(&evidence, "--- the worker's output ---\n",
-                    log->size() > 2000 ? "..." + log->substr(log->size() - 2000) : *log);
-  }
-  return evidence;
-}
+using worker_internal::AppendToJournal;
+using worker_internal::InterruptFd;
+using worker_internal::Interrupted;
+using worker_internal::InterruptScope;
+using worker_internal::Journal;
+using worker_internal::OrdersChecksum;
+using worker_internal::ParseJournal;
+using worker_internal::SpawnWorker;
+using worker_internal::StartJournal;
+using worker_internal::StopWorker;
+using worker_internal::WorkerEvidence;
+using worker_internal::WorkerProcess;
 
 // LibTorch and CPython start under valgrind in 10-60 s; a worker whose
 // canary has not come back after this long is not going to work.
@@ -262,9 +52,7 @@ constexpr int kStartupTimeoutSeconds = 600;
 constexpr int kStartupAttempts = 3;
 
 bool Retriable(const worker::WorkerResultProto& result) {
-  if (!result.has_failure()) return false;
-  const std::string& kind = result.failure().kind();
-  return kind == "crash" || kind == "timeout" || kind == "worker";
+  return result.has_failure() && IsRetryable(result.failure().kind());
 }
 
 int CpuCount() {
@@ -304,7 +92,7 @@ class Run {
     StartupRecord startups;
     absl::Status status;
     while (status.ok() && (!pending.empty() || InFlight(workers) > 0)) {
-      if (interrupted) break;
+      if (Interrupted()) break;
       // Start workers and hand out orders to those whose canary is back.
       for (size_t w = 0; w < workers.size() && status.ok(); ++w) {
         if (workers[w].in_flight.has_value() || pending.empty()) continue;
@@ -341,7 +129,7 @@ class Run {
           owners.push_back(w);
         }
       }
-      fds.push_back({interrupt_pipe[0], POLLIN, 0});
+      fds.push_back({InterruptFd(), POLLIN, 0});
       const int ready = poll(fds.data(), fds.size(), 1000);
       if (ready < 0 && errno != EINTR) {
         status = absl::InternalError(absl::StrCat("poll: ", std::strerror(errno)));
@@ -374,8 +162,7 @@ class Run {
           continue;
         }
         result->set_id(orders_[index].id());
-        if (absl::Status appended =
-                base::AppendLineDurably(options_.journal_path, base::ProtoToJson(*result));
+        if (absl::Status appended = AppendToJournal(options_.journal_path, *result);
             !appended.ok()) {
           status = appended;
           break;
@@ -387,7 +174,7 @@ class Run {
       }
       ReportPeriodically();
     }
-    for (WorkerProcess& process : workers) StopWorker(process, !status.ok() || interrupted);
+    for (WorkerProcess& process : workers) StopWorker(process, !status.ok() || Interrupted());
     return status;
   }
 
@@ -443,11 +230,9 @@ class Run {
 
   worker::WorkerResultProto LostWorker(WorkerProcess& process, const std::string& what) {
     const std::string ended = StopWorker(process, /*kill_now=*/what != "the worker process died");
-    worker::WorkerResultProto result;
-    result.mutable_failure()->set_kind("worker");
-    result.mutable_failure()->set_reason(
-        absl::StrCat(what, " (", ended, ") during this case.\n", WorkerEvidence(process)));
-    return result;
+    return FailureResult(worker::FAILURE_WORKER, absl::StrCat(what, " (", ended,
+                                                              ") during this case.\n",
+                                                              WorkerEvidence(process)));
   }
 
   // How this phase's workers fared before their first order.
@@ -550,36 +335,6 @@ absl::StatusOr<std::vector<worker::WorkerResultProto>> ReadJournal(const std::st
   return journal->results;
 }
 
-std::string FormatProgress(const RunnerProgress& progress, bool terminal) {
-  auto duration = [](double seconds) {
-    const int s = static_cast<int>(std::lround(seconds));
-    return s >= 60 ? absl::StrFormat("%dm%02ds", s / 60, s % 60) : absl::StrFormat("%ds", s);
-  };
-  const std::string eta =
-      progress.eta_seconds < 0 ? "ETA unknown" : "ETA " + duration(progress.eta_seconds);
-  const std::string failed =
-      progress.failed > 0 ? absl::StrCat(" (", progress.failed, " failed)") : "";
-  if (!terminal) {
-    return absl::StrCat("icount: ", progress.done, "/", progress.total, " done", failed, ", ",
-                        progress.phase, ", ", duration(progress.elapsed_seconds), " elapsed, ",
-                        eta);
-  }
-  constexpr int kWidth = 30;
-  const int filled = progress.total > 0 ? kWidth * progress.done / progress.total : kWidth;
-  return absl::StrCat("[", std::string(filled, '#'), std::string(kWidth - filled, '.'), "] ",
-                      progress.done, "/", progress.total, failed, " ", progress.phase, ", ", eta);
-}
-
-std::optional<std::string> ProgressLog::Line(const RunnerProgress& progress) {
-  if (progress.done == last_done_ &&
-      progress.elapsed_seconds - last_line_seconds_ < heartbeat_seconds_) {
-    return std::nullopt;
-  }
-  last_done_ = progress.done;
-  last_line_seconds_ = progress.elapsed_seconds;
-  return FormatProgress(progress, /*terminal=*/false);
-}
-
 absl::Status CheckNoOldJournal(const std::string& journal_path) {
   if (access(journal_path.c_str(), F_OK) != 0) return absl::OkStatus();
   return absl::AlreadyExistsError(absl::StrCat(
@@ -627,10 +382,7 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
     }
   } else if (absl::Status fresh = CheckNoOldJournal(options.journal_path); !fresh.ok()) {
     return fresh;
-  } else if (absl::Status header = base::AppendLineDurably(
-                 options.journal_path, absl::StrCat("{", kJournalHeaderKey,
-                                                    ":1,\"orders_checksum\":\"", checksum, "\"}"));
-             !header.ok()) {
+  } else if (absl::Status header = StartJournal(options.journal_path, checksum); !header.ok()) {
     return header;
   }
 
@@ -671,11 +423,11 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
   for (const Phase& phase : phases) {
     if (phase.orders.empty()) continue;
     status = run.RunPhase(phase);
-    if (!status.ok() || interrupted) break;
+    if (!status.ok() || Interrupted()) break;
   }
   // A phase that could not start keeps the logs its message points at.
-  if (status.ok() || interrupted) base::RemoveDirectoryTree(*scratch);
-  if (interrupted) {
+  if (status.ok() || Interrupted()) base::RemoveDirectoryTree(*scratch);
+  if (Interrupted()) {
     return absl::CancelledError(absl::StrCat("interrupted: ", run.done(), " of ", orders.size(),
                                              " orders finished and kept in ", options.journal_path,
                                              "; run the same command with --resume to continue"));

@@ -75,10 +75,10 @@ TEST(RunnerTest, FailuresAreIsolatedAndReported) {
   const auto& r = report->results;
   EXPECT_TRUE(r[0].has_output());
   EXPECT_GT(r[0].output().wall_time().raw_times_size(), 0);
-  EXPECT_EQ(r[1].failure().kind(), "crash");
+  EXPECT_EQ(r[1].failure().kind(), worker::FAILURE_CRASH);
   EXPECT_THAT(r[1].failure().reason(), HasSubstr("signal 11"));
-  EXPECT_EQ(r[2].failure().kind(), "timeout");
-  EXPECT_EQ(r[3].failure().kind(), "measure");
+  EXPECT_EQ(r[2].failure().kind(), worker::FAILURE_TIMEOUT);
+  EXPECT_EQ(r[3].failure().kind(), worker::FAILURE_MEASURE);
   EXPECT_THAT(r[3].failure().reason(), HasSubstr("ValueError: bad case"));
   EXPECT_TRUE(r[4].has_output());
   ASSERT_FALSE(progress.empty());
@@ -111,7 +111,7 @@ TEST(RunnerTest, ResumeSkipsFinishedOrdersAndRefusesOtherJournals) {
 
 TEST(RunnerTest, CorruptJournalIsAnErrorAndLeftUntouched) {
   const std::string path = TempPath("corrupt.journal");
-  const std::string contents = "{\"icount_journal\":1,\"orders_checksum\":\"00\"}\n{not json\n";
+  const std::string contents = "{\"icount_journal\":2,\"orders_checksum\":\"00\"}\n{not json\n";
   ASSERT_TRUE(base::WriteFileAtomically(path, contents).ok());
   RunnerOptions options = Options("corrupt.journal");
   options.resume = true;
@@ -220,40 +220,6 @@ TEST(RunnerTest, InvalidOrders) {
   missing.worker_path = "/nonexistent/worker";
   EXPECT_EQ(RunOrders({PythonOrder("x", "pass")}, missing).status().code(),
             absl::StatusCode::kNotFound);
-}
-
-TEST(RunnerTest, ProgressFormats) {
-  RunnerProgress p;
-  p.done = 3;
-  p.total = 10;
-  p.failed = 1;
-  p.phase = "wall time, 1 thread";
-  p.elapsed_seconds = 30;
-  p.eta_seconds = 70;
-  EXPECT_EQ(FormatProgress(p, true),
-            "[#########.....................] 3/10 (1 failed) wall time, 1 thread, ETA 1m10s");
-  EXPECT_EQ(FormatProgress(p, false),
-            "icount: 3/10 done (1 failed), wall time, 1 thread, 30s elapsed, ETA 1m10s");
-}
-
-TEST(RunnerTest, ProgressLogHasALinePerFinishedOrderAndAHeartbeat) {
-  ProgressLog log(30);
-  RunnerProgress p;
-  p.total = 4;
-  p.phase = "instruction counts";
-  EXPECT_TRUE(log.Line(p).has_value());  // the first report
-  p.elapsed_seconds = 1;
-  EXPECT_FALSE(log.Line(p).has_value());  // nothing new
-  p.elapsed_seconds = 29;
-  EXPECT_FALSE(log.Line(p).has_value());
-  p.elapsed_seconds = 30.5;  // quiet for 30 s: a heartbeat
-  EXPECT_EQ(log.Line(p), "icount: 0/4 done, instruction counts, 31s elapsed, ETA unknown");
-  p.elapsed_seconds = 31;
-  EXPECT_FALSE(log.Line(p).has_value());
-  p.done = 1;  // an order finished: at once
-  EXPECT_TRUE(log.Line(p).has_value());
-  p.elapsed_seconds = 61.5;
-  EXPECT_TRUE(log.Line(p).has_value());
 }
 
 // A machine where valgrind cannot run the worker at all (e.g. a CPU whose

@@ -19,38 +19,19 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/files.h"
+#include "base/text.h"
 #include "timer/callgrind_stats.h"
 #include "timer/measurement_io.h"
+#include "timer/snippet_abi.h"
 #include "timer/timer.h"
 #include "worker/compiled_cases.h"
+#include "worker/failure.h"
+#include "worker/framing.h"
 
 namespace icount {
 namespace {
 
 // ---- framing ---------------------------------------------------------------
-
-bool WriteAll(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
-// Reads exactly `size` bytes; returns the number read before EOF.
-size_t ReadAll(int fd, char* data, size_t size) {
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t n = read(fd, data + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  return done;
-}
 
 // ---- the zygote ------------------------------------------------------------
 
@@ -83,8 +64,7 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
   worker::WorkOrderProto order;
   worker::WorkerResultProto result;
   if (!order.ParseFromArray(zygote_order, static_cast<int>(size))) {
-    result.mutable_failure()->set_kind("worker");
-    result.mutable_failure()->set_reason("the case process received a corrupt order");
+    result = FailureResult(worker::FAILURE_WORKER, "the case process received a corrupt order");
   } else {
     if (!order.canary() && order.compiled_case().empty() &&
         order.task_spec().language() == timer::CPP) {
@@ -152,13 +132,6 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
   }
 }
 
-worker::WorkerResultProto Failure(const std::string& kind, const std::string& reason) {
-  worker::WorkerResultProto result;
-  result.mutable_failure()->set_kind(kind);
-  result.mutable_failure()->set_reason(reason);
-  return result;
-}
-
 absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order) {
   TaskSpec spec = TaskSpecFromProto(order.task_spec());
   TimerOptions options;
@@ -180,15 +153,17 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order) {
   if (spec.language == Language::kCpp) {
     std::string setup = spec.setup;
     if (!order.torchscript_artifact().empty()) {
-      setup = absl::StrCat("const std::string ICOUNT_ARTIFACT_PATH = \"",
-                           order.torchscript_artifact(), "\";\n", setup);
+      setup = absl::StrCat(ArtifactPathDefinition(
+                               /*cpp=*/true, base::CppStringLiteral(order.torchscript_artifact())),
+                           setup);
     }
     return Timer::ForCpp(spec.stmt, setup, spec.global_setup, options);
   }
   std::string setup = spec.setup;
   if (!order.torchscript_artifact().empty()) {
-    setup =
-        absl::StrCat("ICOUNT_ARTIFACT_PATH = r'''", order.torchscript_artifact(), "'''\n", setup);
+    setup = absl::StrCat(ArtifactPathDefinition(
+                             /*cpp=*/false, base::PythonRawLiteral(order.torchscript_artifact())),
+                         setup);
   }
   return Timer::ForPython(spec.stmt, setup, options);
 }
@@ -218,12 +193,12 @@ struct ZygoteChannel {
     absl::StatusOr<std::string> bytes = base::ReadFileToString(case_file);
     std::remove(case_file.c_str());
     if (reply.kind == kTimedOut) {
-      result = Failure("timeout", absl::StrCat("timed out after ", order.timeout_seconds(), " s"));
+      result = FailureResult(worker::FAILURE_TIMEOUT, absl::StrCat("timed out after ", order.timeout_seconds(), " s"));
     } else if (reply.kind == kSignalled) {
-      result = Failure("crash", absl::StrCat("the case crashed: signal ", reply.code, " (",
+      result = FailureResult(worker::FAILURE_CRASH, absl::StrCat("the case crashed: signal ", reply.code, " (",
                                              strsignal(reply.code), ")"));
     } else if (!bytes.ok() || !result.ParseFromString(*bytes)) {
-      result = Failure("crash",
+      result = FailureResult(worker::FAILURE_CRASH,
                        absl::StrCat("the case exited with code ", reply.code, " without a result"));
     }
     result.set_id(order.id());
@@ -254,53 +229,27 @@ worker::WorkOrderProto CanaryOrder() {
 
 }  // namespace
 
-absl::Status WriteFrame(int fd, const std::string& bytes) {
-  std::string frame(4, '\0');
-  const uint32_t size = static_cast<uint32_t>(bytes.size());
-  for (int i = 0; i < 4; ++i) frame[i] = static_cast<char>((size >> (8 * i)) & 0xff);
-  frame += bytes;
-  if (!WriteAll(fd, frame.data(), frame.size())) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot write to fd ", fd, ": ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<std::optional<std::string>> ReadFrame(int fd) {
-  unsigned char header[4];
-  const size_t got = ReadAll(fd, reinterpret_cast<char*>(header), 4);
-  if (got == 0) return std::optional<std::string>();
-  if (got != 4) return absl::DataLossError("truncated frame header");
-  const uint32_t size =
-      header[0] | (header[1] << 8) | (header[2] << 16) | (static_cast<uint32_t>(header[3]) << 24);
-  std::string bytes(size, '\0');
-  if (ReadAll(fd, bytes.data(), size) != size) {
-    return absl::DataLossError(absl::StrCat("truncated frame: expected ", size, " bytes"));
-  }
-  return std::optional<std::string>(std::move(bytes));
-}
-
 worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order) {
   SetCurrentArtifactPath(order.torchscript_artifact());
   absl::StatusOr<Timer> timer = MakeTimer(order);
-  if (!timer.ok()) return Failure("setup", std::string(timer.status().message()));
+  if (!timer.ok()) return FailureResult(worker::FAILURE_SETUP, std::string(timer.status().message()));
   // Results report the order's own setup, not the artifact line added above.
   const std::string original_setup = order.task_spec().setup();
   worker::WorkerResultProto result;
   worker::WorkerOutputProto* output = result.mutable_output();
   if (order.wall_time()) {
     if (RUNNING_ON_VALGRIND) {
-      return Failure("worker", "wall time is never taken under valgrind: use a native worker");
+      return FailureResult(worker::FAILURE_WORKER, "wall time is never taken under valgrind: use a native worker");
     }
     absl::StatusOr<Measurement> measurement =
         timer->BlockedAutorange(order.min_run_time() > 0 ? order.min_run_time() : 0.2);
-    if (!measurement.ok()) return Failure("measure", std::string(measurement.status().message()));
+    if (!measurement.ok()) return FailureResult(worker::FAILURE_MEASURE, std::string(measurement.status().message()));
     *output->mutable_wall_time() = MeasurementToProto(*measurement);
     output->mutable_wall_time()->set_setup(original_setup);
   }
   if (order.callgrind()) {
     if (!RUNNING_ON_VALGRIND) {
-      return Failure("worker",
+      return FailureResult(worker::FAILURE_WORKER,
                      "instruction counts need a worker started under valgrind (the runner does "
                      "this); this one runs natively");
     }
@@ -308,9 +257,9 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order) {
     options.number = order.callgrind_number() > 0 ? order.callgrind_number() : 100;
     options.repeats = order.callgrind_repeats() > 0 ? order.callgrind_repeats() : 1;
     absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
-    if (!stats.ok()) return Failure("measure", std::string(stats.status().message()));
+    if (!stats.ok()) return FailureResult(worker::FAILURE_MEASURE, std::string(stats.status().message()));
     if (order.canary() && (stats->empty() || stats->front().Counts() <= 0)) {
-      return Failure("measure",
+      return FailureResult(worker::FAILURE_MEASURE,
                      "callgrind counted no instructions in the canary's measured region: the "
                      "worker runs under valgrind, but not under callgrind with client requests "
                      "working");

@@ -17,8 +17,9 @@
 //                      its result and exits
 //
 // Orders arrive on a stream and results leave on another, both framed as
-// a 4-byte little-endian length followed by the serialised message, so a
-// runner can keep a worker busy without restarting it.
+// a 4-byte little-endian length followed by the serialised message
+// (worker/framing.h), so a runner can keep a worker busy without
+// restarting it.
 
 #include <cstdint>
 #include <optional>
@@ -26,6 +27,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "worker/failure.h"
 #include "worker/worker.pb.h"
 
 namespace icount {
@@ -41,12 +43,12 @@ struct WorkerOptions {
   // Before the first order, run a canary through the zygote like a case:
   // an empty C++ statement, counted under valgrind (at least one
   // instruction must be counted) or timed natively. Its result is the
-  // first frame written, with id kCanaryOrderId, so a worker that starts
-  // but cannot measure says so before it is given any work.
+  // first frame written, with id kCanaryOrderId (worker/failure.h), so a
+  // worker that starts but cannot measure says so before it is given any
+  // work.
   bool canary = false;
 };
 
-inline constexpr char kCanaryOrderId[] = "icount:canary";
 
 // Runs until the order stream ends. Errors only for the worker itself
 // (unreadable stream, no scratch directory); case failures are results.
@@ -54,11 +56,6 @@ absl::Status RunWorker(const WorkerOptions& options);
 
 // Runs one order in this process (what a case process does).
 worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order);
-
-// Framing shared by the worker and the runner. ReadFrame returns nullopt at
-// a clean end of stream and an error for a truncated frame.
-absl::Status WriteFrame(int fd, const std::string& bytes);
-absl::StatusOr<std::optional<std::string>> ReadFrame(int fd);
 
 }  // namespace icount
 

@@ -1,4 +1,4 @@
-#include "tools/regression.h"
+#include "compare/gate.h"
 
 #include <string>
 #include <vector>
@@ -51,18 +51,19 @@ TEST(GateTest, VerdictsUseBothThresholdsAndOverrides) {
   options.pct_overrides = {{"^tol", 10}};
   absl::StatusOr<GateReport> report = Gate(before, after, options);
   ASSERT_TRUE(report.ok()) << report.status();
-  std::map<std::string, std::string> verdicts;
+  std::map<std::string, compare::Verdict> verdicts;
   for (const CaseVerdict& c : report->cases) verdicts[c.key] = c.verdict;
-  EXPECT_EQ(verdicts["same"], "ok");
-  EXPECT_EQ(verdicts["up 5%"], "regression");
-  EXPECT_EQ(verdicts["up 5% but small"], "ok");  // +5 instructions < 20
-  EXPECT_EQ(verdicts["down"], "improvement");
-  EXPECT_EQ(verdicts["tolerant"], "ok");  // 5% < its 10% override
-  EXPECT_EQ(verdicts["fresh"], "new");
-  EXPECT_EQ(verdicts["gone"], "missing");
+  EXPECT_EQ(verdicts["same"], compare::VERDICT_OK);
+  EXPECT_EQ(verdicts["up 5%"], compare::VERDICT_REGRESSION);
+  EXPECT_EQ(verdicts["up 5% but small"], compare::VERDICT_OK);  // +5 instructions < 20
+  EXPECT_EQ(verdicts["down"], compare::VERDICT_IMPROVEMENT);
+  EXPECT_EQ(verdicts["tolerant"], compare::VERDICT_OK);  // 5% < its 10% override
+  EXPECT_EQ(verdicts["fresh"], compare::VERDICT_NEW);
+  EXPECT_EQ(verdicts["gone"], compare::VERDICT_MISSING);
   EXPECT_EQ(report->regressions, 1);
-  EXPECT_THAT(report->markdown, HasSubstr("1 instruction-count regression"));
-  EXPECT_THAT(report->markdown, HasSubstr("| regression | 1000 | 1050 | +50 (+5.00%)"));
+  EXPECT_THAT(GateMarkdown(*report, options), HasSubstr("1 instruction-count regression"));
+  EXPECT_THAT(GateMarkdown(*report, options),
+              HasSubstr("| regression | 1000 | 1050 | +50 (+5.00%)"));
 }
 
 TEST(GateTest, WallTimeIsReportedNotGated) {
@@ -78,7 +79,7 @@ TEST(GateTest, WallTimeIsReportedNotGated) {
   ASSERT_EQ(report->cases.size(), 1u);
   ASSERT_TRUE(report->cases[0].time_p_value.has_value());
   EXPECT_LT(*report->cases[0].time_p_value, 0.01);
-  EXPECT_THAT(report->markdown, HasSubstr("changed"));
+  EXPECT_THAT(GateMarkdown(*report, {}), HasSubstr("changed"));
 }
 
 TEST(GateTest, MismatchedSuitesAreReportedNotFatal) {
@@ -89,7 +90,25 @@ TEST(GateTest, MismatchedSuitesAreReportedNotFatal) {
   absl::StatusOr<GateReport> report = Gate(before, after, {});
   ASSERT_TRUE(report.ok());
   EXPECT_TRUE(report->checksum_mismatch);
-  EXPECT_THAT(report->markdown, HasSubstr("case sets differ"));
+  EXPECT_THAT(GateMarkdown(*report, {}), HasSubstr("case sets differ"));
+}
+
+TEST(GateTest, MarkdownShowsTheCasesWorthReading) {
+  ResultsFile before;
+  ResultsFile after;
+  before.instruction_counts = {Counts("same", 1000), Counts("up|pipe", 1000)};
+  after.instruction_counts = {Counts("same", 1000), Counts("up|pipe", 1100)};
+  GateOptions options;
+  absl::StatusOr<GateReport> report = Gate(before, after, options);
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(VerdictName(report->cases[1].verdict), std::string("regression"));
+  EXPECT_EQ(GateMarkdown(*report, options),
+            "### icount: 1 instruction-count regression\n\n"
+            "2 cases compared; 0 improved; 0 new, 0 missing. Thresholds: +1.00% and +50 "
+            "instructions per run.\n\n"
+            "| case | verdict | before | after | change | wall time (p) |\n"
+            "| :--- | :--- | ---: | ---: | ---: | :--- |\n"
+            "| Group / up\\|pipe [, 1T] | regression | 1000 | 1100 | +100 (+10.00%) |  |\n");
 }
 
 TEST(GateTest, BadOverrideIsAnError) {

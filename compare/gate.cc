@@ -1,4 +1,4 @@
-#include "tools/regression.h"
+#include "compare/gate.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "compare/text_table.h"
 #include "re2/re2.h"
 
 namespace icount {
@@ -116,35 +117,59 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
       c.time_p_value = MannWhitneyPValue(times_before[key], times_after[key]);
     }
     if (!c.before.has_value() && !c.after.has_value()) {
-      c.verdict = "ok";  // wall time only
+      c.verdict = compare::VERDICT_OK;  // wall time only
     } else if (!c.before.has_value()) {
-      c.verdict = "new";
+      c.verdict = compare::VERDICT_NEW;
       ++report.new_cases;
     } else if (!c.after.has_value()) {
-      c.verdict = "missing";
+      c.verdict = compare::VERDICT_MISSING;
       ++report.missing_cases;
     } else {
       const double delta = *c.after - *c.before;
       const double pct = *c.before != 0 ? 100 * delta / std::fabs(*c.before) : (delta ? 100 : 0);
       if (delta > options.threshold_abs && pct > c.threshold_pct) {
-        c.verdict = "regression";
+        c.verdict = compare::VERDICT_REGRESSION;
         ++report.regressions;
       } else if (-delta > options.threshold_abs && -pct > c.threshold_pct) {
-        c.verdict = "improvement";
+        c.verdict = compare::VERDICT_IMPROVEMENT;
         ++report.improvements;
       } else {
-        c.verdict = "ok";
+        c.verdict = compare::VERDICT_OK;
       }
     }
     report.cases.push_back(c);
   }
-  // Markdown summary: the headline, then only the cases worth reading.
-  std::string& md = report.markdown;
-  absl::StrAppendFormat(&md, "### icount: %s\n\n",
-                        report.regressions > 0
-                            ? absl::StrCat(report.regressions, " instruction-count regression",
-                                           report.regressions > 1 ? "s" : "")
-                            : std::string("no instruction-count regression"));
+  return report;
+}
+
+const char* VerdictName(compare::Verdict verdict) {
+  switch (verdict) {
+    case compare::VERDICT_OK:
+      return "ok";
+    case compare::VERDICT_REGRESSION:
+      return "regression";
+    case compare::VERDICT_IMPROVEMENT:
+      return "improvement";
+    case compare::VERDICT_NEW:
+      return "new";
+    case compare::VERDICT_MISSING:
+      return "missing";
+    default:
+      return "unknown";
+  }
+}
+
+bool TimeChanged(const CaseVerdict& verdict) {
+  return verdict.time_p_value.has_value() && *verdict.time_p_value < 0.01;
+}
+
+std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
+  std::string md = absl::StrFormat(
+      "### icount: %s\n\n",
+      report.regressions > 0
+          ? absl::StrCat(report.regressions, " instruction-count regression",
+                         report.regressions > 1 ? "s" : "")
+          : std::string("no instruction-count regression"));
   absl::StrAppendFormat(
       &md,
       "%d cases compared; %d improved; %d new, %d missing. Thresholds: +%.2f%% "
@@ -152,12 +177,14 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
       static_cast<int>(report.cases.size()), report.improvements, report.new_cases,
       report.missing_cases, options.threshold_pct, options.threshold_abs,
       report.checksum_mismatch ? " **The case sets differ** (suite checksums do not match)." : "");
-  md +=
-      "| case | verdict | before | after | change | wall time (p) "
-      "|\n|---|---|---:|---:|---:|---|\n";
+  TextTable table({{"case"},
+                   {"verdict"},
+                   {"before", Align::kRight},
+                   {"after", Align::kRight},
+                   {"change", Align::kRight},
+                   {"wall time (p)"}});
   for (const CaseVerdict& c : report.cases) {
-    const bool time_changed = c.time_p_value.has_value() && *c.time_p_value < 0.01;
-    if (c.verdict == "ok" && !time_changed) continue;
+    if (c.verdict == compare::VERDICT_OK && !TimeChanged(c)) continue;
     std::string change = "";
     if (c.before && c.after && *c.before != 0) {
       change = absl::StrFormat("%+.0f (%+.2f%%)", *c.after - *c.before,
@@ -165,15 +192,15 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
     }
     std::string time = "";
     if (c.time_before && c.time_after) {
-      time =
-          absl::StrFormat("%.3g -> %.3g us (p=%.3g)%s", *c.time_before * 1e6, *c.time_after * 1e6,
-                          c.time_p_value.value_or(1), time_changed ? " changed" : "");
+      time = absl::StrFormat("%.3g -> %.3g us (p=%.3g)%s", *c.time_before * 1e6,
+                             *c.time_after * 1e6, c.time_p_value.value_or(1),
+                             TimeChanged(c) ? " changed" : "");
     }
-    absl::StrAppendFormat(&md, "| %s | %s | %s | %s | %s | %s |\n", c.label, c.verdict,
-                          c.before ? absl::StrFormat("%.0f", *c.before) : "",
-                          c.after ? absl::StrFormat("%.0f", *c.after) : "", change, time);
+    table.AddRow({MarkdownEscape(c.label), VerdictName(c.verdict),
+                  c.before ? absl::StrFormat("%.0f", *c.before) : "",
+                  c.after ? absl::StrFormat("%.0f", *c.after) : "", change, MarkdownEscape(time)});
   }
-  return report;
+  return absl::StrCat(md, table.RenderMarkdown());
 }
 
 }  // namespace icount

@@ -1,8 +1,8 @@
-#ifndef ICOUNT_TOOLS_REGRESSION_H_
-#define ICOUNT_TOOLS_REGRESSION_H_
+#ifndef ICOUNT_COMPARE_GATE_H_
+#define ICOUNT_COMPARE_GATE_H_
 
 // The regression gate of //tools:ci: per-case verdicts comparing a results
-// file against a baseline.
+// file against a baseline, and their Markdown summary.
 //
 // Instruction counts decide: a case regresses when its per-run count grows
 // by more than BOTH thresholds (percent and absolute), which can be
@@ -10,9 +10,9 @@
 // Mann-Whitney U test on the per-run times and reported, never gating: it is
 // noisy on shared machines, counts are not.
 //
-//   GateReport report = Gate(baseline, current, options);
-//   if (report.regressions > 0) return 3;
-//   std::cout << report.markdown;
+//   absl::StatusOr<GateReport> report = Gate(baseline, current, options);
+//   std::cout << GateMarkdown(*report, options);
+//   if (report->regressions > 0) return 3;
 
 #include <cstdint>
 #include <map>
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compare/gate.pb.h"
 #include "timer/measurement_io.h"
 
 namespace icount {
@@ -36,9 +37,7 @@ struct GateOptions {
 struct CaseVerdict {
   std::string key;    // the case key
   std::string label;  // for people
-  // "ok", "regression", "improvement", "new" (not in the baseline),
-  // "missing" (only in the baseline)
-  std::string verdict;
+  compare::Verdict verdict = compare::VERDICT_UNSPECIFIED;
   std::optional<double> before;  // instructions per run
   std::optional<double> after;
   double threshold_pct = 0;
@@ -55,11 +54,21 @@ struct GateReport {
   int new_cases = 0;
   int missing_cases = 0;
   bool checksum_mismatch = false;
-  std::string markdown;
 };
 
+// The verdicts; an error only for an override that is not a valid regex.
 absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& current,
                                 const GateOptions& options);
+
+// "ok", "regression", "improvement", "new", "missing".
+const char* VerdictName(compare::Verdict verdict);
+
+// A wall-time change the summary points out: p < 0.01.
+bool TimeChanged(const CaseVerdict& verdict);
+
+// The summary for a pull request: a headline, the thresholds, then a table
+// of the cases worth reading (every verdict but ok, and wall-time changes).
+std::string GateMarkdown(const GateReport& report, const GateOptions& options);
 
 // Two-sided p-value of the Mann-Whitney U test (normal approximation with
 // tie and continuity corrections). 1 when either sample is empty.
@@ -67,4 +76,4 @@ double MannWhitneyPValue(const std::vector<double>& a, const std::vector<double>
 
 }  // namespace icount
 
-#endif  // ICOUNT_TOOLS_REGRESSION_H_
+#endif  // ICOUNT_COMPARE_GATE_H_

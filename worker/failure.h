@@ -1,0 +1,34 @@
+#ifndef ICOUNT_WORKER_FAILURE_H_
+#define ICOUNT_WORKER_FAILURE_H_
+
+// What the kinds of a failed order (worker::FailureKind) mean to people and
+// to the runner:
+//
+//   FailureKindName(worker::FAILURE_TIMEOUT)  // "timeout"
+//   IsRetryable(worker::FAILURE_CRASH)        // true: a crash may be the
+//                                             // machine's, not the case's
+
+#include <string>
+
+#include "worker/worker.pb.h"
+
+namespace icount {
+
+// The id of the canary's result, the first a worker started with --canary
+// writes (WorkerOptions::canary).
+inline constexpr char kCanaryOrderId[] = "icount:canary";
+
+// "setup", "measure", "crash", "timeout", "worker"; "unknown" otherwise.
+const char* FailureKindName(worker::FailureKind kind);
+
+// Whether running the order again may succeed: crashes, timeouts and lost
+// workers may come from the machine (memory, load, a killed process); a
+// setup or statement that throws would throw again.
+bool IsRetryable(worker::FailureKind kind);
+
+// A result that reports a failure of `kind`.
+worker::WorkerResultProto FailureResult(worker::FailureKind kind, std::string reason);
+
+}  // namespace icount
+
+#endif  // ICOUNT_WORKER_FAILURE_H_

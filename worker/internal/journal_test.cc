@@ -1,0 +1,71 @@
+#include "worker/internal/journal.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "base/files.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace icount::worker_internal {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string TempPath(const std::string& name) {
+  return std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
+}
+
+worker::WorkOrderProto Order(const std::string& id, double timeout) {
+  worker::WorkOrderProto order;
+  order.set_id(id);
+  order.set_callgrind(true);
+  order.set_timeout_seconds(timeout);
+  return order;
+}
+
+TEST(JournalTest, ChecksumIgnoresOrderAndTimeouts) {
+  EXPECT_EQ(OrdersChecksum({Order("a", 1), Order("b", 2)}),
+            OrdersChecksum({Order("b", 60), Order("a", 0)}));
+  EXPECT_NE(OrdersChecksum({Order("a", 1)}), OrdersChecksum({Order("a", 1), Order("b", 1)}));
+}
+
+TEST(JournalTest, ResultsComeBackAsWritten) {
+  const std::string path = TempPath("round_trip.journal");
+  ASSERT_TRUE(StartJournal(path, "abc").ok());
+  worker::WorkerResultProto result;
+  result.set_id("x#counts");
+  result.mutable_failure()->set_kind(worker::FAILURE_TIMEOUT);
+  result.mutable_failure()->set_reason("timed out after 1 s");
+  ASSERT_TRUE(AppendToJournal(path, result).ok());
+  absl::StatusOr<Journal> journal = ParseJournal(path);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  EXPECT_EQ(journal->checksum, "abc");
+  ASSERT_EQ(journal->results.size(), 1u);
+  EXPECT_EQ(journal->results[0].SerializeAsString(), result.SerializeAsString());
+}
+
+TEST(JournalTest, AnotherFormatIsRefusedWithWhatToDo) {
+  const std::string path = TempPath("format1.journal");
+  ASSERT_TRUE(base::WriteFileAtomically(path,
+                                        "{\"icount_journal\":1,\"orders_checksum\":\"00\"}\n"
+                                        "{\"id\":\"a\",\"failure\":{\"kind\":\"crash\"}}\n")
+                  .ok());
+  absl::StatusOr<Journal> journal = ParseJournal(path);
+  ASSERT_FALSE(journal.ok());
+  EXPECT_THAT(std::string(journal.status().message()),
+              HasSubstr("format1.journal:1: written by another version of icount (journal "
+                        "format 1, this one reads 2)"));
+}
+
+TEST(JournalTest, NotAJournal) {
+  const std::string path = TempPath("other.json");
+  ASSERT_TRUE(base::WriteFileAtomically(path, "{\"measurements\": []}\n").ok());
+  absl::StatusOr<Journal> journal = ParseJournal(path);
+  ASSERT_FALSE(journal.ok());
+  EXPECT_THAT(std::string(journal.status().message()),
+              HasSubstr("other.json:1: not an icount results journal"));
+}
+
+}  // namespace
+}  // namespace icount::worker_internal

@@ -1,0 +1,101 @@
+#include "worker/internal/worker_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "base/files.h"
+#include "base/subprocess.h"
+#include "timer/valgrind_log.h"
+
+namespace icount::worker_internal {
+
+absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
+                                          const std::vector<std::string>& env,
+                                          const std::string& log_path, bool disable_aslr) {
+  int orders[2];
+  int results[2];
+  if (pipe(orders) != 0 || pipe(results) != 0) {
+    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+  }
+  fcntl(orders[1], F_SETFD, FD_CLOEXEC);
+  fcntl(results[0], F_SETFD, FD_CLOEXEC);
+  base::SpawnOptions options;
+  options.env = env;
+  options.disable_aslr = disable_aslr;
+  // Its own process group: an interrupt kills the worker and everything it
+  // started (valgrind, zygote, cases) with one kill(-pgid).
+  options.new_process_group = true;
+  options.fds = {{orders[0], 0}, {results[1], 3}};
+  options.output_path = log_path;
+  absl::StatusOr<pid_t> pid = base::Spawn(argv, options);
+  close(orders[0]);
+  close(results[1]);
+  if (!pid.ok()) {
+    close(orders[1]);
+    close(results[0]);
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot start the worker: ", pid.status().message()));
+  }
+  WorkerProcess process;
+  process.pid = *pid;
+  process.orders_fd = orders[1];
+  process.results_fd = results[0];
+  process.log_path = log_path;
+  return process;
+}
+
+std::string StopWorker(WorkerProcess& process, bool kill_now) {
+  if (process.orders_fd >= 0) close(process.orders_fd);
+  process.orders_fd = -1;
+  std::string ended = "still running (killed)";
+  if (process.pid > 0) {
+    int status = 0;
+    pid_t waited = 0;
+    if (!kill_now) {
+      for (int i = 0; i < 200 && (waited = waitpid(process.pid, &status, WNOHANG)) == 0; ++i) {
+        usleep(10000);
+      }
+    }
+    if (waited != process.pid) {
+      kill(-process.pid, SIGKILL);
+      while ((waited = waitpid(process.pid, &status, 0)) < 0 && errno == EINTR) {
+      }
+    } else {
+      ended = base::DescribeExit(base::CommandResult::FromWaitStatus(status));
+    }
+    // Whatever the worker left behind in its group goes too.
+    kill(-process.pid, SIGKILL);
+  }
+  if (process.results_fd >= 0) close(process.results_fd);
+  process.results_fd = -1;
+  process.pid = -1;
+  process.ready = false;
+  return ended;
+}
+
+std::string WorkerEvidence(const WorkerProcess& process) {
+  std::string evidence;
+  if (!process.valgrind_log_path.empty()) {
+    const std::string report = ValgrindLogReport(process.valgrind_log_path);
+    absl::StrAppend(&evidence, report.empty() ? "valgrind wrote no log" : report, "\n");
+  }
+  absl::StatusOr<std::string> log = base::ReadFileToString(process.log_path);
+  if (!log.ok() || log->empty()) {
+    absl::StrAppend(&evidence, "(the worker printed nothing)");
+  } else {
+    absl::StrAppend(&evidence, "--- the worker's output ---\n",
+                    log->size() > 2000 ? "..." + log->substr(log->size() - 2000) : *log);
+  }
+  return evidence;
+}
+
+}  // namespace icount::worker_internal

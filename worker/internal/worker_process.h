@@ -1,0 +1,57 @@
+#ifndef ICOUNT_WORKER_INTERNAL_WORKER_PROCESS_H_
+#define ICOUNT_WORKER_INTERNAL_WORKER_PROCESS_H_
+
+// One worker process as the runner sees it: started in a process group of
+// its own with its order and result streams, stopped with everything it
+// started, and explained (valgrind's diagnosis, the worker's output) when it
+// dies.
+//
+//   absl::StatusOr<WorkerProcess> worker = SpawnWorker(argv, env, log, true);
+//   WriteFrame(worker->orders_fd, ...);  ReadFrame(worker->results_fd);
+//   std::string ended = StopWorker(*worker, /*kill_now=*/false);
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace icount::worker_internal {
+
+struct WorkerProcess {
+  pid_t pid = -1;
+  int orders_fd = -1;             // we write orders
+  int results_fd = -1;            // we read results
+  std::string log_path;           // the worker's stdout and stderr
+  std::string valgrind_log_path;  // valgrind's own log; empty when native
+  std::string command;            // for messages
+  // Whether its canary (the first result, see WorkerOptions::canary)
+  // came back measured; until then it gets no orders.
+  bool ready = false;
+  std::optional<size_t> in_flight;                // index into orders
+  std::chrono::steady_clock::time_point started;  // the process, then each order
+};
+
+// Starts `argv` with `env`, its orders on fd 0 and its results on fd 3,
+// stdout and stderr in `log_path`, in a new process group.
+absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
+                                          const std::vector<std::string>& env,
+                                          const std::string& log_path, bool disable_aslr);
+
+// Stops the worker and everything in its process group; returns how the
+// worker ended ("exit code 1", "killed by signal 4 (Illegal instruction)").
+// Without kill_now it first gives a worker whose result stream ended two
+// seconds to exit by itself, so a crash is reported as the crash.
+std::string StopWorker(WorkerProcess& process, bool kill_now);
+
+// What a worker that died left to explain it: valgrind's diagnosis and log
+// (when valgrind ran it) and the end of the worker's own output.
+std::string WorkerEvidence(const WorkerProcess& process);
+
+}  // namespace icount::worker_internal
+
+#endif  // ICOUNT_WORKER_INTERNAL_WORKER_PROCESS_H_
