@@ -53,8 +53,8 @@ absl::Status AppendLineDurably(const std::string& path, absl::string_view line) 
   }
   const std::string data = absl::StrCat(line, "\n");
   // One write per line: a crash leaves whole lines only.
-  const bool ok = write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size()) &&
-                  fsync(fd) == 0;
+  const bool ok =
+      write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size()) && fsync(fd) == 0;
   close(fd);
   if (!ok) return absl::DataLossError(absl::StrCat(path, ": write failed"));
   return absl::OkStatus();

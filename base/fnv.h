@@ -31,7 +31,8 @@ class Fnv1a {
   std::string Hex() const { return absl::StrFormat("%0*x", 2 * sizeof(Word), hash_); }
 
  private:
-  static_assert(sizeof(Word) == 4 || sizeof(Word) == 8, "FNV-1a is defined here for 32 and 64 bits");
+  static_assert(sizeof(Word) == 4 || sizeof(Word) == 8,
+                "FNV-1a is defined here for 32 and 64 bits");
   static constexpr Word kPrime =
       static_cast<Word>(sizeof(Word) == 8 ? 0x100000001b3ULL : 16777619ULL);
   static constexpr Word kOffsetBasis =

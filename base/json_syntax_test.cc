@@ -8,8 +8,8 @@ namespace icount::base {
 namespace {
 
 TEST(JsonSyntaxTest, WellFormedValues) {
-  for (const char* text : {"{}", "[]", " {\"a\": [1, -2.5e+3, true, false, null, \"\\u00e9\\n\"]} ",
-                           "0", "\"x\""}) {
+  for (const char* text :
+       {"{}", "[]", " {\"a\": [1, -2.5e+3, true, false, null, \"\\u00e9\\n\"]} ", "0", "\"x\""}) {
     EXPECT_EQ(JsonSyntaxError(text), std::nullopt) << text;
   }
 }

@@ -24,7 +24,8 @@ absl::StatusOr<std::string> FindRunfile(const std::string& relative_path) {
     if (access(candidate.c_str(), F_OK) == 0) return candidate;
   }
   return absl::NotFoundError(absl::StrCat(
-      "cannot find ", relative_path, " in this binary's runfiles: run it with `bazel run` or "
+      "cannot find ", relative_path,
+      " in this binary's runfiles: run it with `bazel run` or "
       "from bazel-bin, and make sure the target that provides it is in the binary's data"));
 }
 

@@ -47,9 +47,9 @@ const absl::Status& AsStatus(const T& status_or) {
 // ICOUNT_RETURN_IF_ERROR(expr) or ICOUNT_RETURN_IF_ERROR(expr, rewrite):
 // returns the error of `expr` (a Status or a StatusOr) from the enclosing
 // function, rewritten by `rewrite` (an expression of `_`) when given.
-#define ICOUNT_RETURN_IF_ERROR(...)                                                 \
+#define ICOUNT_RETURN_IF_ERROR(...)                                                        \
   ICOUNT_STATUS_SELECT_(__VA_ARGS__, ICOUNT_RETURN_IF_ERROR_3_, ICOUNT_RETURN_IF_ERROR_2_, \
-                        ICOUNT_RETURN_IF_ERROR_1_)                                  \
+                        ICOUNT_RETURN_IF_ERROR_1_)                                         \
   (__VA_ARGS__)
 #define ICOUNT_RETURN_IF_ERROR_1_(expr) ICOUNT_RETURN_IF_ERROR_2_(expr, _)
 #define ICOUNT_RETURN_IF_ERROR_2_(expr, rewrite)                                         \
@@ -57,20 +57,23 @@ const absl::Status& AsStatus(const T& status_or) {
     if (const absl::Status _ = ::icount::base::status_internal::AsStatus(expr); !_.ok()) \
       return rewrite;                                                                    \
   } while (false)
-#define ICOUNT_RETURN_IF_ERROR_3_(...) static_assert(false, "ICOUNT_RETURN_IF_ERROR takes 1 or 2 arguments")
+#define ICOUNT_RETURN_IF_ERROR_3_(...) \
+  static_assert(false, "ICOUNT_RETURN_IF_ERROR takes 1 or 2 arguments")
 
 // ICOUNT_ASSIGN_OR_RETURN(lhs, expr) or (lhs, expr, rewrite): evaluates the
 // StatusOr `expr`; on error returns it (rewritten by `rewrite`, an
 // expression of `_`), else moves its value into `lhs` (which may declare a
 // variable: `std::string text`).
-#define ICOUNT_ASSIGN_OR_RETURN(...)                                                   \
+#define ICOUNT_ASSIGN_OR_RETURN(...)                                                         \
   ICOUNT_STATUS_SELECT_(__VA_ARGS__, ICOUNT_ASSIGN_OR_RETURN_3_, ICOUNT_ASSIGN_OR_RETURN_2_, \
-                        ICOUNT_ASSIGN_OR_RETURN_1_)                                    \
+                        ICOUNT_ASSIGN_OR_RETURN_1_)                                          \
   (__VA_ARGS__)
-#define ICOUNT_ASSIGN_OR_RETURN_1_(...) static_assert(false, "ICOUNT_ASSIGN_OR_RETURN takes 2 or 3 arguments")
+#define ICOUNT_ASSIGN_OR_RETURN_1_(...) \
+  static_assert(false, "ICOUNT_ASSIGN_OR_RETURN takes 2 or 3 arguments")
 #define ICOUNT_ASSIGN_OR_RETURN_2_(lhs, expr) ICOUNT_ASSIGN_OR_RETURN_3_(lhs, expr, _)
-#define ICOUNT_ASSIGN_OR_RETURN_3_(lhs, expr, rewrite) \
-  ICOUNT_ASSIGN_OR_RETURN_IMPL_(ICOUNT_STATUS_CONCAT_(icount_status_or_, __LINE__), lhs, expr, rewrite)
+#define ICOUNT_ASSIGN_OR_RETURN_3_(lhs, expr, rewrite)                                         \
+  ICOUNT_ASSIGN_OR_RETURN_IMPL_(ICOUNT_STATUS_CONCAT_(icount_status_or_, __LINE__), lhs, expr, \
+                                rewrite)
 #define ICOUNT_ASSIGN_OR_RETURN_IMPL_(status_or, lhs, expr, rewrite) \
   auto status_or = (expr);                                           \
   if (!status_or.ok()) {                                             \

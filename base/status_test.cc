@@ -44,7 +44,8 @@ TEST(StatusMacrosTest, ReturnIfErrorTakesStatusOrAndStatus) {
 
 TEST(WithContextTest, KeepsCodeAndOk) {
   EXPECT_TRUE(WithContext(absl::OkStatus(), "x").ok());
-  EXPECT_EQ(WithContext(absl::NotFoundError("gone"), "file f"), absl::NotFoundError("file f: gone"));
+  EXPECT_EQ(WithContext(absl::NotFoundError("gone"), "file f"),
+            absl::NotFoundError("file f: gone"));
 }
 
 }  // namespace

@@ -42,8 +42,7 @@ TEST(RunCommandTest, DisableAslrReachesTheChild) {
   CommandOptions options;
   options.disable_aslr = true;
   // setarch's personality flag ADDR_NO_RANDOMIZE is 0x0040000.
-  absl::StatusOr<CommandResult> result =
-      RunCommand({"cat", "/proc/self/personality"}, options);
+  absl::StatusOr<CommandResult> result = RunCommand({"cat", "/proc/self/personality"}, options);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(std::stoul(result->output, nullptr, 16) & 0x0040000, 0x0040000u) << result->output;
 }
@@ -51,8 +50,7 @@ TEST(RunCommandTest, DisableAslrReachesTheChild) {
 TEST(RunCommandTest, NamesACommandThatCannotStart) {
   absl::StatusOr<CommandResult> result = RunCommand({"/nonexistent/tool", "--x"});
   ASSERT_FALSE(result.ok());
-  EXPECT_NE(result.status().message().find("cannot run `/nonexistent/tool --x`"),
-            std::string::npos)
+  EXPECT_NE(result.status().message().find("cannot run `/nonexistent/tool --x`"), std::string::npos)
       << result.status();
 }
 

@@ -110,8 +110,7 @@ std::string JsonString(absl::string_view text) {
         break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
-          absl::StrAppend(&out, "\\u00",
-                          absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
+          absl::StrAppend(&out, "\\u00", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
         } else {
           out += c;
         }
@@ -156,17 +155,15 @@ std::string PythonJsonString(absl::string_view text) {
       absl::StrAppendFormat(&out, "\\u%04x", code);
     } else {
       code -= 0x10000;
-      absl::StrAppendFormat(&out, "\\u%04x\\u%04x", 0xD800 + (code >> 10),
-                            0xDC00 + (code & 0x3FF));
+      absl::StrAppendFormat(&out, "\\u%04x\\u%04x", 0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF));
     }
   }
   return out + "\"";
 }
 
 std::string CppStringLiteral(absl::string_view text) {
-  return absl::StrCat("\"",
-                      absl::StrReplaceAll(text, {{"\\", "\\\\"}, {"\"", "\\\""}, {"\n", "\\n"}}),
-                      "\"");
+  return absl::StrCat(
+      "\"", absl::StrReplaceAll(text, {{"\\", "\\\\"}, {"\"", "\\\""}, {"\n", "\\n"}}), "\"");
 }
 
 std::string PythonRawLiteral(absl::string_view text) { return absl::StrCat("r'''", text, "'''"); }

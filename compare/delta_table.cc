@@ -368,12 +368,10 @@ std::string DeltaTable::Render(bool colorize) const {
         text.text = cell.whole;
         continue;
       }
-      text.text = absl::StrCat(RightJustify(cell.delta, delta_width), "  ",
-                               RightJustify(cell.b, b_width), "  ",
-                               RightJustify(cell.percent, percent_width));
-      const std::string color = !colorize  ? ""
-                                : cell.noise ? kNoiseColor
-                                             : DeltaColor(cell.change);
+      text.text =
+          absl::StrCat(RightJustify(cell.delta, delta_width), "  ", RightJustify(cell.b, b_width),
+                       "  ", RightJustify(cell.percent, percent_width));
+      const std::string color = !colorize ? "" : cell.noise ? kNoiseColor : DeltaColor(cell.change);
       if (!color.empty()) {
         text.before = color;
         text.after = kReset;
@@ -420,8 +418,7 @@ std::string DeltaTable::RenderMarkdown() const {
     }
     table.AddRow(cells);
   }
-  std::string text =
-      title_.empty() ? "" : absl::StrCat("**", MarkdownEscape(title_), "**\n\n");
+  std::string text = title_.empty() ? "" : absl::StrCat("**", MarkdownEscape(title_), "**\n\n");
   absl::StrAppend(&text, table.RenderMarkdown(), "\n");
   for (const std::string& line : Legend(facts, Style::kMarkdown)) {
     absl::StrAppend(&text, "- ", MarkdownEscape(line), "\n");

@@ -165,11 +165,10 @@ bool TimeChanged(const CaseVerdict& verdict) {
 
 std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
   std::string md = absl::StrFormat(
-      "### icount: %s\n\n",
-      report.regressions > 0
-          ? absl::StrCat(report.regressions, " instruction-count regression",
-                         report.regressions > 1 ? "s" : "")
-          : std::string("no instruction-count regression"));
+      "### icount: %s\n\n", report.regressions > 0
+                                ? absl::StrCat(report.regressions, " instruction-count regression",
+                                               report.regressions > 1 ? "s" : "")
+                                : std::string("no instruction-count regression"));
   absl::StrAppendFormat(
       &md,
       "%d cases compared; %d improved; %d new, %d missing. Thresholds: +%.2f%% "
@@ -192,9 +191,9 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
     }
     std::string time = "";
     if (c.time_before && c.time_after) {
-      time = absl::StrFormat("%.3g -> %.3g us (p=%.3g)%s", *c.time_before * 1e6,
-                             *c.time_after * 1e6, c.time_p_value.value_or(1),
-                             TimeChanged(c) ? " changed" : "");
+      time =
+          absl::StrFormat("%.3g -> %.3g us (p=%.3g)%s", *c.time_before * 1e6, *c.time_after * 1e6,
+                          c.time_p_value.value_or(1), TimeChanged(c) ? " changed" : "");
     }
     table.AddRow({MarkdownEscape(c.label), VerdictName(c.verdict),
                   c.before ? absl::StrFormat("%.0f", *c.before) : "",

@@ -26,7 +26,8 @@ TEST(TextTableTest, AlignsPadsAndGroups) {
 }
 
 TEST(TextTableTest, MinimumWidthsRulesAndPlainGroups) {
-  TextTable table({{"x", Align::kLeft, Align::kLeft, 4}, {"y", Align::kRight, Align::kRight, 3, " | "}});
+  TextTable table(
+      {{"x", Align::kLeft, Align::kLeft, 4}, {"y", Align::kRight, Align::kRight, 3, " | "}});
   table.AddGroup("2 threads:");
   table.AddRow({"a", "10"});
   TextTable::TextOptions options;

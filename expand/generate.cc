@@ -147,7 +147,8 @@ absl::Status WriteTorchScriptArtifacts(const std::vector<TorchScriptArtifact>& a
     absl::StrAppend(&script, "_icount_build(", base::PythonRawLiteral(artifact.key), ", ",
                     base::PythonRawLiteral(artifact.model_source), ", ",
                     base::PythonRawLiteral(absl::StrCat(directory, "/", artifact.key, ".py")), ", ",
-                    base::PythonRawLiteral(absl::StrCat(directory, "/", artifact.key, ".pt")), ")\n");
+                    base::PythonRawLiteral(absl::StrCat(directory, "/", artifact.key, ".pt")),
+                    ")\n");
   }
   Py_InitializeEx(0);
   const int failed = PyRun_SimpleString(script.c_str());  // prints the traceback

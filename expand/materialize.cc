@@ -541,8 +541,9 @@ std::string CaseKey(const MaterializedBenchmark& benchmark) {
     }
     parts.push_back(std::move(escaped));
   }
-  return absl::StrCat(absl::StrJoin(parts, "/"), "|", RuntimeModeName(benchmark.auto_labels.runtime),
-                      "|", AutogradKeyName(benchmark.auto_labels.autograd), "|",
+  return absl::StrCat(absl::StrJoin(parts, "/"), "|",
+                      RuntimeModeName(benchmark.auto_labels.runtime), "|",
+                      AutogradKeyName(benchmark.auto_labels.autograd), "|",
                       LanguageName(benchmark.auto_labels.language), "|", benchmark.num_threads);
 }
 

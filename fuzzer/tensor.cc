@@ -367,92 +367,118 @@ absl::StatusOr<bool> FuzzedSparseTensor::SatisfiesConstraints(const Params& para
                          /*max_allocation_bytes=*/std::nullopt);
 }
 
+namespace {
+
+// What a sparse tensor's parameters ask for, checked against its shape.
+struct SparseLayout {
+  double density = 0;
+  int64_t nnz = 0;  // ceil(sum(size) * density), as the reference computes it
+  bool coalesced = false;
+  int64_t sparse_dims = 0;
+};
+
+absl::StatusOr<SparseLayout> ResolveSparseLayout(const FuzzedSparseTensor& spec,
+                                                 const Params& params,
+                                                 const std::vector<int64_t>& sizes) {
+  SparseLayout layout;
+  const Value* density_value = params.Find(spec.density);
+  if (density_value == nullptr || density_value->is_bool()) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor '", spec.name, "': density parameter '",
+                                                   spec.density, "' must hold a number"));
+  }
+  layout.density = density_value->AsDouble();
+  // math.ceil(sum(size) * density): the int sum becomes a double first.
+  const __int128 size_sum = Sum(sizes);
+  const double nnz_double = std::ceil(static_cast<double>(size_sum) * layout.density);
+  if (!(nnz_double >= 0 && nnz_double <= static_cast<double>(size_sum))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor '", spec.name, "': nnz = ceil(sum(size) * density) = ceil(",
+                     static_cast<int64_t>(size_sum), " * ", density_value->ToPython(),
+                     ") must be between 0 and sum(size); is density in [0, 1]?"));
+  }
+  layout.nnz = static_cast<int64_t>(nnz_double);
+
+  const Value* coalesced_value = params.Find(spec.coalesced);
+  if (coalesced_value == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tensor '", spec.name, "': coalesced parameter '", spec.coalesced, "' is not a parameter"));
+  }
+  layout.coalesced = coalesced_value->Truthy();
+
+  layout.sparse_dims = static_cast<int64_t>(sizes.size());
+  if (spec.sparse_dim.has_value()) {
+    absl::StatusOr<int64_t> d = IntParameter(params, spec.name, "sparse_dim", *spec.sparse_dim);
+    if (!d.ok()) return d.status();
+    layout.sparse_dims = std::min(*d, layout.sparse_dims);
+  }
+  for (int64_t d = 0; d < layout.sparse_dims && layout.nnz != 0; ++d) {
+    if (sizes[d] <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat("tensor '", spec.name, "': sparse dimension ",
+                                                     d, " has size ", sizes[d], " but nnz is ",
+                                                     layout.nnz, " (invalid arguments)"));
+    }
+  }
+  if (!layout.coalesced && !at::isFloatingType(spec.dtype)) {
+    // The reference fails here too, in torch.randn_like.
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor '", spec.name,
+                     "': an uncoalesced sparse tensor needs a floating dtype: the "
+                     "reference appends torch.randn_like(values), which ",
+                     DtypeName(spec.dtype), " does not support (coalesced samples work)"));
+  }
+  return layout;
+}
+
+// The reference's sampling: random values, random indices scaled to the
+// sparse sizes, duplicated (uncoalesced) or coalesced. Throws what ATen
+// throws.
+at::Tensor SampleSparseTensor(const FuzzedSparseTensor& spec, const SparseLayout& layout,
+                              const std::vector<int64_t>& sizes, at::Generator& generator) {
+  const at::TensorOptions options = at::TensorOptions().dtype(spec.dtype).device(at::kCPU);
+  std::vector<int64_t> values_size = {layout.nnz};
+  values_size.insert(values_size.end(), sizes.begin() + layout.sparse_dims, sizes.end());
+  at::Tensor values = at::isFloatingType(spec.dtype)
+                          ? at::rand(values_size, generator, options)
+                          : at::randint(1, 127, values_size, generator, options);
+
+  at::Tensor indices = at::rand({layout.sparse_dims, layout.nnz}, generator, at::TensorOptions());
+  const std::vector<int64_t> sparse_sizes(sizes.begin(), sizes.begin() + layout.sparse_dims);
+  indices.mul_(at::tensor(sparse_sizes, at::kLong).unsqueeze(1).to(indices));
+  indices = indices.to(at::kLong);
+
+  if (!layout.coalesced) {
+    // torch.randn_like(v): same kernel and stream as randn(v.sizes()).
+    values = at::cat({values, at::randn(values.sizes(), generator, values.options())}, 0);
+    indices = at::cat({indices, indices}, 1);
+  }
+  // torch.sparse_coo_tensor checks its arguments; the ATen function alone
+  // does not.
+  at::_validate_sparse_coo_tensor_args(indices, values, sizes);
+  at::Tensor tensor = at::sparse_coo_tensor(indices, values, sizes);
+  if (layout.coalesced) tensor = tensor.coalesce();
+  if (spec.cuda) tensor = tensor.to(at::kCUDA);
+  return tensor;
+}
+
+}  // namespace
+
 absl::StatusOr<MadeTensor> FuzzedSparseTensor::Make(const Params& params, RandomState& state,
                                                     at::Generator& generator) const {
   absl::StatusOr<ResolvedShape> shape = Resolve(params);
   if (!shape.ok()) return shape.status();
   const std::vector<int64_t>& sizes = shape->size;
-
-  const Value* density_value = params.Find(density);
-  if (density_value == nullptr || density_value->is_bool()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("tensor '", name, "': density parameter '", density, "' must hold a number"));
-  }
-  const double density_fraction = density_value->AsDouble();
-  // math.ceil(sum(size) * density): the int sum becomes a double first.
-  const __int128 size_sum = Sum(sizes);
-  const double nnz_double = std::ceil(static_cast<double>(size_sum) * density_fraction);
-  if (!(nnz_double >= 0 && nnz_double <= static_cast<double>(size_sum))) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("tensor '", name, "': nnz = ceil(sum(size) * density) = ceil(",
-                     static_cast<int64_t>(size_sum), " * ", density_value->ToPython(),
-                     ") must be between 0 and sum(size); is density in [0, 1]?"));
-  }
-  const int64_t nnz = static_cast<int64_t>(nnz_double);
-
-  const Value* coalesced_value = params.Find(coalesced);
-  if (coalesced_value == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("tensor '", name, "': coalesced parameter '",
-                                                   coalesced, "' is not a parameter"));
-  }
-  const bool is_coalesced = coalesced_value->Truthy();
-
-  int64_t sparse_dims = static_cast<int64_t>(sizes.size());
-  if (sparse_dim.has_value()) {
-    absl::StatusOr<int64_t> d = IntParameter(params, name, "sparse_dim", *sparse_dim);
-    if (!d.ok()) return d.status();
-    sparse_dims = std::min(*d, sparse_dims);
-  }
-  for (int64_t d = 0; d < sparse_dims && nnz != 0; ++d) {
-    if (sizes[d] <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat("tensor '", name, "': sparse dimension ", d,
-                                                     " has size ", sizes[d], " but nnz is ", nnz,
-                                                     " (invalid arguments)"));
-    }
-  }
-
-  if (!is_coalesced && !at::isFloatingType(dtype)) {
-    // The reference fails here too, in torch.randn_like.
-    return absl::InvalidArgumentError(
-        absl::StrCat("tensor '", name,
-                     "': an uncoalesced sparse tensor needs a floating dtype: the "
-                     "reference appends torch.randn_like(values), which ",
-                     DtypeName(dtype), " does not support (coalesced samples work)"));
-  }
-
+  absl::StatusOr<SparseLayout> layout = ResolveSparseLayout(*this, params, sizes);
+  if (!layout.ok()) return layout.status();
   MadeTensor made;
   try {
-    const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(at::kCPU);
-    std::vector<int64_t> values_size = {nnz};
-    values_size.insert(values_size.end(), sizes.begin() + sparse_dims, sizes.end());
-    at::Tensor values = at::isFloatingType(dtype)
-                            ? at::rand(values_size, generator, options)
-                            : at::randint(1, 127, values_size, generator, options);
-
-    at::Tensor indices = at::rand({sparse_dims, nnz}, generator, at::TensorOptions());
-    const std::vector<int64_t> sparse_sizes(sizes.begin(), sizes.begin() + sparse_dims);
-    indices.mul_(at::tensor(sparse_sizes, at::kLong).unsqueeze(1).to(indices));
-    indices = indices.to(at::kLong);
-
-    if (!is_coalesced) {
-      // torch.randn_like(v): same kernel and stream as randn(v.sizes()).
-      values = at::cat({values, at::randn(values.sizes(), generator, values.options())}, 0);
-      indices = at::cat({indices, indices}, 1);
-    }
-    // torch.sparse_coo_tensor checks its arguments; the ATen function alone
-    // does not.
-    at::_validate_sparse_coo_tensor_args(indices, values, sizes);
-    at::Tensor tensor = at::sparse_coo_tensor(indices, values, sizes);
-    if (is_coalesced) tensor = tensor.coalesce();
-    if (cuda) tensor = tensor.to(at::kCUDA);
-
+    at::Tensor tensor = SampleSparseTensor(*this, *layout, sizes, generator);
     TensorProperties& p = made.properties;
     p.is_sparse = true;
     p.numel = tensor.numel();
     p.shape = tensor.sizes().vec();
     p.is_coalesced = tensor.is_coalesced();
-    p.density = density_fraction;
-    p.sparsity = 1.0 - density_fraction;
+    p.density = layout->density;
+    p.sparsity = 1.0 - layout->density;
     p.sparse_dim = tensor.sparse_dim();
     p.dense_dim = tensor.dense_dim();
     p.is_hybrid = static_cast<int64_t>(sizes.size()) > p.sparse_dim;

@@ -31,7 +31,7 @@ absl::StatusOr<std::string> FindValgrind() {
 }
 
 absl::StatusOr<std::vector<std::string>> CallgrindCommand(const std::vector<std::string>& command,
-                                                         const std::string& out_directory) {
+                                                          const std::string& out_directory) {
   absl::StatusOr<std::string> valgrind = FindValgrind();
   if (!valgrind.ok()) return valgrind.status();
   std::vector<std::string> argv = {

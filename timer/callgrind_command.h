@@ -38,7 +38,7 @@ absl::StatusOr<std::string> FindValgrind();
 // The valgrind command line that runs `command` under callgrind with its
 // dumps in `out_directory` (instrumentation off until a client request).
 absl::StatusOr<std::vector<std::string>> CallgrindCommand(const std::vector<std::string>& command,
-                                                         const std::string& out_directory);
+                                                          const std::string& out_directory);
 
 // Where CallgrindCommand has valgrind write its own log (--log-file): the
 // reason a process under valgrind died is there (timer/valgrind_log.h).

@@ -300,8 +300,9 @@ absl::Status CheckFlags() {
         "--A and --B are required (shell commands setting up each environment)");
   }
   if (!(absl::GetFlag(FLAGS_min_run_time) > 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--min_run_time=", absl::GetFlag(FLAGS_min_run_time), " must be a positive number of seconds"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--min_run_time=", absl::GetFlag(FLAGS_min_run_time),
+                     " must be a positive number of seconds"));
   }
   if (absl::GetFlag(FLAGS_resume) && absl::GetFlag(FLAGS_json).empty()) {
     return absl::InvalidArgumentError("--resume needs the --json of the run to continue");
@@ -336,8 +337,7 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectedCases(const Suite& s
   CaseFilter filter;
   filter.label_regex = absl::GetFlag(FLAGS_filter);
   filter.cpp = !absl::GetFlag(FLAGS_no_cpp);
-  ICOUNT_ASSIGN_OR_RETURN(std::vector<expand::SuiteCaseProto> selected,
-                          SelectCases(suite, filter));
+  ICOUNT_ASSIGN_OR_RETURN(std::vector<expand::SuiteCaseProto> selected, SelectCases(suite, filter));
   if (selected.empty()) return absl::InvalidArgumentError("no case matches the filter");
   return selected;
 }
@@ -407,8 +407,8 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
   std::vector<std::pair<double, std::string>> changes;  // (|delta per run|, key)
   for (const expand::SuiteCaseProto& c : cases) {
     CasePlace place = PlaceCase(c);
-    DeltaValues& values = table.Entry(
-        {std::move(place.label), place.num_threads, place.autograd, place.column});
+    DeltaValues& values =
+        table.Entry({std::move(place.label), place.num_threads, place.autograd, place.column});
     if (in_a.counts.count(c.key())) values.a_instructions = in_a.counts.at(c.key())->counts_per_run;
     if (in_b.counts.count(c.key())) values.b_instructions = in_b.counts.at(c.key())->counts_per_run;
     if (in_a.times.count(c.key())) values.a_time = *in_a.times.at(c.key());
@@ -417,10 +417,10 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
       changes.emplace_back(std::fabs(*values.b_instructions - *values.a_instructions), c.key());
     }
   }
-  std::string text = absl::StrCat(absl::GetFlag(FLAGS_markdown)
-                                      ? table.RenderMarkdown()
-                                      : table.Render(absl::GetFlag(FLAGS_colorize)),
-                                  "\n");
+  std::string text =
+      absl::StrCat(absl::GetFlag(FLAGS_markdown) ? table.RenderMarkdown()
+                                                 : table.Render(absl::GetFlag(FLAGS_colorize)),
+                   "\n");
   std::sort(changes.rbegin(), changes.rend());
   for (int i = 0; i < absl::GetFlag(FLAGS_top) && i < static_cast<int>(changes.size()); ++i) {
     if (changes[i].first == 0) break;
@@ -435,7 +435,8 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
     });
     rows.resize(std::min<size_t>(rows.size(), 10));
     absl::StrAppendFormat(
-        &text, "\n%s: %+.0f instructions per run; largest per-function changes (B - A, per run):\n%s\n",
+        &text,
+        "\n%s: %+.0f instructions per run; largest per-function changes (B - A, per run):\n%s\n",
         changes[i].second, after.counts_per_run - before.counts_per_run,
         FunctionCounts(rows, false).Slice(0, rows.size()).ToString());
   }
@@ -453,9 +454,9 @@ std::string ComparisonJson(const Side& a, const Side& b, const SuiteResults& a_r
                         ", \"source\": ", base::JsonString(side.libtorch.source), "}");
   };
   return absl::StrCat("{\"A\": ", ResultsToJson(a_results.file),
-                      ", \"B\": ", ResultsToJson(b_results.file), ", \"libtorch\": {\"A\": ",
-                      libtorch(a), ", \"B\": ", libtorch(b), "}, \"skipped_by_backtesting\": [",
-                      absl::StrJoin(keys, ", "), "]}\n");
+                      ", \"B\": ", ResultsToJson(b_results.file),
+                      ", \"libtorch\": {\"A\": ", libtorch(a), ", \"B\": ", libtorch(b),
+                      "}, \"skipped_by_backtesting\": [", absl::StrJoin(keys, ", "), "]}\n");
 }
 
 // What a run that stopped early leaves, and how to go on.

@@ -129,7 +129,8 @@ CasePlace PlaceCase(const expand::SuiteCaseProto& c) {
   place.column = c.runtime() == expand::RUNTIME_EXPLICIT
                      ? language
                      : absl::StrCat(language, " ", expand::RuntimeName(c.runtime()));
-  place.row = absl::StrCat(LabelText(c), place.autograd == kAutogradForwardBackward ? " (fwd+bwd)" : "");
+  place.row =
+      absl::StrCat(LabelText(c), place.autograd == kAutogradForwardBackward ? " (fwd+bwd)" : "");
   return place;
 }
 

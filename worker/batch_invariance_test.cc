@@ -81,5 +81,26 @@ TEST(BatchInvarianceTest, CountAmongOthersEqualsCountAlone) {
   EXPECT_EQ(among["python add"], alone["python add"]);
 }
 
+// What a case is called is not what it measures: ids, case keys and labels
+// of any length leave its count alone (they are not in the case process's
+// heap when it measures).
+TEST(BatchInvarianceTest, NamesDoNotChangeCounts) {
+  for (const worker::WorkOrderProto& base : {kCppAdd, kPythonAdd}) {
+    worker::WorkOrderProto plain = base;
+    plain.set_id("a");
+    worker::WorkOrderProto named = base;
+    named.set_id(std::string(300, 'x') + "#counts");
+    named.set_case_key(std::string(200, 'k'));
+    named.mutable_task_spec()->set_label(std::string(500, 'l'));
+    named.mutable_task_spec()->set_sub_label(std::string(70, 's'));
+    named.mutable_task_spec()->set_description("C++ Eager");
+    named.mutable_task_spec()->set_env(std::string(90, 'e'));
+    std::map<std::string, int64_t> counts =
+        Counts({plain, named}, base.id() == "cpp add" ? "names-cpp.journal" : "names-py.journal");
+    ASSERT_EQ(counts.size(), 2u);
+    EXPECT_EQ(counts["a"], counts[named.id()]) << base.id();
+  }
+}
+
 }  // namespace
 }  // namespace icount

@@ -37,7 +37,6 @@ size_t ReadAll(int fd, char* data, size_t size) {
   return done;
 }
 
-
 absl::Status WriteFrame(int fd, const std::string& bytes) {
   std::string frame(4, '\0');
   const uint32_t size = static_cast<uint32_t>(bytes.size());

@@ -32,8 +32,8 @@ namespace icount {
 namespace {
 
 using worker_internal::AppendToJournal;
-using worker_internal::InterruptFd;
 using worker_internal::Interrupted;
+using worker_internal::InterruptFd;
 using worker_internal::InterruptScope;
 using worker_internal::Journal;
 using worker_internal::OrdersChecksum;
@@ -230,9 +230,9 @@ class Run {
 
   worker::WorkerResultProto LostWorker(WorkerProcess& process, const std::string& what) {
     const std::string ended = StopWorker(process, /*kill_now=*/what != "the worker process died");
-    return FailureResult(worker::FAILURE_WORKER, absl::StrCat(what, " (", ended,
-                                                              ") during this case.\n",
-                                                              WorkerEvidence(process)));
+    return FailureResult(
+        worker::FAILURE_WORKER,
+        absl::StrCat(what, " (", ended, ") during this case.\n", WorkerEvidence(process)));
   }
 
   // How this phase's workers fared before their first order.

@@ -49,7 +49,6 @@ struct WorkerOptions {
   bool canary = false;
 };
 
-
 // Runs until the order stream ends. Errors only for the worker itself
 // (unreadable stream, no scratch directory); case failures are results.
 absl::Status RunWorker(const WorkerOptions& options);

@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "base/status.h"
 
 namespace icount::timer_internal {
 namespace {
@@ -147,7 +148,22 @@ class Parser {
   absl::Status ParseLine(absl::string_view line);
   absl::Status ParseHeaderLine(absl::string_view line, absl::string_view key,
                                absl::string_view value);
+  absl::Status ParseTotalsLine(absl::string_view line, absl::string_view key,
+                               absl::string_view value);
+  absl::Status StartNextPart();
+  absl::Status ParseVersionLine(absl::string_view line, absl::string_view value);
+  absl::Status ParsePositionsLine(absl::string_view line, absl::string_view value);
+  absl::Status ParseEventsLine(absl::string_view line, absl::string_view value);
   absl::Status ParseSpecLine(absl::string_view line, absl::string_view key,
+                             absl::string_view value);
+  // ob=, cob=, fl=, fi=, fe=, fn=
+  absl::Status ParsePositionSpec(absl::string_view line, absl::string_view key,
+                                 absl::string_view value);
+  // cfi=, cfl=, cfn=, calls=
+  absl::Status ParseCallSpec(absl::string_view line, absl::string_view key,
+                             absl::string_view value);
+  // jump=, jcnd=, jfi=, jfn=
+  absl::Status ParseJumpSpec(absl::string_view line, absl::string_view key,
                              absl::string_view value);
   absl::Status ParseCostLine(absl::string_view line);
   absl::Status ParseAssociationTarget(absl::string_view line, Tokens& tokens);
@@ -265,26 +281,7 @@ absl::Status Parser::ParseLine(absl::string_view line) {
 
 absl::Status Parser::ParseHeaderLine(absl::string_view line, absl::string_view key,
                                      absl::string_view value) {
-  if (key == "summary" || key == "totals") {
-    if (profile_.events.empty()) {
-      return Invalid(absl::StrCat(Quote(line),
-                                  " comes before the \"events:\" line; "
-                                  "expected \"events:\" first"));
-    }
-    Tokens tokens(value);
-    std::vector<int64_t> costs;
-    if (absl::Status status = ParseCosts(line, tokens, &costs); !status.ok()) {
-      return status;
-    }
-    if (key == "summary") {
-      part_.summary = std::move(costs);
-    } else {
-      part_.totals = std::move(costs);
-      part_.totals_line = line_number_;
-    }
-    return absl::OkStatus();
-  }
-
+  if (key == "summary" || key == "totals") return ParseTotalsLine(line, key, value);
   static constexpr absl::string_view kPartHeaderKeys[] = {
       "version", "creator", "pid", "thread", "part", "cmd", "desc", "positions", "event", "events"};
   bool known = false;
@@ -299,31 +296,15 @@ absl::Status Parser::ParseHeaderLine(absl::string_view line, absl::string_view k
     }
     return absl::OkStatus();
   }
-
   // A header line after the body (or after "totals:", which ends a part)
   // starts the next part, as in files written with --combine-dumps=yes.
   if (in_body_ || part_.totals.has_value()) {
-    if (absl::Status status = FinishPart(line_number_); !status.ok()) {
-      return status;
-    }
-    Part next;
-    next.number = part_.number + 1;
-    next.first_line = line_number_;
-    part_ = std::move(next);
-    in_body_ = false;
-    num_positions_ = 1;
+    ICOUNT_RETURN_IF_ERROR(StartNextPart());
   }
-
-  if (key == "version") {
-    uint64_t version;
-    if (!ParseNumber(value, &version)) {
-      return Invalid(absl::StrCat("malformed ", Quote(line), "; expected \"version: <number>\""));
-    }
-    if (version > 1) {
-      return Invalid(
-          absl::StrCat("unsupported format version ", version, "; expected version 0 or 1"));
-    }
-  } else if (key == "creator") {
+  if (key == "version") return ParseVersionLine(line, value);
+  if (key == "positions") return ParsePositionsLine(line, value);
+  if (key == "events") return ParseEventsLine(line, value);
+  if (key == "creator") {
     profile_.creator = std::string(value);
     is_callgrind_ = absl::StartsWith(value, "callgrind");
   } else if (key == "pid" || key == "thread" || key == "part") {
@@ -333,49 +314,95 @@ absl::Status Parser::ParseHeaderLine(absl::string_view line, absl::string_view k
     }
   } else if (key == "cmd") {
     if (profile_.command.empty()) profile_.command = std::string(value);
-  } else if (key == "positions") {
-    Tokens tokens(value);
-    absl::string_view token;
-    size_t count = 0;
-    while (tokens.Next(&token)) {
-      // "addr" is not in the spec but callgrind_annotate accepts it.
-      if (token != "instr" && token != "addr" && token != "bb" && token != "line") {
-        return Invalid(absl::StrCat("unknown position type in ", Quote(line),
-                                    "; expected \"instr\", \"bb\" or "
-                                    "\"line\""));
-      }
-      ++count;
-    }
-    if (count == 0) {
-      return Invalid(
-          absl::StrCat("empty ", Quote(line), "; expected \"positions: [instr] [line]\""));
-    }
-    num_positions_ = count;
-  } else if (key == "events") {
-    if (part_.has_events_line) {
-      return Invalid(absl::StrCat("second \"events:\" line in part ", part_.number,
-                                  "; expected one per part"));
-    }
-    part_.has_events_line = true;
-    std::vector<std::string> events;
-    Tokens tokens(value);
-    absl::string_view token;
-    while (tokens.Next(&token)) events.emplace_back(token);
-    if (events.empty()) {
-      return Invalid(absl::StrCat("empty ", Quote(line), "; expected \"events: <name>...\""));
-    }
-    if (profile_.events.empty()) {
-      profile_.events = std::move(events);
-      costs_.assign(profile_.events.size(), 0);
-    } else if (events != profile_.events) {
-      // Counts of different events cannot be summed across parts.
-      return Invalid(absl::StrCat("part ", part_.number, " has events \"",
-                                  absl::StrJoin(events, " "),
-                                  "\"; expected the events of the earlier parts, \"",
-                                  absl::StrJoin(profile_.events, " "), "\""));
-    }
   }
   // "desc:" and "event:" (long event names) carry nothing we report.
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseTotalsLine(absl::string_view line, absl::string_view key,
+                                     absl::string_view value) {
+  if (profile_.events.empty()) {
+    return Invalid(absl::StrCat(Quote(line),
+                                " comes before the \"events:\" line; "
+                                "expected \"events:\" first"));
+  }
+  Tokens tokens(value);
+  std::vector<int64_t> costs;
+  ICOUNT_RETURN_IF_ERROR(ParseCosts(line, tokens, &costs));
+  if (key == "summary") {
+    part_.summary = std::move(costs);
+  } else {
+    part_.totals = std::move(costs);
+    part_.totals_line = line_number_;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::StartNextPart() {
+  ICOUNT_RETURN_IF_ERROR(FinishPart(line_number_));
+  Part next;
+  next.number = part_.number + 1;
+  next.first_line = line_number_;
+  part_ = std::move(next);
+  in_body_ = false;
+  num_positions_ = 1;
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseVersionLine(absl::string_view line, absl::string_view value) {
+  uint64_t version;
+  if (!ParseNumber(value, &version)) {
+    return Invalid(absl::StrCat("malformed ", Quote(line), "; expected \"version: <number>\""));
+  }
+  if (version > 1) {
+    return Invalid(
+        absl::StrCat("unsupported format version ", version, "; expected version 0 or 1"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParsePositionsLine(absl::string_view line, absl::string_view value) {
+  Tokens tokens(value);
+  absl::string_view token;
+  size_t count = 0;
+  while (tokens.Next(&token)) {
+    // "addr" is not in the spec but callgrind_annotate accepts it.
+    if (token != "instr" && token != "addr" && token != "bb" && token != "line") {
+      return Invalid(absl::StrCat("unknown position type in ", Quote(line),
+                                  "; expected \"instr\", \"bb\" or "
+                                  "\"line\""));
+    }
+    ++count;
+  }
+  if (count == 0) {
+    return Invalid(absl::StrCat("empty ", Quote(line), "; expected \"positions: [instr] [line]\""));
+  }
+  num_positions_ = count;
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseEventsLine(absl::string_view line, absl::string_view value) {
+  if (part_.has_events_line) {
+    return Invalid(
+        absl::StrCat("second \"events:\" line in part ", part_.number, "; expected one per part"));
+  }
+  part_.has_events_line = true;
+  std::vector<std::string> events;
+  Tokens tokens(value);
+  absl::string_view token;
+  while (tokens.Next(&token)) events.emplace_back(token);
+  if (events.empty()) {
+    return Invalid(absl::StrCat("empty ", Quote(line), "; expected \"events: <name>...\""));
+  }
+  if (profile_.events.empty()) {
+    profile_.events = std::move(events);
+    costs_.assign(profile_.events.size(), 0);
+  } else if (events != profile_.events) {
+    // Counts of different events cannot be summed across parts.
+    return Invalid(absl::StrCat("part ", part_.number, " has events \"", absl::StrJoin(events, " "),
+                                "\"; expected the events of the earlier parts, \"",
+                                absl::StrJoin(profile_.events, " "), "\""));
+  }
   return absl::OkStatus();
 }
 
@@ -393,21 +420,32 @@ absl::Status Parser::EnterBody(absl::string_view line) {
 
 absl::Status Parser::ParseSpecLine(absl::string_view line, absl::string_view key,
                                    absl::string_view value) {
-  if (absl::Status status = EnterBody(line); !status.ok()) return status;
+  ICOUNT_RETURN_IF_ERROR(EnterBody(line));
+  if (key == "ob" || key == "cob" || key == "fl" || key == "fi" || key == "fe" || key == "fn") {
+    return ParsePositionSpec(line, key, value);
+  }
+  if (key == "cfi" || key == "cfl" || key == "cfn" || key == "calls") {
+    return ParseCallSpec(line, key, value);
+  }
+  if (key == "jump" || key == "jcnd" || key == "jfi" || key == "jfn") {
+    return ParseJumpSpec(line, key, value);
+  }
+  return Invalid(absl::StrCat("unknown specification ", Quote(line),
+                              "; expected one of ob=, fl=, fi=, fe=, fn=, cob=, cfi=, cfl=, cfn=, "
+                              "calls=, jump=, jcnd=, jfi=, jfn="));
+}
 
+absl::Status Parser::ParsePositionSpec(absl::string_view line, absl::string_view key,
+                                       absl::string_view value) {
   std::string name;
   if (key == "ob") {
-    if (absl::Status s = ResolveName(kObjectNames, line, value, &name); !s.ok()) {
-      return s;
-    }
+    ICOUNT_RETURN_IF_ERROR(ResolveName(kObjectNames, line, value, &name));
     current_object_ = std::move(name);
   } else if (key == "cob") {
     // Defines a compressed name; the target's object is not part of its key.
     return ResolveName(kObjectNames, line, value, &name);
   } else if (key == "fl") {
-    if (absl::Status s = ResolveName(kFileNames, line, value, &name); !s.ok()) {
-      return s;
-    }
+    ICOUNT_RETURN_IF_ERROR(ResolveName(kFileNames, line, value, &name));
     // Like annotate, this does not change the current function: cost lines
     // before the next fn= still belong to it.
     current_file_ = std::move(name);
@@ -417,93 +455,89 @@ absl::Status Parser::ParseSpecLine(absl::string_view line, absl::string_view key
                                   " before any \"fn=\" line; expected a "
                                   "function to hold the inlined code"));
     }
-    if (absl::Status s = ResolveName(kFileNames, line, value, &name); !s.ok()) {
-      return s;
-    }
+    ICOUNT_RETURN_IF_ERROR(ResolveName(kFileNames, line, value, &name));
     // callgrind_annotate books inlined code under "<inlined file>:<fn>" and
     // keeps that file current until the next fl=.
     Commit();
     current_file_ = std::move(name);
     Enter(absl::StrCat(current_file_, ":", current_function_name_));
-  } else if (key == "fn") {
-    if (absl::Status s = ResolveName(kFunctionNames, line, value, &name); !s.ok()) {
-      return s;
-    }
+  } else {  // fn=
+    ICOUNT_RETURN_IF_ERROR(ResolveName(kFunctionNames, line, value, &name));
     Commit();
     current_function_name_ = std::move(name);
     Enter(absl::StrCat(current_file_, ":", current_function_name_));
     functions_[current_].object = current_object_;
-  } else if (key == "cfi" || key == "cfl") {
-    return ResolveName(kFileNames, line, value, &call_file_);
-  } else if (key == "cfn") {
-    if (absl::Status s = ResolveName(kFunctionNames, line, value, &name); !s.ok()) {
-      return s;
-    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseCallSpec(absl::string_view line, absl::string_view key,
+                                   absl::string_view value) {
+  if (key == "cfi" || key == "cfl") return ResolveName(kFileNames, line, value, &call_file_);
+  if (key == "cfn") {
+    std::string name;
+    ICOUNT_RETURN_IF_ERROR(ResolveName(kFunctionNames, line, value, &name));
     // Without cfi=, annotate takes the caller's current file (which may be an
     // fi=/fe= file); an empty cfi= name counts as no cfi=.
     callee_ = Intern(absl::StrCat(call_file_.empty() ? current_file_ : call_file_, ":", name));
     call_file_.clear();
-  } else if (key == "calls") {
-    if (current_ == kNoFunction) {
-      return Invalid(absl::StrCat(Quote(line),
-                                  " before any \"fn=\" line; expected the "
-                                  "calling function first"));
-    }
-    if (callee_ == kNoFunction) {
-      return Invalid(absl::StrCat(Quote(line),
-                                  " without a preceding \"cfn=\" line; "
-                                  "expected the called function first"));
-    }
-    Tokens tokens(value);
-    absl::string_view count;
-    uint64_t ignored;
-    if (!tokens.Next(&count) || !ParseNumber(count, &ignored)) {
-      return Invalid(absl::StrCat("malformed ", Quote(line),
-                                  "; expected \"calls=<count> <target "
-                                  "position>\""));
-    }
-    if (absl::Status s = ParseAssociationTarget(line, tokens); !s.ok()) {
-      return s;
-    }
-    // The count does not matter: even calls=0 (written for a call that began
-    // before the previous dump) is followed by that call's inclusive cost.
-    pending_call_line_ = line_number_;
-  } else if (key == "jump" || key == "jcnd") {
-    // Jumps carry no cost; their source position comes on the next line, a
-    // cost line without costs. Validated only.
-    Tokens tokens(value);
-    absl::string_view count;
-    uint64_t ignored;
-    bool ok = tokens.Next(&count);
-    if (ok && key == "jcnd") {
-      // Callgrind writes "jcnd=<executed>/<jumped>"; the spec says
-      // "jcnd=<executed> <jumped>". Accept both.
-      size_t slash = count.find('/');
-      if (slash != absl::string_view::npos) {
-        ok = ParseNumber(count.substr(slash + 1), &ignored);
-        count = count.substr(0, slash);
-      } else {
-        absl::string_view jumped;
-        ok = tokens.Next(&jumped) && ParseNumber(jumped, &ignored);
-      }
-    }
-    if (!ok || !ParseNumber(count, &ignored)) {
-      return Invalid(absl::StrCat("malformed ", Quote(line), "; expected \"", key,
-                                  key == "jump" ? "=<count>" : "=<executed>/<jumped>",
-                                  " <target position>\""));
-    }
-    return ParseAssociationTarget(line, tokens);
-  } else if (key == "jfi") {
-    return ResolveName(kFileNames, line, value, &name);
-  } else if (key == "jfn") {
-    return ResolveName(kFunctionNames, line, value, &name);
-  } else {
-    return Invalid(
-        absl::StrCat("unknown specification ", Quote(line),
-                     "; expected one of ob=, fl=, fi=, fe=, fn=, cob=, cfi=, cfl=, cfn=, "
-                     "calls=, jump=, jcnd=, jfi=, jfn="));
+    return absl::OkStatus();
   }
+  // calls=
+  if (current_ == kNoFunction) {
+    return Invalid(absl::StrCat(Quote(line),
+                                " before any \"fn=\" line; expected the "
+                                "calling function first"));
+  }
+  if (callee_ == kNoFunction) {
+    return Invalid(absl::StrCat(Quote(line),
+                                " without a preceding \"cfn=\" line; "
+                                "expected the called function first"));
+  }
+  Tokens tokens(value);
+  absl::string_view count;
+  uint64_t ignored;
+  if (!tokens.Next(&count) || !ParseNumber(count, &ignored)) {
+    return Invalid(absl::StrCat("malformed ", Quote(line),
+                                "; expected \"calls=<count> <target "
+                                "position>\""));
+  }
+  ICOUNT_RETURN_IF_ERROR(ParseAssociationTarget(line, tokens));
+  // The count does not matter: even calls=0 (written for a call that began
+  // before the previous dump) is followed by that call's inclusive cost.
+  pending_call_line_ = line_number_;
   return absl::OkStatus();
+}
+
+absl::Status Parser::ParseJumpSpec(absl::string_view line, absl::string_view key,
+                                   absl::string_view value) {
+  std::string name;
+  if (key == "jfi") return ResolveName(kFileNames, line, value, &name);
+  if (key == "jfn") return ResolveName(kFunctionNames, line, value, &name);
+  // Jumps carry no cost; their source position comes on the next line, a
+  // cost line without costs. Validated only.
+  Tokens tokens(value);
+  absl::string_view count;
+  uint64_t ignored;
+  bool ok = tokens.Next(&count);
+  if (ok && key == "jcnd") {
+    // Callgrind writes "jcnd=<executed>/<jumped>"; the spec says
+    // "jcnd=<executed> <jumped>". Accept both.
+    size_t slash = count.find('/');
+    if (slash != absl::string_view::npos) {
+      ok = ParseNumber(count.substr(slash + 1), &ignored);
+      count = count.substr(0, slash);
+    } else {
+      absl::string_view jumped;
+      ok = tokens.Next(&jumped) && ParseNumber(jumped, &ignored);
+    }
+  }
+  if (!ok || !ParseNumber(count, &ignored)) {
+    return Invalid(absl::StrCat("malformed ", Quote(line), "; expected \"", key,
+                                key == "jump" ? "=<count>" : "=<executed>/<jumped>",
+                                " <target position>\""));
+  }
+  return ParseAssociationTarget(line, tokens);
 }
 
 absl::Status Parser::ParseAssociationTarget(absl::string_view line, Tokens& tokens) {
