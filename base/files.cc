@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -52,11 +53,24 @@ absl::Status AppendLineDurably(const std::string& path, absl::string_view line) 
         absl::StrCat(path, ": cannot append: ", std::strerror(errno)));
   }
   const std::string data = absl::StrCat(line, "\n");
-  // One write per line: a crash leaves whole lines only.
-  const bool ok =
-      write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size()) && fsync(fd) == 0;
+  struct stat before;
+  const bool sized = fstat(fd, &before) == 0;
+  // One write per line: a crash leaves whole lines only. A write that fails
+  // part way (a full disk, a file-size limit) is cut back off, so the file
+  // still ends with a whole line.
+  const ssize_t written = write(fd, data.data(), data.size());
+  std::string error;
+  if (written < 0) {
+    error = std::strerror(errno);
+  } else if (written < static_cast<ssize_t>(data.size())) {
+    error = absl::StrCat("only ", written, " of ", data.size(),
+                         " bytes written (a full disk or a file-size limit?)");
+  } else if (fsync(fd) != 0) {
+    error = std::strerror(errno);
+  }
+  if (!error.empty() && written > 0 && sized) (void)!ftruncate(fd, before.st_size);
   close(fd);
-  if (!ok) return absl::DataLossError(absl::StrCat(path, ": write failed"));
+  if (!error.empty()) return absl::DataLossError(absl::StrCat(path, ": write failed: ", error));
   return absl::OkStatus();
 }
 

@@ -7,8 +7,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -121,6 +124,53 @@ std::string DescribeExit(const CommandResult& result) {
     return absl::StrCat("killed by signal ", result.signal, " (", strsignal(result.signal), ")");
   }
   return absl::StrCat("exit code ", result.exit_code);
+}
+
+absl::StatusOr<ChildOutcome> RunInChild(const std::function<int()>& body, double timeout_seconds) {
+  // The child writes one byte when `body` returns: a child that ends without
+  // it was ended by what it ran.
+  int returned[2];
+  if (pipe(returned) != 0) {
+    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+  }
+  std::fflush(nullptr);
+  const pid_t child = fork();
+  if (child < 0) return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
+  if (child == 0) {
+    close(returned[0]);
+    const int code = body();
+    std::fflush(nullptr);
+    const char byte = 1;
+    (void)!write(returned[1], &byte, 1);
+    _exit(code);
+  }
+  close(returned[1]);
+  ChildOutcome outcome;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(timeout_seconds > 0 ? timeout_seconds : 0);
+  int status = 0;
+  while (true) {
+    const pid_t waited = waitpid(child, &status, timeout_seconds > 0 ? WNOHANG : 0);
+    if (waited == child) break;
+    if (waited < 0 && errno != EINTR) {
+      close(returned[0]);
+      return absl::InternalError(absl::StrCat("waitpid: ", std::strerror(errno)));
+    }
+    if (waited == 0 && std::chrono::steady_clock::now() > deadline) {
+      kill(child, SIGKILL);
+      outcome.timed_out = true;
+      while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+    if (waited == 0) usleep(10000);
+  }
+  char byte = 0;
+  fcntl(returned[0], F_SETFL, O_NONBLOCK);
+  outcome.returned = !outcome.timed_out && read(returned[0], &byte, 1) == 1;
+  close(returned[0]);
+  outcome.exit = CommandResult::FromWaitStatus(status);
+  return outcome;
 }
 
 }  // namespace icount::base

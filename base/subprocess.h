@@ -17,6 +17,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -70,6 +71,23 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
 
 // "exit code 1" or "killed by signal 11 (Segmentation fault)".
 std::string DescribeExit(const CommandResult& result);
+
+// How a function run by RunInChild ended.
+struct ChildOutcome {
+  // The function returned; exit_code is its value.
+  bool returned = false;
+  bool timed_out = false;  // killed after the timeout
+  CommandResult exit;      // how the child process ended
+};
+
+// Runs `body` in a forked child (sharing stdout and stderr) and waits, at
+// most `timeout_seconds` (0: no limit), for it: a statement that crashes,
+// calls exit() or hangs then ends the child, not the caller, and the
+// outcome says which. The child returns `body`'s value as its exit code.
+//
+//   absl::StatusOr<ChildOutcome> outcome = RunInChild([&] { return Measure(); }, 600);
+//   if (outcome.ok() && !outcome->returned) ... // crashed, exited or timed out
+absl::StatusOr<ChildOutcome> RunInChild(const std::function<int()>& body, double timeout_seconds);
 
 }  // namespace icount::base
 

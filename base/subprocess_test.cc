@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <string>
 
 #include "base/files.h"
@@ -79,6 +80,50 @@ TEST(SpawnTest, WiresDescriptorsOutputAndProcessGroup) {
   ASSERT_TRUE(log.ok());
   EXPECT_EQ(*log, "to-log\nerr\n" + std::to_string(*pid) + "\n") << "pid " << *pid;
   RemoveDirectoryTree(*directory);
+}
+
+TEST(RunInChildTest, ReturnedValueIsTheExitCode) {
+  absl::StatusOr<ChildOutcome> outcome = RunInChild([] { return 7; }, 0);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_TRUE(outcome->returned);
+  EXPECT_EQ(outcome->exit.exit_code, 7);
+}
+
+TEST(RunInChildTest, ACrashEndsTheChildNotTheCaller) {
+  absl::StatusOr<ChildOutcome> outcome = RunInChild(
+      [] {
+        raise(SIGSEGV);
+        return 0;
+      },
+      0);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_FALSE(outcome->returned);
+  EXPECT_EQ(outcome->exit.signal, SIGSEGV);
+}
+
+TEST(RunInChildTest, ExitInsideTheBodyIsNotAReturn) {
+  absl::StatusOr<ChildOutcome> outcome = RunInChild(
+      [] {
+        std::exit(0);
+        return 0;
+      },
+      0);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_FALSE(outcome->returned);
+  EXPECT_EQ(outcome->exit.exit_code, 0);
+}
+
+TEST(RunInChildTest, AHangIsKilledAtTheTimeout) {
+  absl::StatusOr<ChildOutcome> outcome = RunInChild(
+      [] {
+        while (true) pause();
+        return 0;
+      },
+      0.2);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->timed_out);
+  EXPECT_FALSE(outcome->returned);
+  EXPECT_EQ(outcome->exit.signal, SIGKILL);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "cli/flags.h"
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +28,9 @@ std::string DescribeVersions(const VersionList& versions) {
 }
 
 std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionList versions) {
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG, which the
+  // writer reports with the file's name, instead of killing the tool.
+  signal(SIGXFSZ, SIG_IGN);
   absl::FlagsUsageConfig config;
   config.version_string = [versions = std::move(versions)] {
     return DescribeVersions(versions) + "\n";

@@ -33,6 +33,8 @@ std::string DescribeVersions(const VersionList& versions);
 // Installs DescribeVersions(versions) as absl's --version text and `usage`
 // as the --help text, then parses argv. Returns the positional arguments.
 // --help shows the flags defined outside abseil (--helpfull shows all).
+// Also ignores SIGXFSZ, so a write past a file-size limit is an error the
+// writer reports, not the program's death.
 std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionList versions);
 
 // The one way a front end reports an error it stops on: prints

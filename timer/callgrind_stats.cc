@@ -88,7 +88,8 @@ double CallgrindStats::CountsPerRun(bool denoise) const {
 }
 
 FunctionCounts CallgrindStats::Delta(const CallgrindStats& other, bool inclusive) const {
-  return Stats(inclusive) - other.Stats(inclusive);
+  // Both sides' counts of one kind: the subtraction cannot fail.
+  return *Stats(inclusive).Subtract(other.Stats(inclusive));
 }
 
 CallgrindStats CallgrindStats::AsStandardized() const {

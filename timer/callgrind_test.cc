@@ -100,6 +100,18 @@ TEST(CallgrindTest, ThrowingStatementReportsTheError) {
   EXPECT_THAT(std::string(stats.status().message()), HasSubstr("no counts for you"));
 }
 
+// Counts are always taken in a child under valgrind: a statement that
+// crashes there is an error naming the signal, and the caller lives on.
+TEST(CallgrindTest, CrashingStatementIsAnErrorNotACrash) {
+  absl::StatusOr<Timer> timer = Timer::ForCpp("volatile int* p = nullptr; *p = 1;", "", "");
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  CallgrindOptions options;
+  options.collect_baseline = false;
+  absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_THAT(std::string(stats.status().message()), HasSubstr("signal 11"));
+}
+
 TEST(CallgrindTest, InvalidOptions) {
   absl::StatusOr<Timer> timer = Timer::ForPython("pass");
   ASSERT_TRUE(timer.ok());

@@ -1,6 +1,7 @@
 // Timer::ForCpp: C++ statement strings compiled at run time.
 #include <ATen/Parallel.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <string>
 
@@ -70,6 +71,14 @@ TEST(CppStringTest, ThrowingStatementIsAStatus) {
   absl::StatusOr<Measurement> m = timer->Timeit(10);
   ASSERT_FALSE(m.ok());
   EXPECT_THAT(std::string(m.status().message()), HasSubstr("shape '[3]' is invalid"));
+}
+
+// What timer.h documents: statements run in the caller's process, so a
+// crashing one takes the caller with it (base::RunInChild isolates it).
+TEST(CppStringDeathTest, ACrashingStatementCrashesTheCaller) {
+  absl::StatusOr<Timer> timer = Timer::ForCpp("volatile int* p = nullptr; *p = 1;");
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  EXPECT_EXIT((void)timer->Timeit(1), ::testing::KilledBySignal(SIGSEGV), "");
 }
 
 TEST(CppStringTest, EmptyStatementIsRejected) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "re2/re2.h"
@@ -92,18 +93,26 @@ std::string StandardizeFunctionName(const std::string& function) {
 
 FunctionCounts FunctionCounts::Standardized() const { return Transform(StandardizeFunctionName); }
 
-FunctionCounts FunctionCounts::Merge(const FunctionCounts& other, int64_t sign) const {
+absl::StatusOr<FunctionCounts> FunctionCounts::Merge(const FunctionCounts& other,
+                                                     int64_t sign) const {
+  if (inclusive_ != other.inclusive_) {
+    auto kind = [](bool inclusive) { return inclusive ? "inclusive" : "exclusive"; };
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot ", sign > 0 ? "add" : "subtract", " ", kind(other.inclusive_),
+                     " counts ", sign > 0 ? "to" : "from", " ", kind(inclusive_),
+                     " ones: take both from Stats(inclusive) with the same `inclusive`"));
+  }
   absl::flat_hash_map<std::string, int64_t> counts;
   for (const FunctionCount& row : rows_) counts[row.function] += row.count;
   for (const FunctionCount& row : other.rows_) counts[row.function] += sign * row.count;
   return FromMap(counts, inclusive_);
 }
 
-FunctionCounts FunctionCounts::operator+(const FunctionCounts& other) const {
+absl::StatusOr<FunctionCounts> FunctionCounts::Add(const FunctionCounts& other) const {
   return Merge(other, 1);
 }
 
-FunctionCounts FunctionCounts::operator-(const FunctionCounts& other) const {
+absl::StatusOr<FunctionCounts> FunctionCounts::Subtract(const FunctionCounts& other) const {
   return Merge(other, -1);
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
 
 namespace icount {
 
@@ -24,7 +25,7 @@ struct FunctionCount {
 // FunctionCounts: rows sorted by count then name, both descending; inclusive
 // (a function's count includes its callees) or exclusive (self cost only).
 //
-//   FunctionCounts delta = b.Stats() - a.Stats();          // what changed
+//   FunctionCounts delta = *b.Stats().Subtract(a.Stats());  // what changed
 //   delta.Filter([](const std::string& fn) { return fn.find("at::") != npos; });
 //   std::cout << delta.Denoise().ToString();
 //   //   1510  ???:at::native::add_out [/usr/lib/.../libtorch_cpu.so.1.13]
@@ -60,10 +61,12 @@ class FunctionCounts {
   // directories cancel when subtracted.
   FunctionCounts Standardized() const;
 
-  // Row-wise merges by function name; rows that sum to zero disappear. Both
-  // sides should have the same `inclusive`; the result keeps this side's.
-  FunctionCounts operator+(const FunctionCounts& other) const;
-  FunctionCounts operator-(const FunctionCounts& other) const;
+  // Row-wise merges by function name; rows that sum to zero disappear. An
+  // inclusive and an exclusive set do not mix (a function's inclusive count
+  // minus its self cost means nothing; the reference asserts it): that is an
+  // InvalidArgument error.
+  absl::StatusOr<FunctionCounts> Add(const FunctionCounts& other) const;
+  absl::StatusOr<FunctionCounts> Subtract(const FunctionCounts& other) const;
   // Scales every count, truncating toward zero as Python's int() does.
   FunctionCounts operator*(double factor) const;
 
@@ -74,7 +77,7 @@ class FunctionCounts {
   std::string ToString(int linewidth = 80) const;
 
  private:
-  FunctionCounts Merge(const FunctionCounts& other, int64_t sign) const;
+  absl::StatusOr<FunctionCounts> Merge(const FunctionCounts& other, int64_t sign) const;
 
   std::vector<FunctionCount> rows_;
   bool inclusive_ = false;

@@ -69,14 +69,27 @@ TEST(FunctionCountsTest, SliceIsNotTruncated) {
   EXPECT_EQ(TwentyFour().Slice(30, 40).size(), 0u);
 }
 
+TEST(FunctionCountsTest, InclusiveAndExclusiveDoNotMix) {
+  FunctionCounts exclusive({{10, "x"}}, false);
+  FunctionCounts inclusive({{30, "x"}}, true);
+  absl::StatusOr<FunctionCounts> difference = exclusive.Subtract(inclusive);
+  ASSERT_FALSE(difference.ok());
+  EXPECT_EQ(difference.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(difference.status().message(),
+            "cannot subtract inclusive counts from exclusive ones: take both from "
+            "Stats(inclusive) with the same `inclusive`");
+  EXPECT_FALSE(inclusive.Add(exclusive).ok());
+  EXPECT_TRUE(inclusive.Add(inclusive).ok());
+}
+
 TEST(FunctionCountsTest, ArithmeticMergesByNameAndDropsZeros) {
   FunctionCounts a({{10, "x"}, {5, "y"}}, false);
   FunctionCounts b({{10, "x"}, {2, "z"}}, false);
-  FunctionCounts difference = a - b;
+  FunctionCounts difference = *a.Subtract(b);
   ASSERT_EQ(difference.size(), 2u);  // x cancels
   EXPECT_EQ(difference[0], (FunctionCount{5, "y"}));
   EXPECT_EQ(difference[1], (FunctionCount{-2, "z"}));
-  EXPECT_EQ((a + b).Sum(), 27);
+  EXPECT_EQ(a.Add(b)->Sum(), 27);
   // int() truncates toward zero; 617283.5 -> 617283, -10 stays -10.
   FunctionCounts half = Sample() * 0.5;
   EXPECT_EQ(half[0].count, 617283);
@@ -108,8 +121,8 @@ TEST(FunctionCountsTest, StandardizationStripsPathsAndLibraries) {
   // Profiles of two build directories cancel after standardisation.
   FunctionCounts a({{10, "/a/build/../c.cpp:f [/a/lib.so]"}}, false);
   FunctionCounts b({{10, "/b/build/../c.cpp:f [/b/lib.so]"}}, false);
-  EXPECT_EQ((a - b).size(), 2u);
-  EXPECT_EQ((a.Standardized() - b.Standardized()).size(), 0u);
+  EXPECT_EQ(a.Subtract(b)->size(), 2u);
+  EXPECT_EQ(a.Standardized().Subtract(b.Standardized())->size(), 0u);
 }
 
 }  // namespace

@@ -13,11 +13,11 @@
 #include <string>
 #include <utility>
 #include <vector>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "base/files.h"
 #include "base/json_syntax.h"
 #include "base/proto_json.h"
@@ -146,6 +146,26 @@ absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::strin
     results.instruction_counts.push_back(*std::move(c));
   }
   return results;
+}
+
+absl::Status CheckResultsDestination(const std::string& path,
+                                     bool (*is_ours)(absl::string_view text)) {
+  if (access(path.c_str(), F_OK) != 0) return absl::OkStatus();
+  absl::StatusOr<std::string> text = base::ReadFileToString(path);
+  std::string why;
+  if (!text.ok()) {
+    why = absl::StrCat("cannot be read (", text.status().message(), ")");
+  } else if (is_ours != nullptr) {
+    if (is_ours(*text)) return absl::OkStatus();
+    why = "is not a file this tool wrote";
+  } else if (absl::Status read = ParseResultsJson(*text, path).status(); read.ok()) {
+    return absl::OkStatus();
+  } else {
+    why = absl::StrCat("is not an icount results file this version reads (", read.message(), ")");
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat(path, " exists and ", why,
+                   "; icount replaces only its own results: choose another file or move it away"));
 }
 
 absl::StatusOr<ResultsFile> ReadResultsFile(const std::string& path) {

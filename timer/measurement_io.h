@@ -57,6 +57,18 @@ struct ResultsFile {
 absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::string_view source);
 absl::StatusOr<ResultsFile> ReadResultsFile(const std::string& path);
 
+// Whether results may be written to `path`: yes when nothing is there, or
+// when an icount results file this version reads is (it is replaced);
+// FailedPrecondition, naming the file and what to do, for anything else, so
+// that writing results never overwrites another file. `is_ours`, when
+// given, recognises a front end's own format instead (ab_test's
+// {"A": ..., "B": ...}). Front ends call it before a run starts:
+//
+//   if (absl::Status s = CheckResultsDestination(output); !s.ok())
+//     return Fail(absl::StrCat("--output: ", s.message()));
+absl::Status CheckResultsDestination(const std::string& path,
+                                     bool (*is_ours)(absl::string_view text) = nullptr);
+
 // JSON with proto field names, one measurement per line.
 std::string ResultsToJson(const ResultsFile& results);
 // Writes atomically (temporary file in the same directory, then rename), so

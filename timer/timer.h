@@ -30,6 +30,14 @@
 // throws (c10::Error, std::exception, a Python exception) gives an error
 // Status with its message (and the Python traceback), never a crash.
 //
+// Statements run in the calling process, as any code you call: one that
+// crashes (a null pointer, abort()), calls exit() or never returns takes the
+// caller with it. To survive such statements, measure in a child process:
+// base::RunInChild (base/subprocess.h) reports the signal, the exit or the
+// timeout, as //tools:timeit does; the suite's worker runs every case in a
+// process of its own. (Instruction counts, CollectCallgrind, always run in a
+// child under valgrind; a crash there is an error Status.)
+//
 // Method names follow abseil style; they map one to one onto the
 // reference's: timeit -> Timeit, blocked_autorange -> BlockedAutorange,
 // adaptive_autorange -> AdaptiveAutorange.

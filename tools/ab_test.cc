@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -73,8 +74,11 @@ ABSL_FLAG(bool, markdown, false, "Print the table as Markdown (for pull requests
 ABSL_FLAG(int, top, 3, "Cases whose per-function deltas are shown.");
 ABSL_FLAG(std::string, json, "",
           "Write both sides' results here ({\"A\": ..., \"B\": ...}); finished results are "
-          "journaled in JSON.A.*.journal and JSON.B.*.journal until then.");
-ABSL_FLAG(bool, resume, false, "Continue an interrupted run: the same flags and --json.");
+          "journaled in JSON.A.*.journal and JSON.B.*.journal until then. A file ab_test wrote "
+          "is replaced; any other file is refused before the run starts.");
+ABSL_FLAG(bool, resume, false,
+          "Continue an interrupted run: the same flags and --json (an error when it left no "
+          "journal).");
 
 namespace icount {
 namespace {
@@ -292,6 +296,11 @@ absl::Status RunBothSides(const Side& a, const Side& b,
   return absl::OkStatus();
 }
 
+// What ab_test writes to --json (ComparisonJson).
+bool IsComparisonJson(absl::string_view text) {
+  return absl::StartsWith(text, "{\"A\": ") && absl::StrContains(text, ", \"B\": ");
+}
+
 // The flags that can be checked before anything runs, and journals left by
 // an interrupted run (said now, not after the canaries).
 absl::Status CheckFlags() {
@@ -307,14 +316,28 @@ absl::Status CheckFlags() {
   if (absl::GetFlag(FLAGS_resume) && absl::GetFlag(FLAGS_json).empty()) {
     return absl::InvalidArgumentError("--resume needs the --json of the run to continue");
   }
-  if (absl::GetFlag(FLAGS_resume) || absl::GetFlag(FLAGS_json).empty()) return absl::OkStatus();
-  std::vector<std::string> parts = {"counts"};
-  for (int round = 0; round < TimeRounds(); ++round) parts.push_back(TimeRoundPart(round));
+  const std::string json = absl::GetFlag(FLAGS_json);
+  if (json.empty()) return absl::OkStatus();
+  ICOUNT_RETURN_IF_ERROR(CheckResultsDestination(json, &IsComparisonJson),
+                         absl::Status(_.code(), absl::StrCat("--json: ", _.message())));
+  std::vector<std::string> journals;
   for (const char* side : {"A", "B"}) {
-    for (const std::string& part : parts) {
-      ICOUNT_RETURN_IF_ERROR(CheckNoOldJournal(JournalPath(absl::GetFlag(FLAGS_json), side, part)));
+    journals.push_back(JournalPath(json, side, "counts"));
+    for (int round = 0; round < TimeRounds(); ++round) {
+      journals.push_back(JournalPath(json, side, TimeRoundPart(round)));
     }
   }
+  if (absl::GetFlag(FLAGS_resume)) {
+    for (const std::string& journal : journals) {
+      if (access(journal.c_str(), F_OK) == 0) return absl::OkStatus();
+    }
+    return absl::FailedPreconditionError(
+        absl::StrCat("--resume: there is no journal ", json,
+                     ".{A,B}.*.journal to continue (an "
+                     "interrupted run with --json=",
+                     json, " leaves them); run without --resume to start a new run"));
+  }
+  for (const std::string& journal : journals) ICOUNT_RETURN_IF_ERROR(CheckNoOldJournal(journal));
   return absl::OkStatus();
 }
 
@@ -427,8 +450,10 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
     const InstructionCounts& before = *in_a.counts.at(changes[i].second);
     const InstructionCounts& after = *in_b.counts.at(changes[i].second);
     // Per-function change per run of the statement, B - A.
-    FunctionCounts delta = (after.exclusive.Standardized() - before.exclusive.Standardized()) *
-                           (1.0 / static_cast<double>(after.number_per_run));
+    // Both sides' exclusive counts: the subtraction cannot fail.
+    FunctionCounts delta =
+        *after.exclusive.Standardized().Subtract(before.exclusive.Standardized()) *
+        (1.0 / static_cast<double>(after.number_per_run));
     std::vector<FunctionCount> rows = delta.rows();
     std::sort(rows.begin(), rows.end(), [](const FunctionCount& x, const FunctionCount& y) {
       return std::llabs(x.count) > std::llabs(y.count);

@@ -28,7 +28,9 @@
 #include "compare/gate.h"
 #include "tools/suite.h"
 
-ABSL_FLAG(std::string, destination, "", "Results file to write (required).");
+ABSL_FLAG(std::string, destination, "",
+          "Results file to write (required); an icount results file already there is replaced, "
+          "any other file is refused before the run starts.");
 ABSL_FLAG(std::string, baseline, "", "Results file of the baseline; enables the gate.");
 ABSL_FLAG(double, threshold_pct, 1.0, "Regression when a count grows by more than this percent...");
 ABSL_FLAG(double, threshold_abs, 50, "...and by more than this many instructions per run.");
@@ -50,6 +52,9 @@ int Main(int argc, char** argv) {
                  "[--threshold_abs=N] [--subset]");
   const std::string destination = absl::GetFlag(FLAGS_destination);
   if (destination.empty()) return Fail("--destination is required");
+  if (absl::Status s = CheckResultsDestination(destination); !s.ok()) {
+    return Fail(absl::StrCat("--destination: ", s.message()));
+  }
   GateOptions gate;
   gate.threshold_pct = absl::GetFlag(FLAGS_threshold_pct);
   gate.threshold_abs = absl::GetFlag(FLAGS_threshold_abs);

@@ -38,9 +38,12 @@ ABSL_FLAG(bool, no_python, false, "Skip Python cases.");
 ABSL_FLAG(bool, no_wall_time, false, "Only instruction counts.");
 ABSL_FLAG(bool, no_counts, false, "Only wall time.");
 ABSL_FLAG(std::string, output, "",
-          "Write the results file (JSON) here; its journal is "
-          "OUTPUT.journal.");
-ABSL_FLAG(bool, resume, false, "Continue an interrupted run with the same --output.");
+          "Write the results file (JSON) here once the run has finished; finished cases are "
+          "kept in OUTPUT.journal until then. An icount results file already there is replaced; "
+          "any other file is refused before the run starts.");
+ABSL_FLAG(bool, resume, false,
+          "Continue an interrupted run with the same --output (an error when it left no "
+          "journal).");
 ABSL_FLAG(double, timeout, 300, "Seconds per case before it is killed and reported.");
 
 namespace icount {
@@ -81,6 +84,18 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "main: --resume needs the --output of the run to continue\n");
     return 1;
   }
+  const std::string output = absl::GetFlag(FLAGS_output);
+  if (!output.empty() && !absl::GetFlag(FLAGS_list)) {
+    if (absl::Status destination = CheckResultsDestination(output); !destination.ok()) {
+      return Fail(absl::StrCat("--output: ", destination.message()));
+    }
+    const std::string journal = output + ".journal";
+    if (absl::GetFlag(FLAGS_resume) && access(journal.c_str(), F_OK) != 0) {
+      return Fail(absl::StrCat("--resume: there is no journal ", journal,
+                               " to continue (an interrupted run with --output=", output,
+                               " leaves one); run without --resume to start a new run"));
+    }
+  }
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
   if (!suite.ok()) {
     return Fail(suite.status());
@@ -111,7 +126,6 @@ int Main(int argc, char** argv) {
   measure.callgrind_repeats = absl::GetFlag(FLAGS_repeats);
   const std::vector<worker::WorkOrderProto> orders = MakeOrders(*suite, *cases, measure);
 
-  const std::string output = absl::GetFlag(FLAGS_output);
   RunnerOptions options;
   options.worker_path = suite->worker_path;
   options.jobs = absl::GetFlag(FLAGS_jobs);
@@ -129,6 +143,13 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "main: (pass --output=FILE to be able to --resume a run)\n");
     }
     return 1;
+  }
+  if (report->resumed > 0) {
+    std::fprintf(stderr, "icount: %d of %zu results resumed from %s%s\n", report->resumed,
+                 orders.size(), options.journal_path.c_str(),
+                 report->dropped_cut_off_line
+                     ? " (its last line was cut off mid-write and was dropped: that case ran again)"
+                     : "");
   }
   SuiteResults results = CollectResults(*cases, orders, report->results);
   results.file.start_time = start;

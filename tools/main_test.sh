@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
   || fail "--list --json should show a declared minimum LibTorch"
 "$main" --help > "$tmp/help.txt" || fail "--help should exit 0"
 grep -q -- "--filter" "$tmp/help.txt" || fail "--help should list --filter"
-"$main" --version | grep -q "timer 0.1.0" || fail "--version"
+"$main" --version | grep -q "timer 0.2.0" || fail "--version"
 if "$main" --filter='(' 2> "$tmp/err.txt"; then fail "a bad regex must fail"; fi
 grep -q "not a valid RE2 regex" "$tmp/err.txt" || fail "bad regex message: $(cat "$tmp/err.txt")"
 if "$main" --no_such_flag 2>/dev/null; then fail "unknown flag must fail"; fi

@@ -8,10 +8,13 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "cli/tool_flags.h"
 #include "timer/measurement_io.h"
 
-ABSL_FLAG(std::string, output, "", "The merged results file (required).");
+ABSL_FLAG(std::string, output, "",
+          "The merged results file (required); an icount results file already there is "
+          "replaced, any other file is refused.");
 
 int main(int argc, char** argv) {
   std::vector<char*> inputs = icount::ParseToolFlags(
@@ -21,6 +24,9 @@ int main(int argc, char** argv) {
   if (output.empty() || inputs.size() < 2) {
     std::fprintf(stderr, "merge_results: need --output=FILE and at least one input file\n");
     return 1;
+  }
+  if (absl::Status s = icount::CheckResultsDestination(output); !s.ok()) {
+    return icount::Fail(absl::StrCat("--output: ", s.message()));
   }
   icount::ResultsFile merged;
   for (size_t i = 1; i < inputs.size(); ++i) {

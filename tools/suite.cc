@@ -46,6 +46,12 @@ TaskSpec Relabel(TaskSpec spec, const CasePlace& place) {
   return spec;
 }
 
+// The first line of `text`, at most 120 characters, "..." when cut.
+std::string Abbreviated(const std::string& text) {
+  const size_t end = std::min(text.find('\n'), size_t{120});
+  return end >= text.size() ? text : absl::StrCat(text.substr(0, end), "...");
+}
+
 }  // namespace
 
 absl::StatusOr<Suite> LoadSuite(const std::string& package, const std::string& name) {
@@ -149,7 +155,9 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
     const worker::WorkerResultProto& result = results[i];
     if (result.has_failure()) {
       out.failures[key] =
-          absl::StrCat(FailureKindName(result.failure().kind()), ": ", result.failure().reason());
+          absl::StrCat(FailureKindName(result.failure().kind()), ": ", result.failure().reason(),
+                       "\n    at ", c->definition_file(), ":", c->definition_line(),
+                       ", stmt: ", Abbreviated(c->task_spec().stmt()));
       continue;
     }
     const CasePlace place = PlaceCase(*c);

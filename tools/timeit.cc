@@ -7,7 +7,9 @@
 //
 // Wall time with --autorange (default), --adaptive[=threshold] or
 // --number=N; instruction counts with --callgrind. --json writes the results
-// file //tools:compare reads.
+// file //tools:compare reads. The statement runs in a child process: one
+// that crashes, calls exit() or hangs (--timeout) is reported as such, with
+// exit code 1, instead of taking timeit down with it.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -16,6 +18,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/subprocess.h"
 #include "cli/tool_flags.h"
 #include "timer/callgrind_stats.h"
 #include "timer/measurement_io.h"
@@ -35,7 +38,11 @@ ABSL_FLAG(int64_t, callgrind_number, 100, "Runs per callgrind repeat.");
 ABSL_FLAG(int, repeats, 1, "Callgrind repeats.");
 ABSL_FLAG(int, num_threads, 1, "LibTorch threads during the measurement.");
 ABSL_FLAG(int, top, 15, "Functions to show with --callgrind.");
-ABSL_FLAG(std::string, json, "", "Write the results file (JSON) here.");
+ABSL_FLAG(std::string, json, "",
+          "Write the results file (JSON) here; an icount results file already there is "
+          "replaced, any other file is refused.");
+ABSL_FLAG(double, timeout, 600,
+          "Seconds before a statement that does not finish is stopped and reported; 0: none.");
 
 namespace icount {
 namespace {
@@ -45,36 +52,9 @@ int Usage(const std::string& message) {
   return 1;
 }
 
-int Main(int argc, char** argv) {
-  // `--adaptive` alone means the reference's default threshold.
-  std::vector<char*> args(argv, argv + argc);
-  std::string adaptive_default = "--adaptive=0.1";
-  for (char*& arg : args) {
-    if (std::strcmp(arg, "--adaptive") == 0) arg = adaptive_default.data();
-  }
-  ParseToolFlags(static_cast<int>(args.size()), args.data(),
-                 "Times a C++ or Python snippet against LibTorch.\n\n"
-                 "Usage: bazel run //tools:timeit -- --language=cpp|python --stmt=STMT "
-                 "[--setup=S] [--number=N | --autorange | --adaptive[=T]] [--callgrind]");
-  const std::string language = absl::GetFlag(FLAGS_language);
-  if (language != "cpp" && language != "python") {
-    return Usage(absl::StrCat("--language must be cpp or python, got \"", language, "\""));
-  }
-  if (absl::GetFlag(FLAGS_stmt).empty()) return Usage("--stmt is required");
-  const bool number = absl::GetFlag(FLAGS_number) > 0;
-  const bool adaptive = !absl::GetFlag(FLAGS_adaptive).empty();
-  if (number + adaptive + absl::GetFlag(FLAGS_autorange) > 1) {
-    return Usage("choose one of --number, --autorange and --adaptive");
-  }
-  double threshold = 0;
-  if (adaptive &&
-      (!absl::SimpleAtod(absl::GetFlag(FLAGS_adaptive), &threshold) || threshold <= 0)) {
-    return Usage(absl::StrCat("--adaptive wants a positive threshold, got \"",
-                              absl::GetFlag(FLAGS_adaptive), "\""));
-  }
-  if (language == "python" && !absl::GetFlag(FLAGS_global_setup).empty()) {
-    return Usage("--global_setup is C++ only; put Python imports in --setup");
-  }
+// Builds the Timer, measures, prints and writes the results; the body of
+// the child process timeit runs the statement in. Returns the exit code.
+int Measure(const std::string& language, bool number, bool adaptive, double threshold) {
   TimerOptions options;
   options.num_threads = absl::GetFlag(FLAGS_num_threads);
   absl::StatusOr<Timer> timer =
@@ -120,6 +100,59 @@ int Main(int argc, char** argv) {
     }
   }
   return 0;
+}
+
+int Main(int argc, char** argv) {
+  // `--adaptive` alone means the reference's default threshold.
+  std::vector<char*> args(argv, argv + argc);
+  std::string adaptive_default = "--adaptive=0.1";
+  for (char*& arg : args) {
+    if (std::strcmp(arg, "--adaptive") == 0) arg = adaptive_default.data();
+  }
+  ParseToolFlags(static_cast<int>(args.size()), args.data(),
+                 "Times a C++ or Python snippet against LibTorch.\n\n"
+                 "Usage: bazel run //tools:timeit -- --language=cpp|python --stmt=STMT "
+                 "[--setup=S] [--number=N | --autorange | --adaptive[=T]] [--callgrind]");
+  const std::string language = absl::GetFlag(FLAGS_language);
+  if (language != "cpp" && language != "python") {
+    return Usage(absl::StrCat("--language must be cpp or python, got \"", language, "\""));
+  }
+  if (absl::GetFlag(FLAGS_stmt).empty()) return Usage("--stmt is required");
+  const bool number = absl::GetFlag(FLAGS_number) > 0;
+  const bool adaptive = !absl::GetFlag(FLAGS_adaptive).empty();
+  if (number + adaptive + absl::GetFlag(FLAGS_autorange) > 1) {
+    return Usage("choose one of --number, --autorange and --adaptive");
+  }
+  double threshold = 0;
+  if (adaptive &&
+      (!absl::SimpleAtod(absl::GetFlag(FLAGS_adaptive), &threshold) || threshold <= 0)) {
+    return Usage(absl::StrCat("--adaptive wants a positive threshold, got \"",
+                              absl::GetFlag(FLAGS_adaptive), "\""));
+  }
+  if (language == "python" && !absl::GetFlag(FLAGS_global_setup).empty()) {
+    return Usage("--global_setup is C++ only; put Python imports in --setup");
+  }
+  if (!absl::GetFlag(FLAGS_json).empty()) {
+    if (absl::Status s = CheckResultsDestination(absl::GetFlag(FLAGS_json)); !s.ok()) {
+      return Fail(absl::StrCat("--json: ", s.message()));
+    }
+  }
+  absl::StatusOr<base::ChildOutcome> outcome = base::RunInChild(
+      [&] { return Measure(language, number, adaptive, threshold); }, absl::GetFlag(FLAGS_timeout));
+  if (!outcome.ok()) return Fail(outcome.status());
+  if (outcome->returned) return outcome->exit.exit_code;
+  const std::string what =
+      outcome->timed_out ? absl::StrCat("did not finish within ", absl::GetFlag(FLAGS_timeout),
+                                        " s (--timeout) and was stopped")
+      : outcome->exit.signal != 0
+          ? absl::StrCat("crashed (", base::DescribeExit(outcome->exit), ")")
+          : absl::StrCat("ended the process (", base::DescribeExit(outcome->exit),
+                         ") before timing finished");
+  return Fail(absl::StrCat("the statement or its setup ", what,
+                           "\n  stmt: ", absl::GetFlag(FLAGS_stmt),
+                           absl::GetFlag(FLAGS_setup).empty()
+                               ? ""
+                               : absl::StrCat("\n  setup: ", absl::GetFlag(FLAGS_setup))));
 }
 
 }  // namespace

@@ -21,6 +21,25 @@ grep -q "stmt:1:" "$tmp/cpp.err" || fail "compile error should point at stmt:1: 
 "$timeit" --language=python --stmt='raise ValueError("nope")' --number=10 > /dev/null 2> "$tmp/raise.err" \
   && fail "a raising statement must fail"
 grep -q "ValueError: nope" "$tmp/raise.err" || fail "exception text missing"
+# A statement that crashes, exits or hangs is reported, never the tool's own
+# death by a signal.
+expect_error() {  # expect_error NAME PATTERN timeit-args...
+  local name="$1" pattern="$2"
+  shift 2
+  "$timeit" "$@" > /dev/null 2> "$tmp/$name.err"
+  local code=$?
+  [ "$code" -eq 1 ] || fail "$name: exit code $code, expected 1: $(cat "$tmp/$name.err")"
+  grep -q -- "$pattern" "$tmp/$name.err" || fail "$name: no \"$pattern\" in: $(cat "$tmp/$name.err")"
+}
+expect_error segfault "crashed (killed by signal 11 (Segmentation fault))" \
+  --language=cpp --stmt='volatile int* p = nullptr; *p = 1;' --number=10
+grep -q "stmt: volatile int\* p = nullptr; \*p = 1;" "$tmp/segfault.err" || fail "segfault: statement not named"
+expect_error abort "crashed (killed by signal 6 (Aborted))" \
+  --language=cpp --stmt='std::abort();' --global_setup='#include <cstdlib>' --number=10
+expect_error exit "ended the process (exit code 3) before timing finished" \
+  --language=python --setup='import os' --stmt='os._exit(3)' --number=10
+expect_error hang "did not finish within 1 s (--timeout)" \
+  --language=python --setup='import time' --stmt='time.sleep(100)' --number=10 --timeout=1
 "$timeit" --language=rust --stmt=x > /dev/null 2>&1 && fail "unknown language must fail"
 "$timeit" --language=python --stmt=x --number=5 --adaptive > /dev/null 2>&1 && fail "conflicting flags must fail"
 "$timeit" --language=python > /dev/null 2>&1 && fail "missing --stmt must fail"

@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/files.h"
+#include "base/status.h"
 #include "timer/callgrind_command.h"
 #include "worker/failure.h"
 #include "worker/framing.h"
@@ -335,10 +336,19 @@ absl::StatusOr<std::vector<worker::WorkerResultProto>> ReadJournal(const std::st
   return journal->results;
 }
 
-absl::Status CheckNoOldJournal(const std::string& journal_path) {
+namespace {
+
+absl::Status CheckNoJournalLeft(const std::string& journal_path) {
   if (access(journal_path.c_str(), F_OK) != 0) return absl::OkStatus();
   return absl::AlreadyExistsError(absl::StrCat(
       journal_path, " exists from an earlier run: pass --resume to continue it, or remove it"));
+}
+
+}  // namespace
+
+absl::Status CheckNoOldJournal(const std::string& journal_path) {
+  ICOUNT_RETURN_IF_ERROR(worker_internal::CheckJournalNotInUse(journal_path));
+  return CheckNoJournalLeft(journal_path);
 }
 
 absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>& orders,
@@ -358,6 +368,9 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
     return absl::NotFoundError(
         absl::StrCat("worker binary not found or not executable: ", options.worker_path));
   }
+  // One run writes a journal at a time.
+  ICOUNT_ASSIGN_OR_RETURN(worker_internal::JournalLock lock,
+                          worker_internal::JournalLock::Acquire(options.journal_path));
   const std::string checksum = OrdersChecksum(orders);
   std::vector<std::optional<worker::WorkerResultProto>> results(orders.size());
   RunnerReport report;
@@ -371,6 +384,10 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
           ": was written for a different set of work orders (other cases or settings); "
           "rerun with the same settings, or without --resume and another output file"));
     }
+    // A line cut off mid-write (the run died appending it) goes; its order
+    // runs again.
+    ICOUNT_RETURN_IF_ERROR(worker_internal::DropCutOffLine(options.journal_path, *journal));
+    report.dropped_cut_off_line = journal->cut_off;
     std::map<std::string, size_t> index_of;
     for (size_t i = 0; i < orders.size(); ++i) index_of[orders[i].id()] = i;
     for (worker::WorkerResultProto& result : journal->results) {
@@ -380,7 +397,7 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
         ++report.resumed;
       }
     }
-  } else if (absl::Status fresh = CheckNoOldJournal(options.journal_path); !fresh.ok()) {
+  } else if (absl::Status fresh = CheckNoJournalLeft(options.journal_path); !fresh.ok()) {
     return fresh;
   } else if (absl::Status header = StartJournal(options.journal_path, checksum); !header.ok()) {
     return header;

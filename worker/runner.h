@@ -18,8 +18,11 @@
 // Durability: the journal (JSON lines: a header, then one
 // WorkerResultProto per finished order, each appended with one write and
 // fsync) survives crashes and Ctrl-C; RunOrders with `resume` skips the
-// orders it already holds. On SIGINT every worker's process group is killed
-// (no orphaned valgrind) and RunOrders returns Cancelled with how to resume.
+// orders it already holds (a last line cut off by a crash mid-write is
+// dropped and its order rerun). One run writes a journal at a time: a
+// second run on the same journal is refused, naming the first's pid. On SIGINT every worker's
+// process group is killed (no orphaned valgrind) and RunOrders returns Cancelled with how to
+// resume.
 //
 // Failures: a case that throws, crashes or hangs is a result with a
 // WorkerFailureProto; crashes, timeouts and lost workers are retried
@@ -57,6 +60,9 @@ struct RunnerReport {
   // One result per order (resumed ones included), in order of `orders`.
   std::vector<worker::WorkerResultProto> results;
   int resumed = 0;  // results taken from the journal
+  // The journal ended in a line cut off mid-write (the earlier run died
+  // appending it): it was dropped and its order ran again.
+  bool dropped_cut_off_line = false;
 };
 
 // Each order must ask for exactly one of wall_time and callgrind (make two
@@ -64,8 +70,9 @@ struct RunnerReport {
 absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>& orders,
                                        const RunnerOptions& options);
 
-// AlreadyExists, saying to pass --resume or remove it, when `journal_path`
-// is left from an earlier run: what RunOrders says without `resume`, for
+// Unavailable, naming its pid, when another run is writing `journal_path`;
+// AlreadyExists, saying to pass --resume or remove it, when the journal is
+// left from an earlier run: what RunOrders says without `resume`, for
 // callers that want to say it before any long work starts.
 absl::Status CheckNoOldJournal(const std::string& journal_path);
 

@@ -91,6 +91,34 @@ TEST(RunnerTest, FailuresAreIsolatedAndReported) {
   EXPECT_EQ(journal->size(), 5u);
 }
 
+// A worker killed in the middle of a case (the OOM killer, a user's kill):
+// the case is retried on a new worker and, killed again, reported; the
+// other orders are measured.
+TEST(RunnerTest, AWorkerKilledMidCaseIsReportedAndTheRunGoesOn) {
+  // The case's parent is the zygote, whose parent is the worker.
+  const std::string kill_worker =
+      "import os, signal\n"
+      "zygote = os.getppid()\n"
+      "worker = int(open('/proc/%d/stat' % zygote).read().split(')')[1].split()[1])\n"
+      "os.kill(worker, signal.SIGKILL)\n"
+      "import time; time.sleep(60)";
+  std::vector<worker::WorkOrderProto> orders = {
+      PythonOrder("before", "torch.add(x, x)", "x = torch.ones(4, 4)"),
+      PythonOrder("kills its worker", "pass", kill_worker),
+      PythonOrder("after", "torch.mul(x, x)", "x = torch.ones(4, 4)"),
+  };
+  RunnerOptions options = Options("killed-worker.journal");
+  options.jobs = 1;
+  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const auto& r = report->results;
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_TRUE(r[0].has_output());
+  EXPECT_EQ(r[1].failure().kind(), worker::FAILURE_WORKER);
+  EXPECT_THAT(r[1].failure().reason(), HasSubstr("the worker process died"));
+  EXPECT_TRUE(r[2].has_output()) << r[2].failure().reason();
+}
+
 TEST(RunnerTest, ResumeSkipsFinishedOrdersAndRefusesOtherJournals) {
   std::vector<worker::WorkOrderProto> orders = {
       PythonOrder("a", "torch.add(x, x)", "x = torch.ones(2)"),

@@ -1,6 +1,11 @@
 #include "worker/internal/journal.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -9,6 +14,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -43,11 +49,15 @@ std::string OrdersChecksum(const std::vector<worker::WorkOrderProto>& orders) {
 absl::StatusOr<Journal> ParseJournal(const std::string& path) {
   absl::StatusOr<std::string> text = base::ReadFileToString(path);
   if (!text.ok()) return text.status();
-  if (!text->empty() && text->back() != '\n') {
-    return absl::DataLossError(absl::StrCat(
-        path, ": the last line is incomplete; this is not a journal icount finished writing"));
-  }
   Journal journal;
+  journal.complete_bytes = text->rfind('\n') == std::string::npos ? 0 : text->rfind('\n') + 1;
+  journal.cut_off = journal.complete_bytes < text->size();
+  if (journal.complete_bytes == 0) {
+    return absl::DataLossError(absl::StrCat(
+        path, journal.cut_off ? ": its header line is cut off" : ": empty",
+        "; not an icount journal with anything to resume: remove it and run without --resume"));
+  }
+  text->resize(journal.complete_bytes);
   int line_number = 0;
   for (absl::string_view line : absl::StrSplit(*text, '\n', absl::SkipEmpty())) {
     ++line_number;
@@ -84,6 +94,15 @@ absl::StatusOr<Journal> ParseJournal(const std::string& path) {
   return journal;
 }
 
+absl::Status DropCutOffLine(const std::string& path, const Journal& journal) {
+  if (!journal.cut_off) return absl::OkStatus();
+  if (truncate(path.c_str(), static_cast<off_t>(journal.complete_bytes)) != 0) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": cannot cut off its incomplete last line: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status StartJournal(const std::string& path, const std::string& orders_checksum) {
   return base::AppendLineDurably(
       path, absl::StrCat(kHeaderStart, kJournalFormat, ",", kChecksumKey, orders_checksum, "\"}"));
@@ -91,6 +110,61 @@ absl::Status StartJournal(const std::string& path, const std::string& orders_che
 
 absl::Status AppendToJournal(const std::string& path, const worker::WorkerResultProto& result) {
   return base::AppendLineDurably(path, base::ProtoToJson(result));
+}
+
+namespace {
+
+std::string LockPath(const std::string& journal_path) { return journal_path + ".lock"; }
+
+absl::Status InUse(const std::string& journal_path, int fd) {
+  char pid[32] = {};
+  (void)!pread(fd, pid, sizeof(pid) - 1, 0);
+  return absl::UnavailableError(
+      absl::StrCat(journal_path, " is being written by another icount run (pid ",
+                   absl::StripAsciiWhitespace(pid),
+                   ") on the same output: wait for it to finish, or use another output"));
+}
+
+}  // namespace
+
+absl::StatusOr<JournalLock> JournalLock::Acquire(const std::string& journal_path) {
+  const std::string path = LockPath(journal_path);
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, ": cannot create the run's lock: ", std::strerror(errno)));
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    absl::Status status = InUse(journal_path, fd);
+    close(fd);
+    return status;
+  }
+  const std::string pid = absl::StrCat(getpid(), "\n");
+  (void)!ftruncate(fd, 0);
+  (void)!pwrite(fd, pid.data(), pid.size(), 0);
+  return JournalLock(path, fd);
+}
+
+JournalLock::JournalLock(JournalLock&& other) noexcept
+    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)) {}
+
+JournalLock::~JournalLock() {
+  if (fd_ < 0) return;
+  unlink(path_.c_str());  // while still held: no other run can be fooled
+  close(fd_);
+}
+
+absl::Status CheckJournalNotInUse(const std::string& journal_path) {
+  const int fd = open(LockPath(journal_path).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::OkStatus();
+  absl::Status status = absl::OkStatus();
+  if (flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    status = InUse(journal_path, fd);
+  } else {
+    flock(fd, LOCK_UN);
+  }
+  close(fd);
+  return status;
 }
 
 }  // namespace icount::worker_internal

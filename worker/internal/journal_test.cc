@@ -1,8 +1,11 @@
 #include "worker/internal/journal.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "base/files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -65,6 +68,41 @@ TEST(JournalTest, NotAJournal) {
   ASSERT_FALSE(journal.ok());
   EXPECT_THAT(std::string(journal.status().message()),
               HasSubstr("other.json:1: not an icount results journal"));
+}
+
+TEST(JournalTest, ACutOffLastLineIsReportedAndDropped) {
+  const std::string path = TempPath("cut.journal");
+  ASSERT_TRUE(StartJournal(path, "abc").ok());
+  worker::WorkerResultProto result;
+  result.set_id("kept");
+  ASSERT_TRUE(AppendToJournal(path, result).ok());
+  const std::string whole = *base::ReadFileToString(path);
+  ASSERT_TRUE(base::WriteFileAtomically(path, whole + "{\"id\":\"lost\",\"outp").ok());
+  absl::StatusOr<Journal> journal = ParseJournal(path);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  EXPECT_TRUE(journal->cut_off);
+  ASSERT_EQ(journal->results.size(), 1u);
+  EXPECT_EQ(journal->results[0].id(), "kept");
+  ASSERT_TRUE(DropCutOffLine(path, *journal).ok());
+  EXPECT_EQ(*base::ReadFileToString(path), whole);
+}
+
+TEST(JournalTest, OneRunHoldsTheLock) {
+  const std::string path = TempPath("locked.journal");
+  EXPECT_TRUE(CheckJournalNotInUse(path).ok());
+  {
+    absl::StatusOr<JournalLock> lock = JournalLock::Acquire(path);
+    ASSERT_TRUE(lock.ok()) << lock.status();
+    // flock is per open file: a second open in this process conflicts too.
+    absl::StatusOr<JournalLock> second = JournalLock::Acquire(path);
+    ASSERT_FALSE(second.ok());
+    EXPECT_THAT(
+        std::string(second.status().message()),
+        HasSubstr(absl::StrCat("being written by another icount run (pid ", getpid(), ")")));
+    EXPECT_FALSE(CheckJournalNotInUse(path).ok());
+  }
+  EXPECT_TRUE(CheckJournalNotInUse(path).ok());
+  EXPECT_TRUE(JournalLock::Acquire(path).ok());
 }
 
 }  // namespace

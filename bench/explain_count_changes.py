@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Where did the instruction counts of two results files change?
+
+    bench/explain_count_changes.py BEFORE.json AFTER.json [--min_pct=0.1]
+
+For every case (matched by metadata "case") whose per-run count moved by at
+least --min_pct percent: the change, the share of it spent in the
+allocators (glibc's malloc.c: _int_malloc, malloc_consolidate,
+unlink_chunk, ...; CPython's PyObject_Malloc, PyObject_Free, PyMem_*), and
+the functions outside them that moved most. A change that is
+almost all allocator is heap state (a different worker binary, what ran
+before), not a change in what the operator does; use it to tell the two
+apart, e.g. between bench/behaviour_snapshot.sh runs of two commits.
+Both files need the per-function counts results files carry ("exclusive").
+"""
+import argparse
+import collections
+import json
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    cases = {}
+    for c in data.get("instruction_counts", []):
+        key = c.get("metadata", {}).get("case") or c.get("stmt")
+        rows = c.get("exclusive", {}).get("rows", [])
+        cases[key] = (c, collections.Counter({r["function"]: int(r["count"]) for r in rows}))
+    return cases
+
+
+def is_allocator(function):
+    return ("/malloc/" in function or "malloc.c" in function
+            or "PyObject_Malloc" in function or "PyObject_Free" in function
+            or "PyMem_" in function)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("before")
+    parser.add_argument("after")
+    parser.add_argument("--min_pct", type=float, default=0.1)
+    args = parser.parse_args()
+    before, after = load(args.before), load(args.after)
+    shown = 0
+    for key in sorted(set(before) & set(after)):
+        (a, fa), (b, fb) = before[key], after[key]
+        pct = (b["counts_per_run"] - a["counts_per_run"]) / a["counts_per_run"] * 100
+        if abs(pct) < args.min_pct:
+            continue
+        shown += 1
+        delta = {f: fb.get(f, 0) - fa.get(f, 0) for f in set(fa) | set(fb)}
+        total = sum(delta.values())
+        allocator = sum(v for f, v in delta.items() if is_allocator(f))
+        share = allocator / total * 100 if total else 0.0
+        print(f"{key}: {pct:+.2f}% per run; {share:.0f}% of the change in the allocators")
+        others = sorted(((v, f) for f, v in delta.items() if not is_allocator(f) and v),
+                        key=lambda vf: -abs(vf[0]))[:3]
+        for v, f in others:
+            print(f"    {v:+d}  {f[:100]}")
+    missing = sorted(set(before) ^ set(after))
+    print(f"{shown} of {len(set(before) & set(after))} cases moved by {args.min_pct}% or more"
+          + (f"; {len(missing)} cases in one file only" if missing else ""))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

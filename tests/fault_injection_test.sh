@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Faults injected into real runs of //tools:main: each case checks the
+# message and that nothing finished is lost.
+#   1. a second run on the same --output while one runs: refused, naming it;
+#   2. SIGKILL of the runner mid-run, then a journal whose last line was cut
+#      off (power loss while appending): --resume keeps every whole line,
+#      reruns the rest, and the counts equal an uninterrupted run's;
+#   3. a write past a file-size limit (ulimit -f): a clear error naming the
+#      journal, every line written before intact, and --resume finishes;
+#   4. --resume with no journal, and --output naming a file that is not an
+#      icount results file or one of a newer schema: refused, untouched.
+# (A worker killed mid-case, a hung and a crashing case: worker/runner_test.)
+set -u
+main="$1"
+tmp="${TEST_TMPDIR:-/tmp}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# Two Python and two C++ count orders, one worker: they finish one by one.
+cases='^(Empty / no allocation|Pointwise / Math / add / Case:  0)$'
+run() { "$main" --filter="$cases" --no_wall_time --jobs=1 "$@"; }
+
+# Whole lines of JSON, the last one ended: what a journal must always be.
+check_journal() {
+  /usr/bin/python3 - "$1" <<'PY' || fail "$1 is not whole JSON lines"
+import json, sys
+text = open(sys.argv[1]).read()
+assert text.endswith("\n"), repr(text[-80:])
+for line in text.splitlines():
+    json.loads(line)
+PY
+}
+
+counts() {  # counts FILE: "case count" lines, sorted
+  /usr/bin/python3 - "$1" <<'PY'
+import json, sys
+for c in sorted(json.load(open(sys.argv[1]))["instruction_counts"], key=lambda c: c["metadata"]["case"]):
+    print(c["metadata"]["case"], c["counts"])
+PY
+}
+
+# The reference: an uninterrupted run.
+run --output="$tmp/reference.json" > /dev/null 2> "$tmp/reference.err" \
+  || fail "reference run: $(cat "$tmp/reference.err")"
+[ "$(counts "$tmp/reference.json" | wc -l)" -eq 4 ] || fail "reference: $(counts "$tmp/reference.json")"
+
+# 1 and 2: a run killed with SIGKILL once one result is journaled.
+out="$tmp/killed.json"
+# main itself in the background (not a shell function: $! is main's pid).
+"$main" --filter="$cases" --no_wall_time --jobs=1 --output="$out" > /dev/null 2> "$tmp/killed.err" &
+runner=$!
+for _ in $(seq 1 1200); do
+  [ -f "$out.journal" ] && [ "$(wc -l < "$out.journal")" -ge 2 ] && break
+  sleep 0.1
+done
+[ "$(wc -l < "$out.journal")" -ge 2 ] || fail "no result journaled: $(cat "$tmp/killed.err")"
+if run --output="$out" > /dev/null 2> "$tmp/second.err"; then fail "a second run on the same output must fail"; fi
+grep -q "is being written by another icount run (pid $runner)" "$tmp/second.err" \
+  || fail "second run: $(cat "$tmp/second.err")"
+kill -KILL "$runner"
+wait "$runner" 2>/dev/null
+check_journal "$out.journal"
+kept=$(($(wc -l < "$out.journal") - 1))
+[ "$kept" -lt 4 ] || fail "the run finished before it was killed"
+[ ! -e "$out" ] || fail "a killed run must not have written $out"
+printf '{"id":"cut off mid-wri' >> "$out.journal"  # power loss while appending
+run --output="$out" --resume > /dev/null 2> "$tmp/resumed.err" || fail "resume: $(cat "$tmp/resumed.err")"
+grep -q "$kept of 4 results resumed from $out.journal (its last line was cut off mid-write" \
+  "$tmp/resumed.err" || fail "resume message: $(cat "$tmp/resumed.err")"
+[ "$(counts "$out")" = "$(counts "$tmp/reference.json")" ] \
+  || fail "resumed counts differ: $(counts "$out") vs $(counts "$tmp/reference.json")"
+
+# 3: a file-size limit that the journal reaches mid-run (wall time: its
+# results are journal lines of 0.4-1.2 KB, and nothing else written is big).
+out="$tmp/limited.json"
+timed() { "$main" --filter="$cases" --no_counts --jobs=1 --output="$out" "$@"; }
+( ulimit -f 3; timed > /dev/null 2> "$tmp/limited.err" )
+code=$?
+[ "$code" -eq 1 ] || fail "file-size limit: exit code $code: $(cat "$tmp/limited.err")"
+grep -q "$out.journal: write failed: only .* bytes written (a full disk or a file-size limit?)" \
+  "$tmp/limited.err" || fail "file-size limit message: $(cat "$tmp/limited.err")"
+check_journal "$out.journal"
+[ "$(wc -l < "$out.journal")" -ge 2 ] || fail "the limit left no result in the journal"
+timed --resume > /dev/null 2> "$tmp/unlimited.err" || fail "resume after the limit: $(cat "$tmp/unlimited.err")"
+/usr/bin/python3 -c "import json,sys; assert len(json.load(open(sys.argv[1]))['measurements']) == 4" "$out" \
+  || fail "the resumed run should have 4 measurements"
+
+# 4: nothing to resume; files that are not ours.
+if run --output="$tmp/never.json" --resume 2> "$tmp/never.err"; then fail "--resume without a journal"; fi
+grep -q -- "--resume: there is no journal $tmp/never.json.journal to continue" "$tmp/never.err" \
+  || fail "no-journal message: $(cat "$tmp/never.err")"
+printf 'precious,data\n1,2\n' > "$tmp/precious.csv"
+if run --output="$tmp/precious.csv" 2> "$tmp/precious.err"; then fail "a CSV must not be overwritten"; fi
+grep -q -- "--output: $tmp/precious.csv exists and is not an icount results file" "$tmp/precious.err" \
+  || fail "not-ours message: $(cat "$tmp/precious.err")"
+[ "$(cat "$tmp/precious.csv")" = "$(printf 'precious,data\n1,2')" ] || fail "the CSV was touched"
+printf '{"schema_version": 99, "measurements": []}\n' > "$tmp/newer.json"
+if run --output="$tmp/newer.json" 2> "$tmp/newer.err"; then fail "a newer schema must not be overwritten"; fi
+grep -q "schema_version 99 (written by an unknown version) is newer" "$tmp/newer.err" || fail "newer-schema message: $(cat "$tmp/newer.err")"
+grep -q '"schema_version": 99' "$tmp/newer.json" || fail "the newer file was touched"
+echo PASS
