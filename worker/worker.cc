@@ -1,5 +1,6 @@
 #include "worker/worker.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -90,6 +91,10 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
 
 [[noreturn]] void ZygoteLoop(int requests_fd, int replies_fd, const std::string& scratch) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Consolidate the allocator's free chunks and return the top of the heap
+  // once, before any case forks: its fast bins then hold nothing left over
+  // from start-up, whose allocations depend on the worker binary.
+  malloc_trim(0);
   struct sigaction alarm_action;
   std::memset(&alarm_action, 0, sizeof(alarm_action));
   alarm_action.sa_handler = IgnoreAlarm;  // interrupts waitpid (no SA_RESTART)
