@@ -19,6 +19,12 @@ grep -q -- "--filter" "$tmp/help.txt" || fail "--help should list --filter"
 if "$main" --filter='(' 2> "$tmp/err.txt"; then fail "a bad regex must fail"; fi
 grep -q "not a valid RE2 regex" "$tmp/err.txt" || fail "bad regex message: $(cat "$tmp/err.txt")"
 if "$main" --no_such_flag 2>/dev/null; then fail "unknown flag must fail"; fi
+# Neither tool overwrites a file that is not an icount results file.
+printf 'name,count\nadd,1\n' > "$tmp/foreign.csv"
+if "$ci" --destination="$tmp/foreign.csv" 2> "$tmp/ci_foreign.err"; then fail "ci: a CSV destination"; fi
+grep -q -- "--destination: $tmp/foreign.csv exists and is not an icount results file" \
+  "$tmp/ci_foreign.err" || fail "ci foreign destination: $(cat "$tmp/ci_foreign.err")"
+[ "$(cat "$tmp/foreign.csv")" = "$(printf 'name,count\nadd,1')" ] || fail "ci touched the CSV"
 
 # A real run: two cases, counts and wall time, results written.
 "$main" --filter='^Empty / no allocation$' --output="$tmp/main.json" > "$tmp/main.out" 2> "$tmp/main.err" \
