@@ -24,6 +24,7 @@
 #include "absl/strings/str_split.h"
 #include "base/files.h"
 #include "base/fnv.h"
+#include "base/status.h"
 #include "cli/tool_flags.h"
 #include "compare/gate.h"
 #include "tools/suite.h"
@@ -45,6 +46,80 @@ ABSL_FLAG(int, jobs, 0, "Worker processes; 0: one per CPU.");
 namespace icount {
 namespace {
 
+absl::StatusOr<GateOptions> GateFlags() {
+  GateOptions gate;
+  gate.threshold_pct = absl::GetFlag(FLAGS_threshold_pct);
+  gate.threshold_abs = absl::GetFlag(FLAGS_threshold_abs);
+  for (const std::string& item : absl::GetFlag(FLAGS_overrides)) {
+    std::pair<std::string, std::string> parts = absl::StrSplit(item, absl::MaxSplits('=', 1));
+    double pct = 0;
+    if (parts.first.empty() || !absl::SimpleAtod(parts.second, &pct)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--overrides entry \"", item, "\" is not REGEX=PERCENT"));
+    }
+    gate.pct_overrides.emplace_back(parts.first, pct);
+  }
+  return gate;
+}
+
+// The --baseline results, read before the long run: a bad file is a quick
+// error. nullopt without --baseline.
+absl::StatusOr<std::optional<ResultsFile>> ReadBaseline() {
+  const std::string path = absl::GetFlag(FLAGS_baseline);
+  if (path.empty()) return std::optional<ResultsFile>();
+  ICOUNT_ASSIGN_OR_RETURN(ResultsFile baseline, ReadResultsFile(path));
+  if (baseline.instruction_counts.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": has no instruction counts to compare against"));
+  }
+  return std::optional<ResultsFile>(std::move(baseline));
+}
+
+// The cases --filter selects; with --subset the first of each top-level
+// group, per language.
+absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToMeasure(const Suite& suite) {
+  CaseFilter filter;
+  filter.label_regex = absl::GetFlag(FLAGS_filter);
+  ICOUNT_ASSIGN_OR_RETURN(std::vector<expand::SuiteCaseProto> all, SelectCases(suite, filter));
+  std::vector<expand::SuiteCaseProto> cases;
+  std::set<std::string> groups;
+  for (const expand::SuiteCaseProto& c : all) {
+    const std::string group = absl::StrCat(c.label(0), "|", c.task_spec().language());
+    if (!absl::GetFlag(FLAGS_subset) || groups.insert(group).second) cases.push_back(c);
+  }
+  return cases;
+}
+
+// Counts (--repeats) and wall time of `cases`, written to `destination`
+// with the suite checksum; the journal goes once the file is written.
+absl::StatusOr<SuiteResults> Measure(const Suite& suite,
+                                     const std::vector<expand::SuiteCaseProto>& cases,
+                                     const std::string& destination) {
+  MeasureOptions measure;
+  measure.callgrind_repeats = absl::GetFlag(FLAGS_repeats);
+  const std::vector<worker::WorkOrderProto> orders = MakeOrders(suite, cases, measure);
+  RunnerOptions options;
+  options.worker_path = suite.worker_path;
+  options.jobs = absl::GetFlag(FLAGS_jobs);
+  options.journal_path = destination + ".journal";
+  options.resume = true;  // a rerun of an interrupted CI job continues it
+  const std::string start = NowRfc3339();
+  ICOUNT_ASSIGN_OR_RETURN(RunnerReport report, RunWithProgress(orders, options));
+  SuiteResults results = CollectResults(cases, orders, report.results);
+  results.file.start_time = start;
+  results.file.end_time = NowRfc3339();
+  base::Fnv1a64 hash;
+  for (const expand::SuiteCaseProto& c : cases) hash.Add(c.key());
+  results.file.suite_checksum = hash.Hex();
+  ICOUNT_RETURN_IF_ERROR(WriteResultsFile(destination, results.file),
+                         absl::Status(_.code(), absl::StrCat(_.message(), " (every result is in ",
+                                                             options.journal_path, ")")));
+  std::remove(options.journal_path.c_str());
+  std::fprintf(stderr, "ci: %zu cases measured, results in %s\n", cases.size(),
+               destination.c_str());
+  return results;
+}
+
 int Main(int argc, char** argv) {
   ParseToolFlags(argc, argv,
                  "Runs the suite and gates on instruction-count regressions.\n\nUsage: bazel run "
@@ -55,85 +130,33 @@ int Main(int argc, char** argv) {
   if (absl::Status s = CheckResultsDestination(destination); !s.ok()) {
     return Fail(absl::StrCat("--destination: ", s.message()));
   }
-  GateOptions gate;
-  gate.threshold_pct = absl::GetFlag(FLAGS_threshold_pct);
-  gate.threshold_abs = absl::GetFlag(FLAGS_threshold_abs);
-  for (const std::string& item : absl::GetFlag(FLAGS_overrides)) {
-    std::pair<std::string, std::string> parts = absl::StrSplit(item, absl::MaxSplits('=', 1));
-    double pct = 0;
-    if (parts.first.empty() || !absl::SimpleAtod(parts.second, &pct)) {
-      return Fail(absl::StrCat("--overrides entry \"", item, "\" is not REGEX=PERCENT"));
-    }
-    gate.pct_overrides.emplace_back(parts.first, pct);
-  }
-  // Check the baseline before the long run: a bad file is a quick error.
-  std::optional<ResultsFile> baseline;
-  if (!absl::GetFlag(FLAGS_baseline).empty()) {
-    absl::StatusOr<ResultsFile> read = ReadResultsFile(absl::GetFlag(FLAGS_baseline));
-    if (!read.ok()) return Fail(read.status());
-    if (read->instruction_counts.empty()) {
-      return Fail(absl::StrCat(absl::GetFlag(FLAGS_baseline),
-                               ": has no instruction counts to compare against"));
-    }
-    baseline = *std::move(read);
-  }
+  absl::StatusOr<GateOptions> gate = GateFlags();
+  if (!gate.ok()) return Fail(gate.status());
+  absl::StatusOr<std::optional<ResultsFile>> baseline = ReadBaseline();
+  if (!baseline.ok()) return Fail(baseline.status());
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
   if (!suite.ok()) return Fail(suite.status());
-  CaseFilter filter;
-  filter.label_regex = absl::GetFlag(FLAGS_filter);
-  absl::StatusOr<std::vector<expand::SuiteCaseProto>> all = SelectCases(*suite, filter);
-  if (!all.ok()) return Fail(all.status());
-  std::vector<expand::SuiteCaseProto> cases;
-  std::set<std::string> groups;
-  for (const expand::SuiteCaseProto& c : *all) {
-    // --subset: the first case of each top-level group, per language.
-    const std::string group = absl::StrCat(c.label(0), "|", c.task_spec().language());
-    if (!absl::GetFlag(FLAGS_subset) || groups.insert(group).second) {
-      cases.push_back(c);
-    }
-  }
-  MeasureOptions measure;
-  measure.callgrind_repeats = absl::GetFlag(FLAGS_repeats);
-  const std::vector<worker::WorkOrderProto> orders = MakeOrders(*suite, cases, measure);
-  RunnerOptions options;
-  options.worker_path = suite->worker_path;
-  options.jobs = absl::GetFlag(FLAGS_jobs);
-  options.journal_path = destination + ".journal";
-  options.resume = true;  // a rerun of an interrupted CI job continues it
-  const std::string start = NowRfc3339();
-  absl::StatusOr<RunnerReport> report = RunWithProgress(orders, options);
-  if (!report.ok()) return Fail(report.status());
-  SuiteResults results = CollectResults(cases, orders, report->results);
-  results.file.start_time = start;
-  results.file.end_time = NowRfc3339();
-  base::Fnv1a64 hash;
-  for (const expand::SuiteCaseProto& c : cases) hash.Add(c.key());
-  results.file.suite_checksum = hash.Hex();
-  if (absl::Status status = WriteResultsFile(destination, results.file); !status.ok()) {
-    return Fail(absl::StrCat(status.message(), " (every result is in ", options.journal_path, ")"));
-  }
-  std::remove(options.journal_path.c_str());
-  std::fprintf(stderr, "ci: %zu cases measured, results in %s\n", cases.size(),
-               destination.c_str());
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = CasesToMeasure(*suite);
+  if (!cases.ok()) return Fail(cases.status());
+  absl::StatusOr<SuiteResults> results = Measure(*suite, *cases, destination);
+  if (!results.ok()) return Fail(results.status());
   int exit_code = 0;
-  for (const auto& [key, reason] : results.failures) {
+  for (const auto& [key, reason] : results->failures) {
     std::fprintf(stderr, "ci: case failed: %s: %s\n", key.c_str(), reason.c_str());
     exit_code = 1;
   }
-  if (baseline.has_value()) {
-    absl::StatusOr<GateReport> gated = Gate(*baseline, results.file, gate);
-    if (!gated.ok()) return Fail(gated.status());
-    const std::string markdown = GateMarkdown(*gated, gate);
-    std::printf("%s", markdown.c_str());
-    if (!absl::GetFlag(FLAGS_markdown).empty()) {
-      if (absl::Status s = base::WriteFileAtomically(absl::GetFlag(FLAGS_markdown), markdown);
-          !s.ok()) {
-        return Fail(s);
-      }
+  if (!baseline->has_value()) return exit_code;
+  absl::StatusOr<GateReport> gated = Gate(**baseline, results->file, *gate);
+  if (!gated.ok()) return Fail(gated.status());
+  const std::string markdown = GateMarkdown(*gated, *gate);
+  std::printf("%s", markdown.c_str());
+  if (!absl::GetFlag(FLAGS_markdown).empty()) {
+    if (absl::Status s = base::WriteFileAtomically(absl::GetFlag(FLAGS_markdown), markdown);
+        !s.ok()) {
+      return Fail(s);
     }
-    if (gated->regressions > 0) exit_code = 3;
   }
-  return exit_code;
+  return gated->regressions > 0 ? 3 : exit_code;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 #include "base/text.h"
 #include "cli/tool_flags.h"
 #include "compare/compare.h"
@@ -71,78 +72,68 @@ std::string ListJson(const expand::SuiteCaseProto& c) {
       "}");
 }
 
-int Main(int argc, char** argv) {
-  ParseToolFlags(argc, argv,
-                 "Runs icount's standard suite: instruction counts (callgrind) and wall time "
-                 "for every case.\n\nUsage: bazel run //tools:main -- [flags]");
+// The flags that can be checked before the suite loads: the mode, and an
+// --output that may be written (and, with --resume, continued).
+absl::Status CheckFlags() {
   if (absl::GetFlag(FLAGS_mode) != "debug") {
-    std::fprintf(stderr, "main: unknown --mode=%s (only \"debug\" is supported)\n",
-                 absl::GetFlag(FLAGS_mode).c_str());
-    return 1;
-  }
-  if (absl::GetFlag(FLAGS_resume) && absl::GetFlag(FLAGS_output).empty()) {
-    std::fprintf(stderr, "main: --resume needs the --output of the run to continue\n");
-    return 1;
+    return absl::InvalidArgumentError(absl::StrCat("unknown --mode=", absl::GetFlag(FLAGS_mode),
+                                                   " (only \"debug\" is supported)"));
   }
   const std::string output = absl::GetFlag(FLAGS_output);
-  if (!output.empty() && !absl::GetFlag(FLAGS_list)) {
-    if (absl::Status destination = CheckResultsDestination(output); !destination.ok()) {
-      return Fail(absl::StrCat("--output: ", destination.message()));
-    }
-    const std::string journal = output + ".journal";
-    if (absl::GetFlag(FLAGS_resume) && access(journal.c_str(), F_OK) != 0) {
-      return Fail(absl::StrCat("--resume: there is no journal ", journal,
-                               " to continue (an interrupted run with --output=", output,
-                               " leaves one); run without --resume to start a new run"));
-    }
+  if (absl::GetFlag(FLAGS_resume) && output.empty()) {
+    return absl::InvalidArgumentError("--resume needs the --output of the run to continue");
   }
-  absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
-  if (!suite.ok()) {
-    return Fail(suite.status());
+  if (output.empty() || absl::GetFlag(FLAGS_list)) return absl::OkStatus();
+  ICOUNT_RETURN_IF_ERROR(CheckResultsDestination(output),
+                         absl::Status(_.code(), absl::StrCat("--output: ", _.message())));
+  const std::string journal = output + ".journal";
+  if (absl::GetFlag(FLAGS_resume) && access(journal.c_str(), F_OK) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("--resume: there is no journal ", journal,
+                     " to continue (an interrupted run with --output=", output,
+                     " leaves one); run without --resume to start a new run"));
   }
-  CaseFilter filter;
-  filter.label_regex = absl::GetFlag(FLAGS_filter);
-  filter.cpp = !absl::GetFlag(FLAGS_no_cpp);
-  filter.python = !absl::GetFlag(FLAGS_no_python);
-  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = SelectCases(*suite, filter);
-  if (!cases.ok()) {
-    return Fail(cases.status());
-  }
-  if (absl::GetFlag(FLAGS_list)) {
-    for (const expand::SuiteCaseProto& c : *cases) {
-      std::printf("%s\n", absl::GetFlag(FLAGS_json) ? ListJson(c).c_str() : c.list_line().c_str());
-    }
-    return 0;
-  }
-  if (cases->empty()) {
-    std::fprintf(stderr, "main: no case matches --filter=%s\n", filter.label_regex.c_str());
-    return 1;
-  }
+  return absl::OkStatus();
+}
+
+MeasureOptions MeasureFlags() {
   MeasureOptions measure;
   measure.wall_time = !absl::GetFlag(FLAGS_no_wall_time);
   measure.instruction_counts = !absl::GetFlag(FLAGS_no_counts);
   measure.min_run_time = absl::GetFlag(FLAGS_min_run_time);
   measure.callgrind_number = absl::GetFlag(FLAGS_callgrind_number);
   measure.callgrind_repeats = absl::GetFlag(FLAGS_repeats);
-  const std::vector<worker::WorkOrderProto> orders = MakeOrders(*suite, *cases, measure);
+  return measure;
+}
 
+RunnerOptions RunnerFlags(const Suite& suite) {
+  const std::string output = absl::GetFlag(FLAGS_output);
   RunnerOptions options;
-  options.worker_path = suite->worker_path;
+  options.worker_path = suite.worker_path;
   options.jobs = absl::GetFlag(FLAGS_jobs);
   options.timeout_seconds = absl::GetFlag(FLAGS_timeout);
   options.resume = absl::GetFlag(FLAGS_resume);
   options.journal_path = output.empty() ? absl::StrCat("/tmp/icount-main-", getpid(), ".journal")
                                         : output + ".journal";
-  std::fprintf(stderr, "icount: %zu cases, %zu work orders; results journal %s\n", cases->size(),
+  return options;
+}
+
+// Runs the orders; on success the results file is written (with --output)
+// and the journal removed.
+absl::StatusOr<SuiteResults> Run(const std::vector<expand::SuiteCaseProto>& cases,
+                                 const std::vector<worker::WorkOrderProto>& orders,
+                                 const RunnerOptions& options) {
+  const std::string output = absl::GetFlag(FLAGS_output);
+  std::fprintf(stderr, "icount: %zu cases, %zu work orders; results journal %s\n", cases.size(),
                orders.size(), options.journal_path.c_str());
   const std::string start = NowRfc3339();
   absl::StatusOr<RunnerReport> report = RunWithProgress(orders, options);
   if (!report.ok()) {
-    std::fprintf(stderr, "main: %s\n", std::string(report.status().message()).c_str());
     if (report.status().code() == absl::StatusCode::kCancelled && output.empty()) {
-      std::fprintf(stderr, "main: (pass --output=FILE to be able to --resume a run)\n");
+      return absl::CancelledError(absl::StrCat(
+          report.status().message(), "\n(pass --output=FILE to be able to --resume a run)"));
     }
-    return 1;
+    return report.status();
   }
   if (report->resumed > 0) {
     std::fprintf(stderr, "icount: %d of %zu results resumed from %s%s\n", report->resumed,
@@ -151,36 +142,64 @@ int Main(int argc, char** argv) {
                      ? " (its last line was cut off mid-write and was dropped: that case ran again)"
                      : "");
   }
-  SuiteResults results = CollectResults(*cases, orders, report->results);
+  SuiteResults results = CollectResults(cases, orders, report->results);
   results.file.start_time = start;
   results.file.end_time = NowRfc3339();
   if (!output.empty()) {
-    if (absl::Status status = WriteResultsFile(output, results.file); !status.ok()) {
-      std::fprintf(stderr, "main: %s (the journal %s keeps every result)\n",
-                   std::string(status.message()).c_str(), options.journal_path.c_str());
-      return 1;
-    }
-    std::remove(options.journal_path.c_str());
+    ICOUNT_RETURN_IF_ERROR(
+        WriteResultsFile(output, results.file),
+        absl::Status(_.code(), absl::StrCat(_.message(), " (the journal ", options.journal_path,
+                                            " keeps every result)")));
     std::fprintf(stderr, "icount: results written to %s\n", output.c_str());
-  } else {
-    std::remove(options.journal_path.c_str());
   }
+  std::remove(options.journal_path.c_str());
+  return results;
+}
 
-  if (measure.instruction_counts) std::printf("%s\n", CountsTable(*cases, results).c_str());
+// The counts table, Compare's wall-time tables, then the failures; returns
+// the exit code.
+int Report(const std::vector<expand::SuiteCaseProto>& cases, const MeasureOptions& measure,
+           const SuiteResults& results) {
+  if (measure.instruction_counts) std::printf("%s\n", CountsTable(cases, results).c_str());
   if (measure.wall_time && !results.file.measurements.empty()) {
     Compare compare(results.file.measurements);
     compare.TrimSignificantFigures();
     compare.Print();
   }
-  if (!results.failures.empty()) {
-    std::printf("\n%zu case%s failed:\n", results.failures.size(),
-                results.failures.size() > 1 ? "s" : "");
-    for (const auto& [key, reason] : results.failures) {
-      std::printf("  %s\n    %s\n", key.c_str(), reason.substr(0, 2000).c_str());
-    }
-    return 1;
+  if (results.failures.empty()) return 0;
+  std::printf("\n%zu case%s failed:\n", results.failures.size(),
+              results.failures.size() > 1 ? "s" : "");
+  for (const auto& [key, reason] : results.failures) {
+    std::printf("  %s\n    %s\n", key.c_str(), reason.substr(0, 2000).c_str());
   }
-  return 0;
+  return 1;
+}
+
+int Main(int argc, char** argv) {
+  ParseToolFlags(argc, argv,
+                 "Runs icount's standard suite: instruction counts (callgrind) and wall time "
+                 "for every case.\n\nUsage: bazel run //tools:main -- [flags]");
+  if (absl::Status flags = CheckFlags(); !flags.ok()) return Fail(flags);
+  absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
+  if (!suite.ok()) return Fail(suite.status());
+  CaseFilter filter;
+  filter.label_regex = absl::GetFlag(FLAGS_filter);
+  filter.cpp = !absl::GetFlag(FLAGS_no_cpp);
+  filter.python = !absl::GetFlag(FLAGS_no_python);
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = SelectCases(*suite, filter);
+  if (!cases.ok()) return Fail(cases.status());
+  if (absl::GetFlag(FLAGS_list)) {
+    for (const expand::SuiteCaseProto& c : *cases) {
+      std::printf("%s\n", absl::GetFlag(FLAGS_json) ? ListJson(c).c_str() : c.list_line().c_str());
+    }
+    return 0;
+  }
+  if (cases->empty()) return Fail(absl::StrCat("no case matches --filter=", filter.label_regex));
+  const MeasureOptions measure = MeasureFlags();
+  absl::StatusOr<SuiteResults> results =
+      Run(*cases, MakeOrders(*suite, *cases, measure), RunnerFlags(*suite));
+  if (!results.ok()) return Fail(results.status());
+  return Report(*cases, measure, *results);
 }
 
 }  // namespace
