@@ -150,7 +150,10 @@ JournalLock::JournalLock(JournalLock&& other) noexcept
 
 JournalLock::~JournalLock() {
   if (fd_ < 0) return;
-  unlink(path_.c_str());  // while still held: no other run can be fooled
+  // Removed while still held, so no lock file is left beside the output. A
+  // run that opened it just before could then lock the removed file while a
+  // third creates a new one: three runs at once on one output, not guarded.
+  unlink(path_.c_str());
   close(fd_);
 }
 
