@@ -84,6 +84,20 @@ absl::StatusOr<InstructionCounts> InstructionCountsFromProto(
     return absl::InvalidArgumentError(
         "instruction counts need a positive number_per_run and at least one count");
   }
+  for (int64_t count : proto.counts()) {
+    if (count < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("counts are instructions and cannot be negative, got ", count));
+    }
+  }
+  if (proto.baseline() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("baseline is instructions and cannot be negative, got ", proto.baseline()));
+  }
+  if (!std::isfinite(proto.counts_per_run())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("counts_per_run must be a finite number, got ", proto.counts_per_run()));
+  }
   InstructionCounts counts;
   counts.task_spec = timer_internal::ReadTaskSpecFields(proto);
   counts.number_per_run = proto.number_per_run();

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "timer/version.h"
@@ -87,6 +89,26 @@ TEST(MeasurementIoTest, InvalidValuesNameTheMeasurement) {
   ASSERT_FALSE(results.ok());
   EXPECT_EQ(results.status().message(),
             "bad.json: measurement 2: number_per_run must be positive, got 0");
+}
+
+TEST(MeasurementIoTest, ImpossibleCountsAreRejected) {
+  for (
+      const auto& [json, message] : std::vector<std::pair<std::string, std::string>>{
+          {R"({"instruction_counts": [{"number_per_run": 10, "counts": ["-5"]}]})",
+           "bad.json: instruction_counts 1: counts are instructions and cannot be negative, got "
+           "-5"},
+          {R"({"instruction_counts": [{"number_per_run": 10, "counts": ["5"], "baseline": "-1"}]})",
+           "bad.json: instruction_counts 1: baseline is instructions and cannot be negative, got "
+           "-1"},
+          {R"({"instruction_counts": [{"number_per_run": 0, "counts": ["5"]}]})",
+           "bad.json: instruction_counts 1: instruction counts need a positive number_per_run and "
+           "at least one count"},
+          {R"({"measurements": [{"number_per_run": 1, "raw_times": [-1]}]})",
+           "bad.json: measurement 1: raw_times must be finite, non-negative seconds, got -1"}}) {
+    absl::StatusOr<ResultsFile> results = ParseResultsJson(json, "bad.json");
+    ASSERT_FALSE(results.ok()) << json;
+    EXPECT_EQ(results.status().message(), message);
+  }
 }
 
 TEST(MeasurementIoTest, NewerSchemaIsRejectedWithTheWriterVersion) {
