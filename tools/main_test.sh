@@ -19,6 +19,13 @@ grep -q -- "--filter" "$tmp/help.txt" || fail "--help should list --filter"
 if "$main" --filter='(' 2> "$tmp/err.txt"; then fail "a bad regex must fail"; fi
 grep -q "not a valid RE2 regex" "$tmp/err.txt" || fail "bad regex message: $(cat "$tmp/err.txt")"
 if "$main" --no_such_flag 2>/dev/null; then fail "unknown flag must fail"; fi
+if "$main" --filter='^no such case$' 2> "$tmp/none.err"; then fail "a filter matching nothing must fail"; fi
+grep -qF "no case matches --filter=^no such case$" "$tmp/none.err" || fail "no-match message: $(cat "$tmp/none.err")"
+if "$ci" --destination="$tmp/ci.json" --overrides='^Empty' 2> "$tmp/overrides.err"; then
+  fail "a malformed --overrides must fail"
+fi
+grep -q -- '--overrides entry "^Empty" is not REGEX=PERCENT' "$tmp/overrides.err" \
+  || fail "--overrides message: $(cat "$tmp/overrides.err")"
 # Neither tool overwrites a file that is not an icount results file.
 printf 'name,count\nadd,1\n' > "$tmp/foreign.csv"
 if "$ci" --destination="$tmp/foreign.csv" 2> "$tmp/ci_foreign.err"; then fail "ci: a CSV destination"; fi

@@ -132,9 +132,14 @@ TEST(RunnerTest, ResumeSkipsFinishedOrdersAndRefusesOtherJournals) {
   ASSERT_TRUE(resumed.ok()) << resumed.status();
   EXPECT_EQ(resumed->resumed, 2);
   EXPECT_TRUE(resumed->results[1].has_output());
-  // Different orders: the journal is not theirs.
+  // Different orders: the journal is not theirs, and it is left as it was.
+  const std::string journal = *base::ReadFileToString(options.journal_path);
   orders.push_back(PythonOrder("c", "pass"));
-  EXPECT_EQ(RunOrders(orders, options).status().code(), absl::StatusCode::kFailedPrecondition);
+  absl::StatusOr<RunnerReport> other = RunOrders(orders, options);
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(other.status().message()),
+              HasSubstr("was written for a different set of work orders"));
+  EXPECT_EQ(*base::ReadFileToString(options.journal_path), journal);
 }
 
 TEST(RunnerTest, CorruptJournalIsAnErrorAndLeftUntouched) {
