@@ -131,10 +131,11 @@ CasePlace PlaceCase(const expand::SuiteCaseProto& c) {
   place.label.assign(c.label().begin(), c.label().end());
   place.num_threads = c.task_spec().num_threads();
   place.autograd = expand::AutogradText(c.autograd());
-  const char* language = c.task_spec().language() == timer::CPP ? "C++" : "Python";
+  const Language language =
+      c.task_spec().language() == timer::CPP ? Language::kCpp : Language::kPython;
   place.column = c.runtime() == expand::RUNTIME_EXPLICIT
-                     ? language
-                     : absl::StrCat(language, " ", expand::RuntimeName(c.runtime()));
+                     ? LanguageName(language)
+                     : DeltaColumn(language, expand::RuntimeName(c.runtime()));
   place.row =
       absl::StrCat(LabelText(c), place.autograd == kAutogradForwardBackward ? " (fwd+bwd)" : "");
   return place;
