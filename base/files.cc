@@ -18,6 +18,11 @@
 namespace icount::base {
 
 absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+  // A directory opens, and then reads as nothing at all.
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat(path, ": is a directory, not a file"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));

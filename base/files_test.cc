@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -45,6 +46,13 @@ TEST(FilesTest, ErrorsNameThePath) {
   absl::Status unwritable = WriteFileAtomically("/nonexistent/x.json", "x");
   EXPECT_NE(unwritable.message().find("/nonexistent/x.json: cannot write"), std::string::npos)
       << unwritable;
+}
+
+TEST(FilesTest, ADirectoryIsNotReadAsAnEmptyFile) {
+  const std::string directory = std::getenv("TEST_TMPDIR");
+  absl::StatusOr<std::string> read = ReadFileToString(directory);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().message(), directory + ": is a directory, not a file");
 }
 
 }  // namespace

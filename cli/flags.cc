@@ -54,6 +54,25 @@ std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionL
   return absl::ParseCommandLine(argc, argv);
 }
 
+absl::Status CheckFlagAtLeast(absl::string_view name, double value, double minimum) {
+  if (value >= minimum) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", name, "=", value, ": must be at least ", minimum));
+}
+
+absl::Status CheckFlagPositive(absl::string_view name, double value) {
+  if (value > 0) return absl::OkStatus();  // false for NaN too
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", name, "=", value, ": must be greater than 0"));
+}
+
+absl::Status CheckNoPositionalArguments(const std::vector<char*>& positional) {
+  if (positional.size() <= 1) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("unexpected argument \"", positional[1],
+                   "\": this program takes only flags (--name=value; see --help)"));
+}
+
 int Fail(absl::string_view message) {
   const std::string program = absl::flags_internal::ShortProgramInvocationName();
   std::fprintf(stderr, "%s: %.*s\n", program.c_str(), static_cast<int>(message.size()),

@@ -37,6 +37,18 @@ std::string DescribeVersions(const VersionList& versions);
 // writer reports, not the program's death.
 std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionList versions);
 
+// Checks of flag values, made before any work starts. Each error names the
+// flag and its value and says what is allowed:
+//
+//   ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("repeats", repeats, 1));
+//   // "--repeats=0: must be at least 1"
+absl::Status CheckFlagAtLeast(absl::string_view name, double value, double minimum);
+// Seconds and other quantities that must be above zero.
+absl::Status CheckFlagPositive(absl::string_view name, double value);
+// For programs that take flags only: ParseFlags's positional arguments
+// (argv[0] first) must be just the program's name.
+absl::Status CheckNoPositionalArguments(const std::vector<char*>& positional);
+
 // The one way a front end reports an error it stops on: prints
 // "<program>: <message>" to stderr (the program's name as ParseFlags saw it)
 // and returns 1, the exit status of an error:

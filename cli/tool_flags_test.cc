@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -79,6 +80,29 @@ TEST(FlagsTest, DescribeVersionsListsWhatTheProgramNames) {
 }
 
 TEST(ToolFlagsTest, ParsesFlags) { EXPECT_EQ(RunParse({"demo", "--cli_test_repeats=7"}).code, 7); }
+
+TEST(ToolFlagsTest, AnUnknownFlagIsAnError) {
+  EXPECT_EQ(RunParse({"demo", "--no_such_flag"}).code, 1);
+}
+
+TEST(FlagsTest, RangeChecksNameTheFlagItsValueAndTheLimit) {
+  EXPECT_TRUE(CheckFlagAtLeast("repeats", 1, 1).ok());
+  EXPECT_EQ(CheckFlagAtLeast("repeats", 0, 1).message(), "--repeats=0: must be at least 1");
+  EXPECT_EQ(CheckFlagAtLeast("jobs", -3, 0).message(), "--jobs=-3: must be at least 0");
+  EXPECT_TRUE(CheckFlagPositive("min_run_time", 0.01).ok());
+  EXPECT_EQ(CheckFlagPositive("min_run_time", -1).message(),
+            "--min_run_time=-1: must be greater than 0");
+  EXPECT_FALSE(CheckFlagPositive("timeout", 0).ok());
+  EXPECT_FALSE(CheckFlagPositive("timeout", std::nan("")).ok());
+}
+
+TEST(FlagsTest, PositionalArgumentsAreRefusedByName) {
+  std::string program = "demo", extra = "results.json";
+  EXPECT_TRUE(CheckNoPositionalArguments({program.data()}).ok());
+  EXPECT_EQ(CheckNoPositionalArguments({program.data(), extra.data()}).message(),
+            "unexpected argument \"results.json\": this program takes only flags "
+            "(--name=value; see --help)");
+}
 
 }  // namespace
 }  // namespace icount

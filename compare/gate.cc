@@ -61,16 +61,35 @@ double MannWhitneyPValue(const std::vector<double>& a, const std::vector<double>
   return std::min(1.0, std::erfc(std::max(0.0, z) / std::sqrt(2.0)));
 }
 
+absl::Status CheckGateOptions(const GateOptions& options) {
+  if (!(options.threshold_pct >= 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("threshold_pct must be >= 0, got ", options.threshold_pct));
+  }
+  if (!(options.threshold_abs >= 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("threshold_abs must be >= 0, got ", options.threshold_abs));
+  }
+  for (const auto& [pattern, pct] : options.pct_overrides) {
+    RE2 re(pattern, RE2::Quiet);  // the error is ours to report
+    if (!re.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("threshold override \"", pattern, "\" is not a valid regex: ", re.error()));
+    }
+    if (!(pct >= 0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("threshold override \"", pattern, "\" must be >= 0 percent, got ", pct));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& current,
                                 const GateOptions& options) {
+  if (absl::Status status = CheckGateOptions(options); !status.ok()) return status;
   std::vector<std::pair<std::unique_ptr<RE2>, double>> overrides;
   for (const auto& [pattern, pct] : options.pct_overrides) {
-    auto re = std::make_unique<RE2>(pattern);
-    if (!re->ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("threshold override \"", pattern, "\" is not a valid regex: ", re->error()));
-    }
-    overrides.emplace_back(std::move(re), pct);
+    overrides.emplace_back(std::make_unique<RE2>(pattern, RE2::Quiet), pct);
   }
   GateReport report;
   report.checksum_mismatch = !baseline.suite_checksum.empty() && !current.suite_checksum.empty() &&

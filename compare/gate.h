@@ -34,6 +34,11 @@ struct GateOptions {
   std::vector<std::pair<std::string, double>> pct_overrides;
 };
 
+// An error for an override whose regex is invalid or whose threshold, like
+// the defaults, is negative. Gate checks this too; front ends call it
+// before a long run so a typo does not surface after it.
+absl::Status CheckGateOptions(const GateOptions& options);
+
 struct CaseVerdict {
   std::string key;    // the case key
   std::string label;  // for people

@@ -115,6 +115,21 @@ TEST(GateTest, BadOverrideIsAnError) {
   GateOptions options;
   options.pct_overrides = {{"(", 5}};
   EXPECT_EQ(Gate({}, {}, options).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CheckGateOptions(options).message(),
+            "threshold override \"(\" is not a valid regex: missing ): (");
+  options.pct_overrides = {{"add", -1}};
+  EXPECT_EQ(CheckGateOptions(options).message(),
+            "threshold override \"add\" must be >= 0 percent, got -1");
+}
+
+TEST(GateTest, NegativeThresholdsAreErrors) {
+  GateOptions options;
+  EXPECT_TRUE(CheckGateOptions(options).ok());
+  options.threshold_pct = -5;
+  EXPECT_EQ(CheckGateOptions(options).message(), "threshold_pct must be >= 0, got -5");
+  options.threshold_pct = 1;
+  options.threshold_abs = -1;
+  EXPECT_EQ(CheckGateOptions(options).message(), "threshold_abs must be >= 0, got -1");
 }
 
 }  // namespace

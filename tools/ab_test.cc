@@ -191,7 +191,7 @@ std::string JournalPath(const std::string& base, const std::string& side, const 
 }
 
 // --time_rounds, at least one.
-int TimeRounds() { return std::max(1, absl::GetFlag(FLAGS_time_rounds)); }
+int TimeRounds() { return absl::GetFlag(FLAGS_time_rounds); }  // >= 1 (CheckFlags)
 
 std::string TimeRoundPart(size_t round) { return absl::StrCat("time-", round); }
 
@@ -303,16 +303,15 @@ bool IsComparisonJson(absl::string_view text) {
 
 // The flags that can be checked before anything runs, and journals left by
 // an interrupted run (said now, not after the canaries).
-absl::Status CheckFlags() {
+absl::Status CheckFlags(const std::vector<char*>& positional) {
+  ICOUNT_RETURN_IF_ERROR(CheckNoPositionalArguments(positional));
   if (absl::GetFlag(FLAGS_A).empty() || absl::GetFlag(FLAGS_B).empty()) {
     return absl::InvalidArgumentError(
         "--A and --B are required (shell commands setting up each environment)");
   }
-  if (!(absl::GetFlag(FLAGS_min_run_time) > 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--min_run_time=", absl::GetFlag(FLAGS_min_run_time),
-                     " must be a positive number of seconds"));
-  }
+  ICOUNT_RETURN_IF_ERROR(CheckFlagPositive("min_run_time", absl::GetFlag(FLAGS_min_run_time)));
+  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("time_rounds", absl::GetFlag(FLAGS_time_rounds), 1));
+  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("top", absl::GetFlag(FLAGS_top), 0));
   if (absl::GetFlag(FLAGS_resume) && absl::GetFlag(FLAGS_json).empty()) {
     return absl::InvalidArgumentError("--resume needs the --json of the run to continue");
   }
@@ -360,9 +359,7 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectedCases(const Suite& s
   CaseFilter filter;
   filter.label_regex = absl::GetFlag(FLAGS_filter);
   filter.cpp = !absl::GetFlag(FLAGS_no_cpp);
-  ICOUNT_ASSIGN_OR_RETURN(std::vector<expand::SuiteCaseProto> selected, SelectCases(suite, filter));
-  if (selected.empty()) return absl::InvalidArgumentError("no case matches the filter");
-  return selected;
+  return SelectCases(suite, filter);
 }
 
 // The selected cases both sides run: with --backtesting, those that need a
@@ -499,10 +496,11 @@ void ReportStopped(const absl::Status& status, const std::string& json_path, con
 }
 
 int Main(int argc, char** argv) {
-  ParseToolFlags(argc, argv,
-                 "Compares the suite's instruction counts in two environments.\n\nUsage: bazel "
-                 "run //tools:ab_test -- --A=\"<shell command>\" --B=\"<shell command>\"");
-  if (absl::Status flags = CheckFlags(); !flags.ok()) return Fail(flags);
+  const std::vector<char*> positional =
+      ParseToolFlags(argc, argv,
+                     "Compares the suite's instruction counts in two environments.\n\nUsage: bazel "
+                     "run //tools:ab_test -- --A=\"<shell command>\" --B=\"<shell command>\"");
+  if (absl::Status flags = CheckFlags(positional); !flags.ok()) return Fail(flags);
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
   if (!suite.ok()) return Fail(suite.status());
   Side a, b;

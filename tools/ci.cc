@@ -59,6 +59,7 @@ absl::StatusOr<GateOptions> GateFlags() {
     }
     gate.pct_overrides.emplace_back(parts.first, pct);
   }
+  ICOUNT_RETURN_IF_ERROR(CheckGateOptions(gate));
   return gate;
 }
 
@@ -120,11 +121,23 @@ absl::StatusOr<SuiteResults> Measure(const Suite& suite,
   return results;
 }
 
+// The numbers of the run in range, before anything runs (the gate's are
+// checked with --overrides, by GateFlags).
+absl::Status CheckNumberFlags() {
+  MeasureOptions measure;
+  measure.callgrind_repeats = absl::GetFlag(FLAGS_repeats);
+  ICOUNT_RETURN_IF_ERROR(CheckMeasureOptions(measure));
+  return CheckFlagAtLeast("jobs", absl::GetFlag(FLAGS_jobs), 0);
+}
+
 int Main(int argc, char** argv) {
-  ParseToolFlags(argc, argv,
-                 "Runs the suite and gates on instruction-count regressions.\n\nUsage: bazel run "
-                 "//tools:ci -- --destination=FILE [--baseline=FILE] [--threshold_pct=P] "
-                 "[--threshold_abs=N] [--subset]");
+  const std::vector<char*> positional = ParseToolFlags(
+      argc, argv,
+      "Runs the suite and gates on instruction-count regressions.\n\nUsage: bazel run "
+      "//tools:ci -- --destination=FILE [--baseline=FILE] [--threshold_pct=P] "
+      "[--threshold_abs=N] [--subset]");
+  if (absl::Status s = CheckNoPositionalArguments(positional); !s.ok()) return Fail(s);
+  if (absl::Status s = CheckNumberFlags(); !s.ok()) return Fail(s);
   const std::string destination = absl::GetFlag(FLAGS_destination);
   if (destination.empty()) return Fail("--destination is required");
   if (absl::Status s = CheckResultsDestination(destination); !s.ok()) {

@@ -155,6 +155,52 @@ if ! grep -qF "misspelt.json: not a valid icount results file" "${scratch}/err" 
   fail "misspelt: stderr does not name the file and field: $(cat "${scratch}/err")"
 fi
 
+# Missing, empty and unreadable files; a bad baseline; impossible values; unknown flags.
+run missing_baseline 1 --input=delta_b.json --baseline=no_such_file.json
+expect_stderr missing_baseline "compare: no_such_file.json: cannot open: No such file or directory
+"
+run truncated_baseline 1 --input=delta_b.json --baseline="${scratch}/truncated.json"
+grep -qF "${scratch}/truncated.json:1:56: invalid JSON" "${scratch}/err" ||
+  fail "truncated_baseline: $(cat "${scratch}/err")"
+: >"${scratch}/zero_bytes.json"
+run zero_bytes 1 --input="${scratch}/zero_bytes.json"
+grep -qF "compare: ${scratch}/zero_bytes.json:1:1: invalid JSON: unexpected end of file" "${scratch}/err" ||
+  fail "zero_bytes: $(cat "${scratch}/err")"
+# Unreadable: as root, without the capabilities that let root read anything.
+printf '{"measurements": []}\n' >"${scratch}/unreadable.json"
+chmod 000 "${scratch}/unreadable.json"
+unprivileged=()
+[[ "$(id -u)" == 0 ]] && unprivileged=(setpriv --bounding-set=-dac_override,-dac_read_search)
+"${unprivileged[@]}" "${compare}" --input="${scratch}/unreadable.json" >/dev/null 2>"${scratch}/err"
+[[ $? == 1 ]] || fail "unreadable: exit status should be 1"
+expect_stderr unreadable "compare: ${scratch}/unreadable.json: cannot open: Permission denied
+"
+run directory 1 --input="${scratch}"
+expect_stderr directory "compare: ${scratch}: is a directory, not a file
+"
+printf '{"measurements": [{"stmt": "x", "number_per_run": 0, "raw_times": [1]}]}\n' >"${scratch}/zero_number.json"
+run zero_number 1 --input="${scratch}/zero_number.json"
+expect_stderr zero_number "compare: ${scratch}/zero_number.json: measurement 1: number_per_run must be positive, got 0
+"
+printf '{"measurements": [{"stmt": "x", "number_per_run": 1, "raw_times": [-1]}]}\n' >"${scratch}/negative_time.json"
+run negative_time 1 --input="${scratch}/negative_time.json"
+expect_stderr negative_time "compare: ${scratch}/negative_time.json: measurement 1: raw_times must be finite, non-negative seconds, got -1
+"
+printf '{"instruction_counts": [{"number_per_run": 10, "counts": ["-5"]}]}\n' >"${scratch}/negative_count.json"
+run negative_count 1 --input="${scratch}/negative_count.json"
+expect_stderr negative_count "compare: ${scratch}/negative_count.json: instruction_counts 1: counts are instructions and cannot be negative, got -5
+"
+printf '{"schema_version": 99, "versions": {"timer": "9.0.0"}, "measurements": []}\n' >"${scratch}/future.json"
+run future 1 --input="${scratch}/future.json"
+grep -qF "schema_version 99 (written by timer 9.0.0) is newer than this build reads" "${scratch}/err" ||
+  fail "future: $(cat "${scratch}/err")"
+run unknown_flag 1 --input=units.json --no_such_flag
+expect_stderr unknown_flag "ERROR: Unknown command line flag 'no_such_flag'
+"
+run filter_flag 1 --input=units.json --filter=add   # compare has no --filter
+expect_stderr filter_flag "ERROR: Unknown command line flag 'filter'
+"
+
 # Bad flags.
 run no_input 1
 expect_stderr no_input "compare: --input is required, e.g. --input=results.json (see --help)
@@ -165,6 +211,8 @@ expect_stderr bad_colorize "compare: --colorize=purple is not one of none, colum
 run markdown_alone 1 --input=units.json --markdown
 run summary_and_baseline 1 --input=units.json --summary --baseline=units.json
 run positional 1 units.json
+expect_stderr positional "compare: unexpected argument 'units.json'; name the results file with --input=FILE.json
+"
 
 # --version names every library; --help describes the flags.
 run version 0 --version

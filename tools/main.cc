@@ -72,13 +72,32 @@ std::string ListJson(const expand::SuiteCaseProto& c) {
       "}");
 }
 
-// The flags that can be checked before the suite loads: the mode, and an
-// --output that may be written (and, with --resume, continued).
-absl::Status CheckFlags() {
+MeasureOptions MeasureFlags() {
+  MeasureOptions measure;
+  measure.wall_time = !absl::GetFlag(FLAGS_no_wall_time);
+  measure.instruction_counts = !absl::GetFlag(FLAGS_no_counts);
+  measure.min_run_time = absl::GetFlag(FLAGS_min_run_time);
+  measure.callgrind_number = absl::GetFlag(FLAGS_callgrind_number);
+  measure.callgrind_repeats = absl::GetFlag(FLAGS_repeats);
+  return measure;
+}
+
+// The flags that can be checked before the suite loads: the mode, numbers
+// in range, and an --output that may be written (and, with --resume,
+// continued).
+absl::Status CheckFlags(const std::vector<char*>& positional) {
+  ICOUNT_RETURN_IF_ERROR(CheckNoPositionalArguments(positional));
   if (absl::GetFlag(FLAGS_mode) != "debug") {
     return absl::InvalidArgumentError(absl::StrCat("unknown --mode=", absl::GetFlag(FLAGS_mode),
                                                    " (only \"debug\" is supported)"));
   }
+  if (absl::GetFlag(FLAGS_no_counts) && absl::GetFlag(FLAGS_no_wall_time)) {
+    return absl::InvalidArgumentError(
+        "--no_counts and --no_wall_time together leave nothing to measure: drop one of them");
+  }
+  ICOUNT_RETURN_IF_ERROR(CheckMeasureOptions(MeasureFlags()));
+  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("jobs", absl::GetFlag(FLAGS_jobs), 0));
+  ICOUNT_RETURN_IF_ERROR(CheckFlagPositive("timeout", absl::GetFlag(FLAGS_timeout)));
   const std::string output = absl::GetFlag(FLAGS_output);
   if (absl::GetFlag(FLAGS_resume) && output.empty()) {
     return absl::InvalidArgumentError("--resume needs the --output of the run to continue");
@@ -94,16 +113,6 @@ absl::Status CheckFlags() {
                      " leaves one); run without --resume to start a new run"));
   }
   return absl::OkStatus();
-}
-
-MeasureOptions MeasureFlags() {
-  MeasureOptions measure;
-  measure.wall_time = !absl::GetFlag(FLAGS_no_wall_time);
-  measure.instruction_counts = !absl::GetFlag(FLAGS_no_counts);
-  measure.min_run_time = absl::GetFlag(FLAGS_min_run_time);
-  measure.callgrind_number = absl::GetFlag(FLAGS_callgrind_number);
-  measure.callgrind_repeats = absl::GetFlag(FLAGS_repeats);
-  return measure;
 }
 
 RunnerOptions RunnerFlags(const Suite& suite) {
@@ -176,10 +185,11 @@ int Report(const std::vector<expand::SuiteCaseProto>& cases, const MeasureOption
 }
 
 int Main(int argc, char** argv) {
-  ParseToolFlags(argc, argv,
-                 "Runs icount's standard suite: instruction counts (callgrind) and wall time "
-                 "for every case.\n\nUsage: bazel run //tools:main -- [flags]");
-  if (absl::Status flags = CheckFlags(); !flags.ok()) return Fail(flags);
+  const std::vector<char*> positional =
+      ParseToolFlags(argc, argv,
+                     "Runs icount's standard suite: instruction counts (callgrind) and wall time "
+                     "for every case.\n\nUsage: bazel run //tools:main -- [flags]");
+  if (absl::Status flags = CheckFlags(positional); !flags.ok()) return Fail(flags);
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
   if (!suite.ok()) return Fail(suite.status());
   CaseFilter filter;
@@ -194,7 +204,6 @@ int Main(int argc, char** argv) {
     }
     return 0;
   }
-  if (cases->empty()) return Fail(absl::StrCat("no case matches --filter=", filter.label_regex));
   const MeasureOptions measure = MeasureFlags();
   absl::StatusOr<SuiteResults> results =
       Run(*cases, MakeOrders(*suite, *cases, measure), RunnerFlags(*suite));

@@ -16,11 +16,52 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$main" --help > "$tmp/help.txt" || fail "--help should exit 0"
 grep -q -- "--filter" "$tmp/help.txt" || fail "--help should list --filter"
 "$main" --version | grep -q "timer 0.2.0" || fail "--version"
-if "$main" --filter='(' 2> "$tmp/err.txt"; then fail "a bad regex must fail"; fi
-grep -q "not a valid RE2 regex" "$tmp/err.txt" || fail "bad regex message: $(cat "$tmp/err.txt")"
-if "$main" --no_such_flag 2>/dev/null; then fail "unknown flag must fail"; fi
-if "$main" --filter='^no such case$' 2> "$tmp/none.err"; then fail "a filter matching nothing must fail"; fi
-grep -qF "no case matches --filter=^no such case$" "$tmp/none.err" || fail "no-match message: $(cat "$tmp/none.err")"
+# Bad input: exit 1 before anything runs, with this first line on stderr.
+expect_error() {  # expect_error TOOL FIRST_LINE ARGS...
+  local tool="$1" message="$2"
+  shift 2
+  if "$tool" "$@" > /dev/null 2> "$tmp/bad.err"; then fail "$(basename "$tool") $* must fail"; fi
+  [ "$(head -1 "$tmp/bad.err")" = "$message" ] \
+    || fail "$(basename "$tool") $*: expected \"$message\", got: $(cat "$tmp/bad.err")"
+}
+expect_error "$main" "main: --filter=( is not a valid RE2 regex: missing ): (" --filter='('
+expect_error "$main" "ERROR: Unknown command line flag 'no_such_flag'" --no_such_flag
+no_match='main: no case matches --filter=^no such case$ (it is searched in labels such as "Pointwise / Math / add"; --list shows them all)'
+expect_error "$main" "$no_match" --filter='^no such case$'
+expect_error "$main" "$no_match" --filter='^no such case$' --list
+expect_error "$main" "main: --no_cpp and --no_python together leave no case to run: drop one of them" --no_cpp --no_python
+expect_error "$main" "main: --no_counts and --no_wall_time together leave nothing to measure: drop one of them" --no_counts --no_wall_time
+expect_error "$main" "main: unexpected argument \"results.json\": this program takes only flags (--name=value; see --help)" results.json
+expect_error "$main" "main: --min_run_time=-1: must be greater than 0" --min_run_time=-1
+expect_error "$main" "main: --callgrind_number=0: must be at least 1" --callgrind_number=0
+expect_error "$main" "main: --repeats=0: must be at least 1" --repeats=0
+expect_error "$main" "main: --jobs=-3: must be at least 0" --jobs=-3
+expect_error "$main" "main: --timeout=0: must be greater than 0" --timeout=0
+expect_error "$main" 'main: unknown --mode=fast (only "debug" is supported)' --mode=fast
+expect_error "$main" "main: --resume needs the --output of the run to continue" --resume
+expect_error "$main" "main: --output: $tmp exists and cannot be read ($tmp: is a directory, not a file); icount replaces only its own results: choose another file or move it away" --output="$tmp"
+expect_error "$ci" "ci: --destination is required"
+expect_error "$ci" "ci: unexpected argument \"x\": this program takes only flags (--name=value; see --help)" --destination="$tmp/x.json" x
+expect_error "$ci" "ci: no case matches --filter=^no such case$ (it is searched in labels such as \"Pointwise / Math / add\"; --list shows them all)" \
+  --destination="$tmp/x.json" --filter='^no such case$'
+expect_error "$ci" "ci: --filter=( is not a valid RE2 regex: missing ): (" --destination="$tmp/x.json" --filter='('
+expect_error "$ci" "ci: --repeats=0: must be at least 1" --destination="$tmp/x.json" --repeats=0
+expect_error "$ci" "ci: --jobs=-2: must be at least 0" --destination="$tmp/x.json" --jobs=-2
+expect_error "$ci" "ci: threshold_pct must be >= 0, got -5" --destination="$tmp/x.json" --threshold_pct=-5
+expect_error "$ci" "ci: threshold override \"(\" is not a valid regex: missing ): (" --destination="$tmp/x.json" --overrides='(=5'
+expect_error "$ci" "ERROR: Illegal value 'abc' specified for flag 'threshold_pct'" --destination="$tmp/x.json" --threshold_pct=abc
+printf '{"measurements": [{"label": "x", "raw_times": [1e-3, 2.' > "$tmp/truncated.json"
+expect_error "$ci" "ci: $tmp/truncated.json:1:56: invalid JSON: expected a digit after the decimal point" \
+  --destination="$tmp/x.json" --baseline="$tmp/truncated.json"
+printf '{"instruction_counts": [{"number_per_run": 10, "counts": ["-5"]}]}\n' > "$tmp/negative.json"
+expect_error "$ci" "ci: $tmp/negative.json: instruction_counts 1: counts are instructions and cannot be negative, got -5" \
+  --destination="$tmp/x.json" --baseline="$tmp/negative.json"
+printf '{"measurements": [{"stmt": "x", "number_per_run": 1, "raw_times": [1]}]}\n' > "$tmp/no_counts.json"
+expect_error "$ci" "ci: $tmp/no_counts.json: has no instruction counts to compare against" \
+  --destination="$tmp/x.json" --baseline="$tmp/no_counts.json"
+expect_error "$ci" "ci: /nonexistent.json: cannot open: No such file or directory" \
+  --destination="$tmp/x.json" --baseline=/nonexistent.json
+[ ! -e "$tmp/x.json" ] || fail "a refused ci run must write nothing"
 if "$ci" --destination="$tmp/ci.json" --overrides='^Empty' 2> "$tmp/overrides.err"; then
   fail "a malformed --overrides must fail"
 fi
@@ -97,9 +138,6 @@ PY
   --baseline="$tmp/lowered.json" > "$tmp/gate.md" 2>/dev/null
 [ $? -eq 3 ] || fail "a 25% count increase should exit 3"
 grep -q "2 instruction-count regressions" "$tmp/gate.md" || fail "summary: $(cat "$tmp/gate.md")"
-if "$ci" --destination="$tmp/x.json" --baseline=/nonexistent.json 2>/dev/null; then
-  fail "a missing baseline must fail before running"
-fi
 echo '{"schema_version": 99, "versions": {"timer": "9.0.0"}, "measurements": []}' > "$tmp/future.json"
 if "$ci" --destination="$tmp/x.json" --baseline="$tmp/future.json" 2> "$tmp/future.err"; then
   fail "a baseline from a newer icount must fail before running"

@@ -20,6 +20,8 @@
 #include "absl/strings/str_join.h"
 #include "base/files.h"
 #include "base/runfiles.h"
+#include "base/status.h"
+#include "cli/flags.h"
 #include "cli/tool_flags.h"
 #include "compare/delta_table.h"
 #include "compare/text_table.h"
@@ -75,9 +77,13 @@ absl::StatusOr<Suite> LoadSuite(const std::string& package, const std::string& n
 
 absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectCases(const Suite& suite,
                                                                 const CaseFilter& filter) {
+  if (!filter.cpp && !filter.python) {
+    return absl::InvalidArgumentError(
+        "--no_cpp and --no_python together leave no case to run: drop one of them");
+  }
   std::optional<RE2> pattern;
   if (!filter.label_regex.empty()) {
-    pattern.emplace(filter.label_regex);
+    pattern.emplace(filter.label_regex, RE2::Quiet);  // the error is ours to report
     if (!pattern->ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--filter=", filter.label_regex, " is not a valid RE2 regex: ", pattern->error()));
@@ -90,7 +96,24 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectCases(const Suite& sui
     if (pattern.has_value() && !RE2::PartialMatch(LabelText(c), *pattern)) continue;
     cases.push_back(c);
   }
+  if (cases.empty()) {
+    return absl::NotFoundError(absl::StrCat(
+        "no ", filter.cpp ? (filter.python ? "" : "C++ ") : "Python ",
+        "case matches --filter=", filter.label_regex,
+        " (it is searched in labels such as \"Pointwise / Math / add\"; --list shows them all)"));
+  }
   return cases;
+}
+
+absl::Status CheckMeasureOptions(const MeasureOptions& options) {
+  if (options.wall_time) {
+    ICOUNT_RETURN_IF_ERROR(CheckFlagPositive("min_run_time", options.min_run_time));
+  }
+  if (options.instruction_counts) {
+    ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("callgrind_number", options.callgrind_number, 1));
+    ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("repeats", options.callgrind_repeats, 1));
+  }
+  return absl::OkStatus();
 }
 
 std::vector<worker::WorkOrderProto> MakeOrders(const Suite& suite,

@@ -33,6 +33,9 @@ struct CaseFilter {
   bool cpp = true;
   bool python = true;
 };
+// The cases the filter selects, in suite order. An error names the flag when
+// the regex is invalid or nothing is left to run (a run of no cases, or a CI
+// gate passed on nothing, is never what was meant).
 absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectCases(const Suite& suite,
                                                                 const CaseFilter& filter);
 
@@ -43,6 +46,10 @@ struct MeasureOptions {
   int64_t callgrind_number = 100;
   int callgrind_repeats = 1;
 };
+
+// An error naming the flag (--min_run_time, --callgrind_number, --repeats)
+// whose value is out of range.
+absl::Status CheckMeasureOptions(const MeasureOptions& options);
 
 // One order per case and measurement kind, each with its case_key; ids
 // (unique, for the journal) are "<case key>#counts" and "<case key>#time".

@@ -12,12 +12,14 @@
 // exit code 1, instead of taking timeit down with it.
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "base/subprocess.h"
 #include "cli/tool_flags.h"
 #include "timer/callgrind_stats.h"
@@ -29,7 +31,7 @@ ABSL_FLAG(std::string, stmt, "", "The statement to time (required).");
 ABSL_FLAG(std::string, setup, "", "Run once before timing.");
 ABSL_FLAG(std::string, global_setup, "", "C++ only: code at namespace scope (#includes).");
 ABSL_FLAG(std::string, language, "", "cpp or python (required).");
-ABSL_FLAG(int64_t, number, 0, "Time exactly N runs (Timer.timeit).");
+ABSL_FLAG(std::optional<int64_t>, number, std::nullopt, "Time exactly N runs (Timer.timeit).");
 ABSL_FLAG(bool, autorange, false, "blocked_autorange (the default when nothing else is asked).");
 ABSL_FLAG(std::string, adaptive, "", "adaptive_autorange with this IQR/median threshold.");
 ABSL_FLAG(double, min_run_time, 0.2, "Seconds for --autorange.");
@@ -47,8 +49,9 @@ ABSL_FLAG(double, timeout, 600,
 namespace icount {
 namespace {
 
-int Usage(const std::string& message) {
-  std::fprintf(stderr, "timeit: %s\nRun with --help for usage.\n", message.c_str());
+int Usage(absl::string_view message) {
+  std::fprintf(stderr, "timeit: %.*s\nRun with --help for usage.\n",
+               static_cast<int>(message.size()), message.data());
   return 1;
 }
 
@@ -71,7 +74,7 @@ int Measure(const std::string& language, bool number, bool adaptive, double thre
   results.start_time = NowRfc3339();
   results.machine = MachineDescription();
   absl::StatusOr<Measurement> measurement =
-      number     ? timer->Timeit(absl::GetFlag(FLAGS_number))
+      number     ? timer->Timeit(*absl::GetFlag(FLAGS_number))
       : adaptive ? timer->AdaptiveAutorange(threshold)
                  : timer->BlockedAutorange(absl::GetFlag(FLAGS_min_run_time));
   if (!measurement.ok()) {
@@ -102,6 +105,21 @@ int Measure(const std::string& language, bool number, bool adaptive, double thre
   return 0;
 }
 
+// The numbers in range, before the statement runs.
+absl::Status CheckNumberFlags() {
+  if (std::optional<int64_t> number = absl::GetFlag(FLAGS_number); number.has_value()) {
+    ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("number", *number, 1));
+  }
+  ICOUNT_RETURN_IF_ERROR(CheckFlagPositive("min_run_time", absl::GetFlag(FLAGS_min_run_time)));
+  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("num_threads", absl::GetFlag(FLAGS_num_threads), 1));
+  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("timeout", absl::GetFlag(FLAGS_timeout), 0));
+  if (!absl::GetFlag(FLAGS_callgrind)) return absl::OkStatus();
+  ICOUNT_RETURN_IF_ERROR(
+      CheckFlagAtLeast("callgrind_number", absl::GetFlag(FLAGS_callgrind_number), 1));
+  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("repeats", absl::GetFlag(FLAGS_repeats), 1));
+  return CheckFlagAtLeast("top", absl::GetFlag(FLAGS_top), 0);
+}
+
 int Main(int argc, char** argv) {
   // `--adaptive` alone means the reference's default threshold.
   std::vector<char*> args(argv, argv + argc);
@@ -109,16 +127,19 @@ int Main(int argc, char** argv) {
   for (char*& arg : args) {
     if (std::strcmp(arg, "--adaptive") == 0) arg = adaptive_default.data();
   }
-  ParseToolFlags(static_cast<int>(args.size()), args.data(),
-                 "Times a C++ or Python snippet against LibTorch.\n\n"
-                 "Usage: bazel run //tools:timeit -- --language=cpp|python --stmt=STMT "
-                 "[--setup=S] [--number=N | --autorange | --adaptive[=T]] [--callgrind]");
+  const std::vector<char*> positional =
+      ParseToolFlags(static_cast<int>(args.size()), args.data(),
+                     "Times a C++ or Python snippet against LibTorch.\n\n"
+                     "Usage: bazel run //tools:timeit -- --language=cpp|python --stmt=STMT "
+                     "[--setup=S] [--number=N | --autorange | --adaptive[=T]] [--callgrind]");
   const std::string language = absl::GetFlag(FLAGS_language);
   if (language != "cpp" && language != "python") {
     return Usage(absl::StrCat("--language must be cpp or python, got \"", language, "\""));
   }
   if (absl::GetFlag(FLAGS_stmt).empty()) return Usage("--stmt is required");
-  const bool number = absl::GetFlag(FLAGS_number) > 0;
+  if (absl::Status s = CheckNoPositionalArguments(positional); !s.ok()) return Usage(s.message());
+  if (absl::Status s = CheckNumberFlags(); !s.ok()) return Usage(s.message());
+  const bool number = absl::GetFlag(FLAGS_number).has_value();
   const bool adaptive = !absl::GetFlag(FLAGS_adaptive).empty();
   if (number + adaptive + absl::GetFlag(FLAGS_autorange) > 1) {
     return Usage("choose one of --number, --autorange and --adaptive");

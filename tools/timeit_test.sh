@@ -40,7 +40,24 @@ expect_error exit "ended the process (exit code 3) before timing finished" \
   --language=python --setup='import os' --stmt='os._exit(3)' --number=10
 expect_error hang "did not finish within 1 s (--timeout)" \
   --language=python --setup='import time' --stmt='time.sleep(100)' --number=10 --timeout=1
-"$timeit" --language=rust --stmt=x > /dev/null 2>&1 && fail "unknown language must fail"
-"$timeit" --language=python --stmt=x --number=5 --adaptive > /dev/null 2>&1 && fail "conflicting flags must fail"
-"$timeit" --language=python > /dev/null 2>&1 && fail "missing --stmt must fail"
+# Usage errors, before anything runs.
+expect_error language '--language must be cpp or python, got "rust"' --language=rust --stmt=x
+expect_error no_stmt "--stmt is required" --language=python
+expect_error conflict "choose one of --number, --autorange and --adaptive" --language=python --stmt=x --number=5 --adaptive
+expect_error adaptive_zero '--adaptive wants a positive threshold, got "0"' --language=python --stmt=x --adaptive=0
+expect_error python_global "--global_setup is C++ only" --language=python --stmt=x --global_setup='#include <cmath>'
+expect_error unknown_flag "Unknown command line flag 'no_such_flag'" --language=python --stmt=x --no_such_flag
+expect_error positional 'timeit: unexpected argument "extra": this program takes only flags' --language=python --stmt=x extra
+expect_error zero_number "timeit: --number=0: must be at least 1" --language=python --stmt=pass --number=0
+expect_error negative_number "timeit: --number=-5: must be at least 1" --language=python --stmt=pass --number=-5
+expect_error zero_time "timeit: --min_run_time=0: must be greater than 0" --language=python --stmt=pass --min_run_time=0
+expect_error negative_threads "timeit: --num_threads=-2: must be at least 1" --language=python --stmt=pass --number=10 --num_threads=-2
+expect_error negative_timeout "timeit: --timeout=-1: must be at least 0" --language=python --stmt=pass --number=10 --timeout=-1
+expect_error zero_callgrind_number "timeit: --callgrind_number=0: must be at least 1" \
+  --language=python --stmt=pass --number=10 --callgrind --callgrind_number=0
+expect_error zero_repeats "timeit: --repeats=0: must be at least 1" --language=python --stmt=pass --number=10 --callgrind --repeats=0
+printf 'name,count\nadd,1\n' > "$tmp/foreign.csv"
+expect_error foreign_json "--json: $tmp/foreign.csv exists and is not an icount results file" \
+  --language=python --stmt=pass --number=10 --json="$tmp/foreign.csv"
+[ "$(cat "$tmp/foreign.csv")" = "$(printf 'name,count\nadd,1')" ] || fail "timeit touched the CSV"
 echo PASS

@@ -5,8 +5,11 @@
 // Pinning: --cpus=0,1 restricts the worker (and its cases) to those CPUs.
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -48,9 +51,11 @@ int main(int argc, char** argv) {
   options.canary = absl::GetFlag(FLAGS_canary);
   if (!absl::GetFlag(FLAGS_orders).empty()) {
     options.orders_fd = open(absl::GetFlag(FLAGS_orders).c_str(), O_RDONLY);
-    if (options.orders_fd < 0) {
-      std::fprintf(stderr, "worker: cannot open --orders=%s\n",
-                   absl::GetFlag(FLAGS_orders).c_str());
+    struct stat info;
+    if (options.orders_fd < 0 || fstat(options.orders_fd, &info) != 0 || S_ISDIR(info.st_mode)) {
+      std::fprintf(stderr, "worker: cannot read --orders=%s: %s\n",
+                   absl::GetFlag(FLAGS_orders).c_str(),
+                   options.orders_fd < 0 ? std::strerror(errno) : "it is a directory");
       return 1;
     }
   }
