@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where did the instruction counts of two results files change?
 
-    bench/explain_count_changes.py BEFORE.json AFTER.json [--min_pct=0.1]
+    bench/explain_count_changes.py BEFORE.json AFTER.json [--min_pct=0.1] [--identical]
 
 For every case (matched by metadata "case") whose per-run count moved by at
 least --min_pct percent: the change, the share of it spent in the
@@ -12,6 +12,12 @@ almost all allocator is heap state (a different worker binary, what ran
 before), not a change in what the operator does; use it to tell the two
 apart, e.g. between bench/behaviour_snapshot.sh runs of two commits.
 Both files need the per-function counts results files carry ("exclusive").
+
+With --identical it checks instead that a change left counts alone: every
+case in both files, every repeat's count and the baseline equal; it lists
+each case that differs and exits 1 if any does. For a change meant to make
+measuring cheaper, run the suite's counts with both builds, e.g.
+`bazel-bin/tools/main --no_wall_time --repeats=2 --output=F`, then this.
 """
 import argparse
 import collections
@@ -36,13 +42,33 @@ def is_allocator(function):
             or "PyMem_" in function)
 
 
+def check_identical(before, after):
+    differ = 0
+    for key in sorted(set(before) | set(after)):
+        if key not in before or key not in after:
+            print(f"{key}: only in {'AFTER' if key in after else 'BEFORE'}")
+            differ += 1
+            continue
+        a, b = before[key][0], after[key][0]
+        if a.get("counts") != b.get("counts") or a.get("baseline") != b.get("baseline"):
+            print(f"{key}: counts {a.get('counts')} -> {b.get('counts')}, "
+                  f"baseline {a.get('baseline')} -> {b.get('baseline')}")
+            differ += 1
+    total = len(set(before) | set(after))
+    print(f"{total - differ} of {total} cases identical (every repeat and the baseline)")
+    return 1 if differ else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("before")
     parser.add_argument("after")
     parser.add_argument("--min_pct", type=float, default=0.1)
+    parser.add_argument("--identical", action="store_true")
     args = parser.parse_args()
     before, after = load(args.before), load(args.after)
+    if args.identical:
+        return check_identical(before, after)
     shown = 0
     for key in sorted(set(before) & set(after)):
         (a, fa), (b, fb) = before[key], after[key]

@@ -56,8 +56,8 @@ std::vector<std::string> MeasurementEnvironment(int num_threads) {
       absl::StrCat("OMP_NUM_THREADS=", num_threads),
       absl::StrCat("ICOUNT_CACHE_DIR=", timer_internal::CacheDirectory()),
   };
-  for (const char* name :
-       {"HOME", "TMPDIR", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "ICOUNT_CXX"}) {
+  for (const char* name : {"HOME", "TMPDIR", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH",
+                           "ICOUNT_CXX", "ICOUNT_PHASE_LOG"}) {
     if (const char* value = std::getenv(name); value != nullptr) {
       env.push_back(absl::StrCat(name, "=", value));
     }

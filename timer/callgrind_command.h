@@ -51,7 +51,8 @@ std::string CallgrindOutDirectoryEnv(const std::string& out_directory);
 // The environment of a measuring child process: only what makes it work, so
 // counts do not depend on the caller's shell (PATH, HOME, TMPDIR, the
 // snippet cache, PYTHONHASHSEED=0, LC_ALL=C, OMP_NUM_THREADS). LD_LIBRARY_PATH,
-// LD_PRELOAD and PYTHONPATH pass through: they choose the LibTorch measured.
+// LD_PRELOAD and PYTHONPATH pass through: they choose the LibTorch measured;
+// so does ICOUNT_PHASE_LOG (base/phase_log.h), for the cost benchmark.
 std::vector<std::string> MeasurementEnvironment(int num_threads);
 
 }  // namespace icount

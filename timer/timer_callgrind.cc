@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "base/files.h"
+#include "base/phase_log.h"
 #include "base/runfiles.h"
 #include "base/subprocess.h"
 #include "timer/callgrind.pb.h"
@@ -175,7 +176,10 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
       _exit(written.ok() ? 0 : 1);
     }
     if (!dumps.ok()) return dumps.status();
-    return StatsFromDumps(spec_, *dumps, options);
+    const base::PhaseMark mark = base::PhaseNow();
+    absl::StatusOr<std::vector<CallgrindStats>> stats = StatsFromDumps(spec_, *dumps, options);
+    base::RecordPhase("case", "parse the dumps", mark);
+    return stats;
   }
 
   absl::StatusOr<std::string> valgrind = FindValgrind();

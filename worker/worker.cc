@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <valgrind/callgrind.h>
 #include <valgrind/valgrind.h>
 
 #include <cerrno>
@@ -20,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/files.h"
+#include "base/phase_log.h"
 #include "base/text.h"
 #include "timer/callgrind_stats.h"
 #include "timer/measurement_io.h"
@@ -62,6 +64,7 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
 // Runs the case described by zygote_order[0, size) and exits.
 [[noreturn]] void RunCase(size_t size, const std::string& scratch, int64_t sequence) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  base::PhaseMark mark = base::PhaseNow();
   worker::WorkOrderProto order;
   worker::WorkerResultProto result;
   if (!order.ParseFromArray(zygote_order, static_cast<int>(size))) {
@@ -80,11 +83,14 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
       int status = 0;
       while (compiler > 0 && waitpid(compiler, &status, 0) < 0 && errno == EINTR) {
       }
+      mark = base::RecordPhase("case", "compile the C++ string (in a child)", mark);
     }
     result = RunOrder(order);
+    mark = base::RecordPhase("case", "run the order", mark);
   }
   const absl::Status written = base::WriteFileAtomically(
       absl::StrCat(scratch, "/case-", sequence, ".pb"), result.SerializeAsString());
+  base::RecordPhase("case", "write the result", mark);
   std::fflush(nullptr);
   _exit(written.ok() ? 0 : 3);
 }
@@ -95,6 +101,14 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
   // once, before any case forks: its fast bins then hold nothing left over
   // from start-up, whose allocations depend on the worker binary.
   malloc_trim(0);
+  // Starting or stopping instrumentation throws away every translation
+  // valgrind holds. Each case's templates start it (after setup), and with
+  // all of LibTorch's and Python's start-up translated that cost ~0.85 s
+  // and ~21,000 page faults (copies of the translation table's pages) per
+  // template on a 2-core VM, twice per case. Throwing them away once here
+  // leaves each template only what its own case translated since.
+  CALLGRIND_START_INSTRUMENTATION;
+  CALLGRIND_STOP_INSTRUMENTATION;
   struct sigaction alarm_action;
   std::memset(&alarm_action, 0, sizeof(alarm_action));
   alarm_action.sa_handler = IgnoreAlarm;  // interrupts waitpid (no SA_RESTART)
@@ -107,12 +121,15 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
         ReadAll(requests_fd, zygote_order, request.size) != request.size) {
       _exit(0);  // the worker closed the stream
     }
+    const base::PhaseMark before_fork = base::PhaseNow();
     const pid_t child = fork();
     if (child == 0) {
       close(requests_fd);
       close(replies_fd);
       RunCase(request.size, scratch, sequence);
     }
+    const base::PhaseMark forked =
+        base::RecordPhase("zygote", "fork the case (parent side)", before_fork);
     ZygoteReply reply{kExited, 0};
     if (child < 0) {
       reply = {kExited, 125};
@@ -120,14 +137,15 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
       if (request.timeout_seconds > 0)
         alarm(static_cast<unsigned>(std::ceil(request.timeout_seconds)));
       int status = 0;
-      pid_t waited;
-      while ((waited = waitpid(child, &status, 0)) < 0 && errno == EINTR) {
+      rusage usage;
+      while (wait4(child, &status, 0, &usage) < 0 && errno == EINTR) {
         // The alarm fired: the case ran out of time. Its descendants die
         // with it (PR_SET_PDEATHSIG).
         kill(child, SIGKILL);
         reply.kind = kTimedOut;
       }
       alarm(0);
+      base::RecordChildPhase("zygote", "case process (whole life)", forked.wall, usage);
       if (reply.kind != kTimedOut) {
         reply = WIFSIGNALED(status) ? ZygoteReply{kSignalled, WTERMSIG(status)}
                                     : ZygoteReply{kExited, WEXITSTATUS(status)};
@@ -227,6 +245,7 @@ struct ZygoteChannel {
   absl::StatusOr<worker::WorkerResultProto> Run(const worker::WorkOrderProto& order,
                                                 int64_t sequence) const {
     const auto start = std::chrono::steady_clock::now();
+    base::PhaseMark mark = base::PhaseNow();
     const std::string order_bytes = MeasuredPart(order).SerializeAsString();
     ZygoteRequest request{static_cast<uint32_t>(order_bytes.size()), order.timeout_seconds()};
     ZygoteReply reply{kExited, 0};
@@ -236,6 +255,7 @@ struct ZygoteChannel {
         ReadAll(replies_fd, reinterpret_cast<char*>(&reply), sizeof(reply)) != sizeof(reply)) {
       return absl::InternalError("worker: the zygote process is gone");
     }
+    mark = base::RecordPhase("worker", "send the order, wait for the case", mark);
     const std::string case_file = absl::StrCat(scratch_directory, "/case-", sequence, ".pb");
     worker::WorkerResultProto result;
     absl::StatusOr<std::string> bytes = base::ReadFileToString(case_file);
@@ -255,6 +275,7 @@ struct ZygoteChannel {
     result.set_id(order.id());
     result.set_seconds(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    base::RecordPhase("worker", "read the case's result", mark);
     return result;
   }
 };
@@ -336,13 +357,17 @@ absl::Status RunWorker(const WorkerOptions& options) {
     return absl::FailedPreconditionError(
         absl::StrCat("worker: cannot use scratch directory \"", options.scratch_directory, "\""));
   }
+  base::PhaseMark mark =
+      base::RecordPhaseSinceStart("worker", "start: valgrind, loading LibTorch, static init");
   // Pay LibTorch's and Python's one-time costs here, before the zygote,
   // so that no case pays them.
   { ScopedTorchThreads threads(1); }
+  mark = base::RecordPhase("worker", "initialise LibTorch's threads", mark);
   if (options.python) {
     if (absl::Status status = InitializeEmbeddedPython(); !status.ok()) {
       return status;
     }
+    mark = base::RecordPhase("worker", "initialise Python (import torch)", mark);
   }
   int requests[2];
   int replies[2];
@@ -358,6 +383,7 @@ absl::Status RunWorker(const WorkerOptions& options) {
     close(options.orders_fd);
     ZygoteLoop(requests[0], replies[1], options.scratch_directory);
   }
+  base::RecordPhase("worker", "fork the zygote (parent side)", mark);
   close(requests[0]);
   close(replies[1]);
   ZygoteChannel zygote_channel{requests[1], replies[0], options.scratch_directory};

@@ -9,7 +9,12 @@
 //   └─ zygote ──────── does nothing but wait for an order and fork: every
 //      │               case starts from the identical state, so a case's
 //      │               instruction count does not depend on which cases ran
-//      │               before it, and a crash or hang kills only that case
+//      │               before it, and a crash or hang kills only that case.
+//      │               Under callgrind it first empties valgrind's
+//      │               translation cache, so that starting instrumentation
+//      │               in a case's templates throws away only what that case
+//      │               translated (0.85 s and 21,000 page faults less per
+//      │               template on a 2-core VM)
 //      └─ case ─────── builds the Timer, measures (wall time natively, or
 //                      instruction counts under valgrind: the worker is then
 //                      itself started under callgrind and the start-up cost

@@ -28,6 +28,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "base/files.h"
+#include "base/phase_log.h"
 #include "base/subprocess.h"
 #include "timer/callgrind.pb.h"
 #include "timer/callgrind_command.h"
@@ -66,10 +67,19 @@ std::set<std::string> ListOutFiles(const std::string& directory) {
 // The template does nothing between forks but wait, so every child starts
 // from the identical state (allocator, caches, interpreter) and repeats give
 // identical counts; blocks run one after another in one process drift by
-// ~0.4-1.5% with the state earlier runs leave.
+// ~0.4-1.5% with the state earlier runs leave. Even the last block runs in
+// a child, though the template could run it itself: a forked process has a
+// single thread, so glibc and LibTorch take their single-threaded paths
+// there, and the template's own block counted ~10 instructions a run fewer
+// or more (malloc's locks; 0.3% with 2 LibTorch threads) than its children.
 struct CollectingBlocks {
   int64_t number = 0;
   int repeats = 0;
+  // For the phase log (base/phase_log.h): the names of this template and
+  // its children, and the last mark.
+  const char* process = "template";
+  const char* child_process = "repeat";
+  base::PhaseMark mark;
   // Names this collection's dumps ("desc: Trigger: Client Request: <tag>"),
   // so the caller finds them without listing the directory beforehand.
   char tag[64] = {0};
@@ -81,25 +91,36 @@ struct CollectingBlocks {
     auto* blocks = static_cast<CollectingBlocks*>(self);
     if (!blocks->warmed_up) {
       blocks->warmed_up = true;
+      blocks->mark = base::RecordPhase(blocks->process, "setup", blocks->mark);
+      // Throws away every translation valgrind holds: the worker's zygote
+      // empties the cache once, so that this costs a case only its own.
       CALLGRIND_START_INSTRUMENTATION;
       return std::min<int64_t>(blocks->number, 10);
     }
     if (blocks->in_child) return -1;  // not reached: the child exits in End
+    blocks->mark =
+        base::RecordPhase(blocks->process, "warm-up (instrumented, 10 calls)", blocks->mark);
     for (int repeat = 0; repeat < blocks->repeats; ++repeat) {
       std::fflush(nullptr);
+      const base::PhaseMark before_fork = base::PhaseNow();
       const pid_t child = fork();
       if (child == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the template
         blocks->in_child = true;
+        blocks->mark = base::PhaseNow();
         return blocks->number;
       }
+      const base::PhaseMark forked =
+          base::RecordPhase(blocks->process, "fork a repeat (parent side)", before_fork);
       if (child < 0) {
         blocks->error = absl::StrCat("fork failed: ", std::strerror(errno));
         break;
       }
       int status = 0;
-      while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+      rusage usage;
+      while (wait4(child, &status, 0, &usage) < 0 && errno == EINTR) {
       }
+      base::RecordChildPhase(blocks->process, "repeat (whole life)", forked.wall, usage);
       if (WIFSIGNALED(status)) {
         blocks->error = absl::StrCat("the measured statement crashed: killed by signal ",
                                      WTERMSIG(status), " (", strsignal(WTERMSIG(status)), ")");
@@ -113,14 +134,20 @@ struct CollectingBlocks {
     return -1;
   }
   static void Begin(void* self) {
-    if (!static_cast<CollectingBlocks*>(self)->in_child) return;  // warm-up
+    auto* blocks = static_cast<CollectingBlocks*>(self);
+    if (!blocks->in_child) return;  // warm-up
+    blocks->mark =
+        base::RecordPhase(blocks->child_process, "from fork to the measured block", blocks->mark);
     CALLGRIND_ZERO_STATS;
     CALLGRIND_TOGGLE_COLLECT;
   }
   static void End(void* self) {
-    if (!static_cast<CollectingBlocks*>(self)->in_child) return;
+    auto* blocks = static_cast<CollectingBlocks*>(self);
+    if (!blocks->in_child) return;
     CALLGRIND_TOGGLE_COLLECT;
-    CALLGRIND_DUMP_STATS_AT(static_cast<CollectingBlocks*>(self)->tag);
+    blocks->mark = base::RecordPhase(blocks->child_process, "measured block", blocks->mark);
+    CALLGRIND_DUMP_STATS_AT(blocks->tag);
+    base::RecordPhase(blocks->child_process, "dump", blocks->mark);
     // The child's work is done; skip destructors and atexit handlers that
     // belong to the caller's state.
     _exit(0);
@@ -144,9 +171,10 @@ std::string ReadSmallFile(const std::string& path) {
 }
 
 // Runs `kernel` in a template process (see CollectingBlocks) and returns the
-// dumps of its `repeats` measured children, oldest first.
-absl::StatusOr<std::vector<std::string>> CollectBlocks(Kernel& kernel, int64_t number,
-                                                       int repeats) {
+// dumps of its `repeats` measured children, oldest first. `baseline` names
+// the processes in the phase log (base/phase_log.h).
+absl::StatusOr<std::vector<std::string>> CollectBlocks(Kernel& kernel, int64_t number, int repeats,
+                                                       bool baseline) {
   // Nothing here may depend on what earlier collections left behind (like
   // the number of files in the directory): the measured children inherit
   // this process's heap.
@@ -154,18 +182,24 @@ absl::StatusOr<std::vector<std::string>> CollectBlocks(Kernel& kernel, int64_t n
   CollectingBlocks blocks;
   blocks.number = number;
   blocks.repeats = repeats;
+  if (baseline) {
+    blocks.process = "baseline template";
+    blocks.child_process = "baseline repeat";
+  }
   std::snprintf(blocks.tag, sizeof(blocks.tag), "icount-%d-%d", static_cast<int>(getpid()),
                 ++collection);
   const std::string directory = CallgrindOutDirectory();
   const std::string error_path = ChildErrorPath(directory);
   std::remove(error_path.c_str());
   std::fflush(nullptr);
+  const base::PhaseMark before_fork = base::PhaseNow();
   const pid_t template_pid = fork();
   if (template_pid < 0) {
     return absl::InternalError(absl::StrCat("fork failed: ", std::strerror(errno)));
   }
   if (template_pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the caller
+    blocks.mark = base::PhaseNow();
     const IcountBlockControl control{&blocks, &CollectingBlocks::Next, &CollectingBlocks::Begin,
                                      &CollectingBlocks::End};
     const absl::Status status = kernel.Run(control);
@@ -179,9 +213,15 @@ absl::StatusOr<std::vector<std::string>> CollectBlocks(Kernel& kernel, int64_t n
     }
     _exit(0);
   }
+  base::PhaseMark mark = base::RecordPhase("case", "fork a template (parent side)", before_fork);
   int status = 0;
-  while (waitpid(template_pid, &status, 0) < 0 && errno == EINTR) {
+  rusage usage;
+  while (wait4(template_pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
+  base::RecordChildPhase("case",
+                         baseline ? "baseline template (whole life)" : "template (whole life)",
+                         mark.wall, usage);
+  mark = base::PhaseNow();
   if (WIFSIGNALED(status)) {
     return absl::AbortedError(
         absl::StrCat("the statement's setup or warm-up crashed: killed by "
@@ -215,6 +255,7 @@ absl::StatusOr<std::vector<std::string>> CollectBlocks(Kernel& kernel, int64_t n
   std::sort(created.begin(), created.end());
   std::vector<std::string> dumps;
   for (auto& [mtime, path] : created) dumps.push_back(std::move(path));
+  base::RecordPhase("case", "find the dumps", mark);
   if (static_cast<int>(dumps.size()) != repeats) {
     return absl::InternalError(absl::StrCat("expected ", repeats, " callgrind dumps in ", directory,
                                             ", found ", dumps.size()));
@@ -247,11 +288,13 @@ absl::StatusOr<CallgrindDumps> CollectInThisProcess(Kernel& stmt, Kernel* baseli
   // Instrumentation starts in each template process; the caller runs
   // uninstrumented (fast) throughout.
   CallgrindDumps dumps;
-  absl::StatusOr<std::vector<std::string>> stmt_dumps = CollectBlocks(stmt, number, repeats);
+  absl::StatusOr<std::vector<std::string>> stmt_dumps =
+      CollectBlocks(stmt, number, repeats, /*baseline=*/false);
   if (!stmt_dumps.ok()) return stmt_dumps.status();
   dumps.stmt_dumps = *std::move(stmt_dumps);
   if (baseline != nullptr) {
-    absl::StatusOr<std::vector<std::string>> baseline_dumps = CollectBlocks(*baseline, number, 1);
+    absl::StatusOr<std::vector<std::string>> baseline_dumps =
+        CollectBlocks(*baseline, number, 1, /*baseline=*/true);
     if (!baseline_dumps.ok()) return baseline_dumps.status();
     dumps.baseline_dump = (*baseline_dumps)[0];
   }
