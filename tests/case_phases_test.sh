@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# bench/case_phases.py end to end on one case with 2 repeats: every process
+# of the worker's tree logs its phases (base/phase_log.h), and the tree adds
+# up, so the benchmark behind the README's "Where a case's time goes" keeps
+# working.
+set -u
+script="$1"
+main="$2"
+tmp="${TEST_TMPDIR:-/tmp}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+/usr/bin/python3 "$script" --main="$main" --repeats=2 > "$tmp/phases.txt" 2> "$tmp/phases.err" \
+  || fail "case_phases.py failed: $(cat "$tmp/phases.err")"
+/usr/bin/python3 - "$tmp/phases.txt" <<'PY' || fail "unexpected output: $(cat "$tmp/phases.txt")"
+import re, sys
+text = open(sys.argv[1]).read()
+for language in ("C++", "Python"):
+    section = text.split(f"== {language}: main took")[1].split("==")[0]
+    case = section.split(f"the case ({language})")[1]
+    rows = {}
+    for line in case.splitlines():
+        m = re.match(r"(\s*)(.+?)\s+(\d+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+(-?\d+)\s+(-?\d+)$", line)
+        if m:
+            rows.setdefault(m.group(2), []).append((int(m.group(3)), float(m.group(4))))
+    for name, n in [("zygote: case process (whole life)", 1), ("case: template (whole life)", 1),
+                    ("template: setup", 1), ("template: warm-up (instrumented, 10 calls)", 1),
+                    ("template: repeat (whole life)", 2), ("repeat: measured block", 2),
+                    ("repeat: dump", 2), ("case: baseline template (whole life)", 1),
+                    ("case: parse the dumps", 1), ("worker: send the order, wait for the case", 1)]:
+        assert name in rows and rows[name][0][0] == n, (language, name, rows.get(name))
+    # A parent's figures contain its children's: what is left over is small.
+    whole = rows["zygote: case process (whole life)"][0][1]
+    for n, wall in rows["rest (not logged: process start, exit, ...)"]:
+        assert -0.05 * whole <= wall <= whole, (language, wall, whole)
+    assert "worker: start: valgrind, loading LibTorch, static init" in section, language
+print("ok")
+PY
+echo PASS
