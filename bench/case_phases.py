@@ -91,6 +91,7 @@ CASE_TREE = [
     ("zygote", "case process (whole life)", [
         ("case", "compile the C++ string (in a child)", []),
         ("case", "run the order", [
+            ("case", "make the timer (compile a Python snippet, find a C++ one)", []),
             ("case", "fork a template (parent side)", []),
             ("case", "template (whole life)", repeats_tree("template", "repeat")),
             ("case", "baseline template (whole life)",

@@ -302,8 +302,10 @@ worker::WorkOrderProto CanaryOrder() {
 }  // namespace
 
 worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order) {
+  const base::PhaseMark start = base::PhaseNow();
   SetCurrentArtifactPath(order.torchscript_artifact());
   absl::StatusOr<Timer> timer = MakeTimer(order);
+  base::RecordPhase("case", "make the timer (compile a Python snippet, find a C++ one)", start);
   if (!timer.ok())
     return FailureResult(worker::FAILURE_SETUP, std::string(timer.status().message()));
   // Results report the order's own setup, not the artifact line added above.
