@@ -17,49 +17,43 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 grep -q -- "--filter" "$tmp/help.txt" || fail "--help should list --filter"
 "$main" --version | grep -q "timer 0.2.0" || fail "--version"
 # Bad input: exit 1 before anything runs, with this first line on stderr.
-expect_error() {  # expect_error TOOL FIRST_LINE ARGS...
-  local tool="$1" message="$2"
-  shift 2
-  if "$tool" "$@" > /dev/null 2> "$tmp/bad.err"; then fail "$(basename "$tool") $* must fail"; fi
-  [ "$(head -1 "$tmp/bad.err")" = "$message" ] \
-    || fail "$(basename "$tool") $*: expected \"$message\", got: $(cat "$tmp/bad.err")"
-}
-expect_error "$main" "main: --filter=( is not a valid RE2 regex: missing ): (" --filter='('
-expect_error "$main" "ERROR: Unknown command line flag 'no_such_flag'" --no_such_flag
+source "$3"  # expect_first_line
+expect_first_line "$main" "main: --filter=( is not a valid RE2 regex: missing ): (" --filter='('
+expect_first_line "$main" "ERROR: Unknown command line flag 'no_such_flag'" --no_such_flag
 no_match='main: no case matches --filter=^no such case$ (it is searched in labels such as "Pointwise / Math / add"; --list shows them all)'
-expect_error "$main" "$no_match" --filter='^no such case$'
-expect_error "$main" "$no_match" --filter='^no such case$' --list
-expect_error "$main" "main: --no_cpp and --no_python together leave no case to run: drop one of them" --no_cpp --no_python
-expect_error "$main" "main: --no_counts and --no_wall_time together leave nothing to measure: drop one of them" --no_counts --no_wall_time
-expect_error "$main" "main: unexpected argument \"results.json\": this program takes only flags (--name=value; see --help)" results.json
-expect_error "$main" "main: --min_run_time=-1: must be greater than 0" --min_run_time=-1
-expect_error "$main" "main: --callgrind_number=0: must be at least 1" --callgrind_number=0
-expect_error "$main" "main: --repeats=0: must be at least 1" --repeats=0
-expect_error "$main" "main: --jobs=-3: must be at least 0" --jobs=-3
-expect_error "$main" "main: --timeout=0: must be greater than 0" --timeout=0
-expect_error "$main" 'main: unknown --mode=fast (only "debug" is supported)' --mode=fast
-expect_error "$main" "main: --resume needs the --output of the run to continue" --resume
-expect_error "$main" "main: --output: $tmp exists and cannot be read ($tmp: is a directory, not a file); icount replaces only its own results: choose another file or move it away" --output="$tmp"
-expect_error "$ci" "ci: --destination is required"
-expect_error "$ci" "ci: unexpected argument \"x\": this program takes only flags (--name=value; see --help)" --destination="$tmp/x.json" x
-expect_error "$ci" "ci: no case matches --filter=^no such case$ (it is searched in labels such as \"Pointwise / Math / add\"; --list shows them all)" \
+expect_first_line "$main" "$no_match" --filter='^no such case$'
+expect_first_line "$main" "$no_match" --filter='^no such case$' --list
+expect_first_line "$main" "main: --no_cpp and --no_python together leave no case to run: drop one of them" --no_cpp --no_python
+expect_first_line "$main" "main: --no_counts and --no_wall_time together leave nothing to measure: drop one of them" --no_counts --no_wall_time
+expect_first_line "$main" "main: unexpected argument \"results.json\": this program takes only flags (--name=value; see --help)" results.json
+expect_first_line "$main" "main: --min_run_time=-1: must be greater than 0" --min_run_time=-1
+expect_first_line "$main" "main: --callgrind_number=0: must be at least 1" --callgrind_number=0
+expect_first_line "$main" "main: --repeats=0: must be at least 1" --repeats=0
+expect_first_line "$main" "main: --jobs=-3: must be at least 0" --jobs=-3
+expect_first_line "$main" "main: --timeout=0: must be greater than 0" --timeout=0
+expect_first_line "$main" 'main: unknown --mode=fast (only "debug" is supported)' --mode=fast
+expect_first_line "$main" "main: --resume needs the --output of the run to continue" --resume
+expect_first_line "$main" "main: --output: $tmp exists and cannot be read ($tmp: is a directory, not a file); icount replaces only its own results: choose another file or move it away" --output="$tmp"
+expect_first_line "$ci" "ci: --destination is required"
+expect_first_line "$ci" "ci: unexpected argument \"x\": this program takes only flags (--name=value; see --help)" --destination="$tmp/x.json" x
+expect_first_line "$ci" "ci: no case matches --filter=^no such case$ (it is searched in labels such as \"Pointwise / Math / add\"; --list shows them all)" \
   --destination="$tmp/x.json" --filter='^no such case$'
-expect_error "$ci" "ci: --filter=( is not a valid RE2 regex: missing ): (" --destination="$tmp/x.json" --filter='('
-expect_error "$ci" "ci: --repeats=0: must be at least 1" --destination="$tmp/x.json" --repeats=0
-expect_error "$ci" "ci: --jobs=-2: must be at least 0" --destination="$tmp/x.json" --jobs=-2
-expect_error "$ci" "ci: threshold_pct must be >= 0, got -5" --destination="$tmp/x.json" --threshold_pct=-5
-expect_error "$ci" "ci: threshold override \"(\" is not a valid regex: missing ): (" --destination="$tmp/x.json" --overrides='(=5'
-expect_error "$ci" "ERROR: Illegal value 'abc' specified for flag 'threshold_pct'" --destination="$tmp/x.json" --threshold_pct=abc
+expect_first_line "$ci" "ci: --filter=( is not a valid RE2 regex: missing ): (" --destination="$tmp/x.json" --filter='('
+expect_first_line "$ci" "ci: --repeats=0: must be at least 1" --destination="$tmp/x.json" --repeats=0
+expect_first_line "$ci" "ci: --jobs=-2: must be at least 0" --destination="$tmp/x.json" --jobs=-2
+expect_first_line "$ci" "ci: threshold_pct must be >= 0, got -5" --destination="$tmp/x.json" --threshold_pct=-5
+expect_first_line "$ci" "ci: threshold override \"(\" is not a valid regex: missing ): (" --destination="$tmp/x.json" --overrides='(=5'
+expect_first_line "$ci" "ERROR: Illegal value 'abc' specified for flag 'threshold_pct'" --destination="$tmp/x.json" --threshold_pct=abc
 printf '{"measurements": [{"label": "x", "raw_times": [1e-3, 2.' > "$tmp/truncated.json"
-expect_error "$ci" "ci: $tmp/truncated.json:1:56: invalid JSON: expected a digit after the decimal point" \
+expect_first_line "$ci" "ci: $tmp/truncated.json:1:56: invalid JSON: expected a digit after the decimal point" \
   --destination="$tmp/x.json" --baseline="$tmp/truncated.json"
 printf '{"instruction_counts": [{"number_per_run": 10, "counts": ["-5"]}]}\n' > "$tmp/negative.json"
-expect_error "$ci" "ci: $tmp/negative.json: instruction_counts 1: counts are instructions and cannot be negative, got -5" \
+expect_first_line "$ci" "ci: $tmp/negative.json: instruction_counts 1: counts are instructions and cannot be negative, got -5" \
   --destination="$tmp/x.json" --baseline="$tmp/negative.json"
 printf '{"measurements": [{"stmt": "x", "number_per_run": 1, "raw_times": [1]}]}\n' > "$tmp/no_counts.json"
-expect_error "$ci" "ci: $tmp/no_counts.json: has no instruction counts to compare against" \
+expect_first_line "$ci" "ci: $tmp/no_counts.json: has no instruction counts to compare against" \
   --destination="$tmp/x.json" --baseline="$tmp/no_counts.json"
-expect_error "$ci" "ci: /nonexistent.json: cannot open: No such file or directory" \
+expect_first_line "$ci" "ci: /nonexistent.json: cannot open: No such file or directory" \
   --destination="$tmp/x.json" --baseline=/nonexistent.json
 [ ! -e "$tmp/x.json" ] || fail "a refused ci run must write nothing"
 if "$ci" --destination="$tmp/ci.json" --overrides='^Empty' 2> "$tmp/overrides.err"; then
