@@ -12,18 +12,23 @@ with ICOUNT_PHASE_LOG set, so the worker's processes log every phase
 and minor/major page faults. Process tree of a case (worker/worker.h,
 timer/internal/callgrind_collect.cc), all under callgrind:
 
-    worker ─ zygote ─ case ─┬─ template ─ repeat x N   (the statement)
-                            └─ baseline template ─ repeat   (an empty one)
+    worker ─ zygote ─ case ─ template ─ repeat x N
+
+(with main --baseline_per_case, a case also forks a "baseline template"
+and its repeat for an empty statement).
 
 "(whole life)" rows are a child's own usage from fork to exit as wait4
 reports it; "(parent side)" rows are what fork() costs the parent;
 "rest" rows are a whole life minus the phases logged inside it: mostly
 process start and exit, where valgrind writes its final profile. The
-canary (an empty C++ statement every worker measures first) is shown
-apart from the case. With --aggregate, main runs as users run it (one
-worker per CPU) and each language's table sums every case the filter
-selects (default: the whole suite), canaries included: where a whole
-suite's time goes. Build first: ./bazelw build //tools:main
+canary (an empty C++ statement every worker measures first) and the
+shared baseline (an empty statement's loop, measured once per worker,
+language, number and thread count, subtracted from every case's count)
+are shown apart from the case. With --aggregate, main runs as users run
+it (one worker per CPU) and each language's table sums every case the
+filter selects (default: the whole suite), canaries and shared baselines
+included: where a whole suite's time goes. Build first:
+./bazelw build //tools:main
 """
 import argparse
 import collections
@@ -48,10 +53,15 @@ def read_log(path):
 
 
 def split_cases(rows):
-    """(start rows, [rows of each case in order]): a case ends with the
-    worker's "read the case's result" line (one worker: cases in order)."""
-    start, cases, current = [], [], []
+    """(start rows, [rows of each case in order], [rows of each shared
+    baseline's case]): a case ends with the worker's "read the case's
+    result" line (one worker: cases in order); a shared baseline's case is
+    followed by the worker's "measure a shared baseline" line."""
+    start, cases, baselines, current = [], [], [], []
     for row in rows:
+        if row["process"] == "worker" and row["phase"] == "measure a shared baseline":
+            baselines.append(cases.pop())
+            continue
         if row["process"] == "worker" and row["phase"] != "send the order, wait for the case" \
                 and row["phase"] != "read the case's result":
             start.append(row)
@@ -60,7 +70,7 @@ def split_cases(rows):
         if row["process"] == "worker" and row["phase"] == "read the case's result":
             cases.append(current)
             current = []
-    return start, cases
+    return start, cases, baselines
 
 
 FIELDS = ("wall", "user", "sys", "minflt", "majflt")
@@ -186,10 +196,10 @@ def main():
             print_table("worker start (all workers)",
                         case_table(workers, [("worker", p, []) for p in phases]), args.markdown)
             cases = sum(1 for r in rows if r["phase"] == "case process (whole life)")
-            print_table(f"all {cases} cases, canaries included ({language})", case_table(rows),
+            print_table(f"all {cases} cases, canaries and shared baselines included ({language})", case_table(rows),
                         args.markdown)
             continue
-        start, cases = split_cases(rows)
+        start, cases, baselines = split_cases(rows)
         if len(cases) < 2:
             sys.exit(f"case_phases: expected the canary and a case, found {len(cases)} "
                      "(does --filter name a case?)")
@@ -197,6 +207,9 @@ def main():
         print_table("worker start (once per worker)",
                     [(f"{r['process']}: {r['phase']}", 1, r) for r in start], args.markdown)
         print_table("the canary (once per worker)", case_table(cases[0]), args.markdown)
+        for baseline in baselines:
+            print_table("the shared baseline (an empty statement, once per worker, language, "
+                        "number and thread count)", case_table(baseline), args.markdown)
         for i, case in enumerate(cases[1:]):
             which = f" {i + 1} of {len(cases) - 1}, in suite order" if len(cases) > 2 else ""
             print_table(f"the case ({language}{which})", case_table(case), args.markdown)

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "timer/internal/callgrind_collect.h"
 #include "timer/internal/cpp_snippet.h"
 #include "timer/internal/python_snippet.h"
 #include "timer/internal/text.h"
@@ -158,6 +159,22 @@ absl::StatusOr<Timer> Timer::ForPython(const std::string& stmt, const std::strin
   TaskSpec spec = MakeTaskSpec(normalized_stmt, normalized_setup, "", Language::kPython, options);
   return Timer(std::make_shared<PythonSnippetKernel>(*std::move(snippet)), std::move(spec),
                std::move(options.clock), /*code_in_this_binary=*/false);
+}
+
+absl::StatusOr<Timer> Timer::ForBaseline(Language language, TimerOptions options) {
+  if (absl::Status status = CheckPositive("num_threads", options.num_threads); !status.ok()) {
+    return status;
+  }
+  absl::StatusOr<std::shared_ptr<timer_internal::Kernel>> kernel =
+      timer_internal::MakeBaselineKernel(language);
+  if (!kernel.ok()) return kernel.status();
+  const bool python = language == Language::kPython;
+  TaskSpec spec =
+      MakeTaskSpec(python ? "pass" : "[an empty C++ statement]", "", "", language, options);
+  // From outside valgrind, Python's `pass` is rebuilt by the runner from
+  // the spec; the empty C++ callable is reached by replaying this binary.
+  return Timer(*std::move(kernel), std::move(spec), std::move(options.clock),
+               /*code_in_this_binary=*/!python);
 }
 
 absl::StatusOr<double> Timer::TimeBlock(int64_t number) const {

@@ -86,6 +86,13 @@ struct CallgrindOptions {
   // Also measure the same loop around an empty statement, so CountsPerRun()
   // can subtract the loop's own instructions.
   bool collect_baseline = true;
+  // For a caller that measures the baseline once itself (Timer::ForBaseline)
+  // and attaches it to many statements' stats: no baseline is measured
+  // here, but the process still prepares one as collect_baseline would, so
+  // the heap the measured blocks inherit, and with it every count, stays
+  // exactly as with collect_baseline (counts follow the allocator's state,
+  // up to ~1% for a few bytes allocated or not).
+  bool baseline_measured_by_caller = false;
   // Keep each repeat's callgrind out file (for KCachegrind) and report its
   // path in CallgrindStats::stmt_callgrind_out().
   bool retain_out_file = false;
@@ -124,6 +131,19 @@ class Timer {
   // InvalidArgument with Python's message.
   static absl::StatusOr<Timer> ForPython(const std::string& stmt, const std::string& setup = "pass",
                                          TimerOptions options = {});
+
+  // The empty statement CollectCallgrind subtracts as its baseline (an
+  // empty C++ callable, or Python `pass`), to measure on its own. Its count
+  // depends on the language, number and thread count, not on the statement
+  // it is subtracted from, so a program measuring many statements can
+  // measure it once (collect_baseline = false here and there) and attach it
+  // to each (the suite's worker does, worker/worker.cc):
+  //
+  //   absl::StatusOr<icount::Timer> empty = icount::Timer::ForBaseline(Language::kPython);
+  //   icount::CallgrindOptions options;
+  //   options.collect_baseline = false;
+  //   absl::StatusOr<std::vector<icount::CallgrindStats>> loop = empty->CollectCallgrind(options);
+  static absl::StatusOr<Timer> ForBaseline(Language language, TimerOptions options = {});
 
   // Runs the statement max(number / 100, 2) times to warm up, then `number`
   // times in one timed block.

@@ -159,14 +159,16 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
 
   if (RUNNING_ON_VALGRIND) {
     std::shared_ptr<timer_internal::Kernel> baseline;
-    if (options.collect_baseline) {
+    if (options.collect_baseline || options.baseline_measured_by_caller) {
       absl::StatusOr<std::shared_ptr<timer_internal::Kernel>> made =
           timer_internal::MakeBaselineKernel(spec_.language);
       if (!made.ok()) return made.status();
       baseline = *std::move(made);
     }
-    absl::StatusOr<CallgrindDumps> dumps = timer_internal::CollectInThisProcess(
-        *kernel_, baseline.get(), options.number, options.repeats, spec_.num_threads);
+    const bool measure_baseline = options.collect_baseline && !options.baseline_measured_by_caller;
+    absl::StatusOr<CallgrindDumps> dumps =
+        timer_internal::CollectInThisProcess(*kernel_, measure_baseline ? baseline.get() : nullptr,
+                                             options.number, options.repeats, spec_.num_threads);
     if (std::optional<ReplayTarget> target = ReplayTargetFromEnv();
         code_in_this_binary_ && target.has_value() && target->index == call_index) {
       // The measurement this re-executed binary was started for: hand the
@@ -205,7 +207,7 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
     *request.mutable_task_spec() = TaskSpecToProto(spec_);
     request.set_number(options.number);
     request.set_repeats(options.repeats);
-    request.set_collect_baseline(options.collect_baseline);
+    request.set_collect_baseline(options.collect_baseline && !options.baseline_measured_by_caller);
     if (absl::Status status = base::WriteFileAtomically(
             timer_internal::ChildRequestPath(*directory), request.SerializeAsString());
         !status.ok()) {

@@ -135,6 +135,7 @@ std::vector<worker::WorkOrderProto> MakeOrders(const Suite& suite,
       order.set_callgrind(true);
       order.set_callgrind_number(options.callgrind_number);
       order.set_callgrind_repeats(options.callgrind_repeats);
+      order.set_baseline_per_case(options.baseline_per_case);
       orders.push_back(std::move(order));
     }
     if (options.wall_time) {

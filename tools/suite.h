@@ -45,6 +45,9 @@ struct MeasureOptions {
   bool instruction_counts = true;
   int64_t callgrind_number = 100;
   int callgrind_repeats = 1;
+  // Each count order measures its own baseline (WorkOrderProto's
+  // baseline_per_case) instead of sharing the worker's.
+  bool baseline_per_case = false;
 };
 
 // An error naming the flag (--min_run_time, --callgrind_number, --repeats)

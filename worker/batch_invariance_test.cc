@@ -32,8 +32,17 @@ const worker::WorkOrderProto kCppAdd =
 const worker::WorkOrderProto kPythonAdd = CountOrder("python add", timer::PYTHON, "torch.add(x, y)",
                                                      "x = torch.ones(4, 4)\ny = torch.ones(4, 4)");
 
+int64_t Sum(const timer::FunctionCountsProto& counts) {
+  int64_t total = 0;
+  for (const auto& row : counts.rows()) total += row.count();
+  return total;
+}
+
+// Each order's count (the statement's, per repeat; both repeats must
+// agree) and, if `baselines` is given, its baseline's.
 std::map<std::string, int64_t> Counts(const std::vector<worker::WorkOrderProto>& orders,
-                                      const std::string& journal) {
+                                      const std::string& journal,
+                                      std::map<std::string, int64_t>* baselines = nullptr) {
   RunnerOptions options;
   options.worker_path = std::string(std::getenv("TEST_SRCDIR")) + "/icount/worker/worker";
   options.journal_path = std::string(std::getenv("TEST_TMPDIR")) + "/" + journal;
@@ -46,16 +55,14 @@ std::map<std::string, int64_t> Counts(const std::vector<worker::WorkOrderProto>&
     EXPECT_TRUE(result.has_output()) << result.id() << ": " << result.failure().reason();
     if (!result.has_output()) continue;
     EXPECT_EQ(result.output().callgrind_size(), 2);
-    int64_t total = 0;
-    for (const auto& row : result.output().callgrind(0).stmt_exclusive().rows()) {
-      total += row.count();
-    }
-    int64_t second = 0;
-    for (const auto& row : result.output().callgrind(1).stmt_exclusive().rows()) {
-      second += row.count();
-    }
-    EXPECT_EQ(total, second) << result.id() << ": repeats differ";
+    const int64_t total = Sum(result.output().callgrind(0).stmt_exclusive());
+    EXPECT_EQ(total, Sum(result.output().callgrind(1).stmt_exclusive()))
+        << result.id() << ": repeats differ";
     counts[result.id()] = total;
+    EXPECT_TRUE(result.output().callgrind(0).has_baseline()) << result.id();
+    if (baselines != nullptr) {
+      (*baselines)[result.id()] = Sum(result.output().callgrind(0).baseline_exclusive());
+    }
   }
   return counts;
 }
@@ -100,6 +107,34 @@ TEST(BatchInvarianceTest, NamesDoNotChangeCounts) {
     ASSERT_EQ(counts.size(), 2u);
     EXPECT_EQ(counts["a"], counts[named.id()]) << base.id();
   }
+}
+
+// The worker measures the baseline (the empty statement's loop) once per
+// language, number and thread count and attaches it to every order; an
+// order may ask for its own instead (main --baseline_per_case). The
+// statement's counts must be the same either way, C++'s baseline too;
+// Python's baseline measured in a case's own process follows that
+// process's state by a few instructions.
+TEST(BatchInvarianceTest, SharedBaselineChangesNoStatementCount) {
+  std::vector<worker::WorkOrderProto> orders;
+  for (const worker::WorkOrderProto& base : {kCppAdd, kPythonAdd}) {
+    orders.push_back(base);
+    worker::WorkOrderProto own = base;
+    own.set_id(base.id() + " (own baseline)");
+    own.set_baseline_per_case(true);
+    orders.push_back(own);
+  }
+  std::map<std::string, int64_t> baselines;
+  std::map<std::string, int64_t> counts = Counts(orders, "baselines.journal", &baselines);
+  ASSERT_EQ(counts.size(), 4u);
+  for (const char* id : {"cpp add", "python add"}) {
+    const std::string own = std::string(id) + " (own baseline)";
+    EXPECT_EQ(counts[id], counts[own]) << id;
+    EXPECT_GT(baselines[id], 0) << id;
+    // 20 runs of an empty loop: C++ ~5 instructions a run, Python ~110.
+    EXPECT_NEAR(baselines[id], baselines[own], 0.01 * baselines[own]) << id;
+  }
+  EXPECT_EQ(baselines["cpp add"], baselines["cpp add (own baseline)"]);
 }
 
 }  // namespace

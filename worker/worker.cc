@@ -14,8 +14,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -61,6 +63,11 @@ void IgnoreAlarm(int) {}
 
 absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
 
+// The order's runs per measured block (100 unless it says).
+int64_t CallgrindNumber(const worker::WorkOrderProto& order) {
+  return order.callgrind_number() > 0 ? order.callgrind_number() : 100;
+}
+
 // Runs the case described by zygote_order[0, size) and exits.
 [[noreturn]] void RunCase(size_t size, const std::string& scratch, int64_t sequence) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -70,7 +77,7 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
   if (!order.ParseFromArray(zygote_order, static_cast<int>(size))) {
     result = FailureResult(worker::FAILURE_WORKER, "the case process received a corrupt order");
   } else {
-    if (!order.canary() && order.compiled_case().empty() &&
+    if (!order.canary() && !order.measure_baseline() && order.compiled_case().empty() &&
         order.task_spec().language() == timer::CPP) {
       // Compile a C++ string into the snippet cache in a throwaway child
       // first: whether the compiler had to run must not change this
@@ -157,6 +164,11 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
 
 absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order) {
   TaskSpec spec = TaskSpecFromProto(order.task_spec());
+  if (order.measure_baseline()) {
+    TimerOptions options;
+    options.num_threads = spec.num_threads;
+    return Timer::ForBaseline(spec.language, std::move(options));
+  }
   TimerOptions options;
   options.label = spec.label;
   options.sub_label = spec.sub_label;
@@ -280,6 +292,74 @@ struct ZygoteChannel {
   }
 };
 
+// Instruction counts subtract a baseline, the same loop around an empty
+// statement, whose count depends on the language, the number of runs and
+// the thread count but not on the statement: the worker measures it once
+// per such key, in a case process of its own forked from the zygote like
+// any case, and attaches it to each order's counts. Measured per case
+// instead (a second template and repeat in every case process), it cost a
+// fifth of a case's time.
+class SharedBaselines {
+ public:
+  explicit SharedBaselines(const ZygoteChannel& channel) : channel_(channel) {}
+
+  // Runs `order` in a case process, with the baseline it needs (measured
+  // first if this is the first order with its key). An error only when the
+  // zygote is gone.
+  absl::StatusOr<worker::WorkerResultProto> Run(const worker::WorkOrderProto& order,
+                                                int64_t& sequence) {
+    if (!order.callgrind() || order.canary() || order.baseline_per_case()) {
+      return channel_.Run(order, sequence++);
+    }
+    const Key key{order.task_spec().language(), CallgrindNumber(order),
+                  order.task_spec().has_num_threads() ? order.task_spec().num_threads() : 1};
+    auto found = baselines_.find(key);
+    if (found == baselines_.end()) {
+      worker::WorkOrderProto baseline_order;
+      baseline_order.mutable_task_spec()->set_language(order.task_spec().language());
+      baseline_order.mutable_task_spec()->set_num_threads(std::get<2>(key));
+      baseline_order.set_callgrind(true);
+      baseline_order.set_callgrind_number(std::get<1>(key));
+      baseline_order.set_measure_baseline(true);
+      baseline_order.set_timeout_seconds(order.timeout_seconds());
+      const base::PhaseMark start = base::PhaseNow();
+      absl::StatusOr<worker::WorkerResultProto> measured = channel_.Run(baseline_order, sequence++);
+      // Marks the case before it as the baseline's (bench/case_phases.py).
+      base::RecordPhase("worker", "measure a shared baseline", start);
+      if (!measured.ok()) return measured.status();
+      found = baselines_.emplace(key, *std::move(measured)).first;
+    }
+    const worker::WorkerResultProto& baseline = found->second;
+    if (!baseline.has_output() || baseline.output().callgrind_size() != 1) {
+      worker::WorkerResultProto failed =
+          baseline.has_failure()
+              ? FailureResult(
+                    baseline.failure().kind(),
+                    absl::StrCat("measuring the baseline (an empty statement, ", std::get<1>(key),
+                                 " runs) failed: ", baseline.failure().reason()))
+              : FailureResult(worker::FAILURE_WORKER, "the baseline's case gave no counts");
+      failed.set_id(order.id());
+      return failed;
+    }
+    worker::WorkOrderProto without_baseline = order;
+    without_baseline.set_baseline_from_worker(true);
+    absl::StatusOr<worker::WorkerResultProto> result = channel_.Run(without_baseline, sequence++);
+    if (!result.ok() || !result->has_output()) return result;
+    const timer::CallgrindStatsProto& empty = baseline.output().callgrind(0);
+    for (timer::CallgrindStatsProto& stats : *result->mutable_output()->mutable_callgrind()) {
+      stats.set_has_baseline(true);
+      *stats.mutable_baseline_inclusive() = empty.stmt_inclusive();
+      *stats.mutable_baseline_exclusive() = empty.stmt_exclusive();
+    }
+    return result;
+  }
+
+ private:
+  using Key = std::tuple<int, int64_t, int>;  // language, number, threads
+  const ZygoteChannel& channel_;
+  std::map<Key, worker::WorkerResultProto> baselines_;
+};
+
 // Counted under valgrind, timed natively: whatever this worker is for.
 worker::WorkOrderProto CanaryOrder() {
   worker::WorkOrderProto order;
@@ -332,8 +412,10 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order) {
           "this); this one runs natively");
     }
     CallgrindOptions options;
-    options.number = order.callgrind_number() > 0 ? order.callgrind_number() : 100;
+    options.number = CallgrindNumber(order);
     options.repeats = order.callgrind_repeats() > 0 ? order.callgrind_repeats() : 1;
+    options.collect_baseline = !order.measure_baseline();
+    options.baseline_measured_by_caller = order.baseline_from_worker();
     absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
     if (!stats.ok())
       return FailureResult(worker::FAILURE_MEASURE, std::string(stats.status().message()));
@@ -389,6 +471,7 @@ absl::Status RunWorker(const WorkerOptions& options) {
   close(requests[0]);
   close(replies[1]);
   ZygoteChannel zygote_channel{requests[1], replies[0], options.scratch_directory};
+  SharedBaselines shared_baselines(zygote_channel);
   absl::Status status;
   int64_t sequence = 0;
   if (options.canary) {
@@ -413,7 +496,7 @@ absl::Status RunWorker(const WorkerOptions& options) {
       status = absl::DataLossError("worker: corrupt order in the stream");
       break;
     }
-    absl::StatusOr<worker::WorkerResultProto> result = zygote_channel.Run(order, sequence++);
+    absl::StatusOr<worker::WorkerResultProto> result = shared_baselines.Run(order, sequence);
     if (!result.ok()) {
       status = result.status();
       break;
