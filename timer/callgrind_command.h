@@ -35,6 +35,16 @@ absl::StatusOr<std::string> FindValgrindIn(absl::string_view search_path);
 // FindValgrindIn($PATH:/usr/bin).
 absl::StatusOr<std::string> FindValgrind();
 
+// The options CallgrindCommand gives valgrind besides where files go: the
+// tool, instrumentation and collection off at start, and a translation
+// cache of 2 sectors instead of 32 (see the .cc). Results files record
+// them (ResultsFile::settings).
+std::vector<std::string> CallgrindToolOptions();
+
+// "valgrind-3.19.0" from `valgrind --version`, or an error when valgrind
+// is missing or says nothing.
+absl::StatusOr<std::string> ValgrindVersion();
+
 // The valgrind command line that runs `command` under callgrind with its
 // dumps in `out_directory` (instrumentation off until a client request).
 absl::StatusOr<std::vector<std::string>> CallgrindCommand(const std::vector<std::string>& command,

@@ -50,5 +50,38 @@ TEST(FindValgrindTest, FallsBackToUsrBin) {
   EXPECT_EQ(*valgrind, "/usr/bin/valgrind");
 }
 
+TEST(CallgrindCommandTest, ToolOptionsThenFilesThenTheCommand) {
+  absl::StatusOr<std::vector<std::string>> argv = CallgrindCommand({"/bin/true", "-x"}, "/out");
+  ASSERT_TRUE(argv.ok()) << argv.status();
+  const std::vector<std::string> options = CallgrindToolOptions();
+  ASSERT_EQ(argv->size(), 1 + options.size() + 2 + 2);
+  EXPECT_THAT((*argv)[0], HasSubstr("valgrind"));
+  for (size_t i = 0; i < options.size(); ++i) EXPECT_EQ((*argv)[1 + i], options[i]);
+  EXPECT_EQ((*argv)[1 + options.size()], "--callgrind-out-file=/out/callgrind.out.%p");
+  EXPECT_EQ((*argv)[2 + options.size()], "--log-file=/out/valgrind.log");
+  EXPECT_EQ((*argv)[3 + options.size()], "/bin/true");
+  EXPECT_EQ(argv->back(), "-x");
+  EXPECT_THAT(options, ::testing::Contains("--instr-atstart=no"));
+  EXPECT_THAT(options, ::testing::Contains("--num-transtab-sectors=2"));
+}
+
+TEST(ValgrindVersionTest, ReportsWhatValgrindSays) {
+  setenv("PATH", "/usr/bin:/bin", 1);
+  absl::StatusOr<std::string> version = ValgrindVersion();
+  ASSERT_TRUE(version.ok()) << version.status();
+  EXPECT_THAT(*version, ::testing::StartsWith("valgrind-3."));
+  EXPECT_EQ(version->find('\n'), std::string::npos);
+}
+
+TEST(ValgrindVersionTest, AValgrindThatFailsIsAnError) {
+  const std::string broken = MakeDirectory("broken");
+  std::ofstream(broken + "/valgrind") << "#!/bin/sh\necho 'no such option' >&2\nexit 1\n";
+  chmod((broken + "/valgrind").c_str(), 0755);
+  setenv("PATH", broken.c_str(), 1);
+  absl::StatusOr<std::string> version = ValgrindVersion();
+  ASSERT_FALSE(version.ok());
+  EXPECT_THAT(version.status().message(), HasSubstr("--version failed: no such option"));
+}
+
 }  // namespace
 }  // namespace icount

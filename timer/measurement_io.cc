@@ -143,6 +143,7 @@ absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::strin
   results.end_time = proto.end_time();
   results.machine = proto.machine();
   results.suite_checksum = proto.suite_checksum();
+  results.settings.insert(proto.settings().begin(), proto.settings().end());
   for (int i = 0; i < proto.measurements_size(); ++i) {
     absl::StatusOr<Measurement> m = MeasurementFromProto(proto.measurements(i));
     if (!m.ok()) {
@@ -200,6 +201,7 @@ std::string ResultsToJson(const ResultsFile& results) {
   header.set_end_time(results.end_time);
   header.set_machine(results.machine);
   header.set_suite_checksum(results.suite_checksum);
+  header.mutable_settings()->insert(results.settings.begin(), results.settings.end());
   std::string json = base::ProtoToJson(header);
   json.pop_back();  // the closing brace; measurements follow, one per line
   absl::StrAppend(&json, json.size() > 1 ? "," : "", "\"measurements\":[");

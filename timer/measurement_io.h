@@ -48,6 +48,8 @@ struct ResultsFile {
   std::string end_time;
   std::string machine;
   std::string suite_checksum;
+  // ResultsFileProto's settings: valgrind's version and options, ...
+  std::map<std::string, std::string> settings;
 };
 
 // Parses the JSON form. `source` names the input in errors, e.g.

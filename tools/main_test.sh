@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
   || fail "--list --json should show a declared minimum LibTorch"
 "$main" --help > "$tmp/help.txt" || fail "--help should exit 0"
 grep -q -- "--filter" "$tmp/help.txt" || fail "--help should list --filter"
-"$main" --version | grep -q "timer 0.2.0" || fail "--version"
+"$main" --version | grep -qE "^icount libraries: timer [0-9]+\.[0-9]+\.[0-9]+, compare [0-9.]+, fuzzer [0-9.]+, expand [0-9.]+, worker [0-9.]+$" || fail "--version"
 # Bad input: exit 1 before anything runs, with this first line on stderr.
 source "$3"  # expect_first_line
 expect_first_line "$main" "main: --filter=( is not a valid RE2 regex: missing ): (" --filter='('
@@ -121,6 +121,11 @@ rm -f "$tmp/cannot.json.journal"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["versions"]["timer"] and d["suite_checksum"] and d["start_time"] and d["end_time"]
+# Which settings were in force when the counts were taken.
+s = d["settings"]
+assert s["valgrind"].startswith("valgrind-3."), s
+assert "--tool=callgrind" in s["valgrind_options"] and "--num-transtab-sectors=" in s["valgrind_options"], s
+assert s["baseline"].startswith("one per worker"), s
 for c in d["instruction_counts"]:
     c["counts_per_run"] *= 0.8
 json.dump(d, open(sys.argv[2], "w"))

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
                                      file->instruction_counts.begin(),
                                      file->instruction_counts.end());
     if (merged.machine.empty()) merged.machine = file->machine;
+    if (merged.settings.empty()) merged.settings = file->settings;
     if (merged.start_time.empty() || file->start_time < merged.start_time) {
       merged.start_time = file->start_time;
     }

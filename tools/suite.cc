@@ -27,6 +27,7 @@
 #include "compare/text_table.h"
 #include "expand/case_modes.h"
 #include "re2/re2.h"
+#include "timer/callgrind_command.h"
 #include "timer/callgrind_stats.h"
 #include "worker/failure.h"
 
@@ -173,6 +174,7 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
   SuiteResults out;
   out.file.versions = LibraryVersionMap();
   out.file.machine = MachineDescription();
+  out.file.settings = CountSettings(orders);
   for (size_t i = 0; i < results.size() && i < orders.size(); ++i) {
     const std::string& key = orders[i].case_key();
     const expand::SuiteCaseProto* c = case_of[key];
@@ -273,6 +275,25 @@ std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
   TextTable::TextOptions options;
   options.rule_under_header = true;
   return table.RenderText(options);
+}
+
+std::map<std::string, std::string> CountSettings(
+    const std::vector<worker::WorkOrderProto>& orders) {
+  std::map<std::string, std::string> settings;
+  bool counted = false;
+  bool baseline_per_case = false;
+  for (const worker::WorkOrderProto& order : orders) {
+    counted = counted || order.callgrind();
+    baseline_per_case = baseline_per_case || (order.callgrind() && order.baseline_per_case());
+  }
+  if (!counted) return settings;
+  absl::StatusOr<std::string> version = ValgrindVersion();
+  settings["valgrind"] =
+      version.ok() ? *version : absl::StrCat("unknown (", version.status().message(), ")");
+  settings["valgrind_options"] = absl::StrJoin(CallgrindToolOptions(), " ");
+  settings["baseline"] = baseline_per_case ? "per case, in the case's own process"
+                                           : "one per worker, language, number and thread count";
+  return settings;
 }
 
 std::string MachineDescription() {

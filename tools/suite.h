@@ -104,6 +104,11 @@ std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
 
 // "hostname, N CPUs, model name".
 std::string MachineDescription();
+
+// How counts were taken, for ResultsFile::settings (empty when no order
+// counts): valgrind's version and options, and where baselines were
+// measured.
+std::map<std::string, std::string> CountSettings(const std::vector<worker::WorkOrderProto>& orders);
 // RFC 3339 UTC timestamp of now.
 std::string NowRfc3339();
 
