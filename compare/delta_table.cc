@@ -77,8 +77,11 @@ struct CellText {
   bool is_change = false;
   std::string delta, b, percent;
   double change = 0;   // percent, for colour and markers
-  bool noise = false;  // a wall-time change within noise
+  bool noise = false;  // a wall-time change within noise, or not significant
   bool one_sided = false;
+  bool paired = false;      // a wall-time change over paired rounds
+  bool no_verdict = false;  // paired rounds too few or unusable
+  int rounds = 0;           // paired rounds behind the change
 };
 
 CellText CountCell(const DeltaValues& values) {
@@ -108,7 +111,30 @@ const Measurement* Timed(const std::optional<Measurement>& m) {
   return m.has_value() && !m->raw_times().empty() ? &*m : nullptr;
 }
 
+// A change over paired rounds: medians, change, interval, significance.
+CellText PairedTimeCell(const TimeComparison& comparison) {
+  CellText cell;
+  if (comparison.verdict == TimeVerdict::kTooFewRounds ||
+      comparison.verdict == TimeVerdict::kUnusable) {
+    cell.no_verdict = true;
+    cell.whole = FormatTimeChange(comparison);
+    return cell;
+  }
+  const auto unit = SelectTimeUnit(comparison.b_median);
+  cell.is_change = true;
+  cell.paired = true;
+  cell.rounds = comparison.rounds;
+  cell.delta = FormatTime(comparison.b_median - comparison.a_median, unit, true);
+  cell.b = FormatTime(comparison.b_median, unit, false);
+  cell.change = comparison.delta_pct;
+  cell.noise = !comparison.significant;
+  cell.percent =
+      absl::StrCat(cell.noise ? "~" : "", FormatTimeChange(comparison), cell.noise ? "" : " *");
+  return cell;
+}
+
 CellText TimeCell(const DeltaValues& values) {
+  if (values.time_comparison.has_value()) return PairedTimeCell(*values.time_comparison);
   CellText cell;
   const Measurement* a = Timed(values.a_time);
   const Measurement* b = Timed(values.b_time);
@@ -198,7 +224,9 @@ DeltaTable::Layout DeltaTable::Arrange() const {
     return RowKey(key.label, key.num_threads, key.autograd);
   };
   auto has_counts = [](const DeltaValues& v) { return v.a_instructions || v.b_instructions; };
-  auto has_time = [](const DeltaValues& v) { return Timed(v.a_time) || Timed(v.b_time); };
+  auto has_time = [](const DeltaValues& v) {
+    return Timed(v.a_time) || Timed(v.b_time) || v.time_comparison.has_value();
+  };
   Layout layout;
   // Rows: grouped by label in first-seen order, then by thread count, then
   // in the order added. Entries without values take no space.
@@ -263,15 +291,24 @@ enum class Style { kPlain, kAnsi, kMarkdown };
 // What a table's legend has to explain.
 struct LegendFacts {
   bool counts = false;
-  bool times = false;
+  bool times = false;     // wall time, one measurement a side
+  int paired_rounds = 0;  // wall time over paired rounds: the most rounds
   bool one_sided = false;
-  bool noise = false;
+  bool noise = false;  // an unpaired change within noise
+  bool no_verdict = false;
   bool marked = false;  // a change big enough to be coloured or marked
 
   void Add(bool time, const CellText& cell) {
-    (time ? times : counts) = true;
+    if (!time) {
+      counts = true;
+    } else if (cell.paired || cell.no_verdict) {
+      paired_rounds = std::max(paired_rounds, std::max(cell.rounds, 1));
+    } else {
+      times = true;
+    }
     one_sided |= cell.one_sided;
-    noise |= cell.noise;
+    noise |= cell.noise && !cell.paired;
+    no_verdict |= cell.no_verdict;
     marked |= cell.is_change && !cell.noise && std::fabs(cell.change) >= kNoticeable;
   }
 };
@@ -289,10 +326,25 @@ std::vector<std::string> Legend(const LegendFacts& facts, Style style) {
     lines.push_back(
         absl::StrCat("Wall time, median per run: ", parts, "; \"...\" where A and B are equal."));
   }
+  const char* how = style == Style::kAnsi       ? " (grey)"
+                    : style == Style::kMarkdown ? " (italics)"
+                                                : "";
+  if (facts.paired_rounds > 0) {
+    lines.push_back(
+        absl::StrCat("Wall time over paired rounds (up to ", facts.paired_rounds,
+                     "): B - A and B of the medians per run, then the change [its 95% confidence "
+                     "interval], from each round's B / A."));
+    lines.push_back(absl::StrCat(
+        "* significant: the change passes Benjamini-Hochberg over all compared cases at 5% "
+        "(false alarms between identical sides in about 1 run in 20) and is at least 1%; ~",
+        how, ": not significant."));
+  }
+  if (facts.no_verdict) {
+    lines.push_back(
+        "too few rounds, unusable: no verdict for that case (a side's times are missing, zero or "
+        "went backwards); the other cases are compared.");
+  }
   if (facts.noise) {
-    const char* how = style == Style::kAnsi       ? " (grey)"
-                      : style == Style::kMarkdown ? " (italics)"
-                                                  : "";
     lines.push_back(absl::StrCat("~", how,
                                  ": within noise; the interquartile ranges overlap or a side "
                                  "has fewer than 4 times."));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "compare/time_comparison.h"
 #include "timer/measurement.h"
 
 namespace icount {
@@ -54,6 +55,11 @@ struct DeltaValues {
   // times counts as missing.
   std::optional<Measurement> a_time;
   std::optional<Measurement> b_time;
+  // Wall time measured in paired rounds (ab_test): when set, the time cell
+  // shows its medians over rounds, its change with the 95% interval and
+  // whether the change is significant, instead of comparing a_time and
+  // b_time; or why there is no verdict (too few rounds, unusable times).
+  std::optional<TimeComparison> time_comparison;
 };
 
 // How a change of `percent` ((B - A) / A * 100) is coloured in ANSI output:
@@ -105,7 +111,9 @@ bool WithinNoise(const Measurement& a, const Measurement& b);
 // gets a time column after the instruction-count columns, named
 // "<column> (time)" when the table shows both kinds; time cells show the
 // medians' delta, B's median and the percentage, which is prefixed "~" when
-// the change is within noise (WithinNoise).
+// the change is within noise (WithinNoise). With a time_comparison the
+// percentage is the change and its interval, "+9.6% [+7.9, +11.4] *",
+// marked "*" when significant and prefixed "~" when not.
 //
 // Rows keep the order in which their label was first added; rows sharing a
 // label follow it, by thread count, then in the order added, and repeat the

@@ -263,5 +263,33 @@ TEST(DeltaTableTest, MarkdownEscapesTableSyntaxInLabels) {
   EXPECT_THAT(markdown, Not(HasSubstr("🟢")));  // no change, no marker legend
 }
 
+// Paired rounds (ab_test): the change with its interval, "*" when
+// significant, "~" when not, and the reason when there is no verdict; the
+// legend explains all three.
+TEST(DeltaTableTest, PairedRoundsShowIntervalsAndSignificance) {
+  const std::vector<TimeComparison> verdicts = CompareWallTimes({
+      {{1.00e-6, 1.02e-6, 0.99e-6}, {1.10e-6, 1.11e-6, 1.09e-6}},
+      {{2.0e-6, 2.1e-6, 1.9e-6}, {2.0e-6, 1.9e-6, 2.1e-6}},
+      {{1e-6, 1e-6}, {1e-6, 1e-6}},
+  });
+  DeltaTable table("Wall time", BenchmarkColumns());
+  const std::string py = DeltaColumn(Language::kPython, kRuntimeEager);
+  for (int i = 0; i < 3; ++i) {
+    table.Entry({{"Case", std::to_string(i)}, 1, kAutogradForward, py}).time_comparison =
+        verdicts[i];
+  }
+  const std::string text = table.Render(/*colorize=*/false);
+  EXPECT_THAT(text, HasSubstr("+0.10 us  1.10 us   +9.6% [+7.9, +11.4] *"));
+  EXPECT_THAT(text, HasSubstr("~"));
+  EXPECT_THAT(text, HasSubstr("too few rounds (2 of 3 needed)"));
+  EXPECT_THAT(text, HasSubstr("Wall time over paired rounds (up to 3)"));
+  EXPECT_THAT(text, HasSubstr("* significant: the change passes Benjamini-Hochberg"));
+  EXPECT_THAT(text, HasSubstr("too few rounds, unusable: no verdict for that case"));
+  EXPECT_THAT(text, Not(HasSubstr("interquartile")));
+  const std::string markdown = table.RenderMarkdown();
+  EXPECT_THAT(markdown, HasSubstr("🟡 +0.10 us (1.10 us, +9.6% [+7.9, +11.4] *)"));
+  EXPECT_THAT(markdown, HasSubstr("_"));  // the change that is not significant
+}
+
 }  // namespace
 }  // namespace icount

@@ -21,6 +21,8 @@ grep -q "Python Eager (time)" "$tmp/slow.txt" || fail "--display_time shows no w
 rounds=$(grep -o "wall time, round . of 2, [AB]" "$tmp/slow.err" | tr '\n' ' ')
 [ "$rounds" = "wall time, round 1 of 2, A wall time, round 1 of 2, B wall time, round 2 of 2, B wall time, round 2 of 2, A " ] \
   || fail "wall time should alternate A B, B A: $rounds"
+# Two rounds are too few for a verdict on wall time: the cells say so.
+grep -q "too few rounds (2 of 3 needed)" "$tmp/slow.txt" || fail "2 rounds must give no time verdict"
 grep -q "icount_test_allocation_tax" "$tmp/slow.txt" || fail "the preloaded function is not named"
 grep -Eq '\+[0-9.]+%' "$tmp/slow.txt" || fail "no count increase reported"
 
@@ -64,6 +66,33 @@ assert d["skipped_by_backtesting"] == ["InferenceMode/View|Eager|Forward|C++|1"]
 assert d["libtorch"]["B"] == {"version": "1.8", "source": "ICOUNT_LIBTORCH_VERSION"}, d
 assert d["A"]["versions"]["worker"] and d["B"]["versions"]["expand"], d["A"]["versions"]
 assert all(c["label"] != "InferenceMode" for c in d["A"]["instruction_counts"]), d["A"]
+# One comparison per case: identical counts, no wall time measured.
+assert [c["case"] for c in d["comparisons"]] == ["Empty/with allocation|Eager|Forward|Python|1",
+                                                 "Empty/with allocation|Eager|Forward|C++|1"], d
+for c in d["comparisons"]:
+    assert c["counts_delta_pct"] == 0 and c["time_delta_pct"] is None, c
+    assert c["time_ci_pct"] is None and c["time_significant"] is False, c
+PY
+
+# Wall time only, 3 paired rounds between identical sides: every case gets a
+# change with its interval and a verdict (a false alarm is possible, about
+# 1 run in 20 by design, so the verdict itself is not asserted here;
+# //compare:time_comparison_test checks the rates).
+"$ab_test" --A=true --B=true --filter="$filter" --no_counts --time_rounds=3 \
+  --json="$tmp/time.json" > "$tmp/time.txt" 2> "$tmp/time.err" \
+  || fail "ab_test --no_counts failed: $(cat "$tmp/time.err")"
+grep -q "Benjamini-Hochberg" "$tmp/time.txt" || fail "the legend must explain significance"
+/usr/bin/python3 - "$tmp/time.json" <<'PY' || fail "--no_counts --json: $(cat "$tmp/time.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["A"]["instruction_counts"] == [] and len(d["A"]["measurements"]) == 6, d["A"]
+assert len(d["comparisons"]) == 2, d["comparisons"]
+for c in d["comparisons"]:
+    low, high = c["time_ci_pct"]
+    assert c["counts_delta_pct"] is None and low <= c["time_delta_pct"] <= high, c
+    assert c["time_rounds"] == 3 and c["time_verdict"] in ("unchanged", "slower", "faster"), c
+    assert c["time_significant"] == (c["time_verdict"] != "unchanged"), c
+    assert c["time_resolvable_pct"] > 0 and c["time_p_value"] is not None, c
 PY
 
 # Bad input stops before any long work.

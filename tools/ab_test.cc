@@ -16,10 +16,12 @@
 //      the run with its output;
 //   3. instruction counts: A and B at once, half the CPUs each (counts do
 //      not depend on what runs beside them);
-//   4. with --display_time, wall time: A and B take turns in rounds (A B,
-//      B A, A B, ...), each on the whole machine with the runner's pinning,
-//      so no A and B timing share a core and drift over the run touches both
-//      sides alike.
+//   4. with --display_time, wall time in paired rounds: every round times
+//      every case on A, then on B (B first in every other round), each on
+//      the whole machine with the runner's pinning; per case, each round's
+//      B / A gives the change and its confidence interval, and a change is
+//      significant after a Benjamini-Hochberg correction over all cases
+//      (compare/time_comparison.h).
 // The output is a delta table of instructions per run (and wall time), then,
 // for the largest count changes, the functions that account for them.
 // Finished results are journaled (next to --json, so --resume continues an
@@ -49,8 +51,10 @@
 #include "base/text.h"
 #include "cli/tool_flags.h"
 #include "compare/delta_table.h"
+#include "compare/time_comparison.h"
 #include "expand/libtorch_version.h"
 #include "timer/function_counts.h"
+#include "timer/measurement_io.h"
 #include "tools/suite.h"
 #include "worker/loaded_libtorch.h"
 #include "worker/runner.h"
@@ -64,11 +68,12 @@ ABSL_FLAG(bool, backtesting, false,
           "Skip cases that declare a newer min_libtorch_version than A or B reports.");
 ABSL_FLAG(bool, no_cpp, false, "Python cases only (e.g. when B's LibTorch has no C++ ABI match).");
 ABSL_FLAG(bool, display_time, false, "Also measure and show wall time.");
+ABSL_FLAG(bool, no_counts, false, "Wall time only (implies --display_time).");
 ABSL_FLAG(double, min_run_time, 0.05,
           "With --display_time: seconds of wall time per case and side (more: less noise).");
-ABSL_FLAG(int, time_rounds, 4,
-          "With --display_time: A and B take turns this many times (A B, B A, ...), each round "
-          "timing a share of the cases on the whole machine.");
+ABSL_FLAG(int, time_rounds, 6,
+          "With --display_time: paired rounds; each times every case on A and on B (A B, B A, "
+          "...). More rounds resolve smaller changes; fewer than 3 give no verdict.");
 ABSL_FLAG(bool, colorize, false, "ANSI colours in the table.");
 ABSL_FLAG(bool, markdown, false, "Print the table as Markdown (for pull requests).");
 ABSL_FLAG(int, top, 3, "Cases whose per-function deltas are shown.");
@@ -195,15 +200,17 @@ int TimeRounds() { return absl::GetFlag(FLAGS_time_rounds); }  // >= 1 (CheckFla
 
 std::string TimeRoundPart(size_t round) { return absl::StrCat("time-", round); }
 
-// What one side has run so far: its orders and their results, in step.
+// What one side has run so far: its orders and their results, in step,
+// and the wall-time round of each (-1 for counts).
 struct SideRun {
   std::vector<worker::WorkOrderProto> orders;
   std::vector<worker::WorkerResultProto> results;
+  std::vector<int> rounds;
   std::vector<std::string> journals;
 };
 
 absl::Status RunInto(const std::vector<worker::WorkOrderProto>& orders,
-                     const RunnerOptions& options, SideRun& run) {
+                     const RunnerOptions& options, SideRun& run, int round = -1) {
   run.journals.push_back(options.journal_path);
   absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
   if (!report.ok()) return report.status();
@@ -213,6 +220,7 @@ absl::Status RunInto(const std::vector<worker::WorkOrderProto>& orders,
   }
   run.orders.insert(run.orders.end(), orders.begin(), orders.end());
   run.results.insert(run.results.end(), report->results.begin(), report->results.end());
+  run.rounds.insert(run.rounds.end(), orders.size(), round);
   return absl::OkStatus();
 }
 
@@ -244,8 +252,8 @@ class TwoSidedProgress {
   double next_report_seconds_ = 0;
 };
 
-// Runs `orders` in A and in B: counts at once, wall time in alternating
-// rounds (see the file comment). Journals are named after `journal_base`.
+// Runs `orders` in A and in B: counts at once, wall time in paired rounds
+// (see the file comment). Journals are named after `journal_base`.
 absl::Status RunBothSides(const Side& a, const Side& b,
                           const std::vector<worker::WorkOrderProto>& orders,
                           const std::string& journal_base, bool resume, SideRun& a_run,
@@ -278,18 +286,20 @@ absl::Status RunBothSides(const Side& a, const Side& b,
     if (!a_status.ok()) return side_error(a, a_status);
     if (!b_status.ok()) return side_error(b, b_status);
   }
-  const size_t rounds = std::min(time_orders.size(), static_cast<size_t>(TimeRounds()));
-  for (size_t round = 0; round < rounds; ++round) {
-    const std::vector<worker::WorkOrderProto> share(
-        time_orders.begin() + static_cast<ptrdiff_t>(round * time_orders.size() / rounds),
-        time_orders.begin() + static_cast<ptrdiff_t>((round + 1) * time_orders.size() / rounds));
-    // A B, then B A: neither side is always the one that runs first.
+  // Paired rounds: every round times every case on both sides, one side
+  // after the other (A B, then B A, ...), each on the whole machine with
+  // the runner's pinning. Timing A and B at once, each side on a core of
+  // its own, was tried and measured worse on a 2-core VM: whole
+  // measurements ran up to 2x slow beside the other side's processes
+  // (README, "Wall time you can trust").
+  const int rounds = TimeRounds();
+  for (int round = 0; round < rounds && !time_orders.empty(); ++round) {
     const Side* first = round % 2 == 0 ? &a : &b;
     for (const Side* side : {first, first == &a ? &b : &a}) {
-      std::fprintf(stderr, "ab_test: wall time, round %zu of %zu, %s: %zu cases...\n", round + 1,
-                   rounds, side->name.c_str(), share.size());
-      const absl::Status status =
-          RunInto(share, options(*side, TimeRoundPart(round), 0), side == &a ? a_run : b_run);
+      std::fprintf(stderr, "ab_test: wall time, round %d of %d, %s: %zu cases...\n", round + 1,
+                   rounds, side->name.c_str(), time_orders.size());
+      const absl::Status status = RunInto(time_orders, options(*side, TimeRoundPart(round), 0),
+                                          side == &a ? a_run : b_run, round);
       if (!status.ok()) return side_error(*side, status);
     }
   }
@@ -414,11 +424,64 @@ struct SideResults {
   }
 };
 
+// Each case's wall time on each side per round (the median seconds per
+// run of that round's measurement), paired by round: rounds that one side
+// did not finish are left out. An unreadable measurement is NaN, which
+// CompareWallTimes reports as unusable.
+std::map<std::string, PairedRounds> PairRounds(const SideRun& a_run, const SideRun& b_run) {
+  auto per_round = [](const SideRun& run) {
+    std::map<std::string, std::map<int, double>> times;  // case -> round -> median
+    for (size_t i = 0; i < run.orders.size(); ++i) {
+      const worker::WorkerResultProto& result = run.results[i];
+      if (run.rounds[i] < 0 || !result.has_output() || !result.output().has_wall_time()) continue;
+      absl::StatusOr<Measurement> m = MeasurementFromProto(result.output().wall_time());
+      times[run.orders[i].case_key()][run.rounds[i]] =
+          m.ok() && !m->raw_times().empty() ? m->Median() : std::nan("");
+    }
+    return times;
+  };
+  const auto a_times = per_round(a_run);
+  const auto b_times = per_round(b_run);
+  std::map<std::string, PairedRounds> paired;
+  for (const auto& [key, a_rounds] : a_times) {
+    auto b_rounds = b_times.find(key);
+    if (b_rounds == b_times.end()) continue;
+    PairedRounds& rounds = paired[key];
+    for (const auto& [round, a_median] : a_rounds) {
+      auto b_median = b_rounds->second.find(round);
+      if (b_median == b_rounds->second.end()) continue;
+      rounds.a.push_back(a_median);
+      rounds.b.push_back(b_median->second);
+    }
+  }
+  return paired;
+}
+
+// The verdict on each case's wall time, by case key (cases timed on both
+// sides only), from one correction over all of them.
+std::map<std::string, TimeComparison> CompareTimes(const std::vector<expand::SuiteCaseProto>& cases,
+                                                   const SideRun& a_run, const SideRun& b_run) {
+  const std::map<std::string, PairedRounds> paired = PairRounds(a_run, b_run);
+  std::vector<std::string> keys;
+  std::vector<PairedRounds> rounds;
+  for (const expand::SuiteCaseProto& c : cases) {
+    auto found = paired.find(c.key());
+    if (found == paired.end()) continue;
+    keys.push_back(c.key());
+    rounds.push_back(found->second);
+  }
+  const std::vector<TimeComparison> verdicts = CompareWallTimes(rounds);
+  std::map<std::string, TimeComparison> by_key;
+  for (size_t i = 0; i < keys.size(); ++i) by_key[keys[i]] = verdicts[i];
+  return by_key;
+}
+
 // The delta table, then the per-function changes of the `--top` cases
 // whose counts changed most.
 std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, const Side& a,
                              const Side& b, const SuiteResults& a_results,
-                             const SuiteResults& b_results, bool wall_time) {
+                             const SuiteResults& b_results,
+                             const std::map<std::string, TimeComparison>& times, bool wall_time) {
   DeltaTable table(absl::StrCat(wall_time ? "Instructions and wall time" : "Instructions",
                                 " per run: A (LibTorch ", a.libtorch.version, ") vs B (LibTorch ",
                                 b.libtorch.version, ")"),
@@ -433,6 +496,9 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
     if (in_b.counts.count(c.key())) values.b_instructions = in_b.counts.at(c.key())->counts_per_run;
     if (in_a.times.count(c.key())) values.a_time = *in_a.times.at(c.key());
     if (in_b.times.count(c.key())) values.b_time = *in_b.times.at(c.key());
+    if (auto verdict = times.find(c.key()); verdict != times.end()) {
+      values.time_comparison = verdict->second;
+    }
     if (values.a_instructions && values.b_instructions) {
       changes.emplace_back(std::fabs(*values.b_instructions - *values.a_instructions), c.key());
     }
@@ -465,9 +531,56 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
   return text;
 }
 
-// {"A": results, "B": results, "libtorch": {...}, "skipped_by_backtesting": [...]}
+// One JSON object per case measured on both sides, in suite order:
+// {"case", "counts_delta_pct", "time_delta_pct", "time_ci_pct": [low, high],
+// "time_significant", "time_verdict", "time_rounds", "time_p_value",
+// "time_resolvable_pct", "time_problem"}; what a side did not measure is
+// null.
+std::string ComparisonsJson(const std::vector<expand::SuiteCaseProto>& cases,
+                            const SuiteResults& a_results, const SuiteResults& b_results,
+                            const std::map<std::string, TimeComparison>& times) {
+  const SideResults in_a(a_results), in_b(b_results);
+  auto number = [](double x) {
+    return std::isfinite(x) ? absl::StrFormat("%.6g", x) : std::string("null");
+  };
+  std::vector<std::string> objects;
+  for (const expand::SuiteCaseProto& c : cases) {
+    std::string counts = "null";
+    if (in_a.counts.count(c.key()) && in_b.counts.count(c.key())) {
+      const double before = in_a.counts.at(c.key())->counts_per_run;
+      const double after = in_b.counts.at(c.key())->counts_per_run;
+      counts = before != 0 ? number((after - before) / before * 100) : "null";
+    }
+    auto time = times.find(c.key());
+    if (counts == "null" && time == times.end()) continue;
+    std::string time_fields =
+        "\"time_delta_pct\": null, \"time_ci_pct\": null, \"time_significant\": false";
+    if (time != times.end()) {
+      const TimeComparison& t = time->second;
+      const bool verdict =
+          t.verdict != TimeVerdict::kTooFewRounds && t.verdict != TimeVerdict::kUnusable;
+      time_fields = absl::StrCat(
+          "\"time_delta_pct\": ", verdict ? number(t.delta_pct) : "null", ", \"time_ci_pct\": ",
+          verdict ? absl::StrCat("[", number(t.ci_low_pct), ", ", number(t.ci_high_pct), "]")
+                  : "null",
+          ", \"time_significant\": ", t.significant ? "true" : "false",
+          ", \"time_verdict\": ", base::JsonString(TimeVerdictName(t.verdict)),
+          ", \"time_rounds\": ", t.rounds,
+          ", \"time_p_value\": ", verdict ? number(t.p_value) : "null",
+          ", \"time_resolvable_pct\": ", verdict ? number(t.resolvable_pct) : "null",
+          t.problem.empty() ? ""
+                            : absl::StrCat(", \"time_problem\": ", base::JsonString(t.problem)));
+    }
+    objects.push_back(absl::StrCat("{\"case\": ", base::JsonString(c.key()),
+                                   ", \"counts_delta_pct\": ", counts, ", ", time_fields, "}"));
+  }
+  return absl::StrCat("[", objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]");
+}
+
+// {"A": results, "B": results, "libtorch": {...}, "comparisons": [...],
+//  "skipped_by_backtesting": [...]}
 std::string ComparisonJson(const Side& a, const Side& b, const SuiteResults& a_results,
-                           const SuiteResults& b_results,
+                           const SuiteResults& b_results, const std::string& comparisons,
                            const std::vector<expand::SuiteCaseProto>& skipped) {
   std::vector<std::string> keys;
   for (const expand::SuiteCaseProto& c : skipped) keys.push_back(base::JsonString(c.key()));
@@ -478,7 +591,8 @@ std::string ComparisonJson(const Side& a, const Side& b, const SuiteResults& a_r
   return absl::StrCat("{\"A\": ", ResultsToJson(a_results.file),
                       ", \"B\": ", ResultsToJson(b_results.file),
                       ", \"libtorch\": {\"A\": ", libtorch(a), ", \"B\": ", libtorch(b),
-                      "}, \"skipped_by_backtesting\": [", absl::StrJoin(keys, ", "), "]}\n");
+                      "}, \"comparisons\": ", comparisons, ", \"skipped_by_backtesting\": [",
+                      absl::StrJoin(keys, ", "), "]}\n");
 }
 
 // What a run that stopped early leaves, and how to go on.
@@ -523,7 +637,8 @@ int Main(int argc, char** argv) {
   }
 
   MeasureOptions measure;
-  measure.wall_time = absl::GetFlag(FLAGS_display_time);
+  measure.wall_time = absl::GetFlag(FLAGS_display_time) || absl::GetFlag(FLAGS_no_counts);
+  measure.instruction_counts = !absl::GetFlag(FLAGS_no_counts);
   measure.min_run_time = absl::GetFlag(FLAGS_min_run_time);
   const std::string json_path = absl::GetFlag(FLAGS_json);
   const std::string journal_base =
@@ -537,11 +652,14 @@ int Main(int argc, char** argv) {
   }
   const SuiteResults a_results = CollectResults(*cases, a_run.orders, a_run.results);
   const SuiteResults b_results = CollectResults(*cases, b_run.orders, b_run.results);
-  std::printf("%s",
-              RenderComparison(*cases, a, b, a_results, b_results, measure.wall_time).c_str());
+  const std::map<std::string, TimeComparison> times = CompareTimes(*cases, a_run, b_run);
+  std::printf(
+      "%s", RenderComparison(*cases, a, b, a_results, b_results, times, measure.wall_time).c_str());
   if (!json_path.empty()) {
     if (absl::Status s = base::WriteFileAtomically(
-            json_path, ComparisonJson(a, b, a_results, b_results, skipped));
+            json_path,
+            ComparisonJson(a, b, a_results, b_results,
+                           ComparisonsJson(*cases, a_results, b_results, times), skipped));
         !s.ok()) {
       return Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
                                ".{A,B}.*.journal keep every result)"));

@@ -1,0 +1,209 @@
+#include "compare/time_comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace icount {
+namespace {
+
+// The continued fraction of the regularized incomplete beta function
+// I_x(a, b), evaluated with the modified Lentz method; converges quickly
+// for x < (a + 1) / (a + b + 2).
+double BetaContinuedFraction(double a, double b, double x) {
+  constexpr double kTiny = 1e-300;
+  constexpr double kEpsilon = 1e-15;
+  double c = 1.0;
+  double d = 1.0 - (a + b) * x / (a + 1.0);
+  if (std::fabs(d) < kTiny) d = kTiny;
+  d = 1.0 / d;
+  double result = d;
+  for (int m = 1; m <= 500; ++m) {
+    const double m2 = 2.0 * m;
+    // The even step, then the odd step, of the fraction's terms.
+    double term = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
+    d = 1.0 + term * d;
+    c = 1.0 + term / c;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1.0 / d;
+    result *= d * c;
+    term = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
+    d = 1.0 + term * d;
+    c = 1.0 + term / c;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1.0 / d;
+    const double step = d * c;
+    result *= step;
+    if (std::fabs(step - 1.0) < kEpsilon) break;
+  }
+  return result;
+}
+
+// I_x(a, b), the regularized incomplete beta function, for 0 <= x <= 1.
+double RegularizedIncompleteBeta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double log_front =
+      std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
+  const double front = std::exp(log_front);
+  if (x < (a + 1.0) / (a + b + 2.0)) return front * BetaContinuedFraction(a, b, x) / a;
+  return 1.0 - front * BetaContinuedFraction(b, a, 1.0 - x) / b;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+double ToPercent(double log_ratio) { return std::expm1(log_ratio) * 100; }
+
+// kUnusable with the first bad time named, or "" when all can be used.
+std::string UnusableTimes(const PairedRounds& rounds) {
+  if (rounds.a.size() != rounds.b.size()) {
+    return absl::StrCat("A has ", rounds.a.size(), " rounds and B ", rounds.b.size(),
+                        ": the rounds are not paired");
+  }
+  for (const auto& [side, times] :
+       {std::pair<const char*, const std::vector<double>*>{"A", &rounds.a}, {"B", &rounds.b}}) {
+    for (size_t i = 0; i < times->size(); ++i) {
+      const double t = (*times)[i];
+      if (!std::isfinite(t) || t <= 0) {
+        return absl::StrCat("side ", side, "'s time in round ", i + 1, " is ", t,
+                            " (a timer that went backwards or did not move?)");
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+double StudentTTwoSidedP(double t, double df) {
+  if (!std::isfinite(t)) return 0;
+  return RegularizedIncompleteBeta(df / 2.0, 0.5, df / (df + t * t));
+}
+
+double StudentTQuantile(double p, double df) {
+  if (p == 0.5) return 0;
+  if (p < 0.5) return -StudentTQuantile(1 - p, df);
+  // P(T <= t) = 1 - P(|T| >= t) / 2 rises with t: bisect.
+  const double tail = 2 * (1 - p);
+  double low = 0;
+  double high = 1;
+  while (StudentTTwoSidedP(high, df) > tail) high *= 2;
+  for (int i = 0; i < 200 && high - low > 1e-12 * high; ++i) {
+    const double mid = (low + high) / 2;
+    (StudentTTwoSidedP(mid, df) > tail ? low : high) = mid;
+  }
+  return (low + high) / 2;
+}
+
+std::vector<bool> BenjaminiHochberg(const std::vector<double>& p_values, double q) {
+  const size_t m = p_values.size();
+  std::vector<size_t> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](size_t x, size_t y) { return p_values[x] < p_values[y]; });
+  // The largest k with p_(k) <= k q / m; the k smallest are rejected.
+  size_t rejected = 0;
+  for (size_t k = m; k >= 1; --k) {
+    if (p_values[order[k - 1]] <= static_cast<double>(k) * q / static_cast<double>(m)) {
+      rejected = k;
+      break;
+    }
+  }
+  std::vector<bool> result(m, false);
+  for (size_t k = 0; k < rejected; ++k) result[order[k]] = true;
+  return result;
+}
+
+std::vector<TimeComparison> CompareWallTimes(const std::vector<PairedRounds>& cases,
+                                             const TimeComparisonOptions& options) {
+  std::vector<TimeComparison> out(cases.size());
+  std::vector<double> p_values;
+  std::vector<size_t> tested;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const PairedRounds& rounds = cases[i];
+    TimeComparison& c = out[i];
+    c.rounds = static_cast<int>(std::min(rounds.a.size(), rounds.b.size()));
+    if (std::string problem = UnusableTimes(rounds); !problem.empty()) {
+      c.verdict = TimeVerdict::kUnusable;
+      c.problem = std::move(problem);
+      continue;
+    }
+    if (c.rounds == 0) {
+      c.problem = "no paired rounds";
+      continue;
+    }
+    c.a_median = Median(rounds.a);
+    c.b_median = Median(rounds.b);
+    std::vector<double> logs(c.rounds);
+    for (int r = 0; r < c.rounds; ++r) logs[r] = std::log(rounds.b[r] / rounds.a[r]);
+    const double mean = std::accumulate(logs.begin(), logs.end(), 0.0) / c.rounds;
+    c.delta_pct = ToPercent(mean);
+    if (c.rounds < options.min_rounds) {
+      c.problem =
+          absl::StrCat("too few rounds (", c.rounds, " of ", options.min_rounds, " needed)");
+      c.ci_low_pct = c.ci_high_pct = c.delta_pct;
+      continue;
+    }
+    double squares = 0;
+    for (double x : logs) squares += (x - mean) * (x - mean);
+    const double df = c.rounds - 1;
+    const double standard_error = std::sqrt(squares / df / c.rounds);
+    const double t_ci = StudentTQuantile(1 - options.alpha / 2, df);
+    c.ci_low_pct = ToPercent(mean - t_ci * standard_error);
+    c.ci_high_pct = ToPercent(mean + t_ci * standard_error);
+    c.p_value =
+        standard_error > 0 ? StudentTTwoSidedP(mean / standard_error, df) : (mean == 0 ? 1.0 : 0.0);
+    // Half the time significant: the change whose expected t reaches the
+    // critical value.
+    c.resolvable_pct = ToPercent(t_ci * standard_error);
+    c.verdict = TimeVerdict::kUnchanged;
+    p_values.push_back(c.p_value);
+    tested.push_back(i);
+  }
+  const std::vector<bool> discoveries = BenjaminiHochberg(p_values, options.alpha);
+  for (size_t k = 0; k < tested.size(); ++k) {
+    TimeComparison& c = out[tested[k]];
+    c.significant = discoveries[k] && std::fabs(c.delta_pct) >= options.min_effect_pct;
+    if (c.significant) c.verdict = c.delta_pct > 0 ? TimeVerdict::kSlower : TimeVerdict::kFaster;
+  }
+  return out;
+}
+
+const char* TimeVerdictName(TimeVerdict verdict) {
+  switch (verdict) {
+    case TimeVerdict::kUnchanged:
+      return "unchanged";
+    case TimeVerdict::kSlower:
+      return "slower";
+    case TimeVerdict::kFaster:
+      return "faster";
+    case TimeVerdict::kTooFewRounds:
+      return "too few rounds";
+    case TimeVerdict::kUnusable:
+      return "unusable";
+  }
+  return "unknown";
+}
+
+std::string FormatTimeChange(const TimeComparison& c) {
+  if (c.verdict == TimeVerdict::kUnusable) return absl::StrCat("unusable: ", c.problem);
+  if (c.verdict == TimeVerdict::kTooFewRounds) return c.problem;
+  auto percent = [](double x) {
+    return std::fabs(x) < 1 ? absl::StrFormat("%+.2f", x) : absl::StrFormat("%+.1f", x);
+  };
+  return absl::StrCat(percent(c.delta_pct), "% [", percent(c.ci_low_pct), ", ",
+                      percent(c.ci_high_pct), "]");
+}
+
+}  // namespace icount

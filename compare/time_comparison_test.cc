@@ -1,0 +1,147 @@
+#include "compare/time_comparison.h"
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace icount {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(StudentTTest, TwoSidedPMatchesTables) {
+  EXPECT_NEAR(StudentTTwoSidedP(0, 5), 1.0, 1e-12);
+  EXPECT_NEAR(StudentTTwoSidedP(12.706, 1), 0.05, 1e-4);
+  EXPECT_NEAR(StudentTTwoSidedP(2.5706, 5), 0.05, 1e-4);
+  EXPECT_NEAR(StudentTTwoSidedP(-2.228, 10), 0.05, 1e-4);
+  EXPECT_NEAR(StudentTTwoSidedP(4.032, 5), 0.01, 1e-4);
+  EXPECT_NEAR(StudentTTwoSidedP(1.96, 1e6), 0.05, 1e-4);
+}
+
+TEST(StudentTTest, QuantileInvertsTheDistribution) {
+  EXPECT_NEAR(StudentTQuantile(0.975, 5), 2.5706, 1e-4);
+  EXPECT_NEAR(StudentTQuantile(0.975, 30), 2.0423, 1e-4);
+  EXPECT_NEAR(StudentTQuantile(0.025, 30), -2.0423, 1e-4);
+  EXPECT_NEAR(StudentTQuantile(0.9, 3), 1.6377, 1e-4);
+  EXPECT_EQ(StudentTQuantile(0.5, 7), 0);
+}
+
+TEST(BenjaminiHochbergTest, StepsUpFromTheLargestPassingRank) {
+  // Sorted: 0.01 <= 1/4 * 0.05, 0.03 > 2/4 * 0.05, 0.04 > 3/4 * 0.05.
+  EXPECT_THAT(BenjaminiHochberg({0.01, 0.04, 0.03, 0.5}, 0.05),
+              ::testing::ElementsAre(true, false, false, false));
+  // 0.04 <= 4/4 * 0.05 rejects all four, 0.03 included.
+  EXPECT_THAT(BenjaminiHochberg({0.04, 0.03, 0.02, 0.01}, 0.05),
+              ::testing::ElementsAre(true, true, true, true));
+  EXPECT_TRUE(BenjaminiHochberg({}, 0.05).empty());
+}
+
+// `cases` cases of `rounds` rounds, each side's time 1 us times lognormal
+// noise of `noise` (relative), B slower by `slowdown`.
+std::vector<PairedRounds> Simulate(std::mt19937& random, int cases, int rounds, double noise,
+                                   double slowdown) {
+  std::normal_distribution<double> normal(0, noise);
+  std::vector<PairedRounds> out(cases);
+  for (PairedRounds& c : out) {
+    for (int r = 0; r < rounds; ++r) {
+      // What disturbs a round disturbs both sides (the pairing), plus each
+      // side's own noise.
+      const double round_factor = std::exp(normal(random) * 3);
+      c.a.push_back(1e-6 * round_factor * std::exp(normal(random)));
+      c.b.push_back(1e-6 * round_factor * std::exp(normal(random)) * (1 + slowdown));
+    }
+  }
+  return out;
+}
+
+TEST(CompareWallTimesTest, IdenticalSidesRarelyRaiseAnyAlarm) {
+  std::mt19937 random(20261123);
+  int suites_with_an_alarm = 0;
+  int alarms = 0;
+  constexpr int kSuites = 200;
+  constexpr int kCases = 200;
+  for (int s = 0; s < kSuites; ++s) {
+    int flagged = 0;
+    for (const TimeComparison& c : CompareWallTimes(Simulate(random, kCases, 6, 0.03, 0))) {
+      ASSERT_EQ(c.verdict == TimeVerdict::kUnchanged, !c.significant);
+      flagged += c.significant;
+    }
+    alarms += flagged;
+    suites_with_an_alarm += flagged > 0;
+  }
+  // BH at 5% under identical sides: any alarm in about 5% of suites.
+  EXPECT_LE(suites_with_an_alarm, kSuites / 10);
+  EXPECT_LE(alarms, kSuites * kCases / 200);  // far below 5% of cases
+}
+
+TEST(CompareWallTimesTest, TenPercentSlowerIsCaught) {
+  std::mt19937 random(7);
+  std::vector<PairedRounds> cases = Simulate(random, 100, 6, 0.03, 0.10);
+  const std::vector<PairedRounds> unchanged = Simulate(random, 100, 6, 0.03, 0);
+  cases.insert(cases.end(), unchanged.begin(), unchanged.end());
+  const std::vector<TimeComparison> verdicts = CompareWallTimes(cases);
+  int caught = 0;
+  int false_alarms = 0;
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    if (i < 100) {
+      caught += verdicts[i].verdict == TimeVerdict::kSlower;
+      EXPECT_LT(verdicts[i].ci_low_pct, verdicts[i].delta_pct);
+      EXPECT_GT(verdicts[i].ci_high_pct, verdicts[i].delta_pct);
+      EXPECT_GT(verdicts[i].resolvable_pct, 0);
+      EXPECT_LT(verdicts[i].resolvable_pct, 10);
+    } else {
+      false_alarms += verdicts[i].significant;
+    }
+  }
+  EXPECT_GE(caught, 95);
+  EXPECT_LE(false_alarms, 5);
+}
+
+TEST(CompareWallTimesTest, IntervalAndChangeOfAConsistentSlowdown) {
+  std::vector<TimeComparison> verdicts =
+      CompareWallTimes({{{1.00e-6, 1.02e-6, 0.99e-6}, {1.10e-6, 1.11e-6, 1.09e-6}},
+                        {{5.0e-6, 5.1e-6, 4.9e-6}, {5.0e-6, 5.0e-6, 5.1e-6}}});
+  ASSERT_EQ(verdicts.size(), 2u);
+  EXPECT_NEAR(verdicts[0].delta_pct, 9.6, 0.1);
+  EXPECT_EQ(verdicts[0].verdict, TimeVerdict::kSlower);
+  EXPECT_NEAR(verdicts[0].a_median, 1.00e-6, 1e-12);
+  EXPECT_NEAR(verdicts[0].b_median, 1.10e-6, 1e-12);
+  EXPECT_LT(verdicts[0].p_value, 0.01);
+  EXPECT_EQ(verdicts[1].verdict, TimeVerdict::kUnchanged);
+  EXPECT_FALSE(verdicts[1].significant);
+  EXPECT_EQ(FormatTimeChange(verdicts[0]),
+            absl::StrFormat("%+.1f%% [%+.1f, %+.1f]", verdicts[0].delta_pct, verdicts[0].ci_low_pct,
+                            verdicts[0].ci_high_pct));
+}
+
+TEST(CompareWallTimesTest, SmallChangesAreNotFlaggedHoweverConsistent) {
+  // +0.5% in every round, no noise: p = 0, but under min_effect_pct.
+  std::vector<TimeComparison> verdicts =
+      CompareWallTimes({{{1e-6, 2e-6, 3e-6}, {1.005e-6, 2.01e-6, 3.015e-6}}});
+  EXPECT_EQ(verdicts[0].p_value, 0);
+  EXPECT_FALSE(verdicts[0].significant);
+  EXPECT_EQ(FormatTimeChange(verdicts[0]), "+0.50% [+0.50, +0.50]");
+}
+
+TEST(CompareWallTimesTest, BadInputGetsItsOwnVerdictAndTheRestAreCompared) {
+  std::vector<TimeComparison> verdicts =
+      CompareWallTimes({{{1e-6, 1e-6}, {2e-6, 2e-6}},
+                        {{1e-6, 0, 1e-6}, {1e-6, 1e-6, 1e-6}},
+                        {{1e-6, 1e-6, 1e-6}, {1e-6, 1e-6}},
+                        {{1e-6, 1.01e-6, 0.99e-6}, {2e-6, 2.02e-6, 1.98e-6}}});
+  EXPECT_EQ(verdicts[0].verdict, TimeVerdict::kTooFewRounds);
+  EXPECT_EQ(FormatTimeChange(verdicts[0]), "too few rounds (2 of 3 needed)");
+  EXPECT_EQ(verdicts[1].verdict, TimeVerdict::kUnusable);
+  EXPECT_THAT(FormatTimeChange(verdicts[1]),
+              HasSubstr("unusable: side A's time in round 2 is 0 (a timer that went backwards"));
+  EXPECT_EQ(verdicts[2].verdict, TimeVerdict::kUnusable);
+  EXPECT_THAT(verdicts[2].problem, HasSubstr("A has 3 rounds and B 2"));
+  EXPECT_EQ(verdicts[3].verdict, TimeVerdict::kSlower);
+}
+
+}  // namespace
+}  // namespace icount
