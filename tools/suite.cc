@@ -287,7 +287,8 @@ std::map<std::string, std::string> CountSettings(
     baseline_per_case = baseline_per_case || (order.callgrind() && order.baseline_per_case());
   }
   if (!counted) return settings;
-  absl::StatusOr<std::string> version = ValgrindVersion();
+  // Asked once per process: ab_test collects results four times.
+  static const absl::StatusOr<std::string> version = ValgrindVersion();
   settings["valgrind"] =
       version.ok() ? *version : absl::StrCat("unknown (", version.status().message(), ")");
   settings["valgrind_options"] = absl::StrJoin(CallgrindToolOptions(), " ");
