@@ -86,6 +86,8 @@ grep -q "Benjamini-Hochberg" "$tmp/time.txt" || fail "the legend must explain si
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["A"]["instruction_counts"] == [] and len(d["A"]["measurements"]) == 6, d["A"]
+# Each case's measurement per round, told apart by "round".
+assert sorted(m["metadata"]["round"] for m in d["B"]["measurements"]) == ["0", "0", "1", "1", "2", "2"], d["B"]
 assert len(d["comparisons"]) == 2, d["comparisons"]
 for c in d["comparisons"]:
     low, high = c["time_ci_pct"]

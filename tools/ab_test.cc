@@ -650,8 +650,8 @@ int Main(int argc, char** argv) {
     ReportStopped(status, json_path, a_run, b_run);
     return 1;
   }
-  const SuiteResults a_results = CollectResults(*cases, a_run.orders, a_run.results);
-  const SuiteResults b_results = CollectResults(*cases, b_run.orders, b_run.results);
+  const SuiteResults a_results = CollectResults(*cases, a_run.orders, a_run.results, &a_run.rounds);
+  const SuiteResults b_results = CollectResults(*cases, b_run.orders, b_run.results, &b_run.rounds);
   const std::map<std::string, TimeComparison> times = CompareTimes(*cases, a_run, b_run);
   std::printf(
       "%s", RenderComparison(*cases, a, b, a_results, b_results, times, measure.wall_time).c_str());

@@ -168,7 +168,8 @@ CasePlace PlaceCase(const expand::SuiteCaseProto& c) {
 
 SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
                             const std::vector<worker::WorkOrderProto>& orders,
-                            const std::vector<worker::WorkerResultProto>& results) {
+                            const std::vector<worker::WorkerResultProto>& results,
+                            const std::vector<int>* rounds) {
   std::map<std::string, const expand::SuiteCaseProto*> case_of;
   for (const expand::SuiteCaseProto& c : cases) case_of[c.key()] = &c;
   SuiteResults out;
@@ -194,6 +195,9 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
         out.file.measurements.emplace_back(m->number_per_run(), m->raw_times(),
                                            Relabel(m->task_spec(), place),
                                            std::map<std::string, std::string>{{"case", key}});
+        if (rounds != nullptr && i < rounds->size() && (*rounds)[i] >= 0) {
+          out.file.measurements.back().mutable_metadata()["round"] = absl::StrCat((*rounds)[i]);
+        }
       }
     }
     if (result.output().callgrind_size() > 0) {

@@ -88,9 +88,12 @@ struct SuiteResults {
 // Labels results so that Compare shows one table per top-level group, a
 // row per case and a column per language and runtime. The results file
 // records the library versions and the machine.
+// `rounds`, when given, is each order's wall-time round (ab_test's paired
+// rounds; -1 for none): measurements then carry it as metadata "round".
 SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
                             const std::vector<worker::WorkOrderProto>& orders,
-                            const std::vector<worker::WorkerResultProto>& results);
+                            const std::vector<worker::WorkerResultProto>& results,
+                            const std::vector<int>* rounds = nullptr);
 
 // Runs `orders` with a progress display on stderr (a live bar on a
 // terminal, plain lines otherwise).
