@@ -156,6 +156,7 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
                                                    ") must be >= 1"));
   }
   const int64_t call_index = code_in_this_binary_ ? ++callable_collections : 0;
+  const bool measure_baseline = options.collect_baseline && !options.baseline_measured_by_caller;
 
   if (RUNNING_ON_VALGRIND) {
     std::shared_ptr<timer_internal::Kernel> baseline;
@@ -165,7 +166,6 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
       if (!made.ok()) return made.status();
       baseline = *std::move(made);
     }
-    const bool measure_baseline = options.collect_baseline && !options.baseline_measured_by_caller;
     absl::StatusOr<CallgrindDumps> dumps =
         timer_internal::CollectInThisProcess(*kernel_, measure_baseline ? baseline.get() : nullptr,
                                              options.number, options.repeats, spec_.num_threads);
@@ -207,7 +207,7 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
     *request.mutable_task_spec() = TaskSpecToProto(spec_);
     request.set_number(options.number);
     request.set_repeats(options.repeats);
-    request.set_collect_baseline(options.collect_baseline && !options.baseline_measured_by_caller);
+    request.set_collect_baseline(measure_baseline);
     if (absl::Status status = base::WriteFileAtomically(
             timer_internal::ChildRequestPath(*directory), request.SerializeAsString());
         !status.ok()) {
