@@ -8,6 +8,7 @@
 #include "compare/version.h"
 #include "expand/version.h"
 #include "fuzzer/version.h"
+#include "history/version.h"
 #include "timer/version.h"
 #include "worker/version.h"
 
@@ -18,7 +19,8 @@ VersionList AllLibraryVersions() {
           {"compare", kCompareVersion},
           {"fuzzer", kFuzzerVersion},
           {"expand", kExpandVersion},
-          {"worker", kWorkerVersion}};
+          {"worker", kWorkerVersion},
+          {"history", kHistoryVersion}};
 }
 
 std::string LibraryVersions() { return DescribeVersions(AllLibraryVersions()); }

@@ -76,7 +76,8 @@ TEST(FlagsTest, DescribeVersionsListsWhatTheProgramNames) {
                                    ", compare " + LibraryVersionMap()["compare"] + ", fuzzer " +
                                    LibraryVersionMap()["fuzzer"] + ", expand " +
                                    LibraryVersionMap()["expand"] + ", worker " +
-                                   LibraryVersionMap()["worker"]);
+                                   LibraryVersionMap()["worker"] + ", history " +
+                                   LibraryVersionMap()["history"]);
 }
 
 TEST(ToolFlagsTest, ParsesFlags) { EXPECT_EQ(RunParse({"demo", "--cli_test_repeats=7"}).code, 7); }

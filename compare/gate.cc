@@ -14,21 +14,6 @@
 #include "re2/re2.h"
 
 namespace icount {
-namespace {
-
-std::string CaseKeyOf(const std::map<std::string, std::string>& metadata, const TaskSpec& spec) {
-  auto it = metadata.find("case");
-  if (it != metadata.end()) return it->second;
-  return absl::StrCat(spec.label.value_or(""), "/", spec.sub_label.value_or(spec.stmt), "/",
-                      spec.description.value_or(""), "/", spec.num_threads);
-}
-
-std::string LabelOf(const TaskSpec& spec) {
-  return absl::StrCat(spec.label.value_or(""), " / ", spec.sub_label.value_or(spec.stmt), " [",
-                      spec.description.value_or(""), ", ", spec.num_threads, "T]");
-}
-
-}  // namespace
 
 double MannWhitneyPValue(const std::vector<double>& a, const std::vector<double>& b) {
   const double n1 = static_cast<double>(a.size());
@@ -100,26 +85,26 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
     auto [it, inserted] = cases.try_emplace(key);
     if (inserted) {
       it->second.key = key;
-      it->second.label = LabelOf(spec);
+      it->second.label = ResultCaseTitle(spec);
       order.push_back(key);
     }
     return it->second;
   };
   for (const InstructionCounts& c : current.instruction_counts) {
-    entry(CaseKeyOf(c.metadata, c.task_spec), c.task_spec).after = c.counts_per_run;
+    entry(ResultCaseKey(c.metadata, c.task_spec), c.task_spec).after = c.counts_per_run;
   }
   for (const InstructionCounts& c : baseline.instruction_counts) {
-    entry(CaseKeyOf(c.metadata, c.task_spec), c.task_spec).before = c.counts_per_run;
+    entry(ResultCaseKey(c.metadata, c.task_spec), c.task_spec).before = c.counts_per_run;
   }
   std::map<std::string, std::vector<double>> times_before;
   std::map<std::string, std::vector<double>> times_after;
   for (const Measurement& m : current.measurements) {
-    const std::string key = CaseKeyOf(m.metadata(), m.task_spec());
+    const std::string key = ResultCaseKey(m.metadata(), m.task_spec());
     entry(key, m.task_spec()).time_after = m.Median();
     times_after[key] = m.Times();
   }
   for (const Measurement& m : baseline.measurements) {
-    const std::string key = CaseKeyOf(m.metadata(), m.task_spec());
+    const std::string key = ResultCaseKey(m.metadata(), m.task_spec());
     entry(key, m.task_spec()).time_before = m.Median();
     times_before[key] = m.Times();
   }

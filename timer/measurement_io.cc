@@ -113,6 +113,19 @@ absl::StatusOr<InstructionCounts> InstructionCountsFromProto(
   return counts;
 }
 
+std::string ResultCaseKey(const std::map<std::string, std::string>& metadata,
+                          const TaskSpec& spec) {
+  auto it = metadata.find("case");
+  if (it != metadata.end()) return it->second;
+  return absl::StrCat(spec.label.value_or(""), "/", spec.sub_label.value_or(spec.stmt), "/",
+                      spec.description.value_or(""), "/", spec.num_threads);
+}
+
+std::string ResultCaseTitle(const TaskSpec& spec) {
+  return absl::StrCat(spec.label.value_or(""), " / ", spec.sub_label.value_or(spec.stmt), " [",
+                      spec.description.value_or(""), ", ", spec.num_threads, "T]");
+}
+
 absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::string_view source) {
   if (std::optional<std::string> error = base::JsonSyntaxError(json)) {
     return absl::InvalidArgumentError(absl::StrCat(source, ":", *error));

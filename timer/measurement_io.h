@@ -34,6 +34,13 @@ struct InstructionCounts {
   std::map<std::string, std::string> metadata;
 };
 
+// The key a case is filed under in results files: its metadata "case"
+// (the front ends set the suite's case key there), else one made of the
+// task spec's labels and thread count.
+std::string ResultCaseKey(const std::map<std::string, std::string>& metadata, const TaskSpec& spec);
+// A case's name for people: "Pointwise / add [C++ Eager, 1T]".
+std::string ResultCaseTitle(const TaskSpec& spec);
+
 timer::InstructionCountsProto InstructionCountsToProto(const InstructionCounts& counts);
 absl::StatusOr<InstructionCounts> InstructionCountsFromProto(
     const timer::InstructionCountsProto& proto);

@@ -9,7 +9,7 @@
 // so a side can load another LibTorch (LD_LIBRARY_PATH, PYTHONPATH), preload
 // a library, or use a worker built against it (--A_worker). In order:
 //   1. each side's worker reports the LibTorch it runs on
-//      (worker/loaded_libtorch.h); with --backtesting, cases that declare a
+//      (worker/libtorch_version_line.h); with --backtesting, cases that declare a
 //      newer min_libtorch_version than either side has are skipped (and
 //      listed), so an old release can be compared with today's;
 //   2. a canary case runs in each environment; a broken environment stops
@@ -55,8 +55,9 @@
 #include "expand/libtorch_version.h"
 #include "timer/function_counts.h"
 #include "timer/measurement_io.h"
+#include "tools/history_recording.h"
 #include "tools/suite.h"
-#include "worker/loaded_libtorch.h"
+#include "worker/libtorch_version_line.h"
 #include "worker/runner.h"
 
 ABSL_FLAG(std::string, A, "", "Shell command setting up environment A (required).");
@@ -643,15 +644,23 @@ int Main(int argc, char** argv) {
   const std::string json_path = absl::GetFlag(FLAGS_json);
   const std::string journal_base =
       json_path.empty() ? absl::StrCat("/tmp/icount-ab-", getpid()) : json_path;
+  absl::StatusOr<std::optional<history::Store>> history = OpenHistoryFlag();
+  if (!history.ok()) return Fail(history.status());
   SideRun a_run, b_run;
+  const std::string start = NowRfc3339();
   if (absl::Status status = RunBothSides(a, b, MakeOrders(*suite, *cases, measure), journal_base,
                                          absl::GetFlag(FLAGS_resume), a_run, b_run);
       !status.ok()) {
     ReportStopped(status, json_path, a_run, b_run);
     return 1;
   }
-  const SuiteResults a_results = CollectResults(*cases, a_run.orders, a_run.results, &a_run.rounds);
-  const SuiteResults b_results = CollectResults(*cases, b_run.orders, b_run.results, &b_run.rounds);
+  SuiteResults a_results = CollectResults(*cases, a_run.orders, a_run.results, &a_run.rounds);
+  SuiteResults b_results = CollectResults(*cases, b_run.orders, b_run.results, &b_run.rounds);
+  const std::string end = NowRfc3339();
+  for (SuiteResults* side : {&a_results, &b_results}) {
+    side->file.start_time = start;
+    side->file.end_time = end;
+  }
   const std::map<std::string, TimeComparison> times = CompareTimes(*cases, a_run, b_run);
   std::printf(
       "%s", RenderComparison(*cases, a, b, a_results, b_results, times, measure.wall_time).c_str());
@@ -665,6 +674,18 @@ int Main(int argc, char** argv) {
                                ".{A,B}.*.journal keep every result)"));
     }
   }
+  int exit_code = a_results.failures.empty() && b_results.failures.empty() ? 0 : 1;
+  if (history->has_value()) {
+    for (const auto& [side, results] : {std::make_pair(&a, &a_results), {&b, &b_results}}) {
+      if (absl::Status s =
+              RecordHistory(**history, results->file, absl::StrCat("ab_test ", side->name),
+                            side->name, &side->libtorch, json_path);
+          !s.ok()) {
+        std::fprintf(stderr, "ab_test: %s\n", std::string(s.message()).c_str());
+        exit_code = 1;
+      }
+    }
+  }
   for (const auto* side : {&a_results, &b_results}) {
     for (const auto& [key, reason] : side->failures) {
       std::fprintf(stderr, "ab_test: %s failed in %s: %s\n", key.c_str(),
@@ -674,7 +695,7 @@ int Main(int argc, char** argv) {
   for (const SideRun* run : {&a_run, &b_run}) {
     for (const std::string& journal : run->journals) std::remove(journal.c_str());
   }
-  return a_results.failures.empty() && b_results.failures.empty() ? 0 : 1;
+  return exit_code;
 }
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include "base/status.h"
 #include "cli/tool_flags.h"
 #include "compare/gate.h"
+#include "tools/history_recording.h"
 #include "tools/suite.h"
 
 ABSL_FLAG(std::string, destination, "",
@@ -151,12 +152,22 @@ int Main(int argc, char** argv) {
   if (!suite.ok()) return Fail(suite.status());
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = CasesToMeasure(*suite);
   if (!cases.ok()) return Fail(cases.status());
+  absl::StatusOr<SuiteHistory> history = OpenSuiteHistory(suite->worker_path);
+  if (!history.ok()) return Fail(history.status());
   absl::StatusOr<SuiteResults> results = Measure(*suite, *cases, destination);
   if (!results.ok()) return Fail(results.status());
   int exit_code = 0;
   for (const auto& [key, reason] : results->failures) {
     std::fprintf(stderr, "ci: case failed: %s: %s\n", key.c_str(), reason.c_str());
     exit_code = 1;
+  }
+  if (history->store.has_value()) {
+    if (absl::Status s = RecordHistory(*history->store, results->file, "ci", "", &history->libtorch,
+                                       destination);
+        !s.ok()) {
+      std::fprintf(stderr, "ci: %s\n", std::string(s.message()).c_str());
+      exit_code = 1;
+    }
   }
   if (!baseline->has_value()) return exit_code;
   absl::StatusOr<GateReport> gated = Gate(**baseline, results->file, *gate);

@@ -21,6 +21,7 @@
 #include "cli/tool_flags.h"
 #include "compare/compare.h"
 #include "expand/case_modes.h"
+#include "tools/history_recording.h"
 #include "tools/suite.h"
 #include "worker/runner.h"
 
@@ -210,11 +211,21 @@ int Main(int argc, char** argv) {
     }
     return 0;
   }
+  absl::StatusOr<SuiteHistory> history = OpenSuiteHistory(suite->worker_path);
+  if (!history.ok()) return Fail(history.status());
   const MeasureOptions measure = MeasureFlags();
   absl::StatusOr<SuiteResults> results =
       Run(*cases, MakeOrders(*suite, *cases, measure), RunnerFlags(*suite));
   if (!results.ok()) return Fail(results.status());
-  return Report(*cases, measure, *results);
+  const int exit_code = Report(*cases, measure, *results);
+  if (history->store.has_value()) {
+    if (absl::Status s = RecordHistory(*history->store, results->file, "main", "",
+                                       &history->libtorch, absl::GetFlag(FLAGS_output));
+        !s.ok()) {
+      return Fail(s);
+    }
+  }
+  return exit_code;
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # //tools:main and //tools:ci end to end: listing, bad input, a small real
-# run with durable results, and the regression gate (exit 3) against a
-# baseline whose count was lowered.
+# run with durable results, the regression gate (exit 3) against a baseline
+# whose count was lowered, and two runs recorded into one history store.
 set -u
 main="$1"
 ci="$2"
+history="$4"
 tmp="${TEST_TMPDIR:-/tmp}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -15,7 +16,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
   || fail "--list --json should show a declared minimum LibTorch"
 "$main" --help > "$tmp/help.txt" || fail "--help should exit 0"
 grep -q -- "--filter" "$tmp/help.txt" || fail "--help should list --filter"
-"$main" --version | grep -qE "^icount libraries: timer [0-9]+\.[0-9]+\.[0-9]+, compare [0-9.]+, fuzzer [0-9.]+, expand [0-9.]+, worker [0-9.]+$" || fail "--version"
+"$main" --version | grep -qE "^icount libraries: timer [0-9]+\.[0-9]+\.[0-9]+, compare [0-9.]+, fuzzer [0-9.]+, expand [0-9.]+, worker [0-9.]+, history [0-9.]+$" || fail "--version"
 # Bad input: exit 1 before anything runs, with this first line on stderr.
 source "$3"  # expect_first_line
 expect_first_line "$main" "main: --filter=( is not a valid RE2 regex: missing ): (" --filter='('
@@ -55,7 +56,14 @@ expect_first_line "$ci" "ci: $tmp/no_counts.json: has no instruction counts to c
   --destination="$tmp/x.json" --baseline="$tmp/no_counts.json"
 expect_first_line "$ci" "ci: /nonexistent.json: cannot open: No such file or directory" \
   --destination="$tmp/x.json" --baseline=/nonexistent.json
+printf 'name,count\nadd,1\n' > "$tmp/foreign.csv"
 [ ! -e "$tmp/x.json" ] || fail "a refused ci run must write nothing"
+# --history is checked before the run: a path that cannot be written, or a
+# file that is not a store, stops main and ci at once and is left alone.
+expect_first_line "$main" "main: --history: /proc/icount.db: cannot open: unable to open database file (is the path writable?)" \
+  --history=/proc/icount.db
+expect_first_line "$ci" "ci: --history: $tmp/foreign.csv: not an icount history store (not an SQLite database, or a damaged one); it was left as it is. Give --db/--history a new file name or an existing store." \
+  --destination="$tmp/x.json" --history="$tmp/foreign.csv"
 if "$ci" --destination="$tmp/ci.json" --overrides='^Empty' 2> "$tmp/overrides.err"; then
   fail "a malformed --overrides must fail"
 fi
@@ -78,7 +86,7 @@ d = json.load(open(sys.argv[1]))
 assert len(d["measurements"]) == 2, d["measurements"]
 assert len(d["instruction_counts"]) == 2
 assert all(c["counts_per_run"] > 0 for c in d["instruction_counts"])
-assert set(d["versions"]) == {"timer", "compare", "fuzzer", "expand", "worker"}, d["versions"]
+assert set(d["versions"]) == {"timer", "compare", "fuzzer", "expand", "worker", "history"}, d["versions"]
 assert d["machine"], d
 PY
 [ ! -e "$tmp/main.json.journal" ] || fail "journal should be gone after success"
@@ -114,9 +122,13 @@ grep -q "valgrind cannot run the instruction RDTSCP (bytes 0xF 0x1 0xF9 0x48) in
 if grep -q "(no output)" "$tmp/cannot.err"; then fail "(no output) reached the user"; fi
 rm -f "$tmp/cannot.json.journal"
 
-# The gate: a baseline with a 20% lower count must make ci exit 3.
-"$ci" --filter='^Empty / no allocation$' --repeats=1 --destination="$tmp/base.json" > /dev/null 2>&1 \
-  || fail "ci baseline run failed"
+# The gate: a baseline with a 20% lower count must make ci exit 3. The
+# baseline and the identical rerun below also go into one history store.
+"$ci" --filter='^Empty / no allocation$' --repeats=1 --destination="$tmp/base.json" \
+  --history="$tmp/h.db" --history_label=first > /dev/null 2> "$tmp/ci_history.err" \
+  || fail "ci baseline run failed: $(cat "$tmp/ci_history.err")"
+grep -q "^ci: recorded as run 1 \"first\" in $tmp/h.db$" "$tmp/ci_history.err" \
+  || fail "ci --history: $(cat "$tmp/ci_history.err")"
 /usr/bin/python3 - "$tmp/base.json" "$tmp/lowered.json" <<'PY' || fail "editing the baseline"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -131,8 +143,23 @@ for c in d["instruction_counts"]:
 json.dump(d, open(sys.argv[2], "w"))
 PY
 "$ci" --filter='^Empty / no allocation$' --repeats=1 --destination="$tmp/again.json" \
-  --baseline="$tmp/base.json" > "$tmp/same.md" 2>/dev/null
+  --baseline="$tmp/base.json" --history="$tmp/h.db" --history_label=second > "$tmp/same.md" 2>/dev/null
 [ $? -eq 0 ] || fail "identical code should pass the gate: $(cat "$tmp/same.md")"
+# Two runs of the same build in one store: same counts, so no step; the
+# store knows the machine, valgrind and LibTorch of each run.
+"$history" --db="$tmp/h.db" list > "$tmp/list.txt" || fail "history list"
+grep -q "2 runs in $tmp/h.db" "$tmp/list.txt" || fail "two runs: $(cat "$tmp/list.txt")"
+grep -Eq "^ +2 +\| +second +\|.*\| +ci +\| +2 / 2 +\|.*\| +valgrind-3\.[0-9.]+ +\| +1\.13" "$tmp/list.txt" \
+  || fail "run 2's row: $(cat "$tmp/list.txt")"
+"$history" --db="$tmp/h.db" steps --metric=counts > "$tmp/steps.txt" || fail "history steps"
+grep -q "^counts: 0 steps in 0 of 2 cases" "$tmp/steps.txt" || fail "steps: $(cat "$tmp/steps.txt")"
+"$history" --db="$tmp/h.db" export --format=csv | grep -c ",instructions_per_run," | grep -qx 4 \
+  || fail "export: 2 runs x 2 cases of counts"
+if "$history" --db="$tmp/h.db" import "$tmp/base.json" 2> "$tmp/import.err"; then
+  fail "importing a run --history already recorded must be refused"
+fi
+grep -q "is already in the store as run 1 (label \"first\"" "$tmp/import.err" \
+  || fail "re-import: $(cat "$tmp/import.err")"
 "$ci" --filter='^Empty / no allocation$' --repeats=1 --destination="$tmp/again2.json" \
   --baseline="$tmp/lowered.json" > "$tmp/gate.md" 2>/dev/null
 [ $? -eq 3 ] || fail "a 25% count increase should exit 3"

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 #include <map>
 #include <set>
@@ -314,15 +313,6 @@ std::string MachineDescription() {
     }
   }
   return absl::StrCat(host, ", ", sysconf(_SC_NPROCESSORS_ONLN), " CPUs, ", model);
-}
-
-std::string NowRfc3339() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc;
-  gmtime_r(&now, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
 }
 
 }  // namespace icount

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/timestamp.h"
 #include "expand/suite.pb.h"
 #include "timer/measurement_io.h"
 #include "worker/runner.h"
@@ -112,8 +113,8 @@ std::string MachineDescription();
 // counts): valgrind's version and options, and where baselines were
 // measured.
 std::map<std::string, std::string> CountSettings(const std::vector<worker::WorkOrderProto>& orders);
-// RFC 3339 UTC timestamp of now.
-std::string NowRfc3339();
+// RFC 3339 UTC timestamp of now (base/timestamp.h).
+using base::NowRfc3339;
 
 }  // namespace icount
 

@@ -5,8 +5,12 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "re2/re2.h"
 
 namespace icount {
@@ -14,30 +18,22 @@ namespace icount {
 constexpr char kEnvironmentOverride[] = "ICOUNT_LIBTORCH_VERSION";
 
 LibTorchVersionReport LoadedLibTorchVersion() {
+  const std::string config = at::show_config();
+  std::vector<std::string> lines;
+  for (absl::string_view line : absl::StrSplit(config, '\n', absl::SkipWhitespace())) {
+    lines.push_back(std::string(absl::StripAsciiWhitespace(line)));
+  }
+  const std::string build = absl::StrJoin(lines, "; ");
   if (const char* declared = std::getenv(kEnvironmentOverride);
       declared != nullptr && declared[0] != '\0') {
-    return {declared, kEnvironmentOverride};
+    return {declared, kEnvironmentOverride, build};
   }
   // "..., TORCH_VERSION=1.13.0, USE_CUDA=OFF, ..." in the build settings.
   std::string version;
-  if (RE2::PartialMatch(at::show_config(), R"(\bTORCH_VERSION=([^,\s]+))", &version)) {
-    return {version, "at::show_config()"};
+  if (RE2::PartialMatch(config, R"(\bTORCH_VERSION=([^,\s]+))", &version)) {
+    return {version, "at::show_config()", build};
   }
-  return {TORCH_VERSION, "the LibTorch headers the worker was built with"};
-}
-
-std::string LibTorchVersionLine(const LibTorchVersionReport& report) {
-  return absl::StrCat("icount-libtorch-version: ", report.version, " from ", report.source);
-}
-
-std::optional<LibTorchVersionReport> FindLibTorchVersionLine(absl::string_view output) {
-  LibTorchVersionReport report;
-  if (!RE2::PartialMatch(re2::StringPiece(output.data(), output.size()),
-                         R"((?m)^icount-libtorch-version: (\S+) from (.+)$)", &report.version,
-                         &report.source)) {
-    return std::nullopt;
-  }
-  return report;
+  return {TORCH_VERSION, "the LibTorch headers the worker was built with", build};
 }
 
 }  // namespace icount

@@ -14,6 +14,10 @@ TEST(LoadedLibTorchTest, ReadsTheLoadedLibrarysBuildSettings) {
   EXPECT_EQ(report.source, "at::show_config()");
   // Debian's headers and shared libraries come from one package.
   EXPECT_EQ(report.version, TORCH_VERSION);
+  // The build settings, on one line, for history.
+  EXPECT_NE(report.build.find("TORCH_VERSION="), std::string::npos) << report.build;
+  EXPECT_NE(report.build.find("; "), std::string::npos);
+  EXPECT_EQ(report.build.find('\n'), std::string::npos);
 }
 
 TEST(LoadedLibTorchTest, TheEnvironmentMayDeclareIt) {
@@ -26,7 +30,7 @@ TEST(LoadedLibTorchTest, TheEnvironmentMayDeclareIt) {
 }
 
 TEST(LoadedLibTorchTest, TheLineIsFoundAmongOtherOutput) {
-  const std::string line = LibTorchVersionLine({"2.1.0+cpu", "at::show_config()"});
+  const std::string line = LibTorchVersionLine({"2.1.0+cpu", "at::show_config()", ""});
   EXPECT_EQ(line, "icount-libtorch-version: 2.1.0+cpu from at::show_config()");
   std::optional<LibTorchVersionReport> found =
       FindLibTorchVersionLine("(env) activated\n" + line + "\nbye\n");
@@ -35,6 +39,19 @@ TEST(LoadedLibTorchTest, TheLineIsFoundAmongOtherOutput) {
   EXPECT_EQ(found->source, "at::show_config()");
   EXPECT_FALSE(FindLibTorchVersionLine("no version here\n").has_value());
   EXPECT_FALSE(FindLibTorchVersionLine("say icount-libtorch-version: 1.0 from x").has_value());
+  EXPECT_EQ(found->build, "");
+}
+
+TEST(LoadedLibTorchTest, TheBuildLineFollowsWhenKnown) {
+  const std::string lines =
+      LibTorchVersionLine({"1.13.0", "at::show_config()", "- GCC 12.2; - Build settings: X=1"});
+  EXPECT_EQ(lines,
+            "icount-libtorch-version: 1.13.0 from at::show_config()\n"
+            "icount-libtorch-build: - GCC 12.2; - Build settings: X=1");
+  std::optional<LibTorchVersionReport> found = FindLibTorchVersionLine("setup\n" + lines + "\n");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->version, "1.13.0");
+  EXPECT_EQ(found->build, "- GCC 12.2; - Build settings: X=1");
 }
 
 }  // namespace

@@ -1,0 +1,624 @@
+#include "history/store.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "base/fnv.h"
+#include "base/status.h"
+#include "base/timestamp.h"
+#include "re2/re2.h"
+#include "timer/measurement.h"
+
+namespace icount::history {
+namespace {
+
+using internal::Database;
+using internal::Statement;
+
+// SQLite's header field for "which application's file is this": 'icnt'.
+constexpr int64_t kApplicationId = 0x69636e74;
+
+constexpr char kSchema[] = R"sql(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  label TEXT NOT NULL,
+  source TEXT NOT NULL,
+  recorded_at TEXT NOT NULL,
+  start_time TEXT NOT NULL,
+  end_time TEXT NOT NULL,
+  host TEXT NOT NULL,
+  cpu_model TEXT NOT NULL,
+  cores INTEGER NOT NULL,
+  kernel TEXT NOT NULL,
+  valgrind TEXT NOT NULL,
+  valgrind_options TEXT NOT NULL,
+  libtorch_version TEXT NOT NULL,
+  libtorch_build TEXT NOT NULL,
+  versions TEXT NOT NULL,
+  settings TEXT NOT NULL,
+  command TEXT NOT NULL,
+  fingerprint TEXT NOT NULL UNIQUE
+);
+CREATE TABLE cases (
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  label TEXT NOT NULL
+);
+-- Per case and run: the count of every repeat (comma-separated totals)
+-- and the per-run count, baseline subtracted.
+CREATE TABLE counts (
+  case_id INTEGER NOT NULL REFERENCES cases(id),
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  number_per_run INTEGER NOT NULL,
+  baseline INTEGER NOT NULL,
+  per_run REAL NOT NULL,
+  repeats TEXT NOT NULL,
+  PRIMARY KEY (case_id, run_id)
+) WITHOUT ROWID;
+-- Per case and run, one row per measurement (ab_test's rounds are
+-- several): the raw block times in whole nanoseconds (the clocks' unit),
+-- each the zigzag varint of its difference from the one before.
+CREATE TABLE times (
+  case_id INTEGER NOT NULL REFERENCES cases(id),
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  seq INTEGER NOT NULL,
+  number_per_run INTEGER NOT NULL,
+  raw_ns BLOB NOT NULL,
+  PRIMARY KEY (case_id, run_id, seq)
+) WITHOUT ROWID;
+-- Per case and run, the seconds per run of all its samples pooled: what
+-- series and change points read, so they never decode samples.
+CREATE TABLE time_levels (
+  case_id INTEGER NOT NULL REFERENCES cases(id),
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  median REAL NOT NULL,
+  p25 REAL NOT NULL,
+  p75 REAL NOT NULL,
+  samples INTEGER NOT NULL,
+  PRIMARY KEY (case_id, run_id)
+) WITHOUT ROWID;
+CREATE TABLE function_names (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE
+);
+-- The most expensive functions of a case in a run (exclusive counts of the
+-- whole measured region, first repeat): (function_names id, count) pairs
+-- as zigzag varints, a third of the size of a row per function.
+CREATE TABLE functions (
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  case_id INTEGER NOT NULL REFERENCES cases(id),
+  top BLOB NOT NULL,
+  PRIMARY KEY (run_id, case_id)
+) WITHOUT ROWID;
+)sql";
+
+}  // namespace
+
+namespace {
+
+// Signed integers as zigzag varints (small magnitudes, either sign, take
+// one or two bytes).
+void PutZigzag(std::string& bytes, int64_t value) {
+  auto zigzag = (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
+  while (zigzag >= 0x80) {
+    bytes.push_back(static_cast<char>((zigzag & 0x7f) | 0x80));
+    zigzag >>= 7;
+  }
+  bytes.push_back(static_cast<char>(zigzag));
+}
+
+int64_t GetZigzag(const std::string& bytes, size_t& i) {
+  uint64_t zigzag = 0;
+  for (int shift = 0; i < bytes.size() && shift < 64; shift += 7) {
+    const auto byte = static_cast<unsigned char>(bytes[i++]);
+    zigzag |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) break;
+  }
+  return static_cast<int64_t>(zigzag >> 1) ^ -static_cast<int64_t>(zigzag & 1);
+}
+
+}  // namespace
+
+std::string EncodeNanoseconds(const std::vector<double>& seconds) {
+  std::string bytes;
+  int64_t previous = 0;
+  for (double t : seconds) {
+    const auto ns = static_cast<int64_t>(std::llround(t * 1e9));
+    PutZigzag(bytes, ns - previous);
+    previous = ns;
+  }
+  return bytes;
+}
+
+std::vector<double> DecodeNanoseconds(const std::string& bytes) {
+  std::vector<double> seconds;
+  int64_t previous = 0;
+  for (size_t i = 0; i < bytes.size();) {
+    previous += GetZigzag(bytes, i);
+    seconds.push_back(static_cast<double>(previous) / 1e9);
+  }
+  return seconds;
+}
+
+namespace {
+
+// MachineDescription()'s "host, N CPUs, model" into its parts; a
+// description of another form is kept whole as the model.
+void ParseMachine(const std::string& machine, RunRow& row) {
+  std::vector<std::string> parts = absl::StrSplit(machine, absl::MaxSplits(", ", 2));
+  int64_t cores = 0;
+  if (parts.size() == 3 && absl::EndsWith(parts[1], " CPUs") &&
+      absl::SimpleAtoi(parts[1].substr(0, parts[1].size() - 5), &cores)) {
+    row.host = parts[0];
+    row.cores = cores;
+    row.cpu_model = parts[2];
+  } else {
+    row.cpu_model = machine;
+  }
+}
+
+std::string Setting(const ResultsFile& results, const std::string& name) {
+  auto it = results.settings.find(name);
+  return it == results.settings.end() ? "" : it->second;
+}
+
+std::string JoinMap(const std::map<std::string, std::string>& map) {
+  return absl::StrJoin(map, ", ", [](std::string* out, const auto& kv) {
+    absl::StrAppend(out, kv.first, " ", kv.second);
+  });
+}
+
+// Rolls the transaction back unless Commit() ran: an error anywhere in
+// AddRun leaves the store as it was.
+class Transaction {
+ public:
+  static absl::StatusOr<std::unique_ptr<Transaction>> Begin(Database& db) {
+    // IMMEDIATE takes the write lock now, waiting (busy timeout) for a
+    // concurrent recorder to finish, instead of failing at the first write.
+    ICOUNT_RETURN_IF_ERROR(db.Execute("BEGIN IMMEDIATE"));
+    return std::unique_ptr<Transaction>(new Transaction(db));
+  }
+  ~Transaction() {
+    if (!done_) db_.Execute("ROLLBACK").IgnoreError();
+  }
+  absl::Status Commit() {
+    done_ = true;
+    return db_.Execute("COMMIT");
+  }
+
+ private:
+  explicit Transaction(Database& db) : db_(db) {}
+  Database& db_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+const char* MetricName(Metric metric) { return metric == Metric::kCounts ? "counts" : "time"; }
+
+std::string CurrentKernel() {
+  struct utsname name;
+  if (uname(&name) != 0) return "";
+  return name.release;
+}
+
+std::string RunFingerprint(const ResultsFile& results, const std::string& side) {
+  base::Fnv1a64 hash;
+  hash.Add(side);
+  hash.Add(results.start_time);
+  hash.Add(results.end_time);
+  hash.Add(results.machine);
+  hash.Add(results.suite_checksum);
+  for (const InstructionCounts& c : results.instruction_counts) {
+    hash.Add(ResultCaseKey(c.metadata, c.task_spec));
+    for (int64_t count : c.counts) hash.Add(absl::StrCat(count));
+  }
+  for (const Measurement& m : results.measurements) {
+    hash.Add(ResultCaseKey(m.metadata(), m.task_spec()));
+    for (double t : m.raw_times()) hash.Add(absl::StrFormat("%.17g", t));
+  }
+  return hash.Hex();
+}
+
+absl::StatusOr<Store> Store::OpenForWriting(const std::string& path) { return Open(path, true); }
+absl::StatusOr<Store> Store::OpenForReading(const std::string& path) { return Open(path, false); }
+
+absl::StatusOr<Store> Store::Open(const std::string& path, bool write) {
+  if (path.empty()) return absl::InvalidArgumentError("no history store given (--db / --history)");
+  const bool exists = access(path.c_str(), F_OK) == 0;
+  if (!write && !exists) {
+    return absl::NotFoundError(
+        absl::StrCat(path, ": no such history store; record runs into it first (--history=", path,
+                     " on main, ci or ab_test, or `history import`)"));
+  }
+  ICOUNT_ASSIGN_OR_RETURN(
+      Database db,
+      Database::Open(
+          path, write ? (exists ? Database::kReadWrite : Database::kCreate) : Database::kReadOnly),
+      absl::Status(_.code(), absl::StrCat(_.message(), write ? " (is the path writable?)" : "")));
+  Store store(std::move(db));
+  ICOUNT_RETURN_IF_ERROR(store.CheckSchema(write));
+  return store;
+}
+
+absl::Status Store::CheckSchema(bool write) {
+  const std::string& path = db_.path();
+  auto not_a_store = [&](absl::string_view why) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, ": not an icount history store (", why,
+        "); it was left as it is. Give --db/--history a new file name or an existing store."));
+  };
+  // SQLite reports a file that is not a database, or whose header is
+  // damaged, at the first query.
+  auto unreadable = [&](const absl::Status& status) {
+    return status.code() == absl::StatusCode::kFailedPrecondition
+               ? not_a_store("not an SQLite database, or a damaged one")
+               : status;
+  };
+  absl::StatusOr<int64_t> application_id = db_.QueryInt("PRAGMA application_id");
+  if (!application_id.ok()) return unreadable(application_id.status());
+  ICOUNT_ASSIGN_OR_RETURN(int64_t tables, db_.QueryInt("SELECT COUNT(*) FROM sqlite_master"),
+                          unreadable(_));
+  if (*application_id != kApplicationId) {
+    if (*application_id != 0 || tables > 0) {
+      return not_a_store("an SQLite database of another application");
+    }
+    if (!write) return not_a_store("an empty file");
+  }
+  ICOUNT_ASSIGN_OR_RETURN(int64_t schema, db_.QueryInt("PRAGMA user_version"));
+  if (schema > kHistorySchemaVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, ": the store's schema version ", schema, " is newer than this build reads (",
+        kHistorySchemaVersion, "); use a newer icount. The file was left as it is."));
+  }
+  if (!write) return absl::OkStatus();
+  if (db_.ReadOnly()) {
+    // SQLite opens a write-protected file read-only without a word.
+    return absl::PermissionDeniedError(absl::StrCat(
+        path, ": the store is read-only; make it writable or give --history/--db another path"));
+  }
+  if (tables > 0) {
+    // A damaged page would otherwise surface in the middle of a recording.
+    ICOUNT_ASSIGN_OR_RETURN(Statement check, db_.Prepare("PRAGMA quick_check"));
+    ICOUNT_ASSIGN_OR_RETURN(bool row, check.Step(), unreadable(_));
+    if (!row || check.Text(0) != "ok") {
+      return absl::FailedPreconditionError(absl::StrCat(
+          path, ": the store is damaged (quick_check: ", row ? check.Text(0) : "no answer",
+          "); it was left as it is. Restore it from a copy, or start a new store."));
+    }
+  }
+  {
+    // The WAL journal lets readers go on while a run records; setting it is
+    // the first write, so a read-only file or directory fails here, before
+    // any run starts.
+    ICOUNT_ASSIGN_OR_RETURN(Statement wal, db_.Prepare("PRAGMA journal_mode=WAL"));
+    ICOUNT_ASSIGN_OR_RETURN(bool row, wal.Step(),
+                            absl::PermissionDeniedError(absl::StrCat(
+                                _.message(), " (the store or its directory is not writable)")));
+    if (!row || wal.Text(0) != "wal") {
+      return absl::PermissionDeniedError(
+          absl::StrCat(path, ": cannot switch the store to WAL journaling (got \"",
+                       row ? wal.Text(0) : "", "\"): is it or its directory read-only?"));
+    }
+  }
+  ICOUNT_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction, Transaction::Begin(db_),
+                          absl::PermissionDeniedError(absl::StrCat(
+                              _.message(), " (the store or its directory is not writable)")));
+  if (tables == 0) {
+    ICOUNT_RETURN_IF_ERROR(db_.Execute(kSchema));
+    ICOUNT_RETURN_IF_ERROR(db_.Execute(absl::StrCat(
+        "PRAGMA application_id=", kApplicationId, ";PRAGMA user_version=", kHistorySchemaVersion)));
+  }
+  return transaction->Commit();
+}
+
+absl::StatusOr<int64_t> Store::CaseId(const std::string& key, const std::string& label) {
+  ICOUNT_ASSIGN_OR_RETURN(Statement insert,
+                          db_.Prepare("INSERT OR IGNORE INTO cases(key, label) VALUES (?1, ?2)"));
+  ICOUNT_RETURN_IF_ERROR(insert.Bind(1, key).Bind(2, label).Run());
+  ICOUNT_ASSIGN_OR_RETURN(Statement select, db_.Prepare("SELECT id FROM cases WHERE key = ?1"));
+  select.Bind(1, key);
+  ICOUNT_ASSIGN_OR_RETURN(bool row, select.Step());
+  if (!row) return absl::InternalError(absl::StrCat(db_.path(), ": case ", key, " vanished"));
+  return select.Int(0);
+}
+
+absl::StatusOr<int64_t> Store::FunctionId(const std::string& name) {
+  ICOUNT_ASSIGN_OR_RETURN(Statement insert,
+                          db_.Prepare("INSERT OR IGNORE INTO function_names(name) VALUES (?1)"));
+  ICOUNT_RETURN_IF_ERROR(insert.Bind(1, name).Run());
+  ICOUNT_ASSIGN_OR_RETURN(Statement select,
+                          db_.Prepare("SELECT id FROM function_names WHERE name = ?1"));
+  select.Bind(1, name);
+  ICOUNT_ASSIGN_OR_RETURN(bool row, select.Step());
+  if (!row) return absl::InternalError(absl::StrCat(db_.path(), ": function ", name, " vanished"));
+  return select.Int(0);
+}
+
+absl::StatusOr<int64_t> Store::AddRun(const ResultsFile& results, const RunInfo& info) {
+  if (results.instruction_counts.empty() && results.measurements.empty()) {
+    return absl::InvalidArgumentError("the results hold no instruction counts and no wall times");
+  }
+  const std::string fingerprint = RunFingerprint(results, info.side);
+  ICOUNT_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction, Transaction::Begin(db_));
+  {
+    ICOUNT_ASSIGN_OR_RETURN(
+        Statement same,
+        db_.Prepare("SELECT id, label, recorded_at FROM runs WHERE fingerprint = ?1"));
+    same.Bind(1, fingerprint);
+    ICOUNT_ASSIGN_OR_RETURN(bool row, same.Step());
+    if (row) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("this run (", results.start_time, " to ", results.end_time,
+                       ") is already in the store as run ", same.Int(0), " (label \"", same.Text(1),
+                       "\", recorded ", same.Text(2), "); nothing was changed"));
+    }
+  }
+  RunRow machine;
+  ParseMachine(results.machine, machine);
+  ICOUNT_ASSIGN_OR_RETURN(
+      Statement run,
+      db_.Prepare("INSERT INTO runs(label, source, recorded_at, start_time, end_time, host, "
+                  "cpu_model, cores, kernel, valgrind, valgrind_options, libtorch_version, "
+                  "libtorch_build, versions, settings, command, fingerprint) VALUES "
+                  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"));
+  run.Bind(1, info.label)
+      .Bind(2, info.source)
+      .Bind(3, base::NowRfc3339())
+      .Bind(4, results.start_time)
+      .Bind(5, results.end_time)
+      .Bind(6, machine.host)
+      .Bind(7, machine.cpu_model)
+      .Bind(8, machine.cores)
+      .Bind(9, info.kernel)
+      .Bind(10, Setting(results, "valgrind"))
+      .Bind(11, Setting(results, "valgrind_options"))
+      .Bind(12, info.libtorch_version)
+      .Bind(13, info.libtorch_build)
+      .Bind(14, JoinMap(results.versions))
+      .Bind(15, JoinMap(results.settings))
+      .Bind(16, info.command)
+      .Bind(17, fingerprint);
+  ICOUNT_RETURN_IF_ERROR(run.Run());
+  const int64_t run_id = db_.LastInsertRowId();
+
+  ICOUNT_ASSIGN_OR_RETURN(
+      Statement counts, db_.Prepare("INSERT INTO counts(case_id, run_id, number_per_run, "
+                                    "baseline, per_run, repeats) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+  ICOUNT_ASSIGN_OR_RETURN(
+      Statement functions,
+      db_.Prepare("INSERT INTO functions(run_id, case_id, top) VALUES (?1, ?2, ?3)"));
+  for (const InstructionCounts& c : results.instruction_counts) {
+    const std::string key = ResultCaseKey(c.metadata, c.task_spec);
+    ICOUNT_ASSIGN_OR_RETURN(int64_t case_id, CaseId(key, ResultCaseTitle(c.task_spec)));
+    counts.Bind(1, case_id)
+        .Bind(2, run_id)
+        .Bind(3, c.number_per_run)
+        .Bind(4, c.baseline)
+        .Bind(5, c.counts_per_run)
+        .Bind(6, absl::StrJoin(c.counts, ","));
+    ICOUNT_RETURN_IF_ERROR(counts.Run(),
+                           absl::Status(_.code(), absl::StrCat(_.message(), " (case ", key, ")")));
+    std::string top;
+    const FunctionCounts kept = c.exclusive.Slice(0, kTopFunctions);
+    for (const FunctionCount& row : kept.rows()) {
+      ICOUNT_ASSIGN_OR_RETURN(int64_t function_id, FunctionId(row.function));
+      PutZigzag(top, function_id);
+      PutZigzag(top, row.count);
+    }
+    if (!top.empty()) {
+      ICOUNT_RETURN_IF_ERROR(functions.Bind(1, run_id).Bind(2, case_id).BindBlob(3, top).Run());
+    }
+  }
+  ICOUNT_ASSIGN_OR_RETURN(Statement times,
+                          db_.Prepare("INSERT INTO times(case_id, run_id, seq, number_per_run, "
+                                      "raw_ns) VALUES (?1, ?2, ?3, ?4, ?5)"));
+  std::map<int64_t, int64_t> next_seq;             // case id -> measurements so far
+  std::map<int64_t, std::vector<double>> per_run;  // case id -> seconds per run, pooled
+  for (const Measurement& m : results.measurements) {
+    ICOUNT_ASSIGN_OR_RETURN(int64_t case_id, CaseId(ResultCaseKey(m.metadata(), m.task_spec()),
+                                                    ResultCaseTitle(m.task_spec())));
+    times.Bind(1, case_id)
+        .Bind(2, run_id)
+        .Bind(3, next_seq[case_id]++)
+        .Bind(4, m.number_per_run())
+        .BindBlob(5, EncodeNanoseconds(m.raw_times()));
+    ICOUNT_RETURN_IF_ERROR(times.Run());
+    // The level is computed from the stored (nanosecond) samples, so it is
+    // the same whether read now or recomputed from the store later.
+    for (double t : DecodeNanoseconds(EncodeNanoseconds(m.raw_times()))) {
+      per_run[case_id].push_back(t / static_cast<double>(m.number_per_run()));
+    }
+  }
+  ICOUNT_ASSIGN_OR_RETURN(Statement levels,
+                          db_.Prepare("INSERT INTO time_levels(case_id, run_id, median, p25, "
+                                      "p75, samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+  for (auto& [case_id, samples] : per_run) {
+    if (samples.empty()) continue;
+    std::sort(samples.begin(), samples.end());
+    levels.Bind(1, case_id)
+        .Bind(2, run_id)
+        .Bind(3, Quantile(samples, 0.5))
+        .Bind(4, Quantile(samples, 0.25))
+        .Bind(5, Quantile(samples, 0.75))
+        .Bind(6, static_cast<int64_t>(samples.size()));
+    ICOUNT_RETURN_IF_ERROR(levels.Run());
+  }
+  ICOUNT_RETURN_IF_ERROR(transaction->Commit());
+  return run_id;
+}
+
+absl::StatusOr<std::vector<RunRow>> Store::Runs() {
+  ICOUNT_ASSIGN_OR_RETURN(
+      Statement select,
+      db_.Prepare("SELECT id, label, source, recorded_at, start_time, end_time, host, cpu_model, "
+                  "cores, kernel, valgrind, libtorch_version, libtorch_build, versions, command, "
+                  "IFNULL(counted.n, 0), IFNULL(timed.n, 0) FROM runs "
+                  // One pass over each table (both are keyed by case first).
+                  "LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM counts GROUP BY run_id) AS counted "
+                  "ON counted.run_id = runs.id "
+                  "LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM time_levels GROUP BY run_id) AS "
+                  "timed ON timed.run_id = runs.id ORDER BY start_time, id"));
+  std::vector<RunRow> runs;
+  while (true) {
+    ICOUNT_ASSIGN_OR_RETURN(bool row, select.Step());
+    if (!row) break;
+    RunRow r;
+    r.id = select.Int(0);
+    r.label = select.Text(1);
+    r.source = select.Text(2);
+    r.recorded_at = select.Text(3);
+    r.start_time = select.Text(4);
+    r.end_time = select.Text(5);
+    r.host = select.Text(6);
+    r.cpu_model = select.Text(7);
+    r.cores = select.Int(8);
+    r.kernel = select.Text(9);
+    r.valgrind = select.Text(10);
+    r.libtorch_version = select.Text(11);
+    r.libtorch_build = select.Text(12);
+    r.versions = select.Text(13);
+    r.command = select.Text(14);
+    r.counted_cases = select.Int(15);
+    r.timed_cases = select.Int(16);
+    runs.push_back(std::move(r));
+  }
+  return runs;
+}
+
+absl::StatusOr<std::vector<CaseSeries>> Store::Series(Metric metric, const std::string& case_regex,
+                                                      const std::string& since_label) {
+  RE2 filter(case_regex, RE2::Quiet);
+  if (!filter.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("the case filter \"", case_regex,
+                                                   "\" is not a valid regex: ", filter.error()));
+  }
+  // Runs in order; the position of each is its place in every series.
+  ICOUNT_ASSIGN_OR_RETURN(Statement runs,
+                          db_.Prepare("SELECT id, label FROM runs ORDER BY start_time, id"));
+  std::map<int64_t, std::pair<size_t, std::string>> run_place;  // id -> (position, label)
+  size_t first_position = 0;
+  bool since_found = since_label.empty();
+  while (true) {
+    ICOUNT_ASSIGN_OR_RETURN(bool row, runs.Step());
+    if (!row) break;
+    const size_t position = run_place.size();
+    if (!since_found && runs.Text(1) == since_label) {
+      since_found = true;
+      first_position = position;
+    }
+    run_place[runs.Int(0)] = {position, runs.Text(1)};
+  }
+  if (!since_found) {
+    return absl::NotFoundError(
+        absl::StrCat("no run is labelled \"", since_label, "\" (`history list` shows the labels)"));
+  }
+  ICOUNT_ASSIGN_OR_RETURN(Statement cases, db_.Prepare("SELECT id, key, label FROM cases"));
+  std::map<int64_t, CaseSeries> selected;
+  while (true) {
+    ICOUNT_ASSIGN_OR_RETURN(bool row, cases.Step());
+    if (!row) break;
+    const std::string key = cases.Text(1);
+    const std::string label = cases.Text(2);
+    if (case_regex.empty() || RE2::PartialMatch(key, filter) || RE2::PartialMatch(label, filter)) {
+      selected[cases.Int(0)] = CaseSeries{key, label, {}};
+    }
+  }
+  // (case id, run id) -> the value and its spread
+  std::map<std::pair<int64_t, int64_t>, SeriesPoint> values;
+  if (metric == Metric::kCounts) {
+    ICOUNT_ASSIGN_OR_RETURN(Statement select,
+                            db_.Prepare("SELECT case_id, run_id, per_run FROM counts"));
+    while (true) {
+      ICOUNT_ASSIGN_OR_RETURN(bool row, select.Step());
+      if (!row) break;
+      if (!selected.count(select.Int(0))) continue;
+      const double value = select.Double(2);
+      values[{select.Int(0), select.Int(1)}] = SeriesPoint{0, "", value, value, value};
+    }
+  } else {
+    ICOUNT_ASSIGN_OR_RETURN(
+        Statement select, db_.Prepare("SELECT case_id, run_id, median, p25, p75 FROM time_levels"));
+    while (true) {
+      ICOUNT_ASSIGN_OR_RETURN(bool row, select.Step());
+      if (!row) break;
+      if (!selected.count(select.Int(0))) continue;
+      values[{select.Int(0), select.Int(1)}] =
+          SeriesPoint{0, "", select.Double(2), select.Double(3), select.Double(4)};
+    }
+  }
+  for (auto& [ids, point] : values) {
+    const auto& [position, label] = run_place.at(ids.second);
+    if (position < first_position) continue;
+    point.run_id = ids.second;
+    point.run_label = label;
+    selected[ids.first].points.push_back(std::move(point));
+  }
+  std::vector<CaseSeries> out;
+  for (auto& [id, series] : selected) {
+    if (series.points.empty()) continue;
+    std::sort(series.points.begin(), series.points.end(),
+              [&](const SeriesPoint& a, const SeriesPoint& b) {
+                return run_place.at(a.run_id).first < run_place.at(b.run_id).first;
+              });
+    out.push_back(std::move(series));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const CaseSeries& a, const CaseSeries& b) { return a.key < b.key; });
+  return out;
+}
+
+absl::StatusOr<FunctionCounts> Store::TopFunctions(int64_t run_id, const std::string& case_key) {
+  ICOUNT_ASSIGN_OR_RETURN(Statement select,
+                          db_.Prepare("SELECT functions.top FROM functions JOIN cases ON "
+                                      "cases.id = functions.case_id WHERE functions.run_id = ?1 "
+                                      "AND cases.key = ?2"));
+  select.Bind(1, run_id).Bind(2, case_key);
+  ICOUNT_ASSIGN_OR_RETURN(bool found, select.Step());
+  std::vector<FunctionCount> rows;
+  if (!found) return FunctionCounts(std::move(rows), /*inclusive=*/false);
+  const std::string top = select.Text(0);
+  ICOUNT_ASSIGN_OR_RETURN(Statement name,
+                          db_.Prepare("SELECT name FROM function_names WHERE id = ?1"));
+  for (size_t i = 0; i < top.size();) {
+    const int64_t function_id = GetZigzag(top, i);
+    const int64_t count = GetZigzag(top, i);
+    name.Bind(1, function_id);
+    ICOUNT_ASSIGN_OR_RETURN(bool named, name.Step());
+    if (!named) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          db_.path(), ": run ", run_id, " names function ", function_id, ", which is missing"));
+    }
+    rows.push_back(FunctionCount{count, name.Text(0)});
+    name.Reset();
+  }
+  return FunctionCounts(std::move(rows), /*inclusive=*/false);
+}
+
+absl::StatusOr<int64_t> Store::CountsNumberPerRun(int64_t run_id, const std::string& case_key) {
+  ICOUNT_ASSIGN_OR_RETURN(
+      Statement select,
+      db_.Prepare("SELECT counts.number_per_run FROM counts JOIN cases ON cases.id = "
+                  "counts.case_id WHERE counts.run_id = ?1 AND cases.key = ?2"));
+  select.Bind(1, run_id).Bind(2, case_key);
+  ICOUNT_ASSIGN_OR_RETURN(bool row, select.Step());
+  if (!row) {
+    return absl::NotFoundError(absl::StrCat("run ", run_id, " has no counts of ", case_key));
+  }
+  return select.Int(0);
+}
+
+}  // namespace icount::history

@@ -1,0 +1,108 @@
+#include "tools/history_recording.h"
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "base/files.h"
+#include "base/subprocess.h"
+
+ABSL_FLAG(std::string, history, "",
+          "Also record the run in this history store (SQLite, created when missing; see "
+          "//tools:history). Checked before the run starts.");
+ABSL_FLAG(std::string, history_label, "",
+          "The run's label in --history, e.g. the LibTorch commit or build; default: the "
+          "run's start time.");
+
+namespace icount {
+namespace {
+
+// This process's command line, arguments with spaces quoted.
+std::string CommandLine() {
+  absl::StatusOr<std::string> raw = base::ReadFileToString("/proc/self/cmdline");
+  if (!raw.ok()) return "";
+  std::vector<std::string> args;
+  for (absl::string_view arg : absl::StrSplit(*raw, '\0', absl::SkipEmpty())) {
+    args.push_back(arg.find_first_of(" \t'\"") == absl::string_view::npos
+                       ? std::string(arg)
+                       : absl::StrCat("'", arg, "'"));
+  }
+  return absl::StrJoin(args, " ");
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<history::Store>> OpenHistoryFlag() {
+  const std::string path = absl::GetFlag(FLAGS_history);
+  if (path.empty()) return std::optional<history::Store>();
+  absl::StatusOr<history::Store> store = history::Store::OpenForWriting(path);
+  if (!store.ok()) {
+    return absl::Status(store.status().code(),
+                        absl::StrCat("--history: ", store.status().message()));
+  }
+  return std::optional<history::Store>(*std::move(store));
+}
+
+absl::StatusOr<LibTorchVersionReport> AskWorkerForLibTorch(const std::string& worker_path) {
+  absl::StatusOr<base::CommandResult> result =
+      base::RunCommand({worker_path, "--print_libtorch_version"});
+  if (!result.ok()) return result.status();
+  std::optional<LibTorchVersionReport> report = FindLibTorchVersionLine(result->output);
+  if (result->exit_code != 0 || !report.has_value()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(worker_path, " could not report its LibTorch (", base::DescribeExit(*result),
+                     "):\n", result->output));
+  }
+  return *report;
+}
+
+absl::StatusOr<SuiteHistory> OpenSuiteHistory(const std::string& worker_path) {
+  SuiteHistory history;
+  absl::StatusOr<std::optional<history::Store>> store = OpenHistoryFlag();
+  if (!store.ok()) return store.status();
+  history.store = *std::move(store);
+  if (history.store.has_value()) {
+    absl::StatusOr<LibTorchVersionReport> libtorch = AskWorkerForLibTorch(worker_path);
+    if (!libtorch.ok()) return libtorch.status();
+    history.libtorch = *std::move(libtorch);
+  }
+  return history;
+}
+
+absl::Status RecordHistory(history::Store& store, const ResultsFile& results,
+                           const std::string& source, const std::string& side,
+                           const LibTorchVersionReport* libtorch, const std::string& results_path) {
+  history::RunInfo info;
+  const std::string label = absl::GetFlag(FLAGS_history_label);
+  info.label =
+      absl::StrCat(label.empty() ? results.start_time : label, side.empty() ? "" : " ", side);
+  info.side = side;
+  info.source = source;
+  info.command = CommandLine();
+  info.kernel = history::CurrentKernel();
+  if (libtorch != nullptr) {
+    info.libtorch_version = libtorch->version;
+    info.libtorch_build = libtorch->build;
+  }
+  absl::StatusOr<int64_t> run = store.AddRun(results, info);
+  if (!run.ok()) {
+    return absl::Status(
+        run.status().code(),
+        absl::StrCat("--history: ", store.path(), ": ", run.status().message(),
+                     results_path.empty()
+                         ? ""
+                         : absl::StrCat(" (the results are in ", results_path,
+                                        "; `history --db=", store.path(), " import ", results_path,
+                                        " --label=\"", info.label, "\"` records them later)")));
+  }
+  std::fprintf(stderr, "%s: recorded as run %lld \"%s\" in %s\n", source.c_str(),
+               static_cast<long long>(*run), info.label.c_str(), store.path().c_str());
+  return absl::OkStatus();
+}
+
+}  // namespace icount
