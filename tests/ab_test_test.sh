@@ -5,17 +5,19 @@
 # environments must show no change at all. Wall time alternates A and B in
 # rounds. Backtesting: environments that declare an old LibTorch
 # (ICOUNT_LIBTORCH_VERSION) skip the cases that need a newer one. An
-# interrupted run keeps its results and --resume finishes it.
+# interrupted run keeps its results and --resume finishes it. Each side is
+# recorded in --history as a run of its own.
 set -u
 ab_test="$PWD/$1"
 lib="$PWD/$2"
+history="$PWD/$4"
 tmp="${TEST_TMPDIR:-/tmp}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 filter='^Empty / with allocation$'
 
 "$ab_test" --A=true --B="export LD_PRELOAD=$lib" --filter="$filter" --colorize=false \
-  --display_time --time_rounds=2 > "$tmp/slow.txt" 2> "$tmp/slow.err" \
-  || fail "ab_test failed: $(cat "$tmp/slow.err")"
+  --display_time --time_rounds=2 --history="$tmp/ab.db" --history_label=tax \
+  > "$tmp/slow.txt" 2> "$tmp/slow.err" || fail "ab_test failed: $(cat "$tmp/slow.err")"
 cat "$tmp/slow.err" "$tmp/slow.txt"
 grep -q "Python Eager (time)" "$tmp/slow.txt" || fail "--display_time shows no wall-time column"
 rounds=$(grep -o "wall time, round . of 2, [AB]" "$tmp/slow.err" | tr '\n' ' ')
@@ -25,6 +27,16 @@ rounds=$(grep -o "wall time, round . of 2, [AB]" "$tmp/slow.err" | tr '\n' ' ')
 grep -q "too few rounds (2 of 3 needed)" "$tmp/slow.txt" || fail "2 rounds must give no time verdict"
 grep -q "icount_test_allocation_tax" "$tmp/slow.txt" || fail "the preloaded function is not named"
 grep -Eq '\+[0-9.]+%' "$tmp/slow.txt" || fail "no count increase reported"
+
+# Each side is a run of its own in --history; between them, history finds
+# the count steps and names the preloaded function.
+"$history" --db="$tmp/ab.db" list > "$tmp/ab_list.txt" || fail "history list"
+grep -Eq "^ +1 +\| +tax A +\|.*\| +ab_test A +\| +2 / 2 " "$tmp/ab_list.txt" || fail "run A: $(cat "$tmp/ab_list.txt")"
+grep -Eq "^ +2 +\| +tax B +\|.*\| +ab_test B +\| +2 / 2 " "$tmp/ab_list.txt" || fail "run B: $(cat "$tmp/ab_list.txt")"
+"$history" --db="$tmp/ab.db" steps --metric=counts > "$tmp/ab_steps.txt" || fail "history steps"
+grep -q "^counts: 2 steps in 2 of 2 cases" "$tmp/ab_steps.txt" || fail "steps: $(cat "$tmp/ab_steps.txt")"
+grep -q 'at run 2 "tax B" (after run 1 "tax A")' "$tmp/ab_steps.txt" || fail "step run: $(cat "$tmp/ab_steps.txt")"
+grep -q "icount_test_allocation_tax" "$tmp/ab_steps.txt" || fail "the tax is not named: $(cat "$tmp/ab_steps.txt")"
 
 real_version=$(/usr/bin/python3 -c 'import torch; print(torch.__version__)')
 grep -q "^ab_test: A runs LibTorch ${real_version:0:4}[0-9.]* (from at::show_config())$" "$tmp/slow.err" \
