@@ -1,5 +1,8 @@
 #include "history/store.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <string>
 #include <thread>
 #include <vector>
@@ -171,6 +174,34 @@ TEST_F(StoreTest, TwoWritersAtOnceBothLand) {
   for (std::thread& t : writers) t.join();
   EXPECT_TRUE(outcomes[0].ok()) << outcomes[0];
   EXPECT_TRUE(outcomes[1].ok()) << outcomes[1];
+  EXPECT_EQ(Store::OpenForReading(Path("h.db"))->Runs()->size(), 10);
+}
+
+TEST_F(StoreTest, TwoProcessesAtOnceBothLand) {
+  // Across processes SQLite locks with fcntl, not with its in-process table:
+  // two recording processes, as two CI jobs on one machine would be.
+  ASSERT_TRUE(Store::OpenForWriting(Path("h.db")).ok());
+  std::vector<pid_t> children;
+  for (int w = 0; w < 2; ++w) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      absl::StatusOr<Store> store = Store::OpenForWriting(Path("h.db"));
+      if (!store.ok()) _exit(2);
+      for (int r = 0; r < 5; ++r) {
+        FakeRun run = RunAt(1 + 10 * w + r);
+        run.cases = 200;
+        if (!store->AddRun(FakeResults(run), RunInfo()).ok()) _exit(3);
+      }
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  }
   EXPECT_EQ(Store::OpenForReading(Path("h.db"))->Runs()->size(), 10);
 }
 
