@@ -10,41 +10,12 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "compare/text_table.h"
+#include "compare/time_comparison.h"
 #include "re2/re2.h"
 
 namespace icount {
-
-double MannWhitneyPValue(const std::vector<double>& a, const std::vector<double>& b) {
-  const double n1 = static_cast<double>(a.size());
-  const double n2 = static_cast<double>(b.size());
-  if (a.empty() || b.empty()) return 1;
-  std::vector<std::pair<double, int>> all;
-  for (double x : a) all.push_back({x, 0});
-  for (double x : b) all.push_back({x, 1});
-  std::sort(all.begin(), all.end());
-  // Average ranks for ties, and the tie correction term.
-  double rank_sum_a = 0;
-  double tie_term = 0;
-  for (size_t i = 0; i < all.size();) {
-    size_t j = i;
-    while (j < all.size() && all[j].first == all[i].first) ++j;
-    const double average_rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2;
-    for (size_t k = i; k < j; ++k) {
-      if (all[k].second == 0) rank_sum_a += average_rank;
-    }
-    const double t = static_cast<double>(j - i);
-    tie_term += t * t * t - t;
-    i = j;
-  }
-  const double u = rank_sum_a - n1 * (n1 + 1) / 2;
-  const double mean = n1 * n2 / 2;
-  const double n = n1 + n2;
-  const double variance = n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1)));
-  if (variance <= 0) return 1;
-  const double z = (std::fabs(u - mean) - 0.5) / std::sqrt(variance);
-  return std::min(1.0, std::erfc(std::max(0.0, z) / std::sqrt(2.0)));
-}
 
 absl::Status CheckGateOptions(const GateOptions& options) {
   if (!(options.threshold_pct >= 0)) {
@@ -96,17 +67,31 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
   for (const InstructionCounts& c : baseline.instruction_counts) {
     entry(ResultCaseKey(c.metadata, c.task_spec), c.task_spec).before = c.counts_per_run;
   }
-  std::map<std::string, std::vector<double>> times_before;
-  std::map<std::string, std::vector<double>> times_after;
-  for (const Measurement& m : current.measurements) {
-    const std::string key = ResultCaseKey(m.metadata(), m.task_spec());
-    entry(key, m.task_spec()).time_after = m.Median();
-    times_after[key] = m.Times();
-  }
+  // Each measurement of a case is one round; its median is the round's time.
+  std::map<std::string, UnpairedRounds> rounds;
   for (const Measurement& m : baseline.measurements) {
     const std::string key = ResultCaseKey(m.metadata(), m.task_spec());
-    entry(key, m.task_spec()).time_before = m.Median();
-    times_before[key] = m.Times();
+    entry(key, m.task_spec());
+    rounds[key].a.push_back(m.Median());
+  }
+  for (const Measurement& m : current.measurements) {
+    const std::string key = ResultCaseKey(m.metadata(), m.task_spec());
+    entry(key, m.task_spec());
+    rounds[key].b.push_back(m.Median());
+  }
+  std::vector<std::string> timed;
+  std::vector<UnpairedRounds> timed_rounds;
+  for (const std::string& key : order) {
+    auto it = rounds.find(key);
+    if (it == rounds.end() || it->second.a.empty() || it->second.b.empty()) continue;
+    timed.push_back(key);
+    timed_rounds.push_back(it->second);
+  }
+  const std::vector<TimeComparison> times = CompareUnpairedWallTimes(timed_rounds, options.time);
+  for (size_t k = 0; k < timed.size(); ++k) {
+    cases[timed[k]].time = times[k];
+    report.time_regressions += times[k].verdict == TimeVerdict::kSlower;
+    report.time_improvements += times[k].verdict == TimeVerdict::kFaster;
   }
   for (const std::string& key : order) {
     CaseVerdict& c = cases[key];
@@ -116,9 +101,6 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
         c.threshold_pct = pct;
         break;
       }
-    }
-    if (times_before.count(key) && times_after.count(key)) {
-      c.time_p_value = MannWhitneyPValue(times_before[key], times_after[key]);
     }
     if (!c.before.has_value() && !c.after.has_value()) {
       c.verdict = compare::VERDICT_OK;  // wall time only
@@ -164,15 +146,37 @@ const char* VerdictName(compare::Verdict verdict) {
 }
 
 bool TimeChanged(const CaseVerdict& verdict) {
-  return verdict.time_p_value.has_value() && *verdict.time_p_value < 0.01;
+  return verdict.time.has_value() && verdict.time->significant;
+}
+
+bool GateFails(const GateReport& report, const GateOptions& options) {
+  return report.regressions > 0 || (options.gate_on_time && report.time_regressions > 0);
+}
+
+std::string GateJson(const GateReport& report) {
+  std::vector<std::string> objects;
+  for (const CaseVerdict& c : report.cases) {
+    std::optional<double> counts;
+    if (c.before && c.after && *c.before != 0) counts = 100 * (*c.after - *c.before) / *c.before;
+    if (!counts.has_value() && !c.time.has_value()) continue;
+    objects.push_back(ComparisonJson(c.key, counts, c.time ? &*c.time : nullptr));
+  }
+  return absl::StrCat("{\"regressions\": ", report.regressions,
+                      ", \"time_regressions\": ", report.time_regressions, ", \"comparisons\": [",
+                      objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]}\n");
 }
 
 std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
-  std::string md = absl::StrFormat(
-      "### icount: %s\n\n", report.regressions > 0
-                                ? absl::StrCat(report.regressions, " instruction-count regression",
-                                               report.regressions > 1 ? "s" : "")
-                                : std::string("no instruction-count regression"));
+  std::string headline = report.regressions > 0
+                             ? absl::StrCat(report.regressions, " instruction-count regression",
+                                            report.regressions > 1 ? "s" : "")
+                             : std::string("no instruction-count regression");
+  if (report.time_regressions > 0) {
+    absl::StrAppend(&headline, ", ", report.time_regressions, " wall-time slowdown",
+                    report.time_regressions > 1 ? "s" : "",
+                    options.gate_on_time ? "" : " (reported, not gating)");
+  }
+  std::string md = absl::StrFormat("### icount: %s\n\n", headline);
   absl::StrAppendFormat(
       &md,
       "%d cases compared; %d improved; %d new, %d missing. Thresholds: +%.2f%% "
@@ -180,12 +184,19 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
       static_cast<int>(report.cases.size()), report.improvements, report.new_cases,
       report.missing_cases, options.threshold_pct, options.threshold_abs,
       report.checksum_mismatch ? " **The case sets differ** (suite checksums do not match)." : "");
+  absl::StrAppendFormat(
+      &md,
+      "Wall time: each case's rounds against the baseline's, Welch's t-test on log times, "
+      "95%% intervals; `*` significant after Benjamini-Hochberg over all cases at 5%% and at "
+      "least %.0f%%; %d slower, %d faster.%s\n\n",
+      options.time.min_effect_pct, report.time_regressions, report.time_improvements,
+      options.gate_on_time ? " A significant slowdown fails the gate." : "");
   TextTable table({{"case"},
                    {"verdict"},
                    {"before", Align::kRight},
                    {"after", Align::kRight},
                    {"change", Align::kRight},
-                   {"wall time (p)"}});
+                   {"wall time (95% CI)"}});
   for (const CaseVerdict& c : report.cases) {
     if (c.verdict == compare::VERDICT_OK && !TimeChanged(c)) continue;
     std::string change = "";
@@ -194,10 +205,14 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
                                100 * (*c.after - *c.before) / std::fabs(*c.before));
     }
     std::string time = "";
-    if (c.time_before && c.time_after) {
+    if (c.time.has_value()) {
+      const TimeComparison& t = *c.time;
+      const auto [unit, scale] = SelectTimeUnit(t.a_median > 0 ? t.a_median : t.b_median);
       time =
-          absl::StrFormat("%.3g -> %.3g us (p=%.3g)%s", *c.time_before * 1e6, *c.time_after * 1e6,
-                          c.time_p_value.value_or(1), TimeChanged(c) ? " changed" : "");
+          t.a_median > 0 && t.b_median > 0
+              ? absl::StrFormat("%.3g -> %.3g %s, ", t.a_median / scale, t.b_median / scale, unit)
+              : std::string();
+      absl::StrAppend(&time, FormatTimeChange(t), t.significant ? " *" : "");
     }
     table.AddRow({MarkdownEscape(c.label), VerdictName(c.verdict),
                   c.before ? absl::StrFormat("%.0f", *c.before) : "",

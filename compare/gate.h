@@ -6,9 +6,13 @@
 //
 // Instruction counts decide: a case regresses when its per-run count grows
 // by more than BOTH thresholds (percent and absolute), which can be
-// overridden per case by regex. Wall time is judged with a two-sided
-// Mann-Whitney U test on the per-run times and reported, never gating: it is
-// noisy on shared machines, counts are not.
+// overridden per case by regex. Wall time is compared round by round (each
+// results file holds one measurement per case and round, ci
+// --time_rounds): Welch's t-test on the rounds' log medians, a 95%
+// interval, Benjamini-Hochberg over all cases and a minimum effect
+// (CompareUnpairedWallTimes, compare/time_comparison.h). It is reported,
+// and gates only with gate_on_time: it is noisy on shared machines, counts
+// are not.
 //
 //   absl::StatusOr<GateReport> report = Gate(baseline, current, options);
 //   std::cout << GateMarkdown(*report, options);
@@ -23,6 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "compare/gate.pb.h"
+#include "compare/time_comparison.h"
 #include "timer/measurement_io.h"
 
 namespace icount {
@@ -32,6 +37,9 @@ struct GateOptions {
   double threshold_abs = 50;  // instructions per run
   // (RE2 regex on the case key, percent threshold) pairs; first match wins.
   std::vector<std::pair<std::string, double>> pct_overrides;
+  // A significant wall-time slowdown fails the gate too.
+  bool gate_on_time = false;
+  TimeComparisonOptions time;
 };
 
 // An error for an override whose regex is invalid or whose threshold, like
@@ -46,16 +54,17 @@ struct CaseVerdict {
   std::optional<double> before;  // instructions per run
   std::optional<double> after;
   double threshold_pct = 0;
-  // Wall time, when both sides have it.
-  std::optional<double> time_before;  // median seconds per run
-  std::optional<double> time_after;
-  std::optional<double> time_p_value;
+  // Wall time, when both sides have it (a_median: the baseline's median
+  // seconds per run over rounds, b_median: this run's).
+  std::optional<TimeComparison> time;
 };
 
 struct GateReport {
   std::vector<CaseVerdict> cases;
-  int regressions = 0;
+  int regressions = 0;  // instruction counts
   int improvements = 0;
+  int time_regressions = 0;  // significantly slower
+  int time_improvements = 0;
   int new_cases = 0;
   int missing_cases = 0;
   bool checksum_mismatch = false;
@@ -68,16 +77,21 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
 // "ok", "regression", "improvement", "new", "missing".
 const char* VerdictName(compare::Verdict verdict);
 
-// A wall-time change the summary points out: p < 0.01.
+// A wall-time change the summary points out: significant after the
+// correction, either way.
 bool TimeChanged(const CaseVerdict& verdict);
+
+// Whether the gate fails: a count regression, or with gate_on_time a
+// significant wall-time slowdown.
+bool GateFails(const GateReport& report, const GateOptions& options);
 
 // The summary for a pull request: a headline, the thresholds, then a table
 // of the cases worth reading (every verdict but ok, and wall-time changes).
 std::string GateMarkdown(const GateReport& report, const GateOptions& options);
 
-// Two-sided p-value of the Mann-Whitney U test (normal approximation with
-// tie and continuity corrections). 1 when either sample is empty.
-double MannWhitneyPValue(const std::vector<double>& a, const std::vector<double>& b);
+// ci's --json: {"regressions": N, "time_regressions": M, "comparisons":
+// [ComparisonJson per case compared]}.
+std::string GateJson(const GateReport& report);
 
 }  // namespace icount
 

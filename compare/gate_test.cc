@@ -1,6 +1,7 @@
 #include "compare/gate.h"
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -10,6 +11,7 @@ namespace icount {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 InstructionCounts Counts(const std::string& key, double per_run) {
   InstructionCounts c;
@@ -29,11 +31,15 @@ Measurement Times(const std::string& key, const std::vector<double>& times) {
   return Measurement(1, times, spec, {{"case", key}});
 }
 
-TEST(MannWhitneyTest, KnownValues) {
-  // scipy.stats.mannwhitneyu(..., alternative="two-sided", method="asymptotic")
-  EXPECT_NEAR(MannWhitneyPValue({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}), 0.01219, 1e-4);
-  EXPECT_NEAR(MannWhitneyPValue({1, 2, 3}, {1, 2, 3}), 1.0, 1e-9);
-  EXPECT_EQ(MannWhitneyPValue({}, {1}), 1.0);
+// One measurement per round: `rounds` rounds around `seconds` (+-1%).
+std::vector<Measurement> Rounds(const std::string& key, double seconds, int rounds) {
+  std::vector<Measurement> out;
+  for (int r = 0; r < rounds; ++r) {
+    const double t = seconds * (1 + 0.01 * ((r % 3) - 1));
+    out.push_back(Times(key, {t, t * 1.001, t * 0.999}));
+    out.back().mutable_metadata()["round"] = std::to_string(r);
+  }
+  return out;
 }
 
 TEST(GateTest, VerdictsUseBothThresholdsAndOverrides) {
@@ -66,20 +72,44 @@ TEST(GateTest, VerdictsUseBothThresholdsAndOverrides) {
               HasSubstr("| regression | 1000 | 1050 | +50 (+5.00%)"));
 }
 
-TEST(GateTest, WallTimeIsReportedNotGated) {
+TEST(GateTest, WallTimeIsComparedRoundByRoundAndReportedNotGated) {
   ResultsFile before;
   ResultsFile after;
-  before.instruction_counts = {Counts("a", 1000)};
-  after.instruction_counts = {Counts("a", 1000)};
-  before.measurements = {Times("a", {1, 1.1, 0.9, 1.05, 0.95, 1, 1.02, 0.98})};
-  after.measurements = {Times("a", {2, 2.1, 1.9, 2.05, 1.95, 2, 2.02, 1.98})};
-  absl::StatusOr<GateReport> report = Gate(before, after, {});
+  before.instruction_counts = {Counts("a", 1000), Counts("b", 1000), Counts("c", 1000)};
+  after.instruction_counts = before.instruction_counts;
+  for (const auto& [key, then, now, rounds] :
+       {std::make_tuple("a", 1e-6, 1.2e-6, 3), std::make_tuple("b", 2e-6, 2e-6, 3),
+        std::make_tuple("c", 1e-6, 2e-6, 1)}) {
+    for (const Measurement& m : Rounds(key, then, 3)) before.measurements.push_back(m);
+    for (const Measurement& m : Rounds(key, now, rounds)) after.measurements.push_back(m);
+  }
+  GateOptions options;
+  absl::StatusOr<GateReport> report = Gate(before, after, options);
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->regressions, 0);
-  ASSERT_EQ(report->cases.size(), 1u);
-  ASSERT_TRUE(report->cases[0].time_p_value.has_value());
-  EXPECT_LT(*report->cases[0].time_p_value, 0.01);
-  EXPECT_THAT(GateMarkdown(*report, {}), HasSubstr("changed"));
+  EXPECT_EQ(report->time_regressions, 1);
+  EXPECT_FALSE(GateFails(*report, options));
+  ASSERT_EQ(report->cases.size(), 3u);
+  const TimeComparison& a = *report->cases[0].time;
+  EXPECT_EQ(a.verdict, TimeVerdict::kSlower);
+  EXPECT_NEAR(a.delta_pct, 20, 0.5);
+  EXPECT_LT(a.ci_low_pct, a.delta_pct);
+  EXPECT_EQ(report->cases[1].time->verdict, TimeVerdict::kUnchanged);
+  EXPECT_EQ(report->cases[2].time->verdict, TimeVerdict::kTooFewRounds);
+  const std::string md = GateMarkdown(*report, options);
+  EXPECT_THAT(md, HasSubstr("no instruction-count regression, 1 wall-time slowdown (reported, "
+                            "not gating)"));
+  EXPECT_THAT(md, HasSubstr("| Group / a [, 1T] | ok | 1000 | 1000 | +0 (+0.00%) | 1 -> 1.2 us, "
+                            "+20.0% ["));
+  // Only the significant change is worth a row; too few rounds is not.
+  EXPECT_THAT(md, Not(HasSubstr("Group / c")));
+  const std::string json = GateJson(*report);
+  EXPECT_THAT(json, HasSubstr("{\"regressions\": 0, \"time_regressions\": 1, \"comparisons\": ["));
+  EXPECT_THAT(json, HasSubstr("{\"case\": \"a\", \"counts_delta_pct\": 0, \"time_delta_pct\": 20"));
+  EXPECT_THAT(json, HasSubstr("\"time_verdict\": \"too few rounds\", \"time_rounds\": 1"));
+  options.gate_on_time = true;
+  EXPECT_TRUE(GateFails(*report, options));
+  EXPECT_THAT(GateMarkdown(*report, options), HasSubstr("1 wall-time slowdown\n\n"));
 }
 
 TEST(GateTest, MismatchedSuitesAreReportedNotFatal) {
@@ -106,7 +136,10 @@ TEST(GateTest, MarkdownShowsTheCasesWorthReading) {
             "### icount: 1 instruction-count regression\n\n"
             "2 cases compared; 0 improved; 0 new, 0 missing. Thresholds: +1.00% and +50 "
             "instructions per run.\n\n"
-            "| case | verdict | before | after | change | wall time (p) |\n"
+            "Wall time: each case's rounds against the baseline's, Welch's t-test on log times, "
+            "95% intervals; `*` significant after Benjamini-Hochberg over all cases at 5% and at "
+            "least 1%; 0 slower, 0 faster.\n\n"
+            "| case | verdict | before | after | change | wall time (95% CI) |\n"
             "| :--- | :--- | ---: | ---: | ---: | :--- |\n"
             "| Group / up\\|pipe [, 1T] | regression | 1000 | 1100 | +100 (+10.00%) |  |\n");
 }

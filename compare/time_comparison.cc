@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/text.h"
 
 namespace icount {
 namespace {
@@ -65,14 +66,11 @@ double Median(std::vector<double> values) {
 
 double ToPercent(double log_ratio) { return std::expm1(log_ratio) * 100; }
 
-// kUnusable with the first bad time named, or "" when all can be used.
-std::string UnusableTimes(const PairedRounds& rounds) {
-  if (rounds.a.size() != rounds.b.size()) {
-    return absl::StrCat("A has ", rounds.a.size(), " rounds and B ", rounds.b.size(),
-                        ": the rounds are not paired");
-  }
+// The first time of `a` or `b` that cannot be used, named; "" when all
+// can.
+std::string UnusableTimes(const std::vector<double>& a, const std::vector<double>& b) {
   for (const auto& [side, times] :
-       {std::pair<const char*, const std::vector<double>*>{"A", &rounds.a}, {"B", &rounds.b}}) {
+       {std::pair<const char*, const std::vector<double>*>{"A", &a}, {"B", &b}}) {
     for (size_t i = 0; i < times->size(); ++i) {
       const double t = (*times)[i];
       if (!std::isfinite(t) || t <= 0) {
@@ -82,6 +80,58 @@ std::string UnusableTimes(const PairedRounds& rounds) {
     }
   }
   return "";
+}
+
+// kUnusable with the first bad time named, or "" when all can be used.
+std::string UnusableTimes(const PairedRounds& rounds) {
+  if (rounds.a.size() != rounds.b.size()) {
+    return absl::StrCat("A has ", rounds.a.size(), " rounds and B ", rounds.b.size(),
+                        ": the rounds are not paired");
+  }
+  return UnusableTimes(rounds.a, rounds.b);
+}
+
+double MeanOf(const std::vector<double>& values) {
+  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+// The sample variance (n - 1 in the denominator).
+double VarianceOf(const std::vector<double>& values, double mean) {
+  double squares = 0;
+  for (double x : values) squares += (x - mean) * (x - mean);
+  return squares / static_cast<double>(values.size() - 1);
+}
+
+// Interval, p-value and resolvable change of a log-ratio `mean` with
+// `standard_error` and `df` degrees of freedom; marks `c` testable.
+void FillTest(double mean, double standard_error, double df, const TimeComparisonOptions& options,
+              TimeComparison& c) {
+  const double t_ci = StudentTQuantile(1 - options.alpha / 2, df);
+  c.ci_low_pct = ToPercent(mean - t_ci * standard_error);
+  c.ci_high_pct = ToPercent(mean + t_ci * standard_error);
+  c.p_value =
+      standard_error > 0 ? StudentTTwoSidedP(mean / standard_error, df) : (mean == 0 ? 1.0 : 0.0);
+  // Half the time significant: the change whose expected t reaches the
+  // critical value.
+  c.resolvable_pct = ToPercent(t_ci * standard_error);
+  c.verdict = TimeVerdict::kUnchanged;
+}
+
+// Benjamini-Hochberg over the tested cases, then the minimum effect.
+void DecideSignificance(std::vector<TimeComparison>& out, const TimeComparisonOptions& options) {
+  std::vector<double> p_values;
+  std::vector<size_t> tested;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i].verdict != TimeVerdict::kUnchanged) continue;
+    p_values.push_back(out[i].p_value);
+    tested.push_back(i);
+  }
+  const std::vector<bool> discoveries = BenjaminiHochberg(p_values, options.alpha);
+  for (size_t k = 0; k < tested.size(); ++k) {
+    TimeComparison& c = out[tested[k]];
+    c.significant = discoveries[k] && std::fabs(c.delta_pct) >= options.min_effect_pct;
+    if (c.significant) c.verdict = c.delta_pct > 0 ? TimeVerdict::kSlower : TimeVerdict::kFaster;
+  }
 }
 
 }  // namespace
@@ -128,8 +178,6 @@ std::vector<bool> BenjaminiHochberg(const std::vector<double>& p_values, double 
 std::vector<TimeComparison> CompareWallTimes(const std::vector<PairedRounds>& cases,
                                              const TimeComparisonOptions& options) {
   std::vector<TimeComparison> out(cases.size());
-  std::vector<double> p_values;
-  std::vector<size_t> tested;
   for (size_t i = 0; i < cases.size(); ++i) {
     const PairedRounds& rounds = cases[i];
     TimeComparison& c = out[i];
@@ -147,7 +195,7 @@ std::vector<TimeComparison> CompareWallTimes(const std::vector<PairedRounds>& ca
     c.b_median = Median(rounds.b);
     std::vector<double> logs(c.rounds);
     for (int r = 0; r < c.rounds; ++r) logs[r] = std::log(rounds.b[r] / rounds.a[r]);
-    const double mean = std::accumulate(logs.begin(), logs.end(), 0.0) / c.rounds;
+    const double mean = MeanOf(logs);
     c.delta_pct = ToPercent(mean);
     if (c.rounds < options.min_rounds) {
       c.problem =
@@ -155,28 +203,55 @@ std::vector<TimeComparison> CompareWallTimes(const std::vector<PairedRounds>& ca
       c.ci_low_pct = c.ci_high_pct = c.delta_pct;
       continue;
     }
-    double squares = 0;
-    for (double x : logs) squares += (x - mean) * (x - mean);
-    const double df = c.rounds - 1;
-    const double standard_error = std::sqrt(squares / df / c.rounds);
-    const double t_ci = StudentTQuantile(1 - options.alpha / 2, df);
-    c.ci_low_pct = ToPercent(mean - t_ci * standard_error);
-    c.ci_high_pct = ToPercent(mean + t_ci * standard_error);
-    c.p_value =
-        standard_error > 0 ? StudentTTwoSidedP(mean / standard_error, df) : (mean == 0 ? 1.0 : 0.0);
-    // Half the time significant: the change whose expected t reaches the
-    // critical value.
-    c.resolvable_pct = ToPercent(t_ci * standard_error);
-    c.verdict = TimeVerdict::kUnchanged;
-    p_values.push_back(c.p_value);
-    tested.push_back(i);
+    FillTest(mean, std::sqrt(VarianceOf(logs, mean) / c.rounds), c.rounds - 1, options, c);
   }
-  const std::vector<bool> discoveries = BenjaminiHochberg(p_values, options.alpha);
-  for (size_t k = 0; k < tested.size(); ++k) {
-    TimeComparison& c = out[tested[k]];
-    c.significant = discoveries[k] && std::fabs(c.delta_pct) >= options.min_effect_pct;
-    if (c.significant) c.verdict = c.delta_pct > 0 ? TimeVerdict::kSlower : TimeVerdict::kFaster;
+  DecideSignificance(out, options);
+  return out;
+}
+
+std::vector<TimeComparison> CompareUnpairedWallTimes(const std::vector<UnpairedRounds>& cases,
+                                                     const TimeComparisonOptions& options) {
+  std::vector<TimeComparison> out(cases.size());
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const UnpairedRounds& rounds = cases[i];
+    TimeComparison& c = out[i];
+    c.rounds = static_cast<int>(std::min(rounds.a.size(), rounds.b.size()));
+    if (std::string problem = UnusableTimes(rounds.a, rounds.b); !problem.empty()) {
+      c.verdict = TimeVerdict::kUnusable;
+      c.problem = std::move(problem);
+      continue;
+    }
+    if (c.rounds == 0) {
+      c.problem = rounds.a.empty() ? "no rounds in the baseline" : "no rounds in this run";
+      continue;
+    }
+    c.a_median = Median(rounds.a);
+    c.b_median = Median(rounds.b);
+    std::vector<double> log_a, log_b;
+    for (double t : rounds.a) log_a.push_back(std::log(t));
+    for (double t : rounds.b) log_b.push_back(std::log(t));
+    const double mean_a = MeanOf(log_a);
+    const double mean_b = MeanOf(log_b);
+    const double mean = mean_b - mean_a;
+    c.delta_pct = ToPercent(mean);
+    if (c.rounds < options.min_rounds) {
+      c.problem = absl::StrCat("too few rounds (", rounds.a.size(), " in the baseline, ",
+                               rounds.b.size(), " now; ", options.min_rounds, " needed on each)");
+      c.ci_low_pct = c.ci_high_pct = c.delta_pct;
+      continue;
+    }
+    const double na = static_cast<double>(log_a.size());
+    const double nb = static_cast<double>(log_b.size());
+    const double va = VarianceOf(log_a, mean_a) / na;
+    const double vb = VarianceOf(log_b, mean_b) / nb;
+    const double standard_error = std::sqrt(va + vb);
+    // Welch-Satterthwaite; with no spread at all, the pooled count.
+    const double df = va + vb > 0
+                          ? (va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1))
+                          : na + nb - 2;
+    FillTest(mean, standard_error, df, options, c);
   }
+  DecideSignificance(out, options);
   return out;
 }
 
@@ -204,6 +279,32 @@ std::string FormatTimeChange(const TimeComparison& c) {
   };
   return absl::StrCat(percent(c.delta_pct), "% [", percent(c.ci_low_pct), ", ",
                       percent(c.ci_high_pct), "]");
+}
+
+std::string ComparisonJson(const std::string& case_key, std::optional<double> counts_delta_pct,
+                           const TimeComparison* time) {
+  auto number = [](double x) {
+    return std::isfinite(x) ? absl::StrFormat("%.6g", x) : std::string("null");
+  };
+  std::string time_fields =
+      "\"time_delta_pct\": null, \"time_ci_pct\": null, \"time_significant\": false";
+  if (time != nullptr) {
+    const TimeComparison& t = *time;
+    const bool verdict =
+        t.verdict != TimeVerdict::kTooFewRounds && t.verdict != TimeVerdict::kUnusable;
+    time_fields = absl::StrCat(
+        "\"time_delta_pct\": ", verdict ? number(t.delta_pct) : "null", ", \"time_ci_pct\": ",
+        verdict ? absl::StrCat("[", number(t.ci_low_pct), ", ", number(t.ci_high_pct), "]")
+                : "null",
+        ", \"time_significant\": ", t.significant ? "true" : "false",
+        ", \"time_verdict\": ", base::JsonString(TimeVerdictName(t.verdict)),
+        ", \"time_rounds\": ", t.rounds, ", \"time_p_value\": ", verdict ? number(t.p_value) : "null",
+        ", \"time_resolvable_pct\": ", verdict ? number(t.resolvable_pct) : "null",
+        t.problem.empty() ? "" : absl::StrCat(", \"time_problem\": ", base::JsonString(t.problem)));
+  }
+  return absl::StrCat("{\"case\": ", base::JsonString(case_key), ", \"counts_delta_pct\": ",
+                      counts_delta_pct.has_value() ? number(*counts_delta_pct) : "null", ", ",
+                      time_fields, "}");
 }
 
 }  // namespace icount

@@ -25,6 +25,7 @@
 //   verdicts[1].significant;  // false
 //   FormatTimeChange(verdicts[0]);  // "+9.6% [+7.9, +11.4]"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,9 +87,34 @@ struct TimeComparison {
 std::vector<TimeComparison> CompareWallTimes(const std::vector<PairedRounds>& cases,
                                              const TimeComparisonOptions& options = {});
 
+// One case's per-round times of two separate runs (ci: a baseline file
+// and this run), not paired: each side's rounds are that side's own.
+struct UnpairedRounds {
+  std::vector<double> a;  // the baseline
+  std::vector<double> b;  // now
+};
+
+// The same verdicts for runs made apart in time: the change is the ratio
+// of the two sides' geometric means, its interval and p-value from Welch's
+// t-test on the log times (unequal variances, Welch-Satterthwaite degrees
+// of freedom); each side needs min_rounds rounds. Benjamini-Hochberg and
+// the minimum effect apply as above.
+std::vector<TimeComparison> CompareUnpairedWallTimes(const std::vector<UnpairedRounds>& cases,
+                                                     const TimeComparisonOptions& options = {});
+
 // "+9.6% [+7.9, +11.4]": the change and its interval; "too few rounds (2
 // of 3)" or "unusable: ..." when there is no verdict.
 std::string FormatTimeChange(const TimeComparison& comparison);
+
+// One object of the "comparisons" list in ab_test's and ci's --json:
+//   {"case": KEY, "counts_delta_pct": 2.1, "time_delta_pct": 3.1,
+//    "time_ci_pct": [1.2, 5.0], "time_significant": true,
+//    "time_verdict": "slower", "time_rounds": 6, "time_p_value": 0.001,
+//    "time_resolvable_pct": 2.4}
+// with null for what was not measured (no counts; no time, or no verdict:
+// then "time_problem" says why).
+std::string ComparisonJson(const std::string& case_key, std::optional<double> counts_delta_pct,
+                           const TimeComparison* time);
 
 // The pieces, for tests and other callers.
 // P(|T| >= |t|) for Student's t with `df` degrees of freedom.

@@ -145,3 +145,70 @@ TEST(CompareWallTimesTest, BadInputGetsItsOwnVerdictAndTheRestAreCompared) {
 
 }  // namespace
 }  // namespace icount
+
+namespace icount {
+namespace {
+
+// Unpaired rounds: each side's own noise, nothing shared.
+std::vector<UnpairedRounds> SimulateUnpaired(std::mt19937& random, int cases, int rounds,
+                                             double noise, double slowdown) {
+  std::normal_distribution<double> normal(0, noise);
+  std::vector<UnpairedRounds> out(cases);
+  for (UnpairedRounds& c : out) {
+    for (int r = 0; r < rounds; ++r) {
+      c.a.push_back(1e-6 * std::exp(normal(random)));
+      c.b.push_back(1e-6 * std::exp(normal(random)) * (1 + slowdown));
+    }
+  }
+  return out;
+}
+
+TEST(CompareUnpairedWallTimesTest, WelchOnLogTimes) {
+  // Equal spread and size: Welch's degrees of freedom are 2n - 2 = 4, and
+  // t = log(1.1) / sqrt(2 s^2 / 3) with s the spread of the logs.
+  const double s = 0.01;
+  const std::vector<double> a = {std::exp(-s), 1.0, std::exp(s)};
+  std::vector<double> b;
+  for (double x : a) b.push_back(1.1 * x);
+  const std::vector<TimeComparison> verdicts = CompareUnpairedWallTimes({{a, b}});
+  const TimeComparison& c = verdicts[0];
+  EXPECT_NEAR(c.delta_pct, 10.0, 1e-9);
+  const double standard_error = std::sqrt(2 * s * s / 3);
+  EXPECT_NEAR(c.p_value, StudentTTwoSidedP(std::log(1.1) / standard_error, 4), 1e-12);
+  EXPECT_NEAR(c.ci_high_pct,
+              100 * (std::exp(std::log(1.1) + StudentTQuantile(0.975, 4) * standard_error) - 1),
+              1e-9);
+  EXPECT_EQ(c.verdict, TimeVerdict::kSlower);
+  EXPECT_EQ(FormatTimeChange(c).substr(0, 7), "+10.0% ");
+}
+
+TEST(CompareUnpairedWallTimesTest, RatesOnSimulatedSuites) {
+  std::mt19937 random(18);
+  int alarms = 0;
+  for (int s = 0; s < 50; ++s) {
+    for (const TimeComparison& c :
+         CompareUnpairedWallTimes(SimulateUnpaired(random, 200, 3, 0.02, 0))) {
+      alarms += c.significant;
+    }
+  }
+  EXPECT_LE(alarms, 50 * 200 / 200);  // BH: far below 5% of cases
+  int caught = 0;
+  for (const TimeComparison& c :
+       CompareUnpairedWallTimes(SimulateUnpaired(random, 100, 5, 0.02, 0.10))) {
+    caught += c.verdict == TimeVerdict::kSlower;
+  }
+  EXPECT_GE(caught, 95);
+}
+
+TEST(CompareUnpairedWallTimesTest, TooFewRoundsOrUnusableTimesGiveNoVerdict) {
+  const std::vector<TimeComparison> verdicts = CompareUnpairedWallTimes(
+      {{{1e-6}, {1e-6, 1.1e-6, 1e-6}}, {{1e-6, 0, 1e-6}, {1e-6, 1e-6, 1e-6}}, {{}, {1e-6}}});
+  EXPECT_EQ(verdicts[0].verdict, TimeVerdict::kTooFewRounds);
+  EXPECT_EQ(verdicts[0].problem, "too few rounds (1 in the baseline, 3 now; 3 needed on each)");
+  EXPECT_EQ(verdicts[1].verdict, TimeVerdict::kUnusable);
+  EXPECT_THAT(verdicts[1].problem, HasSubstr("side A's time in round 2 is 0"));
+  EXPECT_EQ(verdicts[2].problem, "no rounds in the baseline");
+}
+
+}  // namespace
+}  // namespace icount

@@ -532,48 +532,24 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
   return text;
 }
 
-// One JSON object per case measured on both sides, in suite order:
-// {"case", "counts_delta_pct", "time_delta_pct", "time_ci_pct": [low, high],
-// "time_significant", "time_verdict", "time_rounds", "time_p_value",
-// "time_resolvable_pct", "time_problem"}; what a side did not measure is
-// null.
+// One JSON object per case measured on both sides, in suite order
+// (ComparisonJson, compare/time_comparison.h).
 std::string ComparisonsJson(const std::vector<expand::SuiteCaseProto>& cases,
                             const SuiteResults& a_results, const SuiteResults& b_results,
                             const std::map<std::string, TimeComparison>& times) {
   const SideResults in_a(a_results), in_b(b_results);
-  auto number = [](double x) {
-    return std::isfinite(x) ? absl::StrFormat("%.6g", x) : std::string("null");
-  };
   std::vector<std::string> objects;
   for (const expand::SuiteCaseProto& c : cases) {
-    std::string counts = "null";
+    std::optional<double> counts;
     if (in_a.counts.count(c.key()) && in_b.counts.count(c.key())) {
       const double before = in_a.counts.at(c.key())->counts_per_run;
       const double after = in_b.counts.at(c.key())->counts_per_run;
-      counts = before != 0 ? number((after - before) / before * 100) : "null";
+      if (before != 0) counts = (after - before) / before * 100;
     }
     auto time = times.find(c.key());
-    if (counts == "null" && time == times.end()) continue;
-    std::string time_fields =
-        "\"time_delta_pct\": null, \"time_ci_pct\": null, \"time_significant\": false";
-    if (time != times.end()) {
-      const TimeComparison& t = time->second;
-      const bool verdict =
-          t.verdict != TimeVerdict::kTooFewRounds && t.verdict != TimeVerdict::kUnusable;
-      time_fields = absl::StrCat(
-          "\"time_delta_pct\": ", verdict ? number(t.delta_pct) : "null", ", \"time_ci_pct\": ",
-          verdict ? absl::StrCat("[", number(t.ci_low_pct), ", ", number(t.ci_high_pct), "]")
-                  : "null",
-          ", \"time_significant\": ", t.significant ? "true" : "false",
-          ", \"time_verdict\": ", base::JsonString(TimeVerdictName(t.verdict)),
-          ", \"time_rounds\": ", t.rounds,
-          ", \"time_p_value\": ", verdict ? number(t.p_value) : "null",
-          ", \"time_resolvable_pct\": ", verdict ? number(t.resolvable_pct) : "null",
-          t.problem.empty() ? ""
-                            : absl::StrCat(", \"time_problem\": ", base::JsonString(t.problem)));
-    }
-    objects.push_back(absl::StrCat("{\"case\": ", base::JsonString(c.key()),
-                                   ", \"counts_delta_pct\": ", counts, ", ", time_fields, "}"));
+    if (!counts.has_value() && time == times.end()) continue;
+    objects.push_back(
+        ComparisonJson(c.key(), counts, time == times.end() ? nullptr : &time->second));
   }
   return absl::StrCat("[", objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]");
 }

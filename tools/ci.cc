@@ -2,13 +2,17 @@
 //
 //   bazel run //tools:ci -- --destination=$PWD/out.json [--baseline=$PWD/base.json]
 //       [--threshold_pct=1] [--threshold_abs=50] [--overrides='^Empty=5'] [--subset]
+//       [--time_rounds=3] [--gate_on_time] [--json=$PWD/comparisons.json]
 //
-// Runs the suite (instruction counts with 5 repeats, plus wall time) and
-// writes a results file with the library versions, the checksum of the
-// measured case keys, start and end time, and every case's counts and
-// times. With --baseline it prints a Markdown summary of per-case verdicts
-// and exits 3 when an instruction count regressed beyond the thresholds
-// (wall time is tested with Mann-Whitney U and reported, never the gate).
+// Runs the suite (instruction counts with 5 repeats, plus wall time in
+// --time_rounds rounds, each round a pass over every case) and writes a
+// results file with the library versions, the checksum of the measured
+// case keys, start and end time, and every case's counts and times (one
+// measurement per round). With --baseline it prints a Markdown summary of
+// per-case verdicts and exits 3 when an instruction count regressed beyond
+// the thresholds. Wall time is compared round by round with the same
+// method as ab_test's, unpaired (compare/gate.h): reported, and gating only
+// with --gate_on_time. --json writes the "comparisons" list.
 // Exit codes: 0 ok, 1 error or failed cases, 3 regression. Never prompts.
 #include <cstdio>
 #include <optional>
@@ -43,6 +47,14 @@ ABSL_FLAG(std::string, filter, "", "RE2 regex on labels: only matching cases.");
 ABSL_FLAG(std::string, markdown, "", "Also write the Markdown summary to this file.");
 ABSL_FLAG(int, repeats, 5, "Callgrind repeats per case.");
 ABSL_FLAG(int, jobs, 0, "Worker processes; 0: one per CPU.");
+ABSL_FLAG(int, time_rounds, 3,
+          "Wall-time rounds, each a pass over every case; a comparison needs 3 in this run and "
+          "3 in the baseline.");
+ABSL_FLAG(bool, gate_on_time, false,
+          "With --baseline: a significant wall-time slowdown fails the gate (exit 3) too.");
+ABSL_FLAG(std::string, json, "",
+          "With --baseline: also write the per-case comparisons as JSON here "
+          "({\"regressions\", \"time_regressions\", \"comparisons\": [...]}).");
 
 namespace icount {
 namespace {
@@ -60,6 +72,7 @@ absl::StatusOr<GateOptions> GateFlags() {
     }
     gate.pct_overrides.emplace_back(parts.first, pct);
   }
+  gate.gate_on_time = absl::GetFlag(FLAGS_gate_on_time);
   ICOUNT_RETURN_IF_ERROR(CheckGateOptions(gate));
   return gate;
 }
@@ -99,7 +112,23 @@ absl::StatusOr<SuiteResults> Measure(const Suite& suite,
                                      const std::string& destination) {
   MeasureOptions measure;
   measure.callgrind_repeats = absl::GetFlag(FLAGS_repeats);
-  const std::vector<worker::WorkOrderProto> orders = MakeOrders(suite, cases, measure);
+  // Wall time in rounds: round 0 is MakeOrders' order per case, each later
+  // round a copy after all of it, so a case's rounds are a whole pass apart.
+  std::vector<worker::WorkOrderProto> orders = MakeOrders(suite, cases, measure);
+  std::vector<int> rounds(orders.size(), -1);
+  std::vector<worker::WorkOrderProto> time_orders;
+  for (size_t i = 0; i < orders.size(); ++i) {
+    if (!orders[i].wall_time()) continue;
+    rounds[i] = 0;
+    time_orders.push_back(orders[i]);
+  }
+  for (int round = 1; round < absl::GetFlag(FLAGS_time_rounds); ++round) {
+    for (worker::WorkOrderProto order : time_orders) {
+      order.set_id(absl::StrCat(order.id(), "#round", round));
+      orders.push_back(std::move(order));
+      rounds.push_back(round);
+    }
+  }
   RunnerOptions options;
   options.worker_path = suite.worker_path;
   options.jobs = absl::GetFlag(FLAGS_jobs);
@@ -107,7 +136,7 @@ absl::StatusOr<SuiteResults> Measure(const Suite& suite,
   options.resume = true;  // a rerun of an interrupted CI job continues it
   const std::string start = NowRfc3339();
   ICOUNT_ASSIGN_OR_RETURN(RunnerReport report, RunWithProgress(orders, options));
-  SuiteResults results = CollectResults(cases, orders, report.results);
+  SuiteResults results = CollectResults(cases, orders, report.results, &rounds);
   results.file.start_time = start;
   results.file.end_time = NowRfc3339();
   base::Fnv1a64 hash;
@@ -128,6 +157,7 @@ absl::Status CheckNumberFlags() {
   MeasureOptions measure;
   measure.callgrind_repeats = absl::GetFlag(FLAGS_repeats);
   ICOUNT_RETURN_IF_ERROR(CheckMeasureOptions(measure));
+  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("time_rounds", absl::GetFlag(FLAGS_time_rounds), 1));
   return CheckFlagAtLeast("jobs", absl::GetFlag(FLAGS_jobs), 0);
 }
 
@@ -136,13 +166,16 @@ int Main(int argc, char** argv) {
       argc, argv,
       "Runs the suite and gates on instruction-count regressions.\n\nUsage: bazel run "
       "//tools:ci -- --destination=FILE [--baseline=FILE] [--threshold_pct=P] "
-      "[--threshold_abs=N] [--subset]");
+      "[--threshold_abs=N] [--subset] [--time_rounds=N] [--gate_on_time] [--json=FILE]");
   if (absl::Status s = CheckNoPositionalArguments(positional); !s.ok()) return Fail(s);
   if (absl::Status s = CheckNumberFlags(); !s.ok()) return Fail(s);
   const std::string destination = absl::GetFlag(FLAGS_destination);
   if (destination.empty()) return Fail("--destination is required");
   if (absl::Status s = CheckResultsDestination(destination); !s.ok()) {
     return Fail(absl::StrCat("--destination: ", s.message()));
+  }
+  if (!absl::GetFlag(FLAGS_json).empty() && absl::GetFlag(FLAGS_baseline).empty()) {
+    return Fail("--json writes the comparisons with the baseline: it needs --baseline");
   }
   absl::StatusOr<GateOptions> gate = GateFlags();
   if (!gate.ok()) return Fail(gate.status());
@@ -174,13 +207,12 @@ int Main(int argc, char** argv) {
   if (!gated.ok()) return Fail(gated.status());
   const std::string markdown = GateMarkdown(*gated, *gate);
   std::printf("%s", markdown.c_str());
-  if (!absl::GetFlag(FLAGS_markdown).empty()) {
-    if (absl::Status s = base::WriteFileAtomically(absl::GetFlag(FLAGS_markdown), markdown);
-        !s.ok()) {
-      return Fail(s);
-    }
+  for (const auto& [path, text] : {std::make_pair(absl::GetFlag(FLAGS_markdown), markdown),
+                                   std::make_pair(absl::GetFlag(FLAGS_json), GateJson(*gated))}) {
+    if (path.empty()) continue;
+    if (absl::Status s = base::WriteFileAtomically(path, text); !s.ok()) return Fail(s);
   }
-  return gated->regressions > 0 ? 3 : exit_code;
+  return GateFails(*gated, *gate) ? 3 : exit_code;
 }
 
 }  // namespace

@@ -42,6 +42,9 @@ expect_first_line "$ci" "ci: no case matches --filter=^no such case$ (it is sear
 expect_first_line "$ci" "ci: --filter=( is not a valid RE2 regex: missing ): (" --destination="$tmp/x.json" --filter='('
 expect_first_line "$ci" "ci: --repeats=0: must be at least 1" --destination="$tmp/x.json" --repeats=0
 expect_first_line "$ci" "ci: --jobs=-2: must be at least 0" --destination="$tmp/x.json" --jobs=-2
+expect_first_line "$ci" "ci: --time_rounds=0: must be at least 1" --destination="$tmp/x.json" --time_rounds=0
+expect_first_line "$ci" "ci: --json writes the comparisons with the baseline: it needs --baseline" \
+  --destination="$tmp/x.json" --json="$tmp/x_gate.json"
 expect_first_line "$ci" "ci: threshold_pct must be >= 0, got -5" --destination="$tmp/x.json" --threshold_pct=-5
 expect_first_line "$ci" "ci: threshold override \"(\" is not a valid regex: missing ): (" --destination="$tmp/x.json" --overrides='(=5'
 expect_first_line "$ci" "ERROR: Illegal value 'abc' specified for flag 'threshold_pct'" --destination="$tmp/x.json" --threshold_pct=abc
@@ -143,8 +146,22 @@ for c in d["instruction_counts"]:
 json.dump(d, open(sys.argv[2], "w"))
 PY
 "$ci" --filter='^Empty / no allocation$' --repeats=1 --destination="$tmp/again.json" \
-  --baseline="$tmp/base.json" --history="$tmp/h.db" --history_label=second > "$tmp/same.md" 2>/dev/null
+  --baseline="$tmp/base.json" --history="$tmp/h.db" --history_label=second \
+  --json="$tmp/same.json" > "$tmp/same.md" 2>/dev/null
 [ $? -eq 0 ] || fail "identical code should pass the gate: $(cat "$tmp/same.md")"
+# Wall time: 3 rounds on each side (one measurement per case and round),
+# compared with an interval; counts unchanged.
+/usr/bin/python3 - "$tmp/again.json" "$tmp/same.json" <<'PY' || fail "ci wall-time comparisons: $(cat "$tmp/same.json")"
+import json, sys
+results, gate = (json.load(open(p)) for p in sys.argv[1:])
+assert sorted(m["metadata"]["round"] for m in results["measurements"]) == ["0", "0", "1", "1", "2", "2"]
+assert gate["regressions"] == 0 and len(gate["comparisons"]) == 2, gate
+for c in gate["comparisons"]:
+    low, high = c["time_ci_pct"]
+    assert c["counts_delta_pct"] == 0 and low <= c["time_delta_pct"] <= high, c
+    assert c["time_rounds"] == 3 and c["time_verdict"] in ("unchanged", "slower", "faster"), c
+PY
+grep -q "^Wall time: each case's rounds against the baseline's" "$tmp/same.md" || fail "ci's wall-time legend"
 # Two runs of the same build in one store: same counts, so no step; the
 # store knows the machine, valgrind and LibTorch of each run.
 "$history" --db="$tmp/h.db" list > "$tmp/list.txt" || fail "history list"
