@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -174,7 +175,7 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
   SuiteResults out;
   out.file.versions = LibraryVersionMap();
   out.file.machine = MachineDescription();
-  out.file.settings = CountSettings(orders);
+  out.file.settings = RunSettings(orders);
   for (size_t i = 0; i < results.size() && i < orders.size(); ++i) {
     const std::string& key = orders[i].case_key();
     const expand::SuiteCaseProto* c = case_of[key];
@@ -230,6 +231,12 @@ absl::StatusOr<RunnerReport> RunWithProgress(const std::vector<worker::WorkOrder
       std::fprintf(stderr, "%s\n", line->c_str());
     }
   };
+  if (std::any_of(orders.begin(), orders.end(),
+                  [](const worker::WorkOrderProto& order) { return order.wall_time(); })) {
+    for (const std::string& disturbance : WallTimeDisturbances()) {
+      std::fprintf(stderr, "icount: warning: %s\n", disturbance.c_str());
+    }
+  }
   absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
   if (terminal) std::fprintf(stderr, "\n");
   return report;
@@ -280,14 +287,46 @@ std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
   return table.RenderText(options);
 }
 
-std::map<std::string, std::string> CountSettings(
-    const std::vector<worker::WorkOrderProto>& orders) {
+std::vector<std::string> WallTimeDisturbances(const std::string& sysfs) {
+  std::vector<std::string> found;
+  const std::string kdamonds = sysfs + "/kernel/mm/damon/admin/kdamonds";
+  for (int k = 0;; ++k) {
+    const std::string kdamond = absl::StrCat(kdamonds, "/", k);
+    absl::StatusOr<std::string> state = base::ReadFileToString(kdamond + "/state");
+    if (!state.ok()) break;
+    if (absl::StripAsciiWhitespace(*state) != "on") continue;
+    std::vector<std::string> actions;
+    for (int scheme = 0;; ++scheme) {
+      absl::StatusOr<std::string> action =
+          base::ReadFileToString(absl::StrCat(kdamond, "/contexts/0/schemes/", scheme, "/action"));
+      if (!action.ok()) break;
+      actions.push_back(std::string(absl::StripAsciiWhitespace(*action)));
+    }
+    found.push_back(absl::StrCat(
+        "DAMON kdamond ", k, " is on", actions.empty() ? "" : " (schemes: ",
+        absl::StrJoin(actions, ", "), actions.empty() ? "" : ")",
+        ": it reclaims and re-faults the measured processes' memory, so wall time can vary "
+        "up to 2x between processes; as root, `echo off > ",
+        kdamond, "/state` for the run"));
+  }
+  return found;
+}
+
+std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrderProto>& orders) {
   std::map<std::string, std::string> settings;
   bool counted = false;
+  bool timed = false;
   bool baseline_per_case = false;
   for (const worker::WorkOrderProto& order : orders) {
     counted = counted || order.callgrind();
+    timed = timed || order.wall_time();
     baseline_per_case = baseline_per_case || (order.callgrind() && order.baseline_per_case());
+  }
+  if (timed) {
+    // Asked once per process, like valgrind's version below.
+    static const std::vector<std::string> disturbances = WallTimeDisturbances();
+    settings["wall_time_disturbances"] =
+        disturbances.empty() ? "none found" : absl::StrJoin(disturbances, "; ");
   }
   if (!counted) return settings;
   // Asked once per process: ab_test collects results four times.

@@ -109,10 +109,17 @@ std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
 // "hostname, N CPUs, model name".
 std::string MachineDescription();
 
-// How counts were taken, for ResultsFile::settings (empty when no order
-// counts): valgrind's version and options, and where baselines were
-// measured.
-std::map<std::string, std::string> CountSettings(const std::vector<worker::WorkOrderProto>& orders);
+// The settings in force, for ResultsFile::settings: for counts valgrind's
+// version and options and where baselines were measured; for wall time
+// "wall_time_disturbances" (WallTimeDisturbances, "none found" when none).
+std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrderProto>& orders);
+
+// What on this machine is known to disturb wall time, one sentence each;
+// empty when nothing is found. Today: DAMON monitors that are on (a
+// kdamond with a pageout scheme reclaims the measured processes' pages;
+// on the AMD EPYC VM, 6 of 42 `add` measurements then ran 50-90% slow,
+// none with it off). `sysfs` is /sys (a test gives a stand-in).
+std::vector<std::string> WallTimeDisturbances(const std::string& sysfs = "/sys");
 // RFC 3339 UTC timestamp of now (base/timestamp.h).
 using base::NowRfc3339;
 
