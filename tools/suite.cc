@@ -305,8 +305,8 @@ std::vector<std::string> WallTimeDisturbances(const std::string& sysfs) {
     found.push_back(absl::StrCat(
         "DAMON kdamond ", k, " is on", actions.empty() ? "" : " (schemes: ",
         absl::StrJoin(actions, ", "), actions.empty() ? "" : ")",
-        ": it reclaims and re-faults the measured processes' memory, so wall time can vary "
-        "up to 2x between processes; as root, `echo off > ",
+        ": while it monitors memory, whole wall-time measurements now and then run 50-90% "
+        "slow; as root, `echo off > ",
         kdamond, "/state` for the run"));
   }
   return found;

@@ -115,10 +115,11 @@ std::string MachineDescription();
 std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrderProto>& orders);
 
 // What on this machine is known to disturb wall time, one sentence each;
-// empty when nothing is found. Today: DAMON monitors that are on (a
-// kdamond with a pageout scheme reclaims the measured processes' pages;
-// on the AMD EPYC VM, 6 of 42 `add` measurements then ran 50-90% slow,
-// none with it off). `sysfs` is /sys (a test gives a stand-in).
+// empty when nothing is found. Today: DAMON monitors that are on (on the
+// AMD EPYC VM a kdamond with a pageout scheme made 7 of 42 `add`
+// measurements run 50-90% slow, none with it off; locking the workers'
+// memory with mlockall did not help, so it is the monitoring, not the
+// reclaim). `sysfs` is /sys (a test gives a stand-in).
 std::vector<std::string> WallTimeDisturbances(const std::string& sysfs = "/sys");
 // RFC 3339 UTC timestamp of now (base/timestamp.h).
 using base::NowRfc3339;
