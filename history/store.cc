@@ -431,15 +431,16 @@ absl::StatusOr<int64_t> Store::AddRun(const ResultsFile& results, const RunInfo&
   for (const Measurement& m : results.measurements) {
     ICOUNT_ASSIGN_OR_RETURN(int64_t case_id, CaseId(ResultCaseKey(m.metadata(), m.task_spec()),
                                                     ResultCaseTitle(m.task_spec())));
+    const std::string encoded = EncodeNanoseconds(m.raw_times());
     times.Bind(1, case_id)
         .Bind(2, run_id)
         .Bind(3, next_seq[case_id]++)
         .Bind(4, m.number_per_run())
-        .BindBlob(5, EncodeNanoseconds(m.raw_times()));
+        .BindBlob(5, encoded);
     ICOUNT_RETURN_IF_ERROR(times.Run());
     // The level is computed from the stored (nanosecond) samples, so it is
     // the same whether read now or recomputed from the store later.
-    for (double t : DecodeNanoseconds(EncodeNanoseconds(m.raw_times()))) {
+    for (double t : DecodeNanoseconds(encoded)) {
       per_run[case_id].push_back(t / static_cast<double>(m.number_per_run()));
     }
   }

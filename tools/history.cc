@@ -339,9 +339,8 @@ std::string CsvField(const std::string& text) {
   return quoted + "\"";
 }
 
-absl::StatusOr<std::string> ExportCsv(Store& store) {
+absl::StatusOr<std::string> ExportCsv(Store& store, const std::vector<RunRow>& runs) {
   std::string out = "run,label,start_time,case,title,metric,value,low,high\n";
-  ICOUNT_ASSIGN_OR_RETURN(std::vector<RunRow> runs, store.Runs());
   std::map<int64_t, std::string> start;
   for (const RunRow& r : runs) start[r.id] = r.start_time;
   for (Metric metric : {Metric::kCounts, Metric::kTime}) {
@@ -362,8 +361,7 @@ absl::StatusOr<std::string> ExportCsv(Store& store) {
 
 // Bencher Metric Format: {"benchmark": {"measure": {"value": v, "lower_value":
 // l, "upper_value": u}}}, one run; instructions per run and latency in ns.
-absl::StatusOr<std::string> ExportBmf(Store& store) {
-  ICOUNT_ASSIGN_OR_RETURN(std::vector<RunRow> runs, store.Runs());
+absl::StatusOr<std::string> ExportBmf(Store& store, const std::vector<RunRow>& runs) {
   const std::string wanted = absl::GetFlag(FLAGS_run);
   const RunRow* run = nullptr;
   for (const RunRow& r : runs) {
@@ -403,9 +401,9 @@ int Export(Store& store) {
   if (runs->empty()) return Fail(absl::StrCat(store.path(), " holds no runs yet"));
   absl::StatusOr<std::string> text;
   if (format == "csv") {
-    text = ExportCsv(store);
+    text = ExportCsv(store, *runs);
   } else if (format == "bmf") {
-    text = ExportBmf(store);
+    text = ExportBmf(store, *runs);
   } else {
     return Fail(absl::StrCat("--format=", format, ": must be csv or bmf"));
   }
