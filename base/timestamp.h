@@ -6,11 +6,17 @@
 //
 //   NowRfc3339();  // "2026-11-23T19:30:05Z"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace icount::base {
 
 std::string NowRfc3339();
+
+// Seconds since the epoch of a timestamp in NowRfc3339's form
+// ("2026-11-23T19:30:05Z", UTC); nullopt for anything else.
+std::optional<int64_t> ParseRfc3339(const std::string& text);
 
 }  // namespace icount::base
 

@@ -1,26 +1,29 @@
 #include "cli/tool_flags.h"
 
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "cli/flags.h"
 #include "compare/version.h"
 #include "expand/version.h"
 #include "fuzzer/version.h"
 #include "history/version.h"
+#include "report/version.h"
 #include "timer/version.h"
 #include "worker/version.h"
 
 namespace icount {
 
 VersionList AllLibraryVersions() {
-  return {{"timer", kTimerVersion},
-          {"compare", kCompareVersion},
-          {"fuzzer", kFuzzerVersion},
-          {"expand", kExpandVersion},
-          {"worker", kWorkerVersion},
-          {"history", kHistoryVersion}};
+  return {{"timer", kTimerVersion},   {"compare", kCompareVersion}, {"fuzzer", kFuzzerVersion},
+          {"expand", kExpandVersion}, {"worker", kWorkerVersion},   {"history", kHistoryVersion},
+          {"report", kReportVersion}};
 }
 
 std::string LibraryVersions() { return DescribeVersions(AllLibraryVersions()); }
@@ -32,6 +35,18 @@ std::map<std::string, std::string> LibraryVersionMap() {
 
 std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage) {
   return ParseFlags(argc, argv, usage, AllLibraryVersions());
+}
+
+std::string ToolCommandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args;
+  for (absl::string_view arg : absl::StrSplit(raw, '\0', absl::SkipEmpty())) {
+    args.push_back(arg.find_first_of(" \t'\"") == absl::string_view::npos
+                       ? std::string(arg)
+                       : absl::StrCat("'", arg, "'"));
+  }
+  return absl::StrJoin(args, " ");
 }
 
 }  // namespace icount

@@ -29,6 +29,10 @@ std::map<std::string, std::string> LibraryVersionMap();
 // ParseFlags(argc, argv, usage, AllLibraryVersions()).
 std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage);
 
+// This process's command line, arguments with spaces quoted, e.g.
+// "bazel-bin/tools/main '--filter=add|mul'", for runs to record.
+std::string ToolCommandLine();
+
 }  // namespace icount
 
 #endif  // ICOUNT_CLI_TOOL_FLAGS_H_

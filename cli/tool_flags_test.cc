@@ -72,12 +72,12 @@ TEST(ToolFlagsTest, VersionPrintsTheLibraryVersions) {
 TEST(FlagsTest, DescribeVersionsListsWhatTheProgramNames) {
   EXPECT_EQ(DescribeVersions({{"timer", "1.2.3"}, {"worker", "0.4.0"}}),
             "icount libraries: timer 1.2.3, worker 0.4.0");
-  EXPECT_EQ(LibraryVersions(), "icount libraries: timer " + LibraryVersionMap()["timer"] +
-                                   ", compare " + LibraryVersionMap()["compare"] + ", fuzzer " +
-                                   LibraryVersionMap()["fuzzer"] + ", expand " +
-                                   LibraryVersionMap()["expand"] + ", worker " +
-                                   LibraryVersionMap()["worker"] + ", history " +
-                                   LibraryVersionMap()["history"]);
+  EXPECT_EQ(LibraryVersions(),
+            "icount libraries: timer " + LibraryVersionMap()["timer"] + ", compare " +
+                LibraryVersionMap()["compare"] + ", fuzzer " + LibraryVersionMap()["fuzzer"] +
+                ", expand " + LibraryVersionMap()["expand"] + ", worker " +
+                LibraryVersionMap()["worker"] + ", history " + LibraryVersionMap()["history"] +
+                ", report " + LibraryVersionMap()["report"]);
 }
 
 TEST(ToolFlagsTest, ParsesFlags) { EXPECT_EQ(RunParse({"demo", "--cli_test_repeats=7"}).code, 7); }

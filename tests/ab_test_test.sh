@@ -6,18 +6,19 @@
 # rounds. Backtesting: environments that declare an old LibTorch
 # (ICOUNT_LIBTORCH_VERSION) skip the cases that need a newer one. An
 # interrupted run keeps its results and --resume finishes it. Each side is
-# recorded in --history as a run of its own.
+# recorded in --history as a run of its own, and --html draws the A/B.
 set -u
 ab_test="$PWD/$1"
 lib="$PWD/$2"
 history="$PWD/$4"
+report_page="$PWD/$5"
 tmp="${TEST_TMPDIR:-/tmp}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 filter='^Empty / with allocation$'
 
 "$ab_test" --A=true --B="export LD_PRELOAD=$lib" --filter="$filter" --colorize=false \
   --display_time --time_rounds=2 --history="$tmp/ab.db" --history_label=tax \
-  > "$tmp/slow.txt" 2> "$tmp/slow.err" || fail "ab_test failed: $(cat "$tmp/slow.err")"
+  --html="$tmp/slow.html" > "$tmp/slow.txt" 2> "$tmp/slow.err" || fail "ab_test failed: $(cat "$tmp/slow.err")"
 cat "$tmp/slow.err" "$tmp/slow.txt"
 grep -q "Python Eager (time)" "$tmp/slow.txt" || fail "--display_time shows no wall-time column"
 rounds=$(grep -o "wall time, round . of 2, [AB]" "$tmp/slow.err" | tr '\n' ' ')
@@ -27,6 +28,10 @@ rounds=$(grep -o "wall time, round . of 2, [AB]" "$tmp/slow.err" | tr '\n' ' ')
 grep -q "too few rounds (2 of 3 needed)" "$tmp/slow.txt" || fail "2 rounds must give no time verdict"
 grep -q "icount_test_allocation_tax" "$tmp/slow.txt" || fail "the preloaded function is not named"
 grep -Eq '\+[0-9.]+%' "$tmp/slow.txt" || fail "no count increase reported"
+# --html: the page, in headless Chromium, draws every chart and shows the
+# preloaded function grown in the differential flamegraphs.
+python3 "$report_page" "$tmp/slow.html" --expect_grown=icount_test_allocation_tax \
+  || fail "--html report"
 
 # Each side is a run of its own in --history; between them, history finds
 # the count steps and names the preloaded function.

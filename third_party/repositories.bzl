@@ -104,3 +104,11 @@ def icount_repositories():
             package = "libpython3.11-dev",
             build_file = Label("//third_party/python:python3_include.BUILD"),
         )
+    if "chart_js" not in existing:
+        # The charting library of //report's pages (JavaScript, inlined).
+        system_library(
+            name = "chart_js",
+            path = "/usr/share/javascript/chart.js",
+            package = "libjs-chart.js",
+            build_file = Label("//third_party/chartjs:chart_js.BUILD"),
+        )

@@ -135,6 +135,7 @@ InstructionCounts SummarizeInstructionCounts(const std::vector<CallgrindStats>& 
   counts.baseline = first.BaselineCounts();
   counts.counts_per_run = first.CountsPerRun();
   counts.exclusive = first.Stats(/*inclusive=*/false);
+  counts.call_tree = first.call_tree();
   return counts;
 }
 
@@ -151,6 +152,7 @@ timer::CallgrindStatsProto CallgrindStatsToProto(const CallgrindStats& stats) {
     *proto.mutable_baseline_exclusive() = CountsToProto(stats.BaselineStats(false));
   }
   if (stats.stmt_callgrind_out()) proto.set_stmt_callgrind_out(*stats.stmt_callgrind_out());
+  if (stats.call_tree()) *proto.mutable_stmt_call_tree() = CallTreeToProto(*stats.call_tree());
   return proto;
 }
 
@@ -165,13 +167,19 @@ absl::StatusOr<CallgrindStats> CallgrindStatsFromProto(const timer::CallgrindSta
     baseline_inclusive = CountsFromProto(proto.baseline_inclusive());
     baseline_exclusive = CountsFromProto(proto.baseline_exclusive());
   }
-  return CallgrindStats(TaskSpecFromProto(proto.task_spec()), proto.number_per_run(),
-                        proto.built_with_debug_symbols(), CountsFromProto(proto.stmt_inclusive()),
-                        CountsFromProto(proto.stmt_exclusive()), std::move(baseline_inclusive),
-                        std::move(baseline_exclusive),
-                        proto.stmt_callgrind_out().empty()
-                            ? std::nullopt
-                            : std::optional<std::string>(proto.stmt_callgrind_out()));
+  CallgrindStats stats(TaskSpecFromProto(proto.task_spec()), proto.number_per_run(),
+                       proto.built_with_debug_symbols(), CountsFromProto(proto.stmt_inclusive()),
+                       CountsFromProto(proto.stmt_exclusive()), std::move(baseline_inclusive),
+                       std::move(baseline_exclusive),
+                       proto.stmt_callgrind_out().empty()
+                           ? std::nullopt
+                           : std::optional<std::string>(proto.stmt_callgrind_out()));
+  if (proto.has_stmt_call_tree()) {
+    absl::StatusOr<CallTree> tree = CallTreeFromProto(proto.stmt_call_tree(), "");
+    if (!tree.ok()) return tree.status();
+    stats.set_call_tree(*std::move(tree));
+  }
+  return stats;
 }
 
 std::string CallgrindStatsToJson(const std::vector<CallgrindStats>& stats) {

@@ -4,10 +4,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "timer/call_tree.h"
 #include "timer/callgrind.pb.h"
 #include "timer/function_counts.h"
 #include "timer/measurement_io.h"
@@ -45,6 +47,10 @@ class CallgrindStats {
   FunctionCounts BaselineStats(bool inclusive = false) const;
   // The path of the retained callgrind out file (opens in KCachegrind).
   const std::optional<std::string>& stmt_callgrind_out() const { return stmt_callgrind_out_; }
+  // Where the measured region's instructions went (timer/call_tree.h); the
+  // Timer builds it for the first repeat of a collection only.
+  const std::optional<CallTree>& call_tree() const { return call_tree_; }
+  void set_call_tree(CallTree tree) { call_tree_ = std::move(tree); }
 
   // Per-function counts of the measured region.
   const FunctionCounts& Stats(bool inclusive = false) const {
@@ -78,10 +84,11 @@ class CallgrindStats {
   std::optional<FunctionCounts> baseline_inclusive_;
   std::optional<FunctionCounts> baseline_exclusive_;
   std::optional<std::string> stmt_callgrind_out_;
+  std::optional<CallTree> call_tree_;
 };
 
 // The compact form results files carry: totals per repeat, the baseline,
-// per-run counts and the first repeat's exclusive profile.
+// per-run counts and the first repeat's exclusive profile and call tree.
 InstructionCounts SummarizeInstructionCounts(const std::vector<CallgrindStats>& repeats);
 
 // TaskSpec <-> proto (shared with the callgrind child protocol).

@@ -75,6 +75,7 @@ timer::InstructionCountsProto InstructionCountsToProto(const InstructionCounts& 
     out->set_function(row.function);
   }
   for (const auto& [key, value] : counts.metadata) (*proto.mutable_metadata())[key] = value;
+  if (counts.call_tree.has_value()) *proto.mutable_call_tree() = CallTreeToProto(*counts.call_tree);
   return proto;
 }
 
@@ -110,6 +111,11 @@ absl::StatusOr<InstructionCounts> InstructionCountsFromProto(
   }
   counts.exclusive = FunctionCounts(std::move(rows), /*inclusive=*/false);
   counts.metadata.insert(proto.metadata().begin(), proto.metadata().end());
+  if (proto.has_call_tree()) {
+    absl::StatusOr<CallTree> tree = CallTreeFromProto(proto.call_tree(), "");
+    if (!tree.ok()) return tree.status();
+    counts.call_tree = *std::move(tree);
+  }
   return counts;
 }
 
@@ -157,6 +163,7 @@ absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::strin
   results.machine = proto.machine();
   results.suite_checksum = proto.suite_checksum();
   results.settings.insert(proto.settings().begin(), proto.settings().end());
+  results.failures.insert(proto.failures().begin(), proto.failures().end());
   for (int i = 0; i < proto.measurements_size(); ++i) {
     absl::StatusOr<Measurement> m = MeasurementFromProto(proto.measurements(i));
     if (!m.ok()) {
@@ -215,6 +222,7 @@ std::string ResultsToJson(const ResultsFile& results) {
   header.set_machine(results.machine);
   header.set_suite_checksum(results.suite_checksum);
   header.mutable_settings()->insert(results.settings.begin(), results.settings.end());
+  header.mutable_failures()->insert(results.failures.begin(), results.failures.end());
   std::string json = base::ProtoToJson(header);
   json.pop_back();  // the closing brace; measurements follow, one per line
   absl::StrAppend(&json, json.size() > 1 ? "," : "", "\"measurements\":[");

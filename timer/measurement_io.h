@@ -2,6 +2,7 @@
 #define ICOUNT_TIMER_MEASUREMENT_IO_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 #include "absl/strings/string_view.h"
@@ -9,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "base/files.h"
+#include "timer/call_tree.h"
 #include "timer/function_counts.h"
 #include "timer/measurement.h"
 #include "timer/measurement.pb.h"
@@ -30,7 +32,8 @@ struct InstructionCounts {
   std::vector<int64_t> counts;  // total per repeat
   int64_t baseline = 0;
   double counts_per_run = 0;
-  FunctionCounts exclusive;  // first repeat
+  FunctionCounts exclusive;           // first repeat
+  std::optional<CallTree> call_tree;  // first repeat; absent in older files
   std::map<std::string, std::string> metadata;
 };
 
@@ -57,6 +60,9 @@ struct ResultsFile {
   std::string suite_checksum;
   // ResultsFileProto's settings: valgrind's version and options, ...
   std::map<std::string, std::string> settings;
+  // Cases that failed: case key -> "kind: reason", then where the case is
+  // defined and its statement on an indented line.
+  std::map<std::string, std::string> failures;
 };
 
 // Parses the JSON form. `source` names the input in errors, e.g.

@@ -25,6 +25,7 @@
 #include "timer/callgrind.pb.h"
 #include "timer/callgrind_command.h"
 #include "timer/callgrind_stats.h"
+#include "timer/internal/call_tree_builder.h"
 #include "timer/internal/callgrind_collect.h"
 #include "timer/internal/callgrind_parser.h"
 #include "timer/internal/cpp_snippet.h"
@@ -104,6 +105,8 @@ absl::StatusOr<std::vector<CallgrindStats>> StatsFromDumps(const TaskSpec& spec,
                        FunctionCounts::FromMap(profile->inclusive, true), std::move(exclusive),
                        baseline_inclusive, baseline_exclusive,
                        options.retain_out_file ? std::optional<std::string>(dump) : std::nullopt);
+    // Repeats have identical counts; one tree is what reports draw.
+    if (stats.size() == 1) stats.back().set_call_tree(timer_internal::BuildCallTree(*profile));
     if (!options.retain_out_file) std::remove(dump.c_str());
   }
   return stats;

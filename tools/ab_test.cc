@@ -56,6 +56,7 @@
 #include "timer/function_counts.h"
 #include "timer/measurement_io.h"
 #include "tools/history_recording.h"
+#include "tools/html_report.h"
 #include "tools/suite.h"
 #include "worker/libtorch_version_line.h"
 #include "worker/runner.h"
@@ -182,10 +183,10 @@ absl::Status Canary(const Side& side, const Suite& suite, const expand::SuiteCas
   std::remove(options.journal_path.c_str());
   if (!report.ok()) return report.status();
   const SuiteResults results = CollectResults({canary}, orders, report->results);
-  if (!results.failures.empty()) {
+  if (!results.file.failures.empty()) {
     return absl::FailedPreconditionError(absl::StrCat("environment ", side.name, " (", side.command,
                                                       ") is broken: the canary case failed:\n",
-                                                      results.failures.begin()->second));
+                                                      results.file.failures.begin()->second));
   }
   return absl::OkStatus();
 }
@@ -316,6 +317,7 @@ bool IsComparisonJson(absl::string_view text) {
 // an interrupted run (said now, not after the canaries).
 absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(CheckNoPositionalArguments(positional));
+  ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag());
   if (absl::GetFlag(FLAGS_A).empty() || absl::GetFlag(FLAGS_B).empty()) {
     return absl::InvalidArgumentError(
         "--A and --B are required (shell commands setting up each environment)");
@@ -650,7 +652,7 @@ int Main(int argc, char** argv) {
                                ".{A,B}.*.journal keep every result)"));
     }
   }
-  int exit_code = a_results.failures.empty() && b_results.failures.empty() ? 0 : 1;
+  int exit_code = a_results.file.failures.empty() && b_results.file.failures.empty() ? 0 : 1;
   if (history->has_value()) {
     for (const auto& [side, results] : {std::make_pair(&a, &a_results), {&b, &b_results}}) {
       if (absl::Status s =
@@ -662,8 +664,20 @@ int Main(int argc, char** argv) {
       }
     }
   }
+  ReportInput report;
+  report.title = absl::StrCat("icount A/B: B (", b.command, ") against A (", a.command, ")");
+  report.baseline = a_results.file;
+  report.baseline_name = "A";
+  report.current = b_results.file;
+  report.current_name = "B";
+  report.time_comparisons = times;
+  if (history->has_value()) report.history = &**history;
+  if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) {
+    std::fprintf(stderr, "ab_test: %s\n", std::string(s.message()).c_str());
+    exit_code = 1;
+  }
   for (const auto* side : {&a_results, &b_results}) {
-    for (const auto& [key, reason] : side->failures) {
+    for (const auto& [key, reason] : side->file.failures) {
       std::fprintf(stderr, "ab_test: %s failed in %s: %s\n", key.c_str(),
                    side == &a_results ? "A" : "B", reason.c_str());
     }

@@ -32,6 +32,7 @@
 #include "cli/tool_flags.h"
 #include "compare/gate.h"
 #include "tools/history_recording.h"
+#include "tools/html_report.h"
 #include "tools/suite.h"
 
 ABSL_FLAG(std::string, destination, "",
@@ -177,6 +178,7 @@ int Main(int argc, char** argv) {
   if (!absl::GetFlag(FLAGS_json).empty() && absl::GetFlag(FLAGS_baseline).empty()) {
     return Fail("--json writes the comparisons with the baseline: it needs --baseline");
   }
+  if (absl::Status s = CheckHtmlFlag(); !s.ok()) return Fail(s);
   absl::StatusOr<GateOptions> gate = GateFlags();
   if (!gate.ok()) return Fail(gate.status());
   absl::StatusOr<std::optional<ResultsFile>> baseline = ReadBaseline();
@@ -190,7 +192,7 @@ int Main(int argc, char** argv) {
   absl::StatusOr<SuiteResults> results = Measure(*suite, *cases, destination);
   if (!results.ok()) return Fail(results.status());
   int exit_code = 0;
-  for (const auto& [key, reason] : results->failures) {
+  for (const auto& [key, reason] : results->file.failures) {
     std::fprintf(stderr, "ci: case failed: %s: %s\n", key.c_str(), reason.c_str());
     exit_code = 1;
   }
@@ -202,9 +204,24 @@ int Main(int argc, char** argv) {
       exit_code = 1;
     }
   }
-  if (!baseline->has_value()) return exit_code;
+  ReportInput report;
+  report.title = "icount ci";
+  report.current = results->file;
+  report.current_name = destination;
+  if (history->store.has_value()) report.history = &*history->store;
+  if (!baseline->has_value()) {
+    if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) return Fail(s);
+    return exit_code;
+  }
   absl::StatusOr<GateReport> gated = Gate(**baseline, results->file, *gate);
   if (!gated.ok()) return Fail(gated.status());
+  report.baseline = **baseline;
+  report.baseline_name = absl::GetFlag(FLAGS_baseline);
+  report.time_comparisons.emplace();
+  for (const CaseVerdict& c : gated->cases) {
+    if (c.time.has_value()) (*report.time_comparisons)[c.key] = *c.time;
+  }
+  if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) return Fail(s);
   const std::string markdown = GateMarkdown(*gated, *gate);
   std::printf("%s", markdown.c_str());
   for (const auto& [path, text] : {std::make_pair(absl::GetFlag(FLAGS_markdown), markdown),

@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "base/files.h"
 #include "base/subprocess.h"
+#include "cli/tool_flags.h"
 
 ABSL_FLAG(std::string, history, "",
           "Also record the run in this history store (SQLite, created when missing; see "
@@ -20,22 +21,6 @@ ABSL_FLAG(std::string, history_label, "",
           "run's start time.");
 
 namespace icount {
-namespace {
-
-// This process's command line, arguments with spaces quoted.
-std::string CommandLine() {
-  absl::StatusOr<std::string> raw = base::ReadFileToString("/proc/self/cmdline");
-  if (!raw.ok()) return "";
-  std::vector<std::string> args;
-  for (absl::string_view arg : absl::StrSplit(*raw, '\0', absl::SkipEmpty())) {
-    args.push_back(arg.find_first_of(" \t'\"") == absl::string_view::npos
-                       ? std::string(arg)
-                       : absl::StrCat("'", arg, "'"));
-  }
-  return absl::StrJoin(args, " ");
-}
-
-}  // namespace
 
 absl::StatusOr<std::optional<history::Store>> OpenHistoryFlag() {
   const std::string path = absl::GetFlag(FLAGS_history);
@@ -83,7 +68,7 @@ absl::Status RecordHistory(history::Store& store, const ResultsFile& results,
       absl::StrCat(label.empty() ? results.start_time : label, side.empty() ? "" : " ", side);
   info.side = side;
   info.source = source;
-  info.command = CommandLine();
+  info.command = ToolCommandLine();
   info.kernel = history::CurrentKernel();
   if (libtorch != nullptr) {
     info.libtorch_version = libtorch->version;

@@ -22,6 +22,7 @@
 #include "compare/compare.h"
 #include "expand/case_modes.h"
 #include "tools/history_recording.h"
+#include "tools/html_report.h"
 #include "tools/suite.h"
 #include "worker/runner.h"
 
@@ -98,6 +99,7 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
     return absl::InvalidArgumentError(absl::StrCat("unknown --mode=", absl::GetFlag(FLAGS_mode),
                                                    " (only \"debug\" is supported)"));
   }
+  ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag());
   if (absl::GetFlag(FLAGS_no_counts) && absl::GetFlag(FLAGS_no_wall_time)) {
     return absl::InvalidArgumentError(
         "--no_counts and --no_wall_time together leave nothing to measure: drop one of them");
@@ -182,10 +184,10 @@ int Report(const std::vector<expand::SuiteCaseProto>& cases, const MeasureOption
     compare.TrimSignificantFigures();
     compare.Print();
   }
-  if (results.failures.empty()) return 0;
-  std::printf("\n%zu case%s failed:\n", results.failures.size(),
-              results.failures.size() > 1 ? "s" : "");
-  for (const auto& [key, reason] : results.failures) {
+  if (results.file.failures.empty()) return 0;
+  std::printf("\n%zu case%s failed:\n", results.file.failures.size(),
+              results.file.failures.size() > 1 ? "s" : "");
+  for (const auto& [key, reason] : results.file.failures) {
     std::printf("  %s\n    %s\n", key.c_str(), reason.substr(0, 2000).c_str());
   }
   return 1;
@@ -225,6 +227,12 @@ int Main(int argc, char** argv) {
       return Fail(s);
     }
   }
+  ReportInput report;
+  report.title = "icount main";
+  report.current = results->file;
+  if (!absl::GetFlag(FLAGS_output).empty()) report.current_name = absl::GetFlag(FLAGS_output);
+  if (history->store.has_value()) report.history = &*history->store;
+  if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) return Fail(s);
   return exit_code;
 }
 

@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
   || fail "--list --json should show a declared minimum LibTorch"
 "$main" --help > "$tmp/help.txt" || fail "--help should exit 0"
 grep -q -- "--filter" "$tmp/help.txt" || fail "--help should list --filter"
-"$main" --version | grep -qE "^icount libraries: timer [0-9]+\.[0-9]+\.[0-9]+, compare [0-9.]+, fuzzer [0-9.]+, expand [0-9.]+, worker [0-9.]+, history [0-9.]+$" || fail "--version"
+"$main" --version | grep -qE "^icount libraries: timer [0-9]+\.[0-9]+\.[0-9]+, compare [0-9.]+, fuzzer [0-9.]+, expand [0-9.]+, worker [0-9.]+, history [0-9.]+, report [0-9.]+$" || fail "--version"
 # Bad input: exit 1 before anything runs, with this first line on stderr.
 source "$3"  # expect_first_line
 expect_first_line "$main" "main: --filter=( is not a valid RE2 regex: missing ): (" --filter='('
@@ -34,6 +34,8 @@ expect_first_line "$main" "main: --jobs=-3: must be at least 0" --jobs=-3
 expect_first_line "$main" "main: --timeout=0: must be greater than 0" --timeout=0
 expect_first_line "$main" 'main: unknown --mode=fast (only "debug" is supported)' --mode=fast
 expect_first_line "$main" "main: --resume needs the --output of the run to continue" --resume
+expect_first_line "$main" "main: --html=$tmp: is a directory; name the HTML file to write" --html="$tmp"
+expect_first_line "$main" "main: --html=/nonexistent/r.html: cannot write into /nonexistent/ (No such file or directory); choose a writable directory" --html=/nonexistent/r.html
 expect_first_line "$main" "main: --output: $tmp exists and cannot be read ($tmp: is a directory, not a file); icount replaces only its own results: choose another file or move it away" --output="$tmp"
 expect_first_line "$ci" "ci: --destination is required"
 expect_first_line "$ci" "ci: unexpected argument \"x\": this program takes only flags (--name=value; see --help)" --destination="$tmp/x.json" x
@@ -79,9 +81,12 @@ grep -q -- "--destination: $tmp/foreign.csv exists and is not an icount results 
   "$tmp/ci_foreign.err" || fail "ci foreign destination: $(cat "$tmp/ci_foreign.err")"
 [ "$(cat "$tmp/foreign.csv")" = "$(printf 'name,count\nadd,1')" ] || fail "ci touched the CSV"
 
-# A real run: two cases, counts and wall time, results written.
-"$main" --filter='^Empty / no allocation$' --output="$tmp/main.json" > "$tmp/main.out" 2> "$tmp/main.err" \
-  || fail "main run failed: $(cat "$tmp/main.err")"
+# A real run: two cases, counts and wall time, results written, and the
+# HTML report (drawn in a browser by //report:report_browser_test).
+"$main" --filter='^Empty / no allocation$' --output="$tmp/main.json" --html="$tmp/main.html" \
+  > "$tmp/main.out" 2> "$tmp/main.err" || fail "main run failed: $(cat "$tmp/main.err")"
+grep -q "icount: HTML report written to $tmp/main.html" "$tmp/main.err" || fail "--html not reported"
+grep -q '"title":"icount main","kind":"run"' "$tmp/main.html" || fail "--html page: $(head -c 300 "$tmp/main.html")"
 grep -q "Empty / no allocation" "$tmp/main.out" || fail "counts table missing"
 /usr/bin/python3 - "$tmp/main.json" <<'PY' || fail "results file"
 import json, sys
@@ -89,7 +94,12 @@ d = json.load(open(sys.argv[1]))
 assert len(d["measurements"]) == 2, d["measurements"]
 assert len(d["instruction_counts"]) == 2
 assert all(c["counts_per_run"] > 0 for c in d["instruction_counts"])
-assert set(d["versions"]) == {"timer", "compare", "fuzzer", "expand", "worker", "history"}, d["versions"]
+assert set(d["versions"]) == {"timer", "compare", "fuzzer", "expand", "worker", "history", "report"}, d["versions"]
+# Every case's call tree: the measured block on top, costs that add up.
+for c in d["instruction_counts"]:
+    t = c["call_tree"]
+    assert t["parent"][0] == -1 and t["inclusive"][0] <= t["total"], t
+    assert all(s <= i for s, i in zip(t["self"], t["inclusive"])), t
 assert d["machine"], d
 PY
 [ ! -e "$tmp/main.json.journal" ] || fail "journal should be gone after success"

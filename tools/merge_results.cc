@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
     merged.instruction_counts.insert(merged.instruction_counts.end(),
                                      file->instruction_counts.begin(),
                                      file->instruction_counts.end());
+    merged.failures.insert(file->failures.begin(), file->failures.end());
     if (merged.machine.empty()) merged.machine = file->machine;
     if (merged.settings.empty()) merged.settings = file->settings;
     if (merged.start_time.empty() || file->start_time < merged.start_time) {

@@ -182,7 +182,7 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
     if (c == nullptr) continue;
     const worker::WorkerResultProto& result = results[i];
     if (result.has_failure()) {
-      out.failures[key] =
+      out.file.failures[key] =
           absl::StrCat(FailureKindName(result.failure().kind()), ": ", result.failure().reason(),
                        "\n    at ", c->definition_file(), ":", c->definition_line(),
                        ", stmt: ", Abbreviated(c->task_spec().stmt()));
@@ -260,7 +260,7 @@ std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
     std::string cell = "-";
     if (counted != results.counts_per_run.end()) {
       cell = absl::StrFormat("%.0f", counted->second);
-    } else if (results.failures.count(c.key())) {
+    } else if (results.file.failures.count(c.key())) {
       cell = "failed";
     }
     cells[{place.num_threads, place.row, place.column}] = cell;

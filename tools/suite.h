@@ -78,10 +78,7 @@ struct CasePlace {
 CasePlace PlaceCase(const expand::SuiteCaseProto& c);
 
 struct SuiteResults {
-  ResultsFile file;  // measurements + counts
-  // case key -> "kind: reason", then where the case is defined and its
-  // statement on an indented line.
-  std::map<std::string, std::string> failures;
+  ResultsFile file;                                    // measurements, counts and failures
   std::map<std::string, double> counts_per_run;        // case key -> instructions
   std::map<std::string, std::vector<int64_t>> counts;  // case key -> totals
 };

@@ -65,12 +65,12 @@ int Run() {
     std::fprintf(stderr, "suite_shard_test: %s\n", std::string(status.message()).c_str());
     return 1;
   }
-  for (const auto& [key, reason] : results.failures) {
+  for (const auto& [key, reason] : results.file.failures) {
     std::fprintf(stderr, "FAILED %s: %s\n", key.c_str(), reason.c_str());
   }
   std::printf("shard %d of %d: %zu cases, %zu failed, results in %s\n", index + 1, total,
-              cases.size(), results.failures.size(), path.c_str());
-  return results.failures.empty() ? 0 : 1;
+              cases.size(), results.file.failures.size(), path.c_str());
+  return results.file.failures.empty() ? 0 : 1;
 }
 
 }  // namespace

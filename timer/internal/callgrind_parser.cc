@@ -1,5 +1,6 @@
 #include "timer/internal/callgrind_parser.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -211,6 +213,9 @@ class Parser {
   size_t current_ = kNoFunction;
   std::string call_file_;  // cfi=/cfl=, consumed by the next cfn=
   size_t callee_ = kNoFunction;
+  int64_t call_count_ = 0;  // of the pending calls=
+  // (caller, callee) index pairs -> calls and their inclusive cost.
+  absl::flat_hash_map<std::pair<size_t, size_t>, std::pair<int64_t, int64_t>> arcs_;
   // The line of a calls= whose cost line has not been read yet, or 0.
   int pending_call_line_ = 0;
   bool is_callgrind_ = false;
@@ -496,15 +501,18 @@ absl::Status Parser::ParseCallSpec(absl::string_view line, absl::string_view key
   }
   Tokens tokens(value);
   absl::string_view count;
-  uint64_t ignored;
-  if (!tokens.Next(&count) || !ParseNumber(count, &ignored)) {
+  uint64_t calls;
+  if (!tokens.Next(&count) || !ParseNumber(count, &calls) ||
+      calls > static_cast<uint64_t>(INT64_MAX)) {
     return Invalid(absl::StrCat("malformed ", Quote(line),
                                 "; expected \"calls=<count> <target "
                                 "position>\""));
   }
   ICOUNT_RETURN_IF_ERROR(ParseAssociationTarget(line, tokens));
-  // The count does not matter: even calls=0 (written for a call that began
-  // before the previous dump) is followed by that call's inclusive cost.
+  // The count does not matter for costs: even calls=0 (written for a call
+  // that began before the previous dump) is followed by that call's
+  // inclusive cost.
+  call_count_ = static_cast<int64_t>(calls);
   pending_call_line_ = line_number_;
   return absl::OkStatus();
 }
@@ -610,6 +618,9 @@ absl::Status Parser::ParseCostLine(absl::string_view line) {
     Function& callee = functions_[callee_];
     callee.called = true;
     if (absl::Status s = add(callee.called_inclusive, cost); !s.ok()) return s;
+    std::pair<int64_t, int64_t>& arc = arcs_[{current_, callee_}];
+    if (absl::Status s = add(arc.first, call_count_); !s.ok()) return s;
+    if (absl::Status s = add(arc.second, cost); !s.ok()) return s;
     return add(functions_[current_].self_and_calls, cost);
   }
 
@@ -738,15 +749,27 @@ absl::StatusOr<CallgrindProfile> Parser::Finish() {
   // before it, the last function is always listed.
   Commit();
 
+  std::vector<std::string> key_storage(functions_.size());
   for (const auto& [name, index] : function_index_) {
     const Function& function = functions_[index];
-    if (!function.listed && !function.called) continue;
-    const std::string key =
+    key_storage[index] =
         function.object.empty() ? name : absl::StrCat(name, " [", function.object, "]");
+    if (!function.listed && !function.called) continue;
+    const std::string& key = key_storage[index];
     if (function.listed) profile_.exclusive[key] += function.self;
     profile_.inclusive[key] +=
         function.called ? function.called_inclusive : function.self_and_calls;
   }
+  profile_.calls.reserve(arcs_.size());
+  for (const auto& [ends, arc] : arcs_) {
+    profile_.calls.push_back(
+        {key_storage[ends.first], key_storage[ends.second], arc.first, arc.second});
+  }
+  // Hash order is not stable between builds; callers and tests want one.
+  std::sort(profile_.calls.begin(), profile_.calls.end(),
+            [](const CallgrindProfile::CallArc& x, const CallgrindProfile::CallArc& y) {
+              return std::tie(x.caller, x.callee) < std::tie(y.caller, y.callee);
+            });
   profile_.total = total_;
   profile_.total_is_calculated = total_is_calculated_;
   return std::move(profile_);

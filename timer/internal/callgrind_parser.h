@@ -112,6 +112,18 @@ struct CallgrindProfile {
   // --inclusive=yes. Has every key of `exclusive`, plus call targets that
   // never appear on a fn= line under the same key.
   absl::flat_hash_map<std::string, int64_t> inclusive;
+
+  // The call graph: one arc per (caller, callee) pair, keyed as above, with
+  // the calls' count and inclusive cost summed over every call site and part.
+  // Calls that were still running at a dump (the stack above a client
+  // request's DUMP_STATS) are included with the cost they had so far.
+  struct CallArc {
+    std::string caller;
+    std::string callee;
+    int64_t calls = 0;
+    int64_t inclusive = 0;
+  };
+  std::vector<CallArc> calls;
 };
 
 // Parses the contents of a callgrind output file. `source_name` (usually the

@@ -12,6 +12,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -501,6 +502,20 @@ TEST(CallgrindParserTest, SpecExample) {
   // No summary:/totals: line: the sum of the self costs.
   EXPECT_EQ(profile.total, 820);
   EXPECT_TRUE(profile.total_is_calculated);
+}
+
+// The call graph: one arc per caller and callee, counts and costs summed
+// over call sites, sorted by caller then callee.
+TEST(CallgrindParserTest, CallArcs) {
+  CallgrindProfile profile = ParseOrDie(kSpecExample);
+  ASSERT_EQ(profile.calls.size(), 3u);
+  auto arc = [&](size_t i) {
+    const CallgrindProfile::CallArc& a = profile.calls[i];
+    return std::make_tuple(a.caller, a.callee, a.calls, a.inclusive);
+  };
+  EXPECT_EQ(arc(0), std::make_tuple("file1.c:func1", "file2.c:func2", 2, 300));
+  EXPECT_EQ(arc(1), std::make_tuple("file1.c:main", "file1.c:func1", 1, 400));
+  EXPECT_EQ(arc(2), std::make_tuple("file1.c:main", "file2.c:func2", 3, 400));
 }
 
 TEST(CallgrindParserTest, NameCompressionDefinedUpFront) {

@@ -1,0 +1,623 @@
+// icount's report page: renders the data //report computed (ReportDataJson,
+// report/report_data.h) with Chart.js. Every number shown comes from that
+// data; this script only lays it out, sorts, filters and draws.
+//
+// window.icountReport exposes the data and the charts drawn so far, and
+// document.body.dataset.ready is "1" once the page is rendered (the browser
+// test reads both).
+(function () {
+  'use strict';
+
+  const DATA = JSON.parse(document.getElementById('icount-data').textContent);
+  const FUNCTIONS = DATA.functions;
+  const COMPARING = DATA.kind === 'comparison';
+  const charts = [];
+  window.icountReport = { data: DATA, charts: charts };
+
+  // ---------------------------------------------------------------- helpers
+  function el(tag, attrs, children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'text') node.textContent = v;
+      else if (k === 'class') node.className = v;
+      else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v);
+    }
+    for (const c of [].concat(children || [])) {
+      if (c !== null && c !== undefined) node.append(c);
+    }
+    return node;
+  }
+  function fmtCount(n) {
+    if (n === null || n === undefined) return '';
+    return n.toLocaleString('en-US', { maximumFractionDigits: Math.abs(n) < 100 ? 2 : 1 });
+  }
+  // Seconds with a unit, to `digits` significant figures.
+  function fmtTime(s, digits) {
+    if (s === null || s === undefined) return '';
+    const units = [[1, 's'], [1e-3, 'ms'], [1e-6, 'us'], [1e-9, 'ns']];
+    for (const [scale, unit] of units) {
+      if (s >= scale || unit === 'ns') return Number((s / scale).toPrecision(digits || 3)) + ' ' + unit;
+    }
+    return String(s);
+  }
+  function fmtSigned(p) {
+    return (p > 0 ? '+' : '') + p.toFixed(1);
+  }
+  function fmtPct(p, digits) {
+    if (p === null || p === undefined) return '';
+    return (p > 0 ? '+' : '') + p.toFixed(digits === undefined ? 1 : digits) + '%';
+  }
+  function shortName(key) {
+    // "file:function [object]" -> the function without its argument list.
+    let name = key.replace(/ \[[^\]]*\]$/, '');
+    const colon = name.indexOf(':');
+    if (colon >= 0 && name.slice(0, colon).indexOf('(') < 0) name = name.slice(colon + 1);
+    let depth = 0, cut = -1;
+    for (let i = 0; i < name.length; i++) {
+      if (name[i] === '<') depth++;
+      else if (name[i] === '>') depth--;
+      else if (name[i] === '(' && depth === 0 && i > 0) { cut = i; break; }
+    }
+    return cut > 0 ? name.slice(0, cut) + '(...)' : name;
+  }
+  function hashHue(text) {
+    let h = 0;
+    for (let i = 0; i < text.length; i++) h = (h * 31 + text.charCodeAt(i)) | 0;
+    return Math.abs(h) % 60;  // warm hues, as flamegraphs are drawn
+  }
+  const COLUMN_COLORS = ['#2f6fb3', '#e07b39', '#3a9d5d', '#8e5bb5', '#c94f6d', '#6b7d8c', '#b59b2f'];
+  function timeSpread(t) {
+    return t && t.median > 0 ? (t.p75 - t.p25) / t.median * 100 : null;
+  }
+  // Draws charts only when they scroll into view: a suite of thousands of
+  // cases stays responsive.
+  const lazy = new IntersectionObserver(entries => {
+    for (const e of entries) {
+      if (e.isIntersecting && e.target.icountDraw) {
+        const draw = e.target.icountDraw;
+        e.target.icountDraw = null;
+        lazy.unobserve(e.target);
+        draw();
+      }
+    }
+  }, { rootMargin: '200px' });
+  function lazyChart(box, draw) {
+    box.icountDraw = draw;
+    lazy.observe(box);
+  }
+  function addChart(canvas, config) {
+    config.options = Object.assign({ animation: false, responsive: true, maintainAspectRatio: false }, config.options);
+    const chart = new Chart(canvas.getContext('2d'), config);
+    charts.push(chart);
+    return chart;
+  }
+
+  // ---------------------------------------------------------------- summary
+  function runCard(run, heading) {
+    const rows = [
+      ['name', run.name], ['machine', run.machine], ['started', run.start], ['ended', run.end],
+      ['duration', run.duration_s === null ? '' : run.duration_s + ' s'],
+      ['cases counted', String(run.counted_cases)], ['wall-time measurements', String(run.measurements)],
+      ['failures', String(Object.keys(run.failures).length)],
+      ['versions', Object.entries(run.versions).map(([k, v]) => k + ' ' + v).join(', ')],
+    ];
+    for (const [k, v] of Object.entries(run.settings)) rows.push([k, v]);
+    if (run.command) rows.push(['command', run.command]);
+    const dl = el('dl');
+    for (const [k, v] of rows) {
+      if (!v) continue;
+      dl.append(el('dt', { text: k }), el('dd', { text: v }));
+    }
+    return el('div', { class: 'card' }, [el('h3', { text: heading }), dl]);
+  }
+
+  function renderSummary(root) {
+    const current = DATA.summary.current;
+    root.append(el('h1', { text: DATA.title || 'icount report' }));
+    root.append(el('div', { class: 'muted', text: (COMPARING ? 'Comparison' : 'Run') +
+      ' report generated ' + DATA.generated + ' by icount report ' + DATA.report_version }));
+    const counted = DATA.cases.filter(c => c.counts).length;
+    const timed = DATA.cases.filter(c => c.time).length;
+    const failed = Object.keys(current.failures).length;
+    const figures = el('div', { class: 'figures', id: 'figures' }, [
+      el('div', { class: 'figure' }, [el('b', { text: String(DATA.cases.length) }), 'cases']),
+      el('div', { class: 'figure' }, [el('b', { text: String(counted) }), 'with instruction counts']),
+      el('div', { class: 'figure' }, [el('b', { text: String(timed) }), 'with wall time']),
+      el('div', { class: 'figure' }, [el('b', { text: String(failed) }), 'failed']),
+    ]);
+    if (COMPARING) {
+      const changed = DATA.cases.filter(c => c.delta && c.delta.counts_pct).length;
+      const slower = DATA.cases.filter(c => c.delta && c.delta.time && c.delta.time.verdict === 'slower').length;
+      figures.append(el('div', { class: 'figure' }, [el('b', { text: String(changed) }), 'counts changed']));
+      figures.append(el('div', { class: 'figure' }, [el('b', { text: String(slower) }), 'significantly slower']));
+    }
+    root.append(figures);
+    for (const why of DATA.missing) root.append(el('div', { class: 'notice missing', text: 'Not shown: ' + why }));
+    const cards = el('div', { class: 'cards' }, [runCard(current, COMPARING ? 'This run (' + current.name + ')' : 'Run')]);
+    if (DATA.summary.baseline) cards.append(runCard(DATA.summary.baseline, 'Baseline (' + DATA.summary.baseline.name + ')'));
+    root.append(cards);
+    if (failed) {
+      const list = el('ul', { class: 'failures', id: 'failures' });
+      for (const [key, reason] of Object.entries(current.failures)) {
+        const [first, ...rest] = reason.split('\n');
+        list.append(el('li', {}, [el('b', { text: key }), ': ' + first, el('pre', { text: rest.join('\n') })]));
+      }
+      root.append(el('h2', { text: failed + ' failed case' + (failed > 1 ? 's' : '') }), list);
+    }
+    const u = DATA.unmatched;
+    if (u.only_current.length || u.only_baseline.length) {
+      const box = el('div', { class: 'notice', id: 'unmatched' });
+      if (u.only_current.length) box.append(el('div', { text: u.only_current.length + ' case(s) only in this run: ' + u.only_current.join(', ') }));
+      if (u.only_baseline.length) box.append(el('div', { text: u.only_baseline.length + ' case(s) only in the baseline: ' + u.only_baseline.join(', ') }));
+      root.append(box);
+    }
+  }
+
+  // ------------------------------------------------------------------ table
+  // Each column: header, value for sorting, cell text, class.
+  function tableColumns() {
+    const cols = [
+      { id: 'group', title: 'Group', value: c => c.group },
+      { id: 'case', title: 'Case', value: c => c.row },
+      { id: 'variant', title: 'Variant', value: c => c.column },
+      { id: 'threads', title: 'Threads', value: c => c.threads, num: true },
+      { id: 'counts', title: 'Instr / run', value: c => c.counts ? c.counts.per_run : null, text: v => fmtCount(v), num: true },
+      { id: 'repeats', title: 'Repeats', value: c => c.counts ? c.counts.repeats.length : null,
+        text: (v, c) => c.counts ? v + (c.counts.repeats_identical ? ' identical' : ' DIFFER') : '', num: true },
+      { id: 'time', title: 'Time / run', value: c => c.time ? c.time.median : null,
+        text: (v, c) => c.time ? fmtTime(v, Math.max(2, c.time.significant_figures)) : '', num: true },
+      { id: 'spread', title: 'IQR', value: c => timeSpread(c.time),
+        text: v => v === null ? '' : '\u00b1' + (v / 2).toFixed(1) + '%', num: true },
+    ];
+    if (COMPARING) {
+      cols.push({ id: 'base_counts', title: 'Baseline instr', value: c => c.baseline && c.baseline.counts ? c.baseline.counts.per_run : null, text: v => fmtCount(v), num: true });
+      cols.push({ id: 'counts_delta', title: '\u0394 instr', value: c => c.delta ? c.delta.counts_pct : null,
+        text: v => v === null ? '' : fmtPct(v, 2), cls: v => v > 0 ? 'grew' : v < 0 ? 'shrank' : '', num: true });
+      cols.push({ id: 'time_delta', title: '\u0394 time [95% CI]', value: c => c.delta && c.delta.time ? c.delta.time.delta_pct : null,
+        text: (v, c) => timeDeltaText(c), cls: (v, c) => timeDeltaClass(c), num: true });
+    }
+    return cols;
+  }
+  function timeDeltaText(c) {
+    const t = c.delta && c.delta.time;
+    if (!t) return '';
+    if (t.delta_pct === null) return t.verdict + (t.problem ? ': ' + t.problem : '');
+    return fmtPct(t.delta_pct) + ' [' + fmtSigned(t.ci_pct[0]) + ', ' + fmtSigned(t.ci_pct[1]) + ']' + (t.significant ? ' *' : '');
+  }
+  function timeDeltaClass(c) {
+    const t = c.delta && c.delta.time;
+    if (!t || !t.significant) return '';
+    return 'sig ' + (t.delta_pct > 0 ? 'grew' : 'shrank');
+  }
+
+  function renderTable(root, onSelect) {
+    const cols = tableColumns();
+    root.append(el('h2', { text: 'Cases' }));
+    if (COMPARING) {
+      root.append(el('div', { class: 'muted', text: '\u0394 instr: change of instructions per run against the baseline. ' +
+        '\u0394 time: change of wall time with its 95% confidence interval; * marks a change that is significant ' +
+        'after the Benjamini-Hochberg correction over all cases (and at least 1%). Red: grew, blue: shrank.' }));
+    }
+    const search = el('input', { type: 'search', id: 'filter', placeholder: 'Filter: text or /regex/ on group, case, variant' });
+    const selects = {};
+    const controls = el('div', { class: 'controls' }, [search]);
+    for (const [field, label] of [['language', 'Language'], ['runtime', 'Runtime'], ['autograd', 'Autograd']]) {
+      const values = [...new Set(DATA.cases.map(c => c[field]).filter(v => v))].sort();
+      if (values.length < 2) continue;
+      const select = el('select', { id: 'filter-' + field }, [el('option', { value: '', text: label + ': all' })]
+        .concat(values.map(v => el('option', { value: v, text: v }))));
+      selects[field] = select;
+      controls.append(select);
+    }
+    const shown = el('span', { class: 'muted', id: 'shown' });
+    controls.append(shown);
+    root.append(controls);
+
+    const headRow = el('tr');
+    const table = el('table', { class: 'suite', id: 'suite' }, [el('thead', {}, headRow)]);
+    const body = el('tbody');
+    table.append(body);
+    root.append(el('div', { class: 'table-wrap' }, table));
+
+    const rows = DATA.cases.map((c, index) => {
+      const tr = el('tr', { 'data-key': c.key });
+      for (const col of cols) {
+        const v = col.value(c);
+        const text = col.text ? col.text(v, c) : (v === null || v === undefined ? '' : String(v));
+        const cls = (col.num ? 'num ' : '') + (col.cls ? col.cls(v, c) : '');
+        tr.append(el('td', { class: cls.trim(), text: text, 'data-col': col.id }));
+      }
+      tr.addEventListener('click', () => onSelect(c, tr));
+      return { c: c, tr: tr, index: index, haystack: (c.group + ' / ' + c.row + ' [' + c.column + ']').toLowerCase() };
+    });
+
+    let sortCol = null, sortDir = 1;
+    cols.forEach(col => {
+      const th = el('th', { class: col.num ? 'num' : '', text: col.title, 'data-col': col.id });
+      th.addEventListener('click', () => {
+        sortDir = sortCol === col ? -sortDir : (col.num ? -1 : 1);
+        sortCol = col;
+        headRow.querySelectorAll('th').forEach(h => h.removeAttribute('aria-sort'));
+        th.setAttribute('aria-sort', sortDir > 0 ? 'ascending' : 'descending');
+        apply();
+      });
+      headRow.append(th);
+    });
+
+    function matcher() {
+      const text = search.value.trim();
+      if (!text) return () => true;
+      const re = text.length > 2 && text.startsWith('/') && text.endsWith('/') ? (() => {
+        try { return new RegExp(text.slice(1, -1), 'i'); } catch (e) { return null; }
+      })() : null;
+      if (re) return r => re.test(r.haystack);
+      const needle = text.toLowerCase();
+      return r => r.haystack.includes(needle);
+    }
+    function apply() {
+      const match = matcher();
+      const picked = Object.entries(selects).map(([f, s]) => [f, s.value]).filter(([, v]) => v);
+      const visible = rows.filter(r => match(r) && picked.every(([f, v]) => r.c[f] === v));
+      if (sortCol) {
+        visible.sort((a, b) => {
+          const x = sortCol.value(a.c), y = sortCol.value(b.c);
+          if (x === y) return a.index - b.index;
+          if (x === null || x === undefined) return 1;  // empty cells last either way
+          if (y === null || y === undefined) return -1;
+          return (x < y ? -1 : 1) * sortDir;
+        });
+      }
+      const fragment = document.createDocumentFragment();
+      for (const r of visible) fragment.append(r.tr);
+      body.replaceChildren(fragment);
+      shown.textContent = visible.length + ' of ' + rows.length + ' cases shown';
+    }
+    search.addEventListener('input', apply);
+    Object.values(selects).forEach(s => s.addEventListener('change', apply));
+    apply();
+  }
+
+  // ------------------------------------------------------- per-group charts
+  function renderGroups(root) {
+    const hasCounts = DATA.cases.some(c => c.counts);
+    const hasTime = DATA.cases.some(c => c.time);
+    if (!hasCounts && !hasTime) return;
+    root.append(el('h2', { text: 'Groups: Python / C++ / TorchScript, forward / backward' }));
+    const metric = el('select', { id: 'group-metric' });
+    if (hasCounts) metric.append(el('option', { value: 'counts', text: 'instructions per run' }));
+    if (hasTime) metric.append(el('option', { value: 'time', text: 'wall time per run' }));
+    root.append(el('div', { class: 'controls' }, ['Bars show ', metric, ' (log scale); one bar per variant, one cluster per case.']));
+    const grid = el('div', { class: 'groups', id: 'groups' });
+    root.append(grid);
+    const groups = new Map();
+    for (const c of DATA.cases) {
+      if (!groups.has(c.group)) groups.set(c.group, []);
+      groups.get(c.group).push(c);
+    }
+    const value = (c, m) => m === 'counts' ? (c.counts ? c.counts.per_run : null) : (c.time ? c.time.median : null);
+    const boxes = [];
+    for (const [group, cases] of groups) {
+      const rowsOf = [...new Set(cases.map(c => c.row + (c.threads > 1 ? ' (' + c.threads + 'T)' : '')))];
+      const columns = [...new Set(cases.map(c => c.column))].sort();
+      const canvas = el('canvas');
+      const height = Math.min(900, 80 + rowsOf.length * Math.max(14, columns.length * 7));
+      const box = el('div', { class: 'chart-box', style: 'height:' + height + 'px' }, canvas);
+      grid.append(el('div', { class: 'group-chart', 'data-group': group }, [el('h3', { text: group }), box]));
+      const draw = () => {
+        const m = metric.value;
+        const datasets = columns.map((col, i) => ({
+          label: col,
+          backgroundColor: COLUMN_COLORS[i % COLUMN_COLORS.length],
+          data: rowsOf.map(r => {
+            const c = cases.find(x => x.column === col && x.row + (x.threads > 1 ? ' (' + x.threads + 'T)' : '') === r);
+            return c ? value(c, m) : null;
+          }),
+        }));
+        if (box.chart) { box.chart.destroy(); charts.splice(charts.indexOf(box.chart), 1); }
+        box.chart = addChart(canvas, {
+          type: 'bar',
+          data: { labels: rowsOf, datasets: datasets },
+          options: {
+            indexAxis: 'y',
+            scales: { x: { type: 'logarithmic', title: { display: true, text: m === 'counts' ? 'instructions per run' : 'seconds per run' } } },
+            plugins: { tooltip: { callbacks: { label: ctx => ctx.dataset.label + ': ' +
+              (m === 'counts' ? fmtCount(ctx.raw) : fmtTime(ctx.raw)) } } },
+          },
+        });
+      };
+      boxes.push(box);
+      lazyChart(box, draw);
+      box.redraw = draw;
+    }
+    metric.addEventListener('change', () => boxes.forEach(b => (b.chart ? b.redraw() : null)));
+  }
+
+  // --------------------------------------------------------------- deltas
+  function renderDeltas(root) {
+    if (!COMPARING) return;
+    root.append(el('h2', { text: 'Changes against the baseline' }));
+    const withCounts = DATA.cases.filter(c => c.delta && c.delta.counts_pct !== null);
+    const withTime = DATA.cases.filter(c => c.delta && c.delta.time && c.delta.time.delta_pct !== null);
+    const limit = 40;
+    const section = (title, id, cases, key, draw) => {
+      if (!cases.length) return;
+      cases.sort((a, b) => Math.abs(key(b)) - Math.abs(key(a)));
+      const top = cases.slice(0, limit);
+      root.append(el('h3', { text: title + (cases.length > limit ? ' (the ' + limit + ' largest of ' + cases.length + ')' : '') }));
+      const canvas = el('canvas');
+      const box = el('div', { class: 'chart-box', id: id, style: 'height:' + (60 + top.length * 18) + 'px' }, canvas);
+      root.append(box);
+      lazyChart(box, () => draw(canvas, top));
+    };
+    section('Instructions per run, change in %', 'delta-counts', withCounts, c => c.delta.counts_pct, (canvas, cases) => {
+      addChart(canvas, {
+        type: 'bar',
+        data: { labels: cases.map(c => c.title), datasets: [{ label: '\u0394 instructions per run (%)',
+          data: cases.map(c => c.delta.counts_pct),
+          backgroundColor: cases.map(c => c.delta.counts_pct > 0 ? '#c0392b' : '#2e6fb7') }] },
+        options: { indexAxis: 'y', plugins: { legend: { display: false },
+          tooltip: { callbacks: { label: ctx => fmtPct(ctx.raw, 3) + ' (' + fmtCount(cases[ctx.dataIndex].baseline.counts.per_run) +
+            ' -> ' + fmtCount(cases[ctx.dataIndex].counts.per_run) + ')' } } } },
+      });
+    });
+    section('Wall time, change in % with its 95% confidence interval', 'delta-time', withTime, c => c.delta.time.delta_pct, (canvas, cases) => {
+      const color = c => c.delta.time.significant ? (c.delta.time.delta_pct > 0 ? '#c0392b' : '#2e6fb7') : '#9aa5b1';
+      addChart(canvas, {
+        type: 'bar',
+        data: { labels: cases.map(c => c.title), datasets: [
+          { label: '95% interval', data: cases.map(c => c.delta.time.ci_pct), backgroundColor: cases.map(c => color(c) + '66'), grouped: false },
+          { label: 'change', data: cases.map(c => [c.delta.time.delta_pct - 0.15, c.delta.time.delta_pct + 0.15]), backgroundColor: cases.map(color), grouped: false },
+        ] },
+        options: { indexAxis: 'y', plugins: { tooltip: { callbacks: { label: ctx => {
+          const t = cases[ctx.dataIndex].delta.time;
+          return timeDeltaText(cases[ctx.dataIndex]) + ' ' + (t.significant ? 'significant' : 'not significant') +
+            ', ' + t.rounds + ' rounds';
+        } } } } },
+      });
+    });
+    if (!withCounts.length && !withTime.length) root.append(el('p', { class: 'muted', text: 'No case was measured on both sides.' }));
+  }
+
+  // ------------------------------------------------------------ flamegraph
+  // Lays a tree out as an icicle: one bar per node, x from the node's start
+  // to its end in instructions, y its depth.
+  function layout(tree) {
+    const n = tree.parent.length;
+    const start = new Array(n), depth = new Array(n), next = new Array(n);
+    const path = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const p = tree.parent[i];
+      if (p < 0) { start[i] = 0; depth[i] = 0; path[i] = String(tree.function[i]); }
+      else {
+        // Children follow their parent in pre-order, most expensive first.
+        if (next[p] === undefined) next[p] = start[p];  // the first child starts where its parent does
+        start[i] = next[p];
+        next[p] += tree.inclusive[i];
+        depth[i] = depth[p] + 1;
+        path[i] = path[p] + '/' + tree.function[i];
+      }
+    }
+    return { start, depth, path };
+  }
+
+  // Draws the case's call tree; with a baseline tree, colours by change.
+  function drawFlame(container, c, perRun) {
+    const tree = c.tree;
+    const base = c.baseline_tree || null;
+    const { start, depth, path } = layout(tree);
+    // Colours follow the change of each call's own instructions (self), as
+    // differential flamegraphs do: the frames that did more work are red,
+    // not every caller above them.
+    let before = null, maxDelta = 0;
+    if (base) {
+      const bl = layout(base);
+      before = new Map();
+      for (let i = 0; i < base.parent.length; i++) before.set(bl.path[i], { inclusive: base.inclusive[i], self: base.self[i] });
+    }
+    const points = [];
+    for (let i = 0; i < tree.parent.length; i++) {
+      const b = before ? (before.get(path[i]) || { inclusive: 0, self: 0 }) : null;
+      const delta = before ? tree.self[i] - b.self : 0;
+      if (before) maxDelta = Math.max(maxDelta, Math.abs(delta));
+      points.push({ x: [start[i], start[i] + tree.inclusive[i]], y: String(depth[i]), node: i, before: b, delta: delta,
+        name: FUNCTIONS[tree.function[i]] });
+    }
+    const levels = Math.max(...depth) + 1;
+    const canvas = el('canvas');
+    const box = el('div', { class: 'chart-box flame', style: 'height:' + (40 + levels * 18) + 'px' }, canvas);
+    const reset = el('button', { text: 'Reset zoom' });
+    container.append(el('div', { class: 'flame-note' }, [
+      before ? 'Differential icicle: widths are this run\'s instructions; red where a call\'s own instructions grew against the baseline, blue where they shrank, grey unchanged. '
+        : 'Icicle: the measured region on top, each call below its caller, width = instructions. ',
+      'Click a bar to zoom into it. ', reset]), box);
+    const color = p => {
+      if (!before) return 'hsl(' + hashHue(p.name) + ',80%,' + (58 + (p.node % 3) * 4) + '%)';
+      if (p.delta === 0 || maxDelta === 0) return '#c8cdd3';
+      const strength = 0.25 + 0.75 * Math.min(1, Math.abs(p.delta) / maxDelta);
+      return p.delta > 0 ? 'rgba(192,57,43,' + strength + ')' : 'rgba(46,111,183,' + strength + ')';
+    };
+    const total = tree.inclusive[0];
+    const labels = {
+      id: 'flameLabels',
+      afterDatasetsDraw(chart) {
+        const ctx = chart.ctx;
+        const meta = chart.getDatasetMeta(0);
+        ctx.save();
+        ctx.font = '11px system-ui, sans-serif';
+        ctx.fillStyle = '#111';
+        ctx.textBaseline = 'middle';
+        const area = chart.chartArea;
+        meta.data.forEach((bar, i) => {
+          const left = Math.max(Math.min(bar.base, bar.x), area.left), right = Math.min(Math.max(bar.base, bar.x), area.right);
+          const width = right - left;
+          if (width < 30) return;
+          let text = shortName(points[i].name);
+          const room = Math.floor((width - 6) / 6);
+          if (text.length > room) text = text.slice(0, Math.max(0, room - 1)) + '\u2026';
+          ctx.fillText(text, left + 3, bar.y);
+        });
+        ctx.restore();
+      },
+    };
+    const chart = addChart(canvas, {
+      type: 'bar',
+      data: { labels: [...Array(levels).keys()].map(String), datasets: [{
+        label: 'calls', data: points, backgroundColor: points.map(color), borderColor: '#ffffff', borderWidth: 0.5,
+        grouped: false, barPercentage: 1, categoryPercentage: 0.95 }] },
+      options: {
+        indexAxis: 'y',
+        parsing: { xAxisKey: 'x', yAxisKey: 'y' },
+        scales: { x: { min: 0, max: total, ticks: { callback: v => fmtCount(v / perRun) } }, y: { display: false } },
+        plugins: {
+          legend: { display: false },
+          tooltip: { callbacks: {
+            title: items => points[items[0].dataIndex].name,
+            label: item => {
+              const p = points[item.dataIndex];
+              const lines = ['inclusive ' + fmtCount(tree.inclusive[p.node] / perRun) + ' instr/run (' +
+                (tree.inclusive[p.node] / total * 100).toFixed(1) + '%), self ' + fmtCount(tree.self[p.node] / perRun)];
+              if (before) {
+                const grew = tree.inclusive[p.node] - p.before.inclusive;
+                lines.push('baseline inclusive ' + fmtCount(p.before.inclusive / perRun) + ' (' + (grew >= 0 ? '+' : '') + fmtCount(grew / perRun) + ')');
+                lines.push('baseline self ' + fmtCount(p.before.self / perRun) + ' (' + (p.delta >= 0 ? '+' : '') + fmtCount(p.delta / perRun) + ')');
+              }
+              return lines;
+            } } },
+        },
+        onClick: (event, elements) => {
+          if (!elements.length) return;
+          const p = points[elements[0].index];
+          chart.options.scales.x.min = p.x[0];
+          chart.options.scales.x.max = p.x[1];
+          chart.update();
+        },
+      },
+      plugins: [labels],
+    });
+    reset.addEventListener('click', () => { chart.options.scales.x.min = 0; chart.options.scales.x.max = total; chart.update(); });
+    chart.icountFlame = { points: points, differential: !!before };
+    return chart;
+  }
+
+  // Calls whose inclusive cost changed most, by path: the table beside a
+  // differential flamegraph.
+  function topChanges(c, perRun) {
+    const t = layout(c.tree), b = layout(c.baseline_tree);
+    const now = new Map(), was = new Map();
+    for (let i = 0; i < c.tree.parent.length; i++) now.set(t.path[i], c.tree.self[i]);
+    for (let i = 0; i < c.baseline_tree.parent.length; i++) was.set(b.path[i], c.baseline_tree.self[i]);
+    const byFunction = new Map();
+    for (const p of new Set([...now.keys(), ...was.keys()])) {
+      const f = Number(p.slice(p.lastIndexOf('/') + 1));
+      byFunction.set(f, (byFunction.get(f) || 0) + (now.get(p) || 0) - (was.get(p) || 0));
+    }
+    const rows = [...byFunction.entries()].filter(([, d]) => d !== 0).sort((x, y) => Math.abs(y[1]) - Math.abs(x[1])).slice(0, 8);
+    if (!rows.length) return el('p', { class: 'muted', text: 'No function\'s own instructions changed beyond the tree\'s threshold.' });
+    return el('table', { class: 'suite changes' }, [el('thead', {}, el('tr', {}, [el('th', { text: 'function (self instructions)' }), el('th', { class: 'num', text: '\u0394 instr/run' })])),
+      el('tbody', {}, rows.map(([f, d]) => el('tr', {}, [el('td', { text: shortName(FUNCTIONS[f]), title: FUNCTIONS[f] }),
+        el('td', { class: 'num ' + (d > 0 ? 'grew' : 'shrank'), text: (d > 0 ? '+' : '') + fmtCount(d / perRun) })])))]);
+  }
+
+  // ---------------------------------------------------------------- history
+  function drawHistory(container, c) {
+    for (const [metric, title] of [['counts', 'instructions per run'], ['time', 'wall time per run (median, quartile band)']]) {
+      const s = c.history[metric];
+      if (!s) continue;
+      const steps = new Set(s.steps.map(x => x.index));
+      const labels = s.run.map(r => DATA.history_runs[r].label || ('run ' + DATA.history_runs[r].id));
+      const canvas = el('canvas');
+      container.append(el('h3', { text: 'History: ' + title + (s.steps.length ? ' \u2014 ' + s.steps.length + ' change point(s): ' +
+        s.steps.map(x => labels[x.index] + ' ' + fmtPct(x.change_pct)).join(', ') : ' \u2014 no change point') }),
+        el('div', { class: 'chart-box history', 'data-metric': metric, style: 'height:180px' }, canvas));
+      const datasets = [{ label: title, data: s.value, borderColor: '#2f6fb3', backgroundColor: '#2f6fb3', tension: 0,
+        pointRadius: s.value.map((v, i) => steps.has(i) ? 6 : 2), pointStyle: s.value.map((v, i) => steps.has(i) ? 'triangle' : 'circle'),
+        pointBackgroundColor: s.value.map((v, i) => steps.has(i) ? '#c0392b' : '#2f6fb3') }];
+      if (metric === 'time') {
+        datasets.push({ label: '75th percentile', data: s.high, borderWidth: 0, pointRadius: 0, backgroundColor: 'rgba(47,111,179,0.15)', fill: '+1' });
+        datasets.push({ label: '25th percentile', data: s.low, borderWidth: 0, pointRadius: 0, backgroundColor: 'rgba(47,111,179,0.15)', fill: false });
+      }
+      addChart(canvas, { type: 'line', data: { labels: labels, datasets: datasets },
+        options: { plugins: { legend: { display: false }, tooltip: { callbacks: { label: ctx => ctx.dataset.label + ': ' +
+          (metric === 'counts' ? fmtCount(ctx.raw) : fmtTime(ctx.raw)) } } },
+          scales: { y: { ticks: { callback: v => metric === 'counts' ? fmtCount(v) : fmtTime(v, 4) } } } } });
+    }
+  }
+
+  // ------------------------------------------------------------ case detail
+  function caseDetail(c) {
+    const box = el('div', { class: 'detail', id: 'detail', 'data-key': c.key });
+    const close = el('button', { class: 'close', text: 'Close' });
+    close.addEventListener('click', () => box.remove());
+    box.append(close, el('h3', { text: c.title }), el('div', { class: 'muted', text: c.key }));
+    const facts = [];
+    if (c.counts) facts.push(fmtCount(c.counts.per_run) + ' instructions per run (' + c.counts.repeats.length + ' repeat(s) of ' +
+      c.counts.number_per_run + ' runs' + (c.counts.repeats_identical ? ', identical' : ', NOT identical: ' + c.counts.repeats.join(', ')) + ')');
+    if (c.time) facts.push('wall time ' + fmtTime(c.time.median, 3) + ' per run (median of ' + c.time.samples + ' blocks in ' +
+      c.time.rounds + ' round(s); quartiles ' + fmtTime(c.time.p25, 3) + ' .. ' + fmtTime(c.time.p75, 3) + ')');
+    if (c.delta) {
+      if (c.delta.counts_pct !== null) facts.push('instructions ' + fmtPct(c.delta.counts_pct, 3) + ' against the baseline');
+      if (c.delta.time) facts.push('wall time ' + timeDeltaText(c) + ' (' + c.delta.time.verdict + ')');
+    }
+    box.append(el('ul', { class: 'plain' }, facts.map(f => el('li', { text: f }))));
+    const perRun = c.counts ? c.counts.number_per_run : 1;
+    if (c.tree) {
+      box.append(el('h3', { text: c.baseline_tree ? 'Where the instructions went, against the baseline' : 'Where the instructions went' }));
+      drawFlame(box, c, perRun);
+      if (c.baseline_tree) box.append(topChanges(c, perRun));
+    } else if (c.counts) {
+      box.append(el('p', { class: 'muted', text: 'No call tree for this case (results older than timer 0.5.0).' }));
+    }
+    if (c.history) drawHistory(box, c);
+    else if (DATA.history_runs.length) box.append(el('p', { class: 'muted', text: 'This case has no history in the store.' }));
+    return box;
+  }
+
+  function renderChanged(root) {
+    if (!COMPARING) return;
+    const changed = DATA.cases.filter(c => c.delta && c.delta.counts_pct && c.tree && c.baseline_tree)
+      .sort((a, b) => Math.abs(b.delta.counts_pct) - Math.abs(a.delta.counts_pct));
+    root.append(el('h2', { text: 'Cases whose counts changed: differential flamegraphs' }));
+    if (!changed.length) {
+      root.append(el('p', { class: 'muted', text: DATA.cases.some(c => c.tree) ? 'No case\'s instruction count changed.' :
+        'No call trees in these results, so no flamegraphs.' }));
+      return;
+    }
+    const list = el('div', { id: 'changed' });
+    root.append(list);
+    for (const c of changed) {
+      const holder = el('div', { class: 'changed-case', 'data-key': c.key, style: 'min-height:120px' });
+      list.append(holder);
+      lazyChart(holder, () => holder.append(caseDetail(c)));
+    }
+  }
+
+  // ------------------------------------------------------------------- page
+  function render() {
+    const root = document.getElementById('app');
+    root.replaceChildren();
+    renderSummary(root);
+    let detail = null;
+    const detailHolder = el('div', { id: 'detail-holder' });
+    renderTable(root, (c, tr) => {
+      root.querySelectorAll('tr.selected').forEach(r => r.classList.remove('selected'));
+      tr.classList.add('selected');
+      if (detail) detail.remove();
+      detail = caseDetail(c);
+      detailHolder.append(detail);
+      detail.scrollIntoView({ block: 'nearest' });
+    });
+    root.append(detailHolder);
+    renderDeltas(root);
+    renderGroups(root);
+    renderChanged(root);
+    document.body.dataset.ready = '1';
+  }
+
+  try {
+    render();
+  } catch (e) {
+    document.getElementById('app').prepend(el('div', { class: 'notice', text: 'The report could not be drawn: ' + e }));
+    throw e;
+  }
+})();

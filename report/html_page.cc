@@ -1,0 +1,44 @@
+#include "report/html_page.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "base/files.h"
+#include "report/internal/assets.h"
+
+namespace icount {
+namespace {
+
+std::string HtmlText(const std::string& text) {
+  return absl::StrReplaceAll(text,
+                             {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
+}
+
+}  // namespace
+
+std::string ReportHtml(const std::string& title, const std::string& data_json) {
+  // "</" inside a <script> element would end it; "<\/" means the same in
+  // JSON strings, and JSON has "<" nowhere else.
+  const std::string data = absl::StrReplaceAll(data_json, {{"</", "<\\/"}});
+  return absl::StrCat(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>",
+      HtmlText(title), "</title>\n<style>\n", report_internal::kReportCss,
+      "</style>\n</head>\n<body>\n<div id=\"app\"><p>Loading the report...</p></div>\n"
+      "<script id=\"icount-data\" type=\"application/json\">",
+      data, "</script>\n<script>\n", report_internal::kChartJs, "\n</script>\n<script>\n",
+      report_internal::kReportJs, "\n</script>\n</body>\n</html>\n");
+}
+
+absl::Status WriteReportHtml(const std::string& path, const std::string& title,
+                             const std::string& data_json) {
+  absl::Status status = base::WriteFileAtomically(path, ReportHtml(title, data_json));
+  if (!status.ok()) {
+    return absl::Status(status.code(), absl::StrCat("cannot write the report: ", status.message()));
+  }
+  return status;
+}
+
+}  // namespace icount

@@ -1,0 +1,26 @@
+#ifndef ICOUNT_REPORT_HTML_PAGE_H_
+#define ICOUNT_REPORT_HTML_PAGE_H_
+
+// One self-contained HTML page: the report's data (ReportDataJson), its
+// script and styles and Chart.js, all inlined, so the file works offline
+// and nothing is fetched when it is opened.
+//
+//   absl::StatusOr<std::string> data = ReportDataJson(input);
+//   std::string html = ReportHtml(input.title, *data);
+//   base::WriteFileAtomically("report.html", html);
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace icount {
+
+std::string ReportHtml(const std::string& title, const std::string& data_json);
+
+// ReportHtml written atomically to `path`; the error names the path.
+absl::Status WriteReportHtml(const std::string& path, const std::string& title,
+                             const std::string& data_json);
+
+}  // namespace icount
+
+#endif  // ICOUNT_REPORT_HTML_PAGE_H_

@@ -1,0 +1,370 @@
+#include "report/report_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/status.h"
+#include "base/text.h"
+#include "base/timestamp.h"
+#include "compare/gate.h"
+#include "history/change_points.h"
+#include "report/version.h"
+#include "timer/measurement.h"
+
+namespace icount {
+namespace {
+
+using base::JsonString;
+
+// JSON numbers: enough digits for counts like 1234567.89 and times like
+// 1.2345678e-06; null where there is no number.
+std::string Num(double value) {
+  if (!std::isfinite(value)) return "null";
+  return absl::StrFormat("%.10g", value);
+}
+std::string Num(std::optional<double> value) { return value ? Num(*value) : "null"; }
+
+std::string Field(const std::string& name, const std::string& json) {
+  return absl::StrCat(JsonString(name), ":", json);
+}
+std::string Object(const std::vector<std::string>& fields) {
+  return absl::StrCat("{", absl::StrJoin(fields, ","), "}");
+}
+std::string Array(const std::vector<std::string>& items) {
+  return absl::StrCat("[", absl::StrJoin(items, ","), "]");
+}
+template <typename T, typename F>
+std::string ArrayOf(const std::vector<T>& items, F json) {
+  std::vector<std::string> out;
+  out.reserve(items.size());
+  for (const T& item : items) out.push_back(json(item));
+  return Array(out);
+}
+std::string StringMap(const std::map<std::string, std::string>& map) {
+  std::vector<std::string> fields;
+  for (const auto& [key, value] : map) fields.push_back(Field(key, JsonString(value)));
+  return Object(fields);
+}
+
+// Every function key once, so that call trees refer to names by index.
+class FunctionTable {
+ public:
+  int Index(const std::string& key) {
+    auto [it, inserted] = index_.try_emplace(key, static_cast<int>(keys_.size()));
+    if (inserted) keys_.push_back(key);
+    return it->second;
+  }
+  std::string Json() const {
+    return ArrayOf(keys_, [](const std::string& k) { return JsonString(k); });
+  }
+
+ private:
+  std::map<std::string, int> index_;
+  std::vector<std::string> keys_;
+};
+
+std::string TreeJson(const CallTree& tree, FunctionTable& functions) {
+  std::vector<std::string> parent, function, inclusive, self;
+  for (const CallTree::Node& node : tree.nodes) {
+    parent.push_back(absl::StrCat(node.parent));
+    function.push_back(absl::StrCat(functions.Index(tree.functions[node.function])));
+    inclusive.push_back(absl::StrCat(node.inclusive));
+    self.push_back(absl::StrCat(node.self));
+  }
+  return Object({Field("parent", Array(parent)), Field("function", Array(function)),
+                 Field("inclusive", Array(inclusive)), Field("self", Array(self)),
+                 Field("total", absl::StrCat(tree.total)),
+                 Field("threshold", absl::StrCat(tree.threshold))});
+}
+
+// One side's data of a case.
+struct SideCase {
+  const InstructionCounts* counts = nullptr;
+  std::vector<const Measurement*> rounds;  // one per wall-time round
+  const TaskSpec* spec = nullptr;
+};
+
+// A file's cases by key, and the keys in the order the file has them (the
+// suite's order).
+struct FileCases {
+  std::map<std::string, SideCase> by_key;
+  std::vector<std::string> order;
+
+  SideCase& Add(const std::string& key) {
+    auto [it, inserted] = by_key.try_emplace(key);
+    if (inserted) order.push_back(key);
+    return it->second;
+  }
+};
+
+FileCases CasesOf(const ResultsFile& file) {
+  FileCases cases;
+  for (const InstructionCounts& c : file.instruction_counts) {
+    SideCase& side = cases.Add(ResultCaseKey(c.metadata, c.task_spec));
+    side.counts = &c;
+    side.spec = &c.task_spec;
+  }
+  for (const Measurement& m : file.measurements) {
+    SideCase& side = cases.Add(ResultCaseKey(m.metadata(), m.task_spec()));
+    side.rounds.push_back(&m);
+    if (side.spec == nullptr) side.spec = &m.task_spec();
+  }
+  return cases;
+}
+
+// All of a case's per-run times as one Measurement, so that the median and
+// quartiles are Measurement's (the text tables' statistics).
+std::optional<Measurement> PooledTimes(const SideCase& side) {
+  if (side.rounds.empty()) return std::nullopt;
+  std::vector<double> times;
+  for (const Measurement* m : side.rounds) {
+    for (double t : m->Times()) times.push_back(t);
+  }
+  return Measurement(1, std::move(times), *side.spec);
+}
+
+std::string CountsJson(const InstructionCounts& c) {
+  const bool identical =
+      std::all_of(c.counts.begin(), c.counts.end(), [&](int64_t n) { return n == c.counts[0]; });
+  return Object({Field("per_run", Num(c.counts_per_run)),
+                 Field("repeats", ArrayOf(c.counts, [](int64_t n) { return absl::StrCat(n); })),
+                 Field("number_per_run", absl::StrCat(c.number_per_run)),
+                 Field("baseline", absl::StrCat(c.baseline)),
+                 Field("repeats_identical", identical ? "true" : "false")});
+}
+
+std::string TimeJson(const SideCase& side) {
+  std::optional<Measurement> pooled = PooledTimes(side);
+  if (!pooled.has_value()) return "null";
+  std::vector<double> round_medians;
+  for (const Measurement* m : side.rounds) round_medians.push_back(m->Median());
+  return Object({Field("median", Num(pooled->Median())), Field("p25", Num(pooled->P25())),
+                 Field("p75", Num(pooled->P75())),
+                 Field("samples", absl::StrCat(pooled->raw_times().size())),
+                 Field("rounds", absl::StrCat(side.rounds.size())),
+                 Field("round_medians", ArrayOf(round_medians, [](double t) { return Num(t); })),
+                 Field("significant_figures", absl::StrCat(pooled->SignificantFigures()))});
+}
+
+std::string TimeComparisonJson(const TimeComparison& t) {
+  const bool verdict =
+      t.verdict != TimeVerdict::kTooFewRounds && t.verdict != TimeVerdict::kUnusable;
+  return Object({Field("verdict", JsonString(TimeVerdictName(t.verdict))),
+                 Field("delta_pct", verdict ? Num(t.delta_pct) : "null"),
+                 Field("ci_pct", verdict ? Array({Num(t.ci_low_pct), Num(t.ci_high_pct)}) : "null"),
+                 Field("significant", t.significant ? "true" : "false"),
+                 Field("p_value", verdict ? Num(t.p_value) : "null"),
+                 Field("resolvable_pct", verdict ? Num(t.resolvable_pct) : "null"),
+                 Field("rounds", absl::StrCat(t.rounds)), Field("problem", JsonString(t.problem))});
+}
+
+// "Python" / "C++", the runtime and the autograd mode, from how results
+// files label cases (tools/suite.cc: description "C++ TorchScript", sub
+// label "... (fwd+bwd)").
+std::vector<std::string> PlaceFields(const TaskSpec& spec) {
+  const std::string column = spec.description.value_or("");
+  const std::string row = spec.sub_label.value_or(spec.stmt);
+  std::string runtime;
+  if (absl::StrContains(column, "TorchScript")) {
+    runtime = "TorchScript";
+  } else if (absl::StrContains(column, "Eager")) {
+    runtime = "Eager";
+  }
+  return {Field("group", JsonString(spec.label.value_or(""))),
+          Field("row", JsonString(row)),
+          Field("column", JsonString(column)),
+          Field("language", JsonString(LanguageName(spec.language))),
+          Field("runtime", JsonString(runtime)),
+          Field("autograd",
+                JsonString(absl::EndsWith(row, " (fwd+bwd)") ? "Forward + Backward" : "Forward")),
+          Field("threads", absl::StrCat(spec.num_threads))};
+}
+
+std::string RunJson(const ResultsFile& file, const std::string& name, const std::string& command) {
+  std::optional<double> duration;
+  const std::optional<int64_t> start = base::ParseRfc3339(file.start_time);
+  const std::optional<int64_t> end = base::ParseRfc3339(file.end_time);
+  if (start.has_value() && end.has_value()) duration = static_cast<double>(*end - *start);
+  return Object({Field("name", JsonString(name)), Field("start", JsonString(file.start_time)),
+                 Field("end", JsonString(file.end_time)), Field("duration_s", Num(duration)),
+                 Field("machine", JsonString(file.machine)),
+                 Field("versions", StringMap(file.versions)),
+                 Field("settings", StringMap(file.settings)), Field("command", JsonString(command)),
+                 Field("counted_cases", absl::StrCat(file.instruction_counts.size())),
+                 Field("measurements", absl::StrCat(file.measurements.size())),
+                 Field("failures", StringMap(file.failures))});
+}
+
+struct HistoryData {
+  std::string runs_json = "[]";
+  std::map<std::string, std::string> case_json;  // key -> {"counts": ..., "time": ...}
+};
+
+absl::StatusOr<HistoryData> LoadHistory(history::Store& store) {
+  HistoryData data;
+  ICOUNT_ASSIGN_OR_RETURN(std::vector<history::RunRow> runs, store.Runs());
+  std::map<int64_t, int> run_index;
+  std::vector<std::string> runs_json;
+  for (const history::RunRow& run : runs) {
+    run_index[run.id] = static_cast<int>(runs_json.size());
+    runs_json.push_back(
+        Object({Field("id", absl::StrCat(run.id)), Field("label", JsonString(run.label)),
+                Field("start", JsonString(run.start_time))}));
+  }
+  data.runs_json = Array(runs_json);
+  std::map<std::string, std::vector<std::string>> parts;
+  for (history::Metric metric : {history::Metric::kCounts, history::Metric::kTime}) {
+    ICOUNT_ASSIGN_OR_RETURN(std::vector<history::CaseSeries> all, store.Series(metric, ""));
+    for (const history::CaseSeries& series : all) {
+      std::vector<double> values;
+      std::vector<std::string> run, value, low, high;
+      for (const history::SeriesPoint& p : series.points) {
+        values.push_back(p.value);
+        run.push_back(absl::StrCat(run_index[p.run_id]));
+        value.push_back(Num(p.value));
+        low.push_back(Num(p.low));
+        high.push_back(Num(p.high));
+      }
+      const std::vector<history::Step> steps = metric == history::Metric::kCounts
+                                                   ? history::CountSteps(values)
+                                                   : history::TimeSteps(values);
+      std::vector<std::string> steps_json;
+      for (const history::Step& step : steps) {
+        steps_json.push_back(Object(
+            {Field("index", absl::StrCat(step.index)), Field("change_pct", Num(step.change_pct))}));
+      }
+      parts[series.key].push_back(Field(
+          history::MetricName(metric),
+          Object({Field("run", Array(run)), Field("value", Array(value)), Field("low", Array(low)),
+                  Field("high", Array(high)), Field("steps", Array(steps_json))})));
+    }
+  }
+  for (auto& [key, fields] : parts) data.case_json[key] = Object(fields);
+  return data;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
+  const FileCases current_cases = CasesOf(input.current);
+  const std::map<std::string, SideCase>& current = current_cases.by_key;
+  FileCases baseline_cases;
+  if (input.baseline.has_value()) baseline_cases = CasesOf(*input.baseline);
+  const std::map<std::string, SideCase>& baseline = baseline_cases.by_key;
+
+  // Wall-time comparisons: the caller's, or ci's unpaired rounds (Gate).
+  std::map<std::string, TimeComparison> times;
+  if (input.time_comparisons.has_value()) {
+    times = *input.time_comparisons;
+  } else if (input.baseline.has_value()) {
+    ICOUNT_ASSIGN_OR_RETURN(GateReport gate, Gate(*input.baseline, input.current, GateOptions()));
+    for (const CaseVerdict& c : gate.cases) {
+      if (c.time.has_value()) times[c.key] = *c.time;
+    }
+  }
+
+  HistoryData history;
+  if (input.history != nullptr) {
+    ICOUNT_ASSIGN_OR_RETURN(history, LoadHistory(*input.history));
+  }
+
+  FunctionTable functions;
+  std::vector<std::string> cases;
+  std::vector<std::string> only_baseline;
+  bool any_tree = false;
+  for (const std::string& key : current_cases.order) {
+    const SideCase& side = current.at(key);
+    std::vector<std::string> fields = {Field("key", JsonString(key)),
+                                       Field("title", JsonString(ResultCaseTitle(*side.spec)))};
+    for (std::string& f : PlaceFields(*side.spec)) fields.push_back(std::move(f));
+    fields.push_back(Field("counts", side.counts ? CountsJson(*side.counts) : "null"));
+    fields.push_back(Field("time", TimeJson(side)));
+    if (side.counts != nullptr && side.counts->call_tree.has_value() &&
+        !side.counts->call_tree->empty()) {
+      any_tree = true;
+      fields.push_back(Field("tree", TreeJson(*side.counts->call_tree, functions)));
+    }
+    auto before = baseline.find(key);
+    if (before != baseline.end()) {
+      const SideCase& b = before->second;
+      fields.push_back(
+          Field("baseline", Object({Field("counts", b.counts ? CountsJson(*b.counts) : "null"),
+                                    Field("time", TimeJson(b))})));
+      std::optional<double> counts_delta;
+      if (b.counts != nullptr && side.counts != nullptr && b.counts->counts_per_run != 0) {
+        counts_delta = (side.counts->counts_per_run - b.counts->counts_per_run) /
+                       std::fabs(b.counts->counts_per_run) * 100;
+      }
+      auto time = times.find(key);
+      fields.push_back(Field(
+          "delta",
+          Object(
+              {Field("counts_pct", Num(counts_delta)),
+               Field("time", time == times.end() ? "null" : TimeComparisonJson(time->second))})));
+      if (b.counts != nullptr && b.counts->call_tree.has_value() && !b.counts->call_tree->empty()) {
+        fields.push_back(Field("baseline_tree", TreeJson(*b.counts->call_tree, functions)));
+      }
+    }
+    auto series = history.case_json.find(key);
+    if (series != history.case_json.end()) fields.push_back(Field("history", series->second));
+    cases.push_back(Object(fields));
+  }
+  std::vector<std::string> only_current;
+  if (input.baseline.has_value()) {
+    for (const std::string& key : baseline_cases.order) {
+      if (!current.count(key)) only_baseline.push_back(JsonString(key));
+    }
+    for (const std::string& key : current_cases.order) {
+      if (!baseline.count(key)) only_current.push_back(JsonString(key));
+    }
+  }
+
+  std::vector<std::string> missing;
+  if (input.current.instruction_counts.empty()) {
+    missing.push_back(JsonString(
+        "instruction counts: these results have wall time only (run without --no_counts to "
+        "count instructions), so there are no count columns, count charts or flamegraphs"));
+  } else if (!any_tree) {
+    missing.push_back(JsonString(
+        "call trees: these results carry none (results record them since timer 0.5.0; rerun "
+        "with this version), so there are no flamegraphs"));
+  }
+  if (input.current.measurements.empty()) {
+    missing.push_back(JsonString(
+        "wall time: these results have instruction counts only (--no_wall_time, or an A/B "
+        "without --display_time), so there are no time columns or charts"));
+  }
+  if (input.history == nullptr) {
+    missing.push_back(
+        JsonString("history: no store was given (--history=DB), so there are no per-case series"));
+  }
+
+  std::vector<std::string> summary = {
+      Field("current", RunJson(input.current, input.current_name, input.command))};
+  if (input.baseline.has_value()) {
+    summary.push_back(Field("baseline", RunJson(*input.baseline, input.baseline_name, "")));
+  }
+  return Object({Field("report_version", JsonString(kReportVersion)),
+                 Field("title", JsonString(input.title)),
+                 Field("kind", JsonString(input.baseline.has_value() ? "comparison" : "run")),
+                 Field("generated", JsonString(base::NowRfc3339())),
+                 Field("summary", Object(summary)), Field("functions", functions.Json()),
+                 Field("cases", Array(cases)), Field("history_runs", history.runs_json),
+                 Field("unmatched", Object({Field("only_current", Array(only_current)),
+                                            Field("only_baseline", Array(only_baseline))})),
+                 Field("missing", Array(missing))});
+}
+
+}  // namespace icount

@@ -1,0 +1,57 @@
+#ifndef ICOUNT_REPORT_REPORT_DATA_H_
+#define ICOUNT_REPORT_REPORT_DATA_H_
+
+// What a report page shows, as the JSON its script renders: one object per
+// case with everything computed here (counts, wall-time median and spread,
+// deltas with confidence intervals, history, call trees), so the page only
+// lays numbers out and every figure comes from one implementation (the
+// same Measurement statistics and comparisons as the text tables).
+//
+//   ReportInput input;
+//   input.current = *ReadResultsFile("now.json");
+//   input.baseline = *ReadResultsFile("before.json");  // optional
+//   absl::StatusOr<std::string> json = ReportDataJson(input);
+//
+// The JSON (schema in report/assets/report.js, `ICOUNT_DATA`):
+//   {"title": ..., "kind": "run" | "comparison", "summary": {...},
+//    "functions": [every function key once],
+//    "cases": [{"key", "title", "group", "row", "column", "language",
+//               "runtime", "autograd", "threads", "counts": {...},
+//               "time": {...}, "baseline": {...}, "delta": {...},
+//               "history": {...}, "tree": {...}, "baseline_tree": {...}}],
+//    "unmatched": {"only_current": [...], "only_baseline": [...]},
+//    "missing": ["why a part of the page is empty", ...]}
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compare/time_comparison.h"
+#include "history/store.h"
+#include "timer/measurement_io.h"
+
+namespace icount {
+
+struct ReportInput {
+  std::string title;    // e.g. "icount main", "A/B: A vs B"
+  std::string command;  // the command line that made the results, if known
+  ResultsFile current;
+  std::string current_name = "current";  // "B", a file name, ...
+  std::optional<ResultsFile> baseline;
+  std::string baseline_name = "baseline";
+  // Wall-time comparisons by case key, when the caller has better ones than
+  // the unpaired comparison of the two files' rounds (ab_test's paired
+  // rounds). Without them, a baseline is compared as ci does (Gate).
+  std::optional<std::map<std::string, TimeComparison>> time_comparisons;
+  // Each case's series over the store's runs (counts and wall time), with
+  // the change points //tools:history finds.
+  history::Store* history = nullptr;
+};
+
+absl::StatusOr<std::string> ReportDataJson(const ReportInput& input);
+
+}  // namespace icount
+
+#endif  // ICOUNT_REPORT_REPORT_DATA_H_

@@ -1,0 +1,147 @@
+#include "report/testing/fake_suite.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "timer/call_tree.h"
+
+namespace icount::report_testing {
+namespace {
+
+constexpr int64_t kNumber = 100;
+constexpr const char* kGroups[] = {"Pointwise", "Indexing", "nn Modules", "Reduction", "training"};
+struct Variant {
+  const char* column;
+  const char* runtime;
+  Language language;
+};
+constexpr Variant kVariants[] = {{"Python Eager", "Eager", Language::kPython},
+                                 {"C++ Eager", "Eager", Language::kCpp},
+                                 {"Python TorchScript", "TorchScript", Language::kPython},
+                                 {"C++ TorchScript", "TorchScript", Language::kCpp}};
+
+struct Place {
+  std::string group;
+  std::string row;
+  const Variant* variant;
+  bool backward;
+  int threads;
+};
+
+// Case k: four variants of each benchmark, every third benchmark also with
+// backward, every fifth with 2 threads.
+Place PlaceOf(int k) {
+  const int benchmark = k / 4;
+  Place place;
+  place.group = kGroups[benchmark % 5];
+  place.backward = benchmark % 3 == 2;
+  place.row = absl::StrCat("op ", benchmark, place.backward ? " (fwd+bwd)" : "");
+  place.variant = &kVariants[k % 4];
+  place.threads = benchmark % 5 == 4 ? 2 : 1;
+  return place;
+}
+
+// The measured region: the block loop calls the operator, which computes
+// and allocates; with a tax, malloc calls icount_test_allocation_tax.
+CallTree FakeTree(const std::string& block, int64_t op, int64_t kernel, int64_t alloc,
+                  int64_t tax) {
+  CallTree tree;
+  tree.functions = {
+      block, "???:at::add(at::Tensor const&, at::Tensor const&) [/usr/lib/libtorch_cpu.so]",
+      "???:at::native::add_kernel(at::TensorIteratorBase&) [/usr/lib/libtorch_cpu.so]",
+      "???:malloc [/usr/lib/x86_64-linux-gnu/libc.so.6]",
+      "???:icount_test_allocation_tax [/tmp/libslow_malloc.so]"};
+  const int64_t malloc_total = alloc + tax;
+  const int64_t op_total = op + kernel + malloc_total;
+  tree.nodes.push_back({-1, 0, op_total + 50 * kNumber, 50 * kNumber});
+  tree.nodes.push_back({0, 1, op_total, op});
+  tree.nodes.push_back({1, 2, kernel, kernel});
+  tree.nodes.push_back({1, 3, malloc_total, alloc});
+  if (tax > 0) tree.nodes.push_back({3, 4, tax, tax});
+  tree.total = tree.nodes[0].inclusive;
+  tree.threshold = 1;
+  return tree;
+}
+
+}  // namespace
+
+std::string FakeCaseKey(int k) {
+  const Place place = PlaceOf(k);
+  return absl::StrCat(place.group, "/", place.row, "|", place.variant->runtime, "|",
+                      place.backward ? "ForwardBackward" : "Forward", "|",
+                      LanguageName(place.variant->language), "|", place.threads);
+}
+
+ResultsFile FakeSuiteResults(const FakeSuite& suite) {
+  ResultsFile results;
+  results.start_time = suite.start_time;
+  results.end_time = suite.start_time;
+  results.machine = "testhost, 2 CPUs, Test CPU @ 1 GHz";
+  results.versions = {{"timer", "0.0.0-test"}};
+  results.settings = {{"valgrind", "valgrind-3.19.0"}, {"valgrind_options", "--test"}};
+  for (int k = 0; k < suite.cases; ++k) {
+    const std::string key = FakeCaseKey(k);
+    if (auto failure = suite.failures.find(key); failure != suite.failures.end()) {
+      results.failures[key] = failure->second;
+      continue;
+    }
+    const Place place = PlaceOf(k);
+    TaskSpec spec;
+    spec.stmt = absl::StrCat("op_", k / 4, "(x)");
+    spec.label = place.group;
+    spec.sub_label = place.row;
+    spec.description = place.variant->column;
+    spec.language = place.variant->language;
+    spec.num_threads = place.threads;
+    const std::map<std::string, std::string> metadata = {{"case", key}};
+    // Per run: the operator's own work, its kernel and its allocations.
+    const int64_t op = (200 + 37 * (k % 11)) * kNumber;
+    const int64_t kernel = (1000 * (1 + k % 7) + k) * kNumber;
+    const int64_t alloc = 150 * kNumber;
+    const int64_t tax = suite.tax_per_run * kNumber;
+    if (suite.instruction_counts) {
+      InstructionCounts counts;
+      counts.task_spec = spec;
+      counts.number_per_run = kNumber;
+      counts.baseline = 40 * kNumber;
+      const int64_t total = 50 * kNumber + op + kernel + alloc + tax + counts.baseline;
+      counts.counts = {total, total, total};
+      counts.counts_per_run = static_cast<double>(total - counts.baseline) / kNumber;
+      std::vector<FunctionCount> rows = {{kernel, "???:at::native::add_kernel"},
+                                         {op, "???:at::add"},
+                                         {alloc, "???:malloc"},
+                                         {50 * kNumber, "???:icount_case"}};
+      if (tax > 0) rows.push_back({tax, "???:icount_test_allocation_tax"});
+      counts.exclusive = FunctionCounts(std::move(rows), /*inclusive=*/false);
+      if (suite.call_trees) {
+        counts.call_tree =
+            FakeTree(absl::StrCat("???:icount_case_", k, "(IcountBlockControl const*)"), op, kernel,
+                     alloc, tax);
+      }
+      counts.metadata = metadata;
+      results.instruction_counts.push_back(std::move(counts));
+    }
+    if (suite.wall_time) {
+      const double per_run = 1e-6 * (1 + k % 7) *
+                             (place.variant->language == Language::kPython ? 3 : 1) *
+                             suite.time_factor;
+      for (int round = 0; round < suite.time_rounds; ++round) {
+        std::vector<double> raw;
+        for (int b = 0; b < 5; ++b) {
+          // +-1% between blocks and rounds, the same in every file.
+          raw.push_back(per_run * kNumber * (1 + 0.004 * (b - 2) + 0.003 * ((round + k) % 3 - 1)));
+        }
+        std::map<std::string, std::string> round_metadata = metadata;
+        if (suite.time_rounds > 1) round_metadata["round"] = absl::StrCat(round);
+        results.measurements.emplace_back(kNumber, std::move(raw), spec, round_metadata);
+      }
+    }
+  }
+  return results;
+}
+
+}  // namespace icount::report_testing

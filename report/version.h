@@ -1,0 +1,11 @@
+#ifndef ICOUNT_REPORT_VERSION_H_
+#define ICOUNT_REPORT_VERSION_H_
+
+namespace icount {
+
+// The semantic version of //report: its page and the data the page reads.
+inline constexpr char kReportVersion[] = "0.1.0";
+
+}  // namespace icount
+
+#endif  // ICOUNT_REPORT_VERSION_H_

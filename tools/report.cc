@@ -1,0 +1,138 @@
+// One self-contained HTML page from results files (see //report):
+//
+//   bazel run //tools:report -- --input=now.json --output=report.html
+//   bazel run //tools:report -- --input=now.json --baseline=before.json
+//       --history=history.db --output=report.html  (one line)
+//   bazel run //tools:report -- --input=ab.json --output=ab.html   # ab_test --json
+//
+// An ab_test --json file is a comparison of its two sides: B against A,
+// wall time compared in the rounds ab_test paired (each measurement's
+// "round"), as ab_test compared them.
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "base/status.h"
+#include "cli/flags.h"
+#include "cli/tool_flags.h"
+#include "compare/time_comparison.h"
+#include "history/import.h"
+#include "history/store.h"
+#include "report/report_data.h"
+#include "timer/measurement_io.h"
+#include "tools/html_report.h"
+
+ABSL_FLAG(std::string, input, "",
+          "Results file (main, ci, merge_results, Timer) or ab_test --json file (required).");
+ABSL_FLAG(std::string, baseline, "", "Results file to compare --input against.");
+ABSL_FLAG(std::string, history, "", "History store (//tools:history) for per-case series.");
+ABSL_FLAG(std::string, output, "", "The HTML file to write (required).");
+ABSL_FLAG(std::string, title, "", "The page's title; default: from the input's name.");
+
+namespace icount {
+namespace {
+
+// B against A in the rounds both sides measured (metadata "round"), each
+// round's median per side: ab_test's paired comparison.
+std::map<std::string, TimeComparison> PairedRoundComparisons(const ResultsFile& a,
+                                                             const ResultsFile& b) {
+  auto per_round = [](const ResultsFile& file) {
+    std::map<std::string, std::map<std::string, double>> times;  // case -> round -> median
+    for (const Measurement& m : file.measurements) {
+      auto round = m.metadata().find("round");
+      if (round == m.metadata().end()) continue;
+      times[ResultCaseKey(m.metadata(), m.task_spec())][round->second] =
+          m.raw_times().empty() ? std::nan("") : m.Median();
+    }
+    return times;
+  };
+  const auto a_times = per_round(a);
+  const auto b_times = per_round(b);
+  std::vector<std::string> keys;
+  std::vector<PairedRounds> rounds;
+  for (const auto& [key, a_rounds] : a_times) {
+    auto b_rounds = b_times.find(key);
+    if (b_rounds == b_times.end()) continue;
+    PairedRounds paired;
+    for (const auto& [round, median] : a_rounds) {
+      auto other = b_rounds->second.find(round);
+      if (other == b_rounds->second.end()) continue;
+      paired.a.push_back(median);
+      paired.b.push_back(other->second);
+    }
+    keys.push_back(key);
+    rounds.push_back(std::move(paired));
+  }
+  const std::vector<TimeComparison> verdicts = CompareWallTimes(rounds);
+  std::map<std::string, TimeComparison> by_key;
+  for (size_t i = 0; i < keys.size(); ++i) by_key[keys[i]] = verdicts[i];
+  return by_key;
+}
+
+absl::Status Run(const std::vector<char*>& positional) {
+  ICOUNT_RETURN_IF_ERROR(CheckNoPositionalArguments(positional));
+  const std::string input_path = absl::GetFlag(FLAGS_input);
+  const std::string baseline_path = absl::GetFlag(FLAGS_baseline);
+  const std::string output = absl::GetFlag(FLAGS_output);
+  if (input_path.empty()) {
+    return absl::InvalidArgumentError("--input is required: a results file or ab_test --json file");
+  }
+  if (output.empty())
+    return absl::InvalidArgumentError("--output is required: the HTML file to write");
+  ICOUNT_RETURN_IF_ERROR(CheckHtmlPath("output", output));
+
+  ReportInput input;
+  ICOUNT_ASSIGN_OR_RETURN(std::vector<history::ImportedRun> runs,
+                          history::ReadRunsToImport(input_path));
+  if (runs.size() == 2) {  // an ab_test --json file: B against A
+    if (!baseline_path.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--baseline: ", input_path,
+          " is an ab_test --json file, which compares its own sides (B against A); drop "
+          "--baseline or pass one side's results file as --input"));
+    }
+    input.baseline = std::move(runs[0].results);
+    input.baseline_name = "A";
+    input.current = std::move(runs[1].results);
+    input.current_name = "B";
+    input.time_comparisons = PairedRoundComparisons(*input.baseline, input.current);
+    input.title = absl::StrCat("A/B: ", input_path);
+  } else {
+    input.current = std::move(runs[0].results);
+    input.current_name = input_path;
+    input.title = absl::StrCat("icount: ", input_path);
+    if (!baseline_path.empty()) {
+      ICOUNT_ASSIGN_OR_RETURN(ResultsFile baseline, ReadResultsFile(baseline_path));
+      input.baseline = std::move(baseline);
+      input.baseline_name = baseline_path;
+      input.title = absl::StrCat("icount: ", input_path, " against ", baseline_path);
+    }
+  }
+  if (!absl::GetFlag(FLAGS_title).empty()) input.title = absl::GetFlag(FLAGS_title);
+  std::optional<history::Store> store;
+  if (const std::string db = absl::GetFlag(FLAGS_history); !db.empty()) {
+    ICOUNT_ASSIGN_OR_RETURN(history::Store opened, history::Store::OpenForReading(db));
+    store.emplace(std::move(opened));
+    input.history = &*store;
+  }
+  return WriteHtmlReport(output, input);
+}
+
+}  // namespace
+}  // namespace icount
+
+int main(int argc, char** argv) {
+  const std::vector<char*> positional = icount::ParseToolFlags(
+      argc, argv,
+      "Writes one self-contained HTML report of a run or a comparison.\n\nUsage: bazel run "
+      "//tools:report -- --input=RESULTS.json [--baseline=OTHER.json] [--history=DB] "
+      "--output=report.html");
+  if (absl::Status status = icount::Run(positional); !status.ok()) return icount::Fail(status);
+  return 0;
+}
