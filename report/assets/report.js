@@ -428,13 +428,15 @@
     const box = el('div', { class: 'chart-box flame', style: 'height:' + (40 + levels * 18) + 'px' }, canvas);
     const reset = el('button', { text: 'Reset zoom' });
     container.append(el('div', { class: 'flame-note' }, [
-      before ? 'Differential icicle: widths are this run\'s instructions; red where a call\'s own instructions grew against the baseline, blue where they shrank, grey unchanged. '
+      before ? 'Differential icicle: widths are this run\'s instructions; red where a call\'s own instructions grew against the baseline, blue where they shrank (darker: more), grey where they moved by less than 1 instruction a run or 1% of the largest change. '
         : 'Icicle: the measured region on top, each call below its caller, width = instructions. ',
       'Click a bar to zoom into it. ', reset]), box);
     const color = p => {
       if (!before) return 'hsl(' + hashHue(p.name) + ',80%,' + (58 + (p.node % 3) * 4) + '%)';
-      if (p.delta === 0 || maxDelta === 0) return '#c8cdd3';
-      const strength = 0.25 + 0.75 * Math.min(1, Math.abs(p.delta) / maxDelta);
+      // Changes under 1 instruction a run, or 1% of the largest, stay grey:
+      // a real change stands out from addresses shifting by a byte.
+      if (Math.abs(p.delta) < Math.max(perRun, maxDelta / 100)) return '#c8cdd3';
+      const strength = 0.3 + 0.7 * Math.min(1, Math.abs(p.delta) / maxDelta);
       return p.delta > 0 ? 'rgba(192,57,43,' + strength + ')' : 'rgba(46,111,183,' + strength + ')';
     };
     const total = tree.inclusive[0];

@@ -321,11 +321,12 @@ class Browser:
             raise BrowserError(f"{selector!r} " + ("matches no element" if focused is None else "cannot take focus"))
         self._call("Input.insertText", {"text": text})
 
-    def screenshot(self, path, max_width=1400, max_height=3000):
-        """Writes a PNG of the whole page, cut to max_width x max_height CSS pixels."""
+    def screenshot(self, path, max_width=1400, max_height=3000, top=0):
+        """Writes a PNG of the page from `top` down, cut to max_width x
+        max_height CSS pixels."""
         size = self._call("Page.getLayoutMetrics")["cssContentSize"]
-        clip = {"x": 0, "y": 0, "scale": 1,
-                "width": min(size["width"], max_width), "height": min(size["height"], max_height)}
+        clip = {"x": 0, "y": top, "scale": 1, "width": min(size["width"], max_width),
+                "height": max(1, min(size["height"] - top, max_height))}
         shot = self._call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
                                                      "clip": clip}, timeout=60)
         pathlib.Path(path).write_bytes(base64.b64decode(shot["data"]))

@@ -11,7 +11,7 @@ README's screenshot (a case opened by a click, the page drawn in one tall
 viewport):
     python3 report/testing/report_page.py report.html --expect_grown=FUNCTION
     python3 report/testing/report_page.py ab.html --click='tr[data-key="K"]' \
-        --screenshot=report/screenshot.png --height=1900
+        --screenshot=report/screenshot.png --height=1500 --from='#suite'
 """
 
 import argparse
@@ -95,6 +95,7 @@ def main():
     parser.add_argument("--click", help="a CSS selector to click first, e.g. a table row")
     parser.add_argument("--screenshot", help="write a PNG of the page here")
     parser.add_argument("--height", type=int, default=900, help="the viewport's height")
+    parser.add_argument("--from", dest="top", help="a CSS selector: the screenshot starts at its top")
     args = parser.parse_args()
     with Browser(height=args.height) as b:
         page = ReportPage(b, args.html)
@@ -102,8 +103,9 @@ def main():
             b.click(args.click)
         page.draw_all_charts()
         if args.screenshot:
-            b.evaluate("window.scrollTo(0, 0)")
-            b.screenshot(args.screenshot, max_height=args.height)
+            top = b.evaluate("document.querySelector(%s).getBoundingClientRect().top + window.scrollY" %
+                             json.dumps(args.top)) if args.top else 0
+            b.screenshot(args.screenshot, max_height=args.height, top=int(top))
         problems = []
         if b.console_errors():
             problems.append("console errors: %s" % b.console_errors())
