@@ -69,9 +69,10 @@ class ReportBrowserTest(unittest.TestCase):
     def test_comparison_draws_every_chart_and_the_tax_as_grown(self):
         page = self.page("comparison.html")
         page.draw_all_charts()
-        # 5 groups, 2 delta charts, and for each of the 23 changed cases a
-        # flamegraph and its two history charts.
-        self.assertEqual(page.chart_count(), 5 + 2 + 23 * 3)
+        # 5 groups, 2 delta charts, for each of the 23 changed cases a
+        # flamegraph and its two history charts, and the 23 cases' series in
+        # the table (the new case has no history).
+        self.assertEqual(page.chart_count(), 5 + 2 + 23 * 3 + 23)
         self.assertEqual(page.blank_charts(), [])
         grown = page.grown_functions()
         self.assertEqual(list(grown), ["???:icount_test_allocation_tax [/tmp/libslow_malloc.so]"])

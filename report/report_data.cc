@@ -201,7 +201,8 @@ std::string RunJson(const ResultsFile& file, const std::string& name, const std:
                  Field("end", JsonString(file.end_time)), Field("duration_s", Num(duration)),
                  Field("machine", JsonString(file.machine)),
                  Field("versions", StringMap(file.versions)),
-                 Field("settings", StringMap(file.settings)), Field("command", JsonString(command)),
+                 Field("settings", StringMap(file.settings)),
+                 Field("command", JsonString(command.empty() ? file.command : command)),
                  Field("counted_cases", absl::StrCat(file.instruction_counts.size())),
                  Field("measurements", absl::StrCat(file.measurements.size())),
                  Field("failures", StringMap(file.failures))});

@@ -35,8 +35,10 @@
 namespace icount {
 
 struct ReportInput {
-  std::string title;    // e.g. "icount main", "A/B: A vs B"
-  std::string command;  // the command line that made the results, if known
+  std::string title;  // e.g. "icount main", "A/B: A vs B"
+  // The command line that made the results; empty: the one the results
+  // file records.
+  std::string command;
   ResultsFile current;
   std::string current_name = "current";  // "B", a file name, ...
   std::optional<ResultsFile> baseline;

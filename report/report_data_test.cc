@@ -67,10 +67,13 @@ TEST(ReportDataTest, ARunShowsEveryCaseWithItsNumbers) {
   const Inputs in = MakeInputs();
   ReportInput input;
   input.current = in.current;
+  input.current.command = "bazel-bin/tools/main --filter=op";
   absl::StatusOr<std::string> json = ReportDataJson(input);
   ASSERT_TRUE(json.ok()) << json.status();
   const Struct data = Parse(*json);
   EXPECT_EQ(At(data, "kind").string_value(), "run");
+  EXPECT_EQ(At(At(At(data, "summary"), "current"), "command").string_value(),
+            "bazel-bin/tools/main --filter=op");
   ASSERT_EQ(At(data, "cases").list_value().values_size(), 8);  // 9 minus the failure
   for (const InstructionCounts& c : in.current.instruction_counts) {
     const Value& reported = CaseOf(data, c.metadata.at("case"));

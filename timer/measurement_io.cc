@@ -164,6 +164,7 @@ absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::strin
   results.suite_checksum = proto.suite_checksum();
   results.settings.insert(proto.settings().begin(), proto.settings().end());
   results.failures.insert(proto.failures().begin(), proto.failures().end());
+  results.command = proto.command();
   for (int i = 0; i < proto.measurements_size(); ++i) {
     absl::StatusOr<Measurement> m = MeasurementFromProto(proto.measurements(i));
     if (!m.ok()) {
@@ -223,6 +224,7 @@ std::string ResultsToJson(const ResultsFile& results) {
   header.set_suite_checksum(results.suite_checksum);
   header.mutable_settings()->insert(results.settings.begin(), results.settings.end());
   header.mutable_failures()->insert(results.failures.begin(), results.failures.end());
+  header.set_command(results.command);
   std::string json = base::ProtoToJson(header);
   json.pop_back();  // the closing brace; measurements follow, one per line
   absl::StrAppend(&json, json.size() > 1 ? "," : "", "\"measurements\":[");

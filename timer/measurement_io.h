@@ -63,6 +63,7 @@ struct ResultsFile {
   // Cases that failed: case key -> "kind: reason", then where the case is
   // defined and its statement on an indented line.
   std::map<std::string, std::string> failures;
+  std::string command;  // the command line that made the results
 };
 
 // Parses the JSON form. `source` names the input in errors, e.g.

@@ -10,7 +10,6 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
-#include "cli/tool_flags.h"
 #include "report/html_page.h"
 
 ABSL_FLAG(std::string, html, "",
@@ -49,7 +48,6 @@ absl::Status WriteHtmlReport(const std::string& path, const ReportInput& input) 
 absl::Status WriteHtmlFlag(ReportInput input) {
   const std::string path = absl::GetFlag(FLAGS_html);
   if (path.empty()) return absl::OkStatus();
-  if (input.command.empty()) input.command = ToolCommandLine();
   return WriteHtmlReport(path, input);
 }
 

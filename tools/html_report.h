@@ -28,8 +28,7 @@ absl::Status CheckHtmlPath(const std::string& flag, const std::string& path);
 // Writes the page for `input` to `path` and says so on stderr.
 absl::Status WriteHtmlReport(const std::string& path, const ReportInput& input);
 
-// WriteHtmlReport to --html; nothing without it. Fills input.command with
-// this process's command line when empty.
+// WriteHtmlReport to --html; nothing without it.
 absl::Status WriteHtmlFlag(ReportInput input);
 
 }  // namespace icount

@@ -101,6 +101,7 @@ for c in d["instruction_counts"]:
     assert t["parent"][0] == -1 and t["inclusive"][0] <= t["total"], t
     assert all(s <= i for s, i in zip(t["self"], t["inclusive"])), t
 assert d["machine"], d
+assert "'--filter=^Empty / no allocation$'" in d["command"], d["command"]
 PY
 [ ! -e "$tmp/main.json.journal" ] || fail "journal should be gone after success"
 

@@ -176,6 +176,7 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
   out.file.versions = LibraryVersionMap();
   out.file.machine = MachineDescription();
   out.file.settings = RunSettings(orders);
+  out.file.command = ToolCommandLine();
   for (size_t i = 0; i < results.size() && i < orders.size(); ++i) {
     const std::string& key = orders[i].case_key();
     const expand::SuiteCaseProto* c = case_of[key];

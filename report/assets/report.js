@@ -170,6 +170,9 @@
       { id: 'spread', title: 'IQR', value: c => timeSpread(c.time),
         text: v => v === null ? '' : '\u00b1' + (v / 2).toFixed(1) + '%', num: true },
     ];
+    if (DATA.history_runs.length) {
+      cols.push({ id: 'history', title: 'History', value: c => c.history ? historySeries(c).steps.length : null, spark: true });
+    }
     if (COMPARING) {
       cols.push({ id: 'base_counts', title: 'Baseline instr', value: c => c.baseline && c.baseline.counts ? c.baseline.counts.per_run : null, text: v => fmtCount(v), num: true });
       cols.push({ id: 'counts_delta', title: '\u0394 instr', value: c => c.delta ? c.delta.counts_pct : null,
@@ -223,6 +226,10 @@
     const rows = DATA.cases.map((c, index) => {
       const tr = el('tr', { 'data-key': c.key });
       for (const col of cols) {
+        if (col.spark) {
+          tr.append(el('td', { 'data-col': col.id }, c.history ? sparkline(c) : null));
+          continue;
+        }
         const v = col.value(c);
         const text = col.text ? col.text(v, c) : (v === null || v === undefined ? '' : String(v));
         const cls = (col.num ? 'num ' : '') + (col.cls ? col.cls(v, c) : '');
@@ -276,6 +283,28 @@
     search.addEventListener('input', apply);
     Object.values(selects).forEach(s => s.addEventListener('change', apply));
     apply();
+  }
+
+  // A case's series in the store: counts when it has them, else wall time.
+  function historySeries(c) {
+    return c.history.counts || c.history.time;
+  }
+  // The History column: a small line of the case's series, change points
+  // in red, drawn when the row scrolls into view.
+  function sparkline(c) {
+    const s = historySeries(c);
+    const steps = new Set(s.steps.map(x => x.index));
+    const canvas = el('canvas');
+    const box = el('div', { class: 'chart-box spark', title: s.value.length + ' runs, ' + s.steps.length +
+      ' change point(s)' + (c.history.counts ? ' in instructions' : ' in wall time') }, canvas);
+    lazyChart(box, () => addChart(canvas, {
+      type: 'line',
+      data: { labels: s.run.map(String), datasets: [{ data: s.value, borderColor: '#2f6fb3', borderWidth: 1.5, tension: 0,
+        pointRadius: s.value.map((v, i) => steps.has(i) ? 3 : 0), pointBackgroundColor: '#c0392b', pointBorderColor: '#c0392b' }] },
+      options: { events: [], plugins: { legend: { display: false }, tooltip: { enabled: false } },
+        scales: { x: { display: false }, y: { display: false } } },
+    }));
+    return box;
   }
 
   // ------------------------------------------------------- per-group charts
