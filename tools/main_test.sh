@@ -158,8 +158,24 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 "$ci" --filter='^Empty / no allocation$' --repeats=1 --destination="$tmp/again.json" \
   --baseline="$tmp/base.json" --history="$tmp/h.db" --history_label=second \
-  --json="$tmp/same.json" > "$tmp/same.md" 2>/dev/null
+  --json="$tmp/same.json" --html="$tmp/ci.html" > "$tmp/same.md" 2>/dev/null
 [ $? -eq 0 ] || fail "identical code should pass the gate: $(cat "$tmp/same.md")"
+# ci --html: the page compares with the baseline, its wall-time changes
+# and intervals the gate's own.
+sed -n 's|^<script id="icount-data" type="application/json">\(.*\)</script>$|\1|p' "$tmp/ci.html" \
+  > "$tmp/ci_page.json"
+/usr/bin/python3 - "$tmp/ci_page.json" "$tmp/same.json" <<'PY' || fail "ci --html page"
+import json, sys
+page, gate = (json.load(open(p)) for p in sys.argv[1:])
+assert page["kind"] == "comparison" and page["title"] == "icount ci", page["title"]
+by_key = {c["key"]: c["delta"]["time"] for c in page["cases"]}
+assert len(by_key) == 2 and len(page["history_runs"]) == 2, (by_key, page["history_runs"])
+for c in gate["comparisons"]:
+    t = by_key[c["case"]]
+    # (the gate's JSON has 6 significant figures)
+    assert abs(t["delta_pct"] - c["time_delta_pct"]) < 1e-4 and t["significant"] == c["time_significant"], (t, c)
+    assert all(abs(x - y) < 1e-3 for x, y in zip(t["ci_pct"], c["time_ci_pct"])), (t, c)
+PY
 # Wall time: 3 rounds on each side (one measurement per case and round),
 # compared with an interval; counts unchanged.
 /usr/bin/python3 - "$tmp/again.json" "$tmp/same.json" <<'PY' || fail "ci wall-time comparisons: $(cat "$tmp/same.json")"
