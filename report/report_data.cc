@@ -213,13 +213,20 @@ struct HistoryData {
   std::map<std::string, std::string> case_json;  // key -> {"counts": ..., "time": ...}
 };
 
-absl::StatusOr<HistoryData> LoadHistory(history::Store& store) {
+// The store's last `last_runs` runs; change points are found over each
+// whole series and shown where they fall inside the window.
+absl::StatusOr<HistoryData> LoadHistory(history::Store& store, int last_runs) {
   HistoryData data;
   ICOUNT_ASSIGN_OR_RETURN(std::vector<history::RunRow> runs, store.Runs());
-  std::map<int64_t, int> run_index;
+  const size_t first = runs.size() > static_cast<size_t>(std::max(last_runs, 1))
+                           ? runs.size() - static_cast<size_t>(std::max(last_runs, 1))
+                           : 0;
+  std::map<int64_t, int> run_index;  // run id -> position in the window, -1 before it
   std::vector<std::string> runs_json;
-  for (const history::RunRow& run : runs) {
-    run_index[run.id] = static_cast<int>(runs_json.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const history::RunRow& run = runs[i];
+    run_index[run.id] = i < first ? -1 : static_cast<int>(runs_json.size());
+    if (i < first) continue;
     runs_json.push_back(
         Object({Field("id", absl::StrCat(run.id)), Field("label", JsonString(run.label)),
                 Field("start", JsonString(run.start_time))}));
@@ -231,9 +238,15 @@ absl::StatusOr<HistoryData> LoadHistory(history::Store& store) {
     for (const history::CaseSeries& series : all) {
       std::vector<double> values;
       std::vector<std::string> run, value, low, high;
+      size_t before_window = 0;  // points of runs before the window: a prefix
       for (const history::SeriesPoint& p : series.points) {
         values.push_back(p.value);
-        run.push_back(absl::StrCat(run_index[p.run_id]));
+        const int index = run_index[p.run_id];
+        if (index < 0) {
+          ++before_window;
+          continue;
+        }
+        run.push_back(absl::StrCat(index));
         value.push_back(Num(p.value));
         low.push_back(Num(p.low));
         high.push_back(Num(p.high));
@@ -243,9 +256,11 @@ absl::StatusOr<HistoryData> LoadHistory(history::Store& store) {
                                                    : history::TimeSteps(values);
       std::vector<std::string> steps_json;
       for (const history::Step& step : steps) {
-        steps_json.push_back(Object(
-            {Field("index", absl::StrCat(step.index)), Field("change_pct", Num(step.change_pct))}));
+        if (step.index < before_window) continue;
+        steps_json.push_back(Object({Field("index", absl::StrCat(step.index - before_window)),
+                                     Field("change_pct", Num(step.change_pct))}));
       }
+      if (run.empty()) continue;
       parts[series.key].push_back(Field(
           history::MetricName(metric),
           Object({Field("run", Array(run)), Field("value", Array(value)), Field("low", Array(low)),
@@ -278,7 +293,7 @@ absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
 
   HistoryData history;
   if (input.history != nullptr) {
-    ICOUNT_ASSIGN_OR_RETURN(history, LoadHistory(*input.history));
+    ICOUNT_ASSIGN_OR_RETURN(history, LoadHistory(*input.history, input.history_runs));
   }
 
   FunctionTable functions;

@@ -48,8 +48,11 @@ struct ReportInput {
   // rounds). Without them, a baseline is compared as ci does (Gate).
   std::optional<std::map<std::string, TimeComparison>> time_comparisons;
   // Each case's series over the store's runs (counts and wall time), with
-  // the change points //tools:history finds.
+  // the change points //tools:history finds: the last `history_runs` runs
+  // (a page of 201 cases with 100 runs is ~3 MB more), change points found
+  // over each whole series.
   history::Store* history = nullptr;
+  int history_runs = 100;
 };
 
 absl::StatusOr<std::string> ReportDataJson(const ReportInput& input);

@@ -203,6 +203,24 @@ TEST(ReportDataTest, HistoryGivesSeriesWithChangePoints) {
   EXPECT_EQ(At(counts, "value").list_value().values_size(), 8);
   ASSERT_EQ(At(counts, "steps").list_value().values_size(), 1);
   EXPECT_EQ(At(At(counts, "steps").list_value().values(0), "index").number_value(), 5);
+
+  // The last 3 runs: the step (found over all 8) at the first of them.
+  input.history_runs = 3;
+  const Struct window = Parse(*ReportDataJson(input));
+  ASSERT_EQ(At(window, "history_runs").list_value().values_size(), 3);
+  EXPECT_EQ(At(At(window, "history_runs").list_value().values(0), "label").string_value(),
+            "build 6");
+  const Value& last = At(At(CaseOf(window, FakeCaseKey(0)), "history"), "counts");
+  EXPECT_EQ(At(last, "value").list_value().values_size(), 3);
+  ASSERT_EQ(At(last, "steps").list_value().values_size(), 1);
+  EXPECT_EQ(At(At(last, "steps").list_value().values(0), "index").number_value(), 0);
+  // With 2, the step is before the window.
+  input.history_runs = 2;
+  EXPECT_EQ(At(At(At(CaseOf(Parse(*ReportDataJson(input)), FakeCaseKey(0)), "history"), "counts"),
+               "steps")
+                .list_value()
+                .values_size(),
+            0);
 }
 
 TEST(ReportHtmlTest, DataCannotEndItsScriptElement) {

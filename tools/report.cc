@@ -34,6 +34,9 @@ ABSL_FLAG(std::string, baseline, "", "Results file to compare --input against.")
 ABSL_FLAG(std::string, history, "", "History store (//tools:history) for per-case series.");
 ABSL_FLAG(std::string, output, "", "The HTML file to write (required).");
 ABSL_FLAG(std::string, title, "", "The page's title; default: from the input's name.");
+ABSL_FLAG(int, history_runs, 100,
+          "With --history: the page shows each case's last N runs (change points are found "
+          "over all of them).");
 
 namespace icount {
 namespace {
@@ -86,6 +89,7 @@ absl::Status Run(const std::vector<char*>& positional) {
   if (output.empty())
     return absl::InvalidArgumentError("--output is required: the HTML file to write");
   ICOUNT_RETURN_IF_ERROR(CheckHtmlPath("output", output));
+  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("history_runs", absl::GetFlag(FLAGS_history_runs), 1));
 
   ReportInput input;
   ICOUNT_ASSIGN_OR_RETURN(std::vector<history::ImportedRun> runs,
@@ -120,6 +124,7 @@ absl::Status Run(const std::vector<char*>& positional) {
     ICOUNT_ASSIGN_OR_RETURN(history::Store opened, history::Store::OpenForReading(db));
     store.emplace(std::move(opened));
     input.history = &*store;
+    input.history_runs = absl::GetFlag(FLAGS_history_runs);
   }
   return WriteHtmlReport(output, input);
 }

@@ -47,6 +47,7 @@ assert t and all(x["verdict"] == "slower" and x["rounds"] == 3 for x in t), t[:2
 ' || fail "ab page data"
 
 expect_first_line "$report" "report: --input is required: a results file or ab_test --json file"
+expect_first_line "$report" "report: --history_runs=0: must be at least 1" --input="$tmp/current.json" --output="$tmp/x.html" --history_runs=0
 expect_first_line "$report" "report: --output is required: the HTML file to write" --input="$tmp/current.json"
 expect_first_line "$report" "report: --output=$tmp: is a directory; name the HTML file to write" \
   --input="$tmp/current.json" --output="$tmp"
