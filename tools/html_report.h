@@ -15,18 +15,14 @@
 #include "absl/flags/declare.h"
 #include "absl/status/status.h"
 #include "report/report_data.h"
+#include "tools/html_report_file.h"
 
 ABSL_DECLARE_FLAG(std::string, html);
 
 namespace icount {
 
-// An error when --html names a directory, a file in a directory that does
-// not exist, or one that cannot be written.
+// CheckHtmlPath for --html.
 absl::Status CheckHtmlFlag();
-absl::Status CheckHtmlPath(const std::string& flag, const std::string& path);
-
-// Writes the page for `input` to `path` and says so on stderr.
-absl::Status WriteHtmlReport(const std::string& path, const ReportInput& input);
 
 // WriteHtmlReport to --html; nothing without it.
 absl::Status WriteHtmlFlag(ReportInput input);

@@ -26,7 +26,7 @@
 #include "history/store.h"
 #include "report/report_data.h"
 #include "timer/measurement_io.h"
-#include "tools/html_report.h"
+#include "tools/html_report_file.h"
 
 ABSL_FLAG(std::string, input, "",
           "Results file (main, ci, merge_results, Timer) or ab_test --json file (required).");

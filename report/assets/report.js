@@ -369,14 +369,17 @@
     const withCounts = DATA.cases.filter(c => c.delta && c.delta.counts_pct !== null);
     const withTime = DATA.cases.filter(c => c.delta && c.delta.time && c.delta.time.delta_pct !== null);
     const limit = 40;
+    // Counts and wall time side by side, each sorted by the size of its change.
+    const grid = el('div', { class: 'groups' });
+    root.append(grid);
     const section = (title, id, cases, key, draw) => {
       if (!cases.length) return;
       cases.sort((a, b) => Math.abs(key(b)) - Math.abs(key(a)));
       const top = cases.slice(0, limit);
-      root.append(el('h3', { text: title + (cases.length > limit ? ' (the ' + limit + ' largest of ' + cases.length + ')' : '') }));
       const canvas = el('canvas');
       const box = el('div', { class: 'chart-box', id: id, style: 'height:' + (60 + top.length * 18) + 'px' }, canvas);
-      root.append(box);
+      grid.append(el('div', { class: 'group-chart' }, [
+        el('h3', { text: title + (cases.length > limit ? ' (the ' + limit + ' largest of ' + cases.length + ')' : '') }), box]));
       lazyChart(box, () => draw(canvas, top));
     };
     section('Instructions per run, change in %', 'delta-counts', withCounts, c => c.delta.counts_pct, (canvas, cases) => {

@@ -37,17 +37,20 @@ class ReportPage:
         return self.b.evaluate("window.icountReport.data")
 
     def draw_all_charts(self):
-        """Scrolls every lazily drawn chart into view until none is left."""
-        for _ in range(50):
-            pending = self.b.evaluate("""(() => {
+        """Scrolls every lazily drawn chart into view, one at a time and a
+        frame apart (as a reader scrolling would), until none is left."""
+        for _ in range(10):
+            pending = self.b.evaluate("""(async () => {
                 const boxes = [...document.querySelectorAll('.chart-box, .changed-case')]
                     .filter(b => b.icountDraw);
-                boxes.forEach(b => b.scrollIntoView());
-                return boxes.length; })()""")
-            self.b.evaluate("new Promise(r => requestAnimationFrame(() => setTimeout(r, 50)))")
+                for (const box of boxes) {
+                  box.scrollIntoView();
+                  await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+                }
+                return boxes.length; })()""", timeout=300)
             if pending == 0:
                 return
-        raise AssertionError("charts were still waiting to be drawn after 50 passes")
+        raise AssertionError("charts were still waiting to be drawn after 10 passes")
 
     def chart_count(self):
         return self.b.evaluate("window.icountReport.charts.length")

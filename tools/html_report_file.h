@@ -1,0 +1,28 @@
+#ifndef ICOUNT_TOOLS_HTML_REPORT_FILE_H_
+#define ICOUNT_TOOLS_HTML_REPORT_FILE_H_
+
+// Writing a report page from a tool: the path checked before any work, then
+// the page written and announced. //tools:report uses it directly; main, ci
+// and ab_test through --html (html_report.h).
+//
+//   ICOUNT_RETURN_IF_ERROR(CheckHtmlPath("output", path));
+//   ... read the results ...
+//   ICOUNT_RETURN_IF_ERROR(WriteHtmlReport(path, input));
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "report/report_data.h"
+
+namespace icount {
+
+// An error naming --`flag` when `path` is a directory, or a file in a
+// directory that does not exist or cannot be written.
+absl::Status CheckHtmlPath(const std::string& flag, const std::string& path);
+
+// Writes the page for `input` to `path` and says so on stderr.
+absl::Status WriteHtmlReport(const std::string& path, const ReportInput& input);
+
+}  // namespace icount
+
+#endif  // ICOUNT_TOOLS_HTML_REPORT_FILE_H_
