@@ -48,6 +48,11 @@ timer::InstructionCountsProto InstructionCountsToProto(const InstructionCounts& 
 absl::StatusOr<InstructionCounts> InstructionCountsFromProto(
     const timer::InstructionCountsProto& proto);
 
+// The settings key of a results file that is one shard of a run: "K of N"
+// (1-based), as //tools:suite_shard_test writes it; merge_results checks
+// that all N shards of one suite are merged.
+inline constexpr char kShardSetting[] = "shard";
+
 // A results file: measurements and instruction counts, plus who wrote it
 // and when.
 struct ResultsFile {

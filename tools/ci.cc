@@ -27,7 +27,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/files.h"
-#include "base/fnv.h"
 #include "base/status.h"
 #include "cli/tool_flags.h"
 #include "compare/gate.h"
@@ -140,9 +139,7 @@ absl::StatusOr<SuiteResults> Measure(const Suite& suite,
   SuiteResults results = CollectResults(cases, orders, report.results, &rounds);
   results.file.start_time = start;
   results.file.end_time = NowRfc3339();
-  base::Fnv1a64 hash;
-  for (const expand::SuiteCaseProto& c : cases) hash.Add(c.key());
-  results.file.suite_checksum = hash.Hex();
+  results.file.suite_checksum = SuiteChecksum(cases);
   ICOUNT_RETURN_IF_ERROR(WriteResultsFile(destination, results.file),
                          absl::Status(_.code(), absl::StrCat(_.message(), " (every result is in ",
                                                              options.journal_path, ")")));

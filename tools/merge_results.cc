@@ -2,22 +2,163 @@
 // //tools:suite_shard_test) into one.
 //
 //   bazel run //tools:merge_results -- --output=$PWD/all.json $PWD/a.json $PWD/b.json
+//
+// The inputs must be parts of one run: written by the same icount
+// libraries, no case in two of them, and when they are shards (settings
+// "shard": "K of N", as suite_shard_test writes them) all N shards of one
+// suite (the same suite_checksum). Anything else is refused with the files
+// named, so a stale or foreign file never slips into the merged results.
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "base/status.h"
 #include "cli/tool_flags.h"
 #include "timer/measurement_io.h"
 
 ABSL_FLAG(std::string, output, "",
           "The merged results file (required); an icount results file already there is "
           "replaced, any other file is refused.");
+ABSL_FLAG(bool, allow_mixed_versions, false,
+          "Merge files written by different icount library versions (their counts may not "
+          "be comparable).");
 
-int main(int argc, char** argv) {
-  std::vector<char*> inputs = icount::ParseToolFlags(
+namespace icount {
+namespace {
+
+std::string Versions(const ResultsFile& file) {
+  std::vector<std::string> parts;
+  for (const auto& [library, version] : file.versions) parts.push_back(library + " " + version);
+  return parts.empty() ? "unknown library versions" : absl::StrJoin(parts, ", ");
+}
+
+struct Shard {
+  int index = 0;  // 1-based
+  int total = 0;
+};
+
+// Settings "shard" ("2 of 4"), or nothing.
+absl::StatusOr<std::optional<Shard>> ShardOf(const ResultsFile& file, const std::string& name) {
+  auto it = file.settings.find(kShardSetting);
+  if (it == file.settings.end()) return std::optional<Shard>();
+  const std::vector<std::string> parts = absl::StrSplit(it->second, " of ");
+  Shard shard;
+  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &shard.index) ||
+      !absl::SimpleAtoi(parts[1], &shard.total) || shard.index < 1 || shard.index > shard.total) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": settings \"shard\" is \"", it->second,
+                                                   "\"; expected \"K of N\" with 1 <= K <= N"));
+  }
+  return std::optional<Shard>(shard);
+}
+
+absl::StatusOr<ResultsFile> Merge(const std::vector<std::string>& names,
+                                  const std::vector<ResultsFile>& files) {
+  ResultsFile merged;
+  std::map<std::string, std::string> owner;  // case (and round) -> the file that has it
+  auto claim = [&owner](const std::string& what, const std::string& name) -> absl::Status {
+    auto [it, inserted] = owner.try_emplace(what, name);
+    if (inserted) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " is in both ", it->second, " and ", name,
+                     ": parts of one run never measure a case twice; merge each run's own files"));
+  };
+  std::map<int, std::string> shards;  // index -> file
+  int total_shards = 0;
+  ICOUNT_ASSIGN_OR_RETURN(const std::optional<Shard> first_shard, ShardOf(files[0], names[0]));
+  std::vector<std::string> machines;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const ResultsFile& file = files[i];
+    const std::string& name = names[i];
+    ICOUNT_ASSIGN_OR_RETURN(std::optional<Shard> shard, ShardOf(file, name));
+    if (shard.has_value() != first_shard.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(shard ? name : names[0], " is a shard and ",
+                                                     shard ? names[0] : name,
+                                                     " is not: merge the shards of one run only"));
+    }
+    if (shard.has_value()) {
+      if (total_shards != 0 && shard->total != total_shards) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            name, " is shard ", shard->index, " of ", shard->total, ", ", shards.begin()->second,
+            " one of ", total_shards, ": these are shards of different runs"));
+      }
+      total_shards = shard->total;
+      if (file.suite_checksum != files[0].suite_checksum) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            name, " and ", names[0], " are shards of different suites (suite_checksum ",
+            file.suite_checksum, " vs ", files[0].suite_checksum, ")"));
+      }
+      auto [it, inserted] = shards.try_emplace(shard->index, name);
+      if (!inserted) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            name, " and ", it->second, " are both shard ", shard->index, " of ", total_shards));
+      }
+    }
+    if (i > 0 && file.versions != files[0].versions && !absl::GetFlag(FLAGS_allow_mixed_versions)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name, " was written by ", Versions(file), ", ", names[0], " by ", Versions(files[0]),
+          ": parts of one run come from one build; rerun the part, or pass "
+          "--allow_mixed_versions"));
+    }
+    for (const InstructionCounts& c : file.instruction_counts) {
+      ICOUNT_RETURN_IF_ERROR(
+          claim(absl::StrCat("the counts of ", ResultCaseKey(c.metadata, c.task_spec)), name));
+    }
+    for (const Measurement& m : file.measurements) {
+      auto round = m.metadata().find("round");
+      ICOUNT_RETURN_IF_ERROR(claim(
+          absl::StrCat(
+              "the wall time of ", ResultCaseKey(m.metadata(), m.task_spec()),
+              round == m.metadata().end() ? "" : absl::StrCat(" (round ", round->second, ")")),
+          name));
+    }
+    for (const auto& [key, reason] : file.failures) {
+      ICOUNT_RETURN_IF_ERROR(claim(absl::StrCat("the failure of ", key), name));
+    }
+    merged.measurements.insert(merged.measurements.end(), file.measurements.begin(),
+                               file.measurements.end());
+    merged.instruction_counts.insert(merged.instruction_counts.end(),
+                                     file.instruction_counts.begin(),
+                                     file.instruction_counts.end());
+    merged.failures.insert(file.failures.begin(), file.failures.end());
+    if (std::find(machines.begin(), machines.end(), file.machine) == machines.end()) {
+      machines.push_back(file.machine);
+    }
+    if (merged.start_time.empty() || file.start_time < merged.start_time) {
+      merged.start_time = file.start_time;
+    }
+    merged.end_time = std::max(merged.end_time, file.end_time);
+  }
+  if (total_shards > 0 && static_cast<int>(shards.size()) != total_shards) {
+    std::vector<std::string> missing;
+    for (int k = 1; k <= total_shards; ++k) {
+      if (!shards.count(k)) missing.push_back(absl::StrCat(k));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("shard", missing.size() > 1 ? "s " : " ", absl::StrJoin(missing, ", "), " of ",
+                     total_shards, " missing: merge all shards of the run (or rerun the missing)"));
+  }
+  merged.versions = files[0].versions;
+  merged.settings = files[0].settings;
+  merged.settings.erase(kShardSetting);
+  merged.suite_checksum = files[0].suite_checksum;
+  merged.machine = absl::StrJoin(machines, "; ");
+  merged.command = ToolCommandLine();
+  return merged;
+}
+
+int Main(int argc, char** argv) {
+  std::vector<char*> inputs = ParseToolFlags(
       argc, argv,
       "Merges icount results files.\n\nUsage: merge_results --output=FILE IN.json [IN.json...]");
   const std::string output = absl::GetFlag(FLAGS_output);
@@ -25,33 +166,27 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "merge_results: need --output=FILE and at least one input file\n");
     return 1;
   }
-  if (absl::Status s = icount::CheckResultsDestination(output); !s.ok()) {
-    return icount::Fail(absl::StrCat("--output: ", s.message()));
+  if (absl::Status s = CheckResultsDestination(output); !s.ok()) {
+    return Fail(absl::StrCat("--output: ", s.message()));
   }
-  icount::ResultsFile merged;
+  std::vector<std::string> names;
+  std::vector<ResultsFile> files;
   for (size_t i = 1; i < inputs.size(); ++i) {
-    absl::StatusOr<icount::ResultsFile> file = icount::ReadResultsFile(inputs[i]);
-    if (!file.ok()) {
-      return icount::Fail(file.status());
-    }
-    merged.measurements.insert(merged.measurements.end(), file->measurements.begin(),
-                               file->measurements.end());
-    merged.instruction_counts.insert(merged.instruction_counts.end(),
-                                     file->instruction_counts.begin(),
-                                     file->instruction_counts.end());
-    merged.failures.insert(file->failures.begin(), file->failures.end());
-    if (merged.machine.empty()) merged.machine = file->machine;
-    if (merged.settings.empty()) merged.settings = file->settings;
-    if (merged.start_time.empty() || file->start_time < merged.start_time) {
-      merged.start_time = file->start_time;
-    }
-    merged.end_time = std::max(merged.end_time, file->end_time);
+    absl::StatusOr<ResultsFile> file = ReadResultsFile(inputs[i]);
+    if (!file.ok()) return Fail(file.status());
+    names.push_back(inputs[i]);
+    files.push_back(*std::move(file));
   }
-  if (absl::Status status = icount::WriteResultsFile(output, merged); !status.ok()) {
-    return icount::Fail(status);
-  }
-  std::printf("merged %zu files: %zu measurements, %zu instruction counts -> %s\n",
-              inputs.size() - 1, merged.measurements.size(), merged.instruction_counts.size(),
-              output.c_str());
+  absl::StatusOr<ResultsFile> merged = Merge(names, files);
+  if (!merged.ok()) return Fail(merged.status());
+  if (absl::Status status = WriteResultsFile(output, *merged); !status.ok()) return Fail(status);
+  std::printf("merged %zu files: %zu measurements, %zu instruction counts, %zu failures -> %s\n",
+              files.size(), merged->measurements.size(), merged->instruction_counts.size(),
+              merged->failures.size(), output.c_str());
   return 0;
 }
+
+}  // namespace
+}  // namespace icount
+
+int main(int argc, char** argv) { return icount::Main(argc, argv); }

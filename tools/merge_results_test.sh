@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# //tools:merge_results: merges results files; refuses bad input and never
-# overwrites a file that is not an icount results file.
+# //tools:merge_results: merges the parts of one run (shards); refuses files
+# that are not (overlapping cases, other versions, other suites, missing or
+# repeated shards), bad input, and never overwrites a file that is not an
+# icount results file.
 set -u
 merge="$1"
 a="$2"
@@ -8,14 +10,61 @@ b="$3"
 tmp="${TEST_TMPDIR:-/tmp}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$merge" --output="$tmp/all.json" "$a" "$b" > "$tmp/out.txt" 2>&1 || fail "merge: $(cat "$tmp/out.txt")"
-/usr/bin/python3 - "$a" "$b" "$tmp/all.json" <<'PY' || fail "merged file"
+# Shards of one run (settings "shard": "K of N", one suite_checksum), made
+# by splitting $a: merged into one file with every case, the shard setting
+# gone and the failures kept.
+/usr/bin/python3 - "$a" "$tmp" <<'PY' || fail "making shards"
 import json, sys
-a, b, merged = (json.load(open(p)) for p in sys.argv[1:])
-assert len(merged["measurements"]) == len(a["measurements"]) + len(b["measurements"]), merged
+d = json.load(open(sys.argv[1]))
+base = {"versions": {"timer": "0.5.0"}, "suite_checksum": "abc", "settings": {"valgrind": "v"}}
+for k, part in enumerate((d["measurements"][:2], d["measurements"][2:4], d["measurements"][4:])):
+    shard = dict(base, measurements=part, settings=dict(base["settings"], shard="%d of 3" % (k + 1)))
+    if k == 2:
+        shard["failures"] = {"Group/case|Eager|Forward|C++|1": "crash: made up"}
+    json.dump(shard, open("%s/shard%d.json" % (sys.argv[2], k + 1), "w"))
+    json.dump(dict(shard, versions={"timer": "0.4.0"}), open("%s/old%d.json" % (sys.argv[2], k + 1), "w"))
+    json.dump(dict(shard, suite_checksum="def"), open("%s/other%d.json" % (sys.argv[2], k + 1), "w"))
+    json.dump(dict(shard, settings={"shard": "%d of 4" % (k + 1)}), open("%s/four%d.json" % (sys.argv[2], k + 1), "w"))
+PY
+"$merge" --output="$tmp/all.json" "$tmp/shard3.json" "$tmp/shard1.json" "$tmp/shard2.json" > "$tmp/out.txt" 2>&1 \
+  || fail "merge: $(cat "$tmp/out.txt")"
+grep -q "merged 3 files: 5 measurements, 0 instruction counts, 1 failures -> $tmp/all.json" "$tmp/out.txt" \
+  || fail "merge output: $(cat "$tmp/out.txt")"
+/usr/bin/python3 - "$a" "$tmp/all.json" <<'PY' || fail "merged file"
+import json, sys
+a, merged = (json.load(open(p)) for p in sys.argv[1:])
+assert len(merged["measurements"]) == len(a["measurements"]), merged
+assert merged["settings"] == {"valgrind": "v"} and merged["suite_checksum"] == "abc", merged["settings"]
+assert merged["failures"] == {"Group/case|Eager|Forward|C++|1": "crash: made up"}, merged["failures"]
+assert merged["versions"] == {"timer": "0.5.0"}, merged["versions"]
 PY
 # A results file there is replaced.
-"$merge" --output="$tmp/all.json" "$a" "$b" > /dev/null 2>&1 || fail "replacing a results file"
+"$merge" --output="$tmp/all.json" "$tmp/shard1.json" "$tmp/shard2.json" "$tmp/shard3.json" > /dev/null 2>&1 \
+  || fail "replacing a results file"
+# Files that are not parts of one run.
+merge_error() {  # merge_error FIRST_LINE INPUTS...
+  local message="$1"
+  shift
+  if "$merge" --output="$tmp/bad.json" "$@" > /dev/null 2> "$tmp/err.txt"; then fail "merging $* should fail"; fi
+  [ "$(head -1 "$tmp/err.txt")" = "merge_results: $message" ] || fail "expected \"$message\", got: $(cat "$tmp/err.txt")"
+  [ ! -e "$tmp/bad.json" ] || fail "a refused merge wrote its output"
+}
+merge_error "shard 2 of 3 missing: merge all shards of the run (or rerun the missing)" "$tmp/shard1.json" "$tmp/shard3.json"
+merge_error "shards 2, 3 of 3 missing: merge all shards of the run (or rerun the missing)" "$tmp/shard1.json"
+merge_error "$tmp/shard1.json and $tmp/shard1.json are both shard 1 of 3" "$tmp/shard1.json" "$tmp/shard1.json"
+merge_error "$tmp/old2.json was written by timer 0.4.0, $tmp/shard1.json by timer 0.5.0: parts of one run come from one build; rerun the part, or pass --allow_mixed_versions" \
+  "$tmp/shard1.json" "$tmp/old2.json" "$tmp/shard3.json"
+"$merge" --output="$tmp/mixed.json" --allow_mixed_versions "$tmp/shard1.json" "$tmp/old2.json" "$tmp/shard3.json" \
+  > /dev/null 2>&1 || fail "--allow_mixed_versions"
+merge_error "$tmp/other2.json and $tmp/shard1.json are shards of different suites (suite_checksum def vs abc)" \
+  "$tmp/shard1.json" "$tmp/other2.json" "$tmp/shard3.json"
+merge_error "$tmp/four2.json is shard 2 of 4, $tmp/shard1.json one of 3: these are shards of different runs" \
+  "$tmp/shard1.json" "$tmp/four2.json"
+merge_error "$tmp/shard1.json is a shard and $a is not: merge the shards of one run only" "$tmp/shard1.json" "$a"
+# Two runs of the same cases (not shards): every case would be there twice.
+if "$merge" --output="$tmp/twice.json" "$a" "$b" > /dev/null 2> "$tmp/err.txt"; then fail "two runs of one suite"; fi
+grep -q "is in both $a and $b: parts of one run never measure a case twice; merge each run's own files" "$tmp/err.txt" \
+  || fail "overlap: $(cat "$tmp/err.txt")"
 
 expect_error() {  # expect_error PATTERN merge-args...
   local pattern="$1"

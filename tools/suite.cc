@@ -19,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/files.h"
+#include "base/fnv.h"
 #include "base/runfiles.h"
 #include "base/status.h"
 #include "cli/flags.h"
@@ -149,6 +150,12 @@ std::vector<worker::WorkOrderProto> MakeOrders(const Suite& suite,
     }
   }
   return orders;
+}
+
+std::string SuiteChecksum(const std::vector<expand::SuiteCaseProto>& cases) {
+  base::Fnv1a64 hash;
+  for (const expand::SuiteCaseProto& c : cases) hash.Add(c.key());
+  return hash.Hex();
 }
 
 CasePlace PlaceCase(const expand::SuiteCaseProto& c) {

@@ -77,6 +77,11 @@ struct CasePlace {
 };
 CasePlace PlaceCase(const expand::SuiteCaseProto& c);
 
+// The identity of a selection of cases (a hash of their keys), which
+// results files carry as suite_checksum: shards of one suite share it, and
+// the gate warns when a baseline's differs.
+std::string SuiteChecksum(const std::vector<expand::SuiteCaseProto>& cases);
+
 struct SuiteResults {
   ResultsFile file;                                    // measurements, counts and failures
   std::map<std::string, double> counts_per_run;        // case key -> instructions
