@@ -10,19 +10,23 @@
 // So widths are exact for a function's own calls and approximate below a
 // function called from several places.
 //
-// For `torch::add(x, y)` (100 runs), the tree might read
+// For the C++ variant of the suite's `add` case 0 (100 runs; the dump is
+// timer/testdata/add_cpp.callgrind.out), the tree reads
 //
-//   nodes[0]  "???:icount_block [...]"     inclusive 592,000  self   1,000
-//   nodes[1]   "???:at::add(...)"          inclusive 590,000  self   3,000
-//   nodes[2]    "???:at::_ops::add_Tensor::call(...)" ...
+//   nodes[0]  "???:(anonymous namespace)::icount_case_11(...) [...]"  inclusive 1,510,317
+//   nodes[1]   "???:at::_ops::add__Scalar::call(...) [...]"           inclusive 1,508,291
+//   nodes[2]    ...
 //
 // with nodes in pre-order (a node's children follow it, the most expensive
-// first) and parents before children.
+// first), so parents come before children and depths take one pass:
 //
 //   const CallTree& tree = *stats.call_tree();
-//   for (const CallTree::Node& node : tree.nodes) {
-//     std::printf("%*s%s %lld\n", 2 * Depth(tree, node), "",
-//                 tree.functions[node.function].c_str(), node.inclusive);
+//   std::vector<int> depth(tree.nodes.size(), 0);
+//   for (size_t i = 0; i < tree.nodes.size(); ++i) {
+//     const CallTree::Node& node = tree.nodes[i];
+//     if (node.parent >= 0) depth[i] = depth[node.parent] + 1;
+//     std::printf("%*s%s %lld\n", 2 * depth[i], "", tree.functions[node.function].c_str(),
+//                 static_cast<long long>(node.inclusive));
 //   }
 
 #include <cstdint>
