@@ -151,7 +151,10 @@ class ReportBrowserTest(unittest.TestCase):
             ch.canvas.scrollIntoView();
             const r = ch.canvas.getBoundingClientRect(); return [r.left + (bar.x + bar.base) / 2, r.top + bar.y]; })()""" % flame)
         b.click_at(rect[0], rect[1])
-        zoomed = b.evaluate("[%s.scales.x.min, %s.scales.x.max]" % (flame, flame))
+        # Chart.js handles pointer events on the next animation frame, which a
+        # loaded machine delays: wait for the zoom rather than read at once.
+        zoomed = b.wait_for("(() => { const x = %s.scales.x; return x.max - x.min < %r && [x.min, x.max]; })()"
+                            % (flame, total), timeout=20)
         self.assertLess(zoomed[1] - zoomed[0], total)
         # History: both series, the count step at the first taxed build.
         titles = b.evaluate("[...document.querySelectorAll('#detail h3')].map(h => h.textContent)")
