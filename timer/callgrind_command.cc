@@ -84,13 +84,34 @@ std::vector<std::string> MeasurementEnvironment(int num_threads) {
       absl::StrCat("OMP_NUM_THREADS=", num_threads),
       absl::StrCat("ICOUNT_CACHE_DIR=", timer_internal::CacheDirectory()),
   };
-  for (const char* name : {"HOME", "TMPDIR", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH",
-                           "ICOUNT_CXX", "ICOUNT_PHASE_LOG"}) {
+  // TMPDIR always, "/tmp" (the default) when unset: a Slurm task sets it,
+  // a shell seldom does, and Python's counts follow the environment's
+  // strings (PadEnvironmentForStackLayout).
+  const char* tmpdir = std::getenv("TMPDIR");
+  env.push_back(absl::StrCat("TMPDIR=", tmpdir != nullptr && *tmpdir ? tmpdir : "/tmp"));
+  for (const char* name :
+       {"HOME", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "ICOUNT_CXX", "ICOUNT_PHASE_LOG"}) {
     if (const char* value = std::getenv(name); value != nullptr) {
       env.push_back(absl::StrCat(name, "=", value));
     }
   }
   return env;
+}
+
+void PadEnvironmentForStackLayout(const std::vector<std::string>& client_argv,
+                                  std::vector<std::string>& env) {
+  constexpr size_t kPage = 4096;
+  constexpr size_t kPointer = sizeof(char*);
+  const std::string pad = absl::StrCat(kStackPadEnv, "=");
+  // Strings with their NULs; argv[0] twice (the client's argv[0] and
+  // AT_EXECFN); a pointer per argv and env entry plus their NULL ends; then
+  // the pad entry itself: its name, NUL and pointer.
+  size_t bytes = 0;
+  for (const std::string& arg : client_argv) bytes += arg.size() + 1 + kPointer;
+  if (!client_argv.empty()) bytes += client_argv[0].size() + 1;
+  for (const std::string& entry : env) bytes += entry.size() + 1 + kPointer;
+  bytes += 2 * kPointer + pad.size() + 1 + kPointer;
+  env.push_back(absl::StrCat(pad, std::string((kPage - bytes % kPage) % kPage, 'x')));
 }
 
 std::string ValgrindLogPath(const std::string& out_directory) {

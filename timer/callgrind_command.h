@@ -65,6 +65,28 @@ std::string CallgrindOutDirectoryEnv(const std::string& out_directory);
 // so does ICOUNT_PHASE_LOG (base/phase_log.h), for the cost benchmark.
 std::vector<std::string> MeasurementEnvironment(int num_threads);
 
+// The padding variable below. Measured programs keep it: the worker starts
+// Python, whose os.environ copies every string to the heap, and with the
+// padding those strings' total stays the same too (C++ counts then held
+// across TMPDIR lengths; with the variable removed at start they did not).
+// Python's own counts still follow single strings' lengths (pymalloc's size
+// classes): a TMPDIR of another length moves a Python case by a few
+// instructions a run.
+inline constexpr char kStackPadEnv[] = "ICOUNT_STACK_PAD";
+
+// Appends "ICOUNT_STACK_PAD=xxx..." to `env` so that the strings and
+// pointers valgrind lays out on the client's initial stack (its argv, the
+// executable's name again for AT_EXECFN, the environment) take a multiple
+// of 4096 bytes, whatever their lengths. Why: with ASLR off the stack's top
+// is fixed, so those lengths set the alignment of everything on the stack,
+// and counts follow it (memcpy and friends take other paths): `add`
+// counted 3998, 4010 and 3998 instructions a run with TMPDIR unset, "/tmp"
+// and a longer path; a Slurm task, which sets TMPDIR, counted differently
+// from a local run, as would a checkout at a path of another length.
+// `client_argv` is the measured program's command line (without valgrind's).
+void PadEnvironmentForStackLayout(const std::vector<std::string>& client_argv,
+                                  std::vector<std::string>& env);
+
 }  // namespace icount
 
 #endif  // ICOUNT_TIMER_CALLGRIND_COMMAND_H_

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -18,6 +19,29 @@ std::string MakeDirectory(const std::string& name) {
   const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
   mkdir(path.c_str(), 0755);
   return path;
+}
+
+// What PadEnvironmentForStackLayout counts: strings with NULs, argv[0]
+// twice, a pointer per entry and the two NULL ends.
+size_t StackBytes(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  size_t bytes = argv[0].size() + 1 + 2 * sizeof(char*);
+  for (const auto& list : {argv, env}) {
+    for (const std::string& s : list) bytes += s.size() + 1 + sizeof(char*);
+  }
+  return bytes;
+}
+
+TEST(PadEnvironmentForStackLayoutTest, PadsToAWholePageWhateverTheLengths) {
+  for (const std::string tmpdir : {"/tmp", "/tmp/a_much_longer_temporary_directory_name", ""}) {
+    for (const std::string worker : {"/w", "/root/.cache/bazel/execroot/icount/bazel-out/worker"}) {
+      std::vector<std::string> argv = {worker, "--scratch=" + tmpdir + "/icount-run-x"};
+      std::vector<std::string> env = {"PATH=/usr/bin", "TMPDIR=" + tmpdir};
+      PadEnvironmentForStackLayout(argv, env);
+      ASSERT_EQ(env.size(), 3);
+      EXPECT_THAT(env.back(), ::testing::StartsWith(std::string(kStackPadEnv) + "="));
+      EXPECT_EQ(StackBytes(argv, env) % 4096, 0) << tmpdir << " " << worker;
+    }
+  }
 }
 
 TEST(FindValgrindTest, MissingValgrindSaysWhatToInstall) {

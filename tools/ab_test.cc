@@ -55,6 +55,7 @@
 #include "expand/libtorch_version.h"
 #include "timer/function_counts.h"
 #include "timer/measurement_io.h"
+#include "tools/executor.h"
 #include "tools/history_recording.h"
 #include "tools/html_report.h"
 #include "tools/suite.h"
@@ -211,10 +212,13 @@ struct SideRun {
   std::vector<std::string> journals;
 };
 
+// Counts (round -1) run on the chosen executor; wall-time rounds always
+// here, so that both sides of a round are timed on one machine.
 absl::Status RunInto(const std::vector<worker::WorkOrderProto>& orders,
                      const RunnerOptions& options, SideRun& run, int round = -1) {
-  run.journals.push_back(options.journal_path);
-  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  run.journals.push_back(round < 0 ? RunStatePath(orders, options) : options.journal_path);
+  absl::StatusOr<RunnerReport> report =
+      round < 0 ? ExecuteOrders(orders, options) : RunOrders(orders, options);
   if (!report.ok()) return report.status();
   if (report->resumed > 0) {
     std::fprintf(stderr, "ab_test: %d of %zu results resumed from %s\n", report->resumed,
@@ -318,6 +322,7 @@ bool IsComparisonJson(absl::string_view text) {
 absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(CheckNoPositionalArguments(positional));
   ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag());
+  ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
   if (absl::GetFlag(FLAGS_A).empty() || absl::GetFlag(FLAGS_B).empty()) {
     return absl::InvalidArgumentError(
         "--A and --B are required (shell commands setting up each environment)");
@@ -683,7 +688,8 @@ int Main(int argc, char** argv) {
     }
   }
   for (const SideRun* run : {&a_run, &b_run}) {
-    for (const std::string& journal : run->journals) std::remove(journal.c_str());
+    // A journal, or a Slurm run directory.
+    for (const std::string& journal : run->journals) base::RemoveDirectoryTree(journal);
   }
   return exit_code;
 }

@@ -30,6 +30,7 @@
 #include "base/status.h"
 #include "cli/tool_flags.h"
 #include "compare/gate.h"
+#include "tools/executor.h"
 #include "tools/history_recording.h"
 #include "tools/html_report.h"
 #include "tools/suite.h"
@@ -135,15 +136,15 @@ absl::StatusOr<SuiteResults> Measure(const Suite& suite,
   options.journal_path = destination + ".journal";
   options.resume = true;  // a rerun of an interrupted CI job continues it
   const std::string start = NowRfc3339();
-  ICOUNT_ASSIGN_OR_RETURN(RunnerReport report, RunWithProgress(orders, options));
+  ICOUNT_ASSIGN_OR_RETURN(RunnerReport report, RunWithProgress(orders, options, ExecuteOrders));
   SuiteResults results = CollectResults(cases, orders, report.results, &rounds);
   results.file.start_time = start;
   results.file.end_time = NowRfc3339();
   results.file.suite_checksum = SuiteChecksum(cases);
   ICOUNT_RETURN_IF_ERROR(WriteResultsFile(destination, results.file),
                          absl::Status(_.code(), absl::StrCat(_.message(), " (every result is in ",
-                                                             options.journal_path, ")")));
-  std::remove(options.journal_path.c_str());
+                                                             RunStatePath(orders, options), ")")));
+  RemoveRunState(orders, options);
   std::fprintf(stderr, "ci: %zu cases measured, results in %s\n", cases.size(),
                destination.c_str());
   return results;
@@ -167,6 +168,7 @@ int Main(int argc, char** argv) {
       "[--threshold_abs=N] [--subset] [--time_rounds=N] [--gate_on_time] [--json=FILE]");
   if (absl::Status s = CheckNoPositionalArguments(positional); !s.ok()) return Fail(s);
   if (absl::Status s = CheckNumberFlags(); !s.ok()) return Fail(s);
+  if (absl::Status s = CheckExecutorFlags(); !s.ok()) return Fail(s);
   const std::string destination = absl::GetFlag(FLAGS_destination);
   if (destination.empty()) return Fail("--destination is required");
   if (absl::Status s = CheckResultsDestination(destination); !s.ok()) {

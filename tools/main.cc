@@ -21,6 +21,7 @@
 #include "cli/tool_flags.h"
 #include "compare/compare.h"
 #include "expand/case_modes.h"
+#include "tools/executor.h"
 #include "tools/history_recording.h"
 #include "tools/html_report.h"
 #include "tools/suite.h"
@@ -100,6 +101,7 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
                                                    " (only \"debug\" is supported)"));
   }
   ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag());
+  ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
   if (absl::GetFlag(FLAGS_no_counts) && absl::GetFlag(FLAGS_no_wall_time)) {
     return absl::InvalidArgumentError(
         "--no_counts and --no_wall_time together leave nothing to measure: drop one of them");
@@ -115,7 +117,8 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(CheckResultsDestination(output),
                          absl::Status(_.code(), absl::StrCat("--output: ", _.message())));
   const std::string journal = output + ".journal";
-  if (absl::GetFlag(FLAGS_resume) && access(journal.c_str(), F_OK) != 0) {
+  // On Slurm the run's state is in --shared_dir (found from the orders).
+  if (absl::GetFlag(FLAGS_resume) && !SlurmExecutorChosen() && access(journal.c_str(), F_OK) != 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("--resume: there is no journal ", journal,
                      " to continue (an interrupted run with --output=", output,
@@ -142,10 +145,11 @@ absl::StatusOr<SuiteResults> Run(const std::vector<expand::SuiteCaseProto>& case
                                  const std::vector<worker::WorkOrderProto>& orders,
                                  const RunnerOptions& options) {
   const std::string output = absl::GetFlag(FLAGS_output);
-  std::fprintf(stderr, "icount: %zu cases, %zu work orders; results journal %s\n", cases.size(),
-               orders.size(), options.journal_path.c_str());
+  const std::string state = RunStatePath(orders, options);
+  std::fprintf(stderr, "icount: %zu cases, %zu work orders; finished results kept in %s\n",
+               cases.size(), orders.size(), state.c_str());
   const std::string start = NowRfc3339();
-  absl::StatusOr<RunnerReport> report = RunWithProgress(orders, options);
+  absl::StatusOr<RunnerReport> report = RunWithProgress(orders, options, ExecuteOrders);
   if (!report.ok()) {
     if (report.status().code() == absl::StatusCode::kCancelled && output.empty()) {
       return absl::CancelledError(absl::StrCat(
@@ -155,7 +159,7 @@ absl::StatusOr<SuiteResults> Run(const std::vector<expand::SuiteCaseProto>& case
   }
   if (report->resumed > 0) {
     std::fprintf(stderr, "icount: %d of %zu results resumed from %s%s\n", report->resumed,
-                 orders.size(), options.journal_path.c_str(),
+                 orders.size(), state.c_str(),
                  report->dropped_cut_off_line
                      ? " (its last line was cut off mid-write and was dropped: that case ran again)"
                      : "");
@@ -166,11 +170,10 @@ absl::StatusOr<SuiteResults> Run(const std::vector<expand::SuiteCaseProto>& case
   if (!output.empty()) {
     ICOUNT_RETURN_IF_ERROR(
         WriteResultsFile(output, results.file),
-        absl::Status(_.code(), absl::StrCat(_.message(), " (the journal ", options.journal_path,
-                                            " keeps every result)")));
+        absl::Status(_.code(), absl::StrCat(_.message(), " (", state, " keeps every result)")));
     std::fprintf(stderr, "icount: results written to %s\n", output.c_str());
   }
-  std::remove(options.journal_path.c_str());
+  RemoveRunState(orders, options);
   return results;
 }
 

@@ -229,7 +229,7 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
 }
 
 absl::StatusOr<RunnerReport> RunWithProgress(const std::vector<worker::WorkOrderProto>& orders,
-                                             RunnerOptions options) {
+                                             RunnerOptions options, const OrderRunner& run) {
   const bool terminal = isatty(STDERR_FILENO);
   ProgressLog log;
   options.on_progress = [terminal, &log](const RunnerProgress& progress) {
@@ -245,7 +245,7 @@ absl::StatusOr<RunnerReport> RunWithProgress(const std::vector<worker::WorkOrder
       std::fprintf(stderr, "icount: warning: %s\n", disturbance.c_str());
     }
   }
-  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  absl::StatusOr<RunnerReport> report = run(orders, options);
   if (terminal) std::fprintf(stderr, "\n");
   return report;
 }

@@ -5,6 +5,7 @@
 // choosing cases, turning them into work orders, and turning results back
 // into Measurements and InstructionCounts.
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -98,10 +99,14 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
                             const std::vector<worker::WorkerResultProto>& results,
                             const std::vector<int>* rounds = nullptr);
 
-// Runs `orders` with a progress display on stderr (a live bar on a
+// Runs `orders` with `run` (RunOrders, or the executor's ExecuteOrders,
+// tools/executor.h) and a progress display on stderr (a live bar on a
 // terminal, plain lines otherwise).
+using OrderRunner = std::function<absl::StatusOr<RunnerReport>(
+    const std::vector<worker::WorkOrderProto>&, const RunnerOptions&)>;
 absl::StatusOr<RunnerReport> RunWithProgress(const std::vector<worker::WorkOrderProto>& orders,
-                                             RunnerOptions options);
+                                             RunnerOptions options,
+                                             const OrderRunner& run = RunOrders);
 
 // An aligned text table of per-run instruction counts: rows CaseRow,
 // columns CaseColumn, one block per thread count.

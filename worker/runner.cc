@@ -203,10 +203,11 @@ class Run {
     const std::string out_directory = absl::StrCat(scratch_, "/", tag, "-dumps");
     if (phase.valgrind) {
       mkdir(out_directory.c_str(), 0700);
+      env.push_back(CallgrindOutDirectoryEnv(out_directory));
+      PadEnvironmentForStackLayout(command, env);
       absl::StatusOr<std::vector<std::string>> wrapped = CallgrindCommand(command, out_directory);
       if (!wrapped.ok()) return wrapped.status();
       command = *std::move(wrapped);
-      env.push_back(CallgrindOutDirectoryEnv(out_directory));
     }
     command.insert(command.begin(), options_.command_prefix.begin(), options_.command_prefix.end());
     absl::StatusOr<WorkerProcess> process =

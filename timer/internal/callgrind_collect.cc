@@ -322,6 +322,7 @@ absl::StatusOr<base::CommandResult> RunUnderCallgrind(const std::vector<std::str
   absl::StatusOr<std::vector<std::string>> argv = CallgrindCommand(command, out_directory);
   if (!argv.ok()) return argv.status();
   env.push_back(CallgrindOutDirectoryEnv(out_directory));
+  PadEnvironmentForStackLayout(command, env);
   base::CommandOptions options;
   options.env = std::move(env);
   options.disable_aslr = true;

@@ -1,0 +1,97 @@
+#include "tools/executor.h"
+
+#include <cstdio>
+#include <utility>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "base/runfiles.h"
+#include "base/status.h"
+#include "slurm/executor.h"
+
+ABSL_FLAG(std::string, executor, "local",
+          "Where work orders run: \"local\" (this machine) or \"slurm\" (one Slurm job array; "
+          "needs --shared_dir). With ab_test, instruction counts run on Slurm and the paired "
+          "wall-time rounds stay on this machine, so both sides are timed on one node.");
+ABSL_FLAG(std::string, shared_dir, "",
+          "--executor=slurm: a directory every node mounts at the same path, where tasks write "
+          "their journals and logs and the driver reads them (the built tool's runfiles must be "
+          "reachable from the nodes at the same path too).");
+ABSL_FLAG(int, shards, 0,
+          "--executor=slurm: array tasks, each a node to itself; 0: one per node of the "
+          "partition.");
+ABSL_FLAG(std::string, slurm_partition, "", "--executor=slurm: sbatch --partition.");
+ABSL_FLAG(std::string, slurm_constraint, "",
+          "--executor=slurm: sbatch --constraint (node features, e.g. \"epyc\").");
+ABSL_FLAG(int, slurm_submissions, 3,
+          "--executor=slurm: submissions of a shard (the first and resubmissions of a task that "
+          "ended with orders unfinished) before those orders are reported failed.");
+
+namespace icount {
+namespace {
+
+absl::StatusOr<SlurmOptions> SlurmFlags() {
+  SlurmOptions slurm;
+  slurm.shared_dir = absl::GetFlag(FLAGS_shared_dir);
+  slurm.shards = absl::GetFlag(FLAGS_shards);
+  slurm.partition = absl::GetFlag(FLAGS_slurm_partition);
+  slurm.constraint = absl::GetFlag(FLAGS_slurm_constraint);
+  slurm.max_submissions = absl::GetFlag(FLAGS_slurm_submissions);
+  ICOUNT_ASSIGN_OR_RETURN(slurm.shard_task_path, base::FindRunfile("icount/slurm/shard_task"));
+  return slurm;
+}
+
+}  // namespace
+
+bool SlurmExecutorChosen() { return absl::GetFlag(FLAGS_executor) == "slurm"; }
+
+absl::Status CheckExecutorFlags() {
+  const std::string executor = absl::GetFlag(FLAGS_executor);
+  if (executor != "local" && executor != "slurm") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--executor=", executor, ": must be \"local\" or \"slurm\""));
+  }
+  if (executor == "local") {
+    const std::pair<const char*, std::string> slurm_only[] = {
+        {"shared_dir", absl::GetFlag(FLAGS_shared_dir)},
+        {"slurm_partition", absl::GetFlag(FLAGS_slurm_partition)},
+        {"slurm_constraint", absl::GetFlag(FLAGS_slurm_constraint)},
+    };
+    for (const auto& [flag, value] : slurm_only) {
+      if (!value.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--", flag, " is for --executor=slurm: add --executor=slurm, or drop --", flag));
+      }
+    }
+    return absl::OkStatus();
+  }
+  ICOUNT_ASSIGN_OR_RETURN(const SlurmOptions slurm, SlurmFlags());
+  return CheckSlurmOptions(slurm);
+}
+
+absl::StatusOr<RunnerReport> ExecuteOrders(const std::vector<worker::WorkOrderProto>& orders,
+                                           const RunnerOptions& options) {
+  if (!SlurmExecutorChosen()) return RunOrders(orders, options);
+  ICOUNT_ASSIGN_OR_RETURN(const SlurmOptions slurm, SlurmFlags());
+  return RunOnSlurm(orders, options, slurm);
+}
+
+std::string RunStatePath(const std::vector<worker::WorkOrderProto>& orders,
+                         const RunnerOptions& options) {
+  if (!SlurmExecutorChosen()) return options.journal_path;
+  absl::StatusOr<SlurmOptions> slurm = SlurmFlags();
+  return slurm.ok() ? SlurmRunDirectory(orders, options, *slurm) : options.journal_path;
+}
+
+void RemoveRunState(const std::vector<worker::WorkOrderProto>& orders,
+                    const RunnerOptions& options) {
+  if (!SlurmExecutorChosen()) {
+    std::remove(options.journal_path.c_str());
+    return;
+  }
+  if (absl::StatusOr<SlurmOptions> slurm = SlurmFlags(); slurm.ok()) {
+    RemoveSlurmRun(orders, options, *slurm);
+  }
+}
+
+}  // namespace icount
