@@ -15,6 +15,7 @@
 #include "fuzzer/version.h"
 #include "history/version.h"
 #include "report/version.h"
+#include "slurm/version.h"
 #include "timer/version.h"
 #include "worker/version.h"
 
@@ -23,7 +24,7 @@ namespace icount {
 VersionList AllLibraryVersions() {
   return {{"timer", kTimerVersion},   {"compare", kCompareVersion}, {"fuzzer", kFuzzerVersion},
           {"expand", kExpandVersion}, {"worker", kWorkerVersion},   {"history", kHistoryVersion},
-          {"report", kReportVersion}};
+          {"report", kReportVersion}, {"slurm", kSlurmVersion}};
 }
 
 std::string LibraryVersions() { return DescribeVersions(AllLibraryVersions()); }

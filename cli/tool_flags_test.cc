@@ -77,7 +77,8 @@ TEST(FlagsTest, DescribeVersionsListsWhatTheProgramNames) {
                 LibraryVersionMap()["compare"] + ", fuzzer " + LibraryVersionMap()["fuzzer"] +
                 ", expand " + LibraryVersionMap()["expand"] + ", worker " +
                 LibraryVersionMap()["worker"] + ", history " + LibraryVersionMap()["history"] +
-                ", report " + LibraryVersionMap()["report"]);
+                ", report " + LibraryVersionMap()["report"] + ", slurm " +
+                LibraryVersionMap()["slurm"]);
 }
 
 TEST(ToolFlagsTest, ParsesFlags) { EXPECT_EQ(RunParse({"demo", "--cli_test_repeats=7"}).code, 7); }

@@ -161,7 +161,11 @@ class SlurmRun {
     std::fprintf(stderr, "icount: Slurm: %zu work orders in %zu shards; run directory %s\n",
                  orders_.size(), shards_.size(), dir_.c_str());
     InterruptScope interrupts;
-    ICOUNT_RETURN_IF_ERROR(Wait());
+    if (absl::Status waited = Wait(); !waited.ok()) {
+      // A fresh run that Slurm refused leaves nothing behind to resume.
+      if (!exists && !submitted_any_) base::RemoveDirectoryTree(dir_);
+      return waited;
+    }
     if (Interrupted()) {
       std::vector<std::string> jobs = ActiveJobs();
       const absl::Status cancel = CancelJobs(jobs);
@@ -286,6 +290,7 @@ class SlurmRun {
     request.partition = slurm_.partition;
     request.constraint = slurm_.constraint;
     ICOUNT_ASSIGN_OR_RETURN(const std::string job, SubmitArray(request));
+    submitted_any_ = true;
     ICOUNT_RETURN_IF_ERROR(base::AppendLineDurably(JobsFile(), job));
     for (Shard* shard : shards) {
       shard->job_id = job;
@@ -445,6 +450,7 @@ class SlurmRun {
   const SlurmOptions& slurm_;
   const std::string dir_;
   std::vector<Shard> shards_;
+  bool submitted_any_ = false;
   JournalCounter counter_;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };

@@ -94,7 +94,7 @@ d = json.load(open(sys.argv[1]))
 assert len(d["measurements"]) == 2, d["measurements"]
 assert len(d["instruction_counts"]) == 2
 assert all(c["counts_per_run"] > 0 for c in d["instruction_counts"])
-assert set(d["versions"]) == {"timer", "compare", "fuzzer", "expand", "worker", "history", "report"}, d["versions"]
+assert set(d["versions"]) == {"timer", "compare", "fuzzer", "expand", "worker", "history", "report", "slurm"}, d["versions"]
 # Every case's call tree: the measured block on top, costs that add up.
 for c in d["instruction_counts"]:
     t = c["call_tree"]
