@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
   || fail "--list --json should show a declared minimum LibTorch"
 "$main" --help > "$tmp/help.txt" || fail "--help should exit 0"
 grep -q -- "--filter" "$tmp/help.txt" || fail "--help should list --filter"
-"$main" --version | grep -qE "^icount libraries: timer [0-9]+\.[0-9]+\.[0-9]+, compare [0-9.]+, fuzzer [0-9.]+, expand [0-9.]+, worker [0-9.]+, history [0-9.]+, report [0-9.]+$" || fail "--version"
+"$main" --version | grep -qE "^icount libraries: timer [0-9]+\.[0-9]+\.[0-9]+, compare [0-9.]+, fuzzer [0-9.]+, expand [0-9.]+, worker [0-9.]+, history [0-9.]+, report [0-9.]+, slurm [0-9.]+$" || fail "--version"
 # Bad input: exit 1 before anything runs, with this first line on stderr.
 source "$3"  # expect_first_line
 expect_first_line "$main" "main: --filter=( is not a valid RE2 regex: missing ): (" --filter='('
