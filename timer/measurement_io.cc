@@ -165,6 +165,7 @@ absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::strin
   results.settings.insert(proto.settings().begin(), proto.settings().end());
   results.failures.insert(proto.failures().begin(), proto.failures().end());
   results.command = proto.command();
+  results.nodes.insert(proto.nodes().begin(), proto.nodes().end());
   for (int i = 0; i < proto.measurements_size(); ++i) {
     absl::StatusOr<Measurement> m = MeasurementFromProto(proto.measurements(i));
     if (!m.ok()) {
@@ -225,6 +226,7 @@ std::string ResultsToJson(const ResultsFile& results) {
   header.mutable_settings()->insert(results.settings.begin(), results.settings.end());
   header.mutable_failures()->insert(results.failures.begin(), results.failures.end());
   header.set_command(results.command);
+  header.mutable_nodes()->insert(results.nodes.begin(), results.nodes.end());
   std::string json = base::ProtoToJson(header);
   json.pop_back();  // the closing brace; measurements follow, one per line
   absl::StrAppend(&json, json.size() > 1 ? "," : "", "\"measurements\":[");

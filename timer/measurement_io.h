@@ -69,6 +69,9 @@ struct ResultsFile {
   // defined and its statement on an indented line.
   std::map<std::string, std::string> failures;
   std::string command;  // the command line that made the results
+  // The nodes that measured the cases, by id (timer/node.h); each case's
+  // metadata "node" names one. Empty in files older than timer 0.6.
+  std::map<std::string, timer::NodeProto> nodes;
 };
 
 // Parses the JSON form. `source` names the input in errors, e.g.

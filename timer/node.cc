@@ -1,0 +1,82 @@
+#include "timer/node.h"
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "google/protobuf/util/message_differencer.h"
+
+namespace icount {
+
+std::string AddNode(ResultsFile& results, const timer::NodeProto& node) {
+  const std::string host = node.host().empty() ? "unknown host" : node.host();
+  for (int n = 1;; ++n) {
+    const std::string id = n == 1 ? host : absl::StrCat(host, "#", n);
+    auto [it, inserted] = results.nodes.try_emplace(id, node);
+    if (inserted || google::protobuf::util::MessageDifferencer::Equals(it->second, node)) {
+      return id;
+    }
+  }
+}
+
+timer::NodeProto NodeOfCase(const ResultsFile& results,
+                            const std::map<std::string, std::string>& metadata) {
+  if (auto id = metadata.find(kNodeMetadataKey); id != metadata.end()) {
+    if (auto node = results.nodes.find(id->second); node != results.nodes.end()) {
+      return node->second;
+    }
+  }
+  // MachineDescription()'s "host, N CPUs, model"; merged files of older
+  // versions join several with "; ", which names no one host.
+  timer::NodeProto node;
+  if (!absl::StrContains(results.machine, "; ")) {
+    std::vector<std::string> parts = absl::StrSplit(results.machine, absl::MaxSplits(", ", 2));
+    int cpus = 0;
+    if (parts.size() == 3 && absl::EndsWith(parts[1], " CPUs") &&
+        absl::SimpleAtoi(parts[1].substr(0, parts[1].size() - 5), &cpus)) {
+      node.set_host(parts[0]);
+      node.set_cpus(cpus);
+      node.set_cpu_model(parts[2]);
+    }
+  }
+  if (auto valgrind = results.settings.find("valgrind");
+      valgrind != results.settings.end() && absl::StartsWith(valgrind->second, "valgrind-")) {
+    node.set_valgrind(valgrind->second);
+  }
+  return node;
+}
+
+std::vector<std::string> CountRelevantDifferences(const timer::NodeProto& a,
+                                                  const timer::NodeProto& b) {
+  std::vector<std::string> differences;
+  auto compare = [&](const char* what, const std::string& x, const std::string& y) {
+    if (!x.empty() && !y.empty() && x != y) differences.push_back(absl::StrCat(what, x, " vs ", y));
+  };
+  compare("CPU ", a.cpu_model(), b.cpu_model());
+  compare("ATen's CPU capability ", a.aten_cpu_capability(), b.aten_cpu_capability());
+  compare("", a.valgrind(), b.valgrind());
+  return differences;
+}
+
+bool DifferentHosts(const timer::NodeProto& a, const timer::NodeProto& b) {
+  return !a.host().empty() && !b.host().empty() && a.host() != b.host();
+}
+
+std::string DescribeNode(const timer::NodeProto& node) {
+  std::vector<std::string> parts;
+  if (!node.cpu_model().empty()) parts.push_back(node.cpu_model());
+  if (node.cpus() > 0) parts.push_back(absl::StrCat(node.cpus(), " CPUs"));
+  if (!node.aten_cpu_capability().empty()) {
+    parts.push_back(absl::StrCat("ATen ", node.aten_cpu_capability()));
+  }
+  if (!node.valgrind().empty()) parts.push_back(node.valgrind());
+  return absl::StrCat(node.host().empty() ? "unknown host" : node.host(),
+                      parts.empty() ? "" : absl::StrCat(" (", absl::StrJoin(parts, ", "), ")"));
+}
+
+}  // namespace icount
