@@ -36,4 +36,13 @@ LibTorchVersionReport LoadedLibTorchVersion() {
   return {TORCH_VERSION, "the LibTorch headers the worker was built with", build};
 }
 
+std::string AtenCpuCapabilityFromConfig(const std::string& config) {
+  std::string capability;
+  RE2::PartialMatch(config, R"(CPU capability usage: ([^\n]*))", &capability);
+  // ATen says "NO AVX" for what ATEN_CPU_CAPABILITY calls "default".
+  return capability == "NO AVX" ? "DEFAULT" : capability;
+}
+
+std::string AtenCpuCapability() { return AtenCpuCapabilityFromConfig(at::show_config()); }
+
 }  // namespace icount

@@ -8,6 +8,8 @@
 //
 //   LibTorchVersionReport report = LoadedLibTorchVersion();
 
+#include <string>
+
 #include "worker/libtorch_version_line.h"
 
 namespace icount {
@@ -20,6 +22,15 @@ namespace icount {
 //   3. the LibTorch headers this worker was compiled with.
 // `build` is at::show_config() in every case.
 LibTorchVersionReport LoadedLibTorchVersion();
+
+// The instruction set ATen dispatches its kernels to in this process
+// ("AVX2", "AVX512", "DEFAULT"), as at::show_config()'s "CPU capability
+// usage" says; "" when it does not say. Under valgrind it is what
+// valgrind's CPUID offers, which instruction counts follow.
+std::string AtenCpuCapability();
+
+// The same from the text of an at::show_config().
+std::string AtenCpuCapabilityFromConfig(const std::string& config);
 
 }  // namespace icount
 

@@ -1,5 +1,6 @@
 #include "worker/loaded_libtorch.h"
 
+#include <ATen/Version.h>
 #include <stdlib.h>
 #include <torch/version.h>
 
@@ -27,6 +28,22 @@ TEST(LoadedLibTorchTest, TheEnvironmentMayDeclareIt) {
   setenv("ICOUNT_LIBTORCH_VERSION", "", 1);  // empty: not declared
   EXPECT_EQ(LoadedLibTorchVersion().source, "at::show_config()");
   unsetenv("ICOUNT_LIBTORCH_VERSION");
+}
+
+TEST(LoadedLibTorchTest, SaysWhichInstructionSetATenDispatchesTo) {
+  const std::string capability = AtenCpuCapability();
+  EXPECT_TRUE(capability == "DEFAULT" || capability == "AVX2" || capability == "AVX512")
+      << capability;
+  EXPECT_NE(at::show_config().find("CPU capability usage: " + capability), std::string::npos);
+}
+
+TEST(LoadedLibTorchTest, NoAvxIsTheDefaultCapability) {
+  // What LibTorch 1.13 prints under ATEN_CPU_CAPABILITY=default.
+  EXPECT_EQ(
+      AtenCpuCapabilityFromConfig("  - CPU capability usage: NO AVX\n  - Build settings: X\n"),
+      "DEFAULT");
+  EXPECT_EQ(AtenCpuCapabilityFromConfig("  - CPU capability usage: AVX2\n"), "AVX2");
+  EXPECT_EQ(AtenCpuCapabilityFromConfig("PyTorch built with:\n"), "");
 }
 
 TEST(LoadedLibTorchTest, TheLineIsFoundAmongOtherOutput) {

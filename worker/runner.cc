@@ -70,6 +70,16 @@ struct Phase {
   std::vector<std::vector<int>> worker_cpus;  // one entry per worker; empty: no pinning
 };
 
+// The version of the valgrind that counting workers run under (the one
+// CallgrindCommand finds), asked once per process.
+const std::string& CountingValgrindVersion() {
+  static const std::string* const version = [] {
+    absl::StatusOr<std::string> found = ValgrindVersion();
+    return new std::string(found.ok() ? *found : "unknown valgrind");
+  }();
+  return *version;
+}
+
 class Run {
  public:
   Run(const std::vector<worker::WorkOrderProto>& orders, const RunnerOptions& options,
@@ -158,6 +168,9 @@ class Run {
         }
         if (!result.has_value()) continue;
         process.in_flight.reset();
+        if (phase.valgrind && result->has_node()) {
+          result->mutable_node()->set_valgrind(CountingValgrindVersion());
+        }
         if (Retriable(*result) && attempts[index] <= options_.retries) {
           pending.push_back(index);  // try again later, maybe on a new worker
           continue;

@@ -23,6 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/files.h"
+#include "base/machine.h"
 #include "base/phase_log.h"
 #include "base/text.h"
 #include "timer/callgrind_stats.h"
@@ -32,6 +33,7 @@
 #include "worker/compiled_cases.h"
 #include "worker/failure.h"
 #include "worker/framing.h"
+#include "worker/loaded_libtorch.h"
 
 namespace icount {
 namespace {
@@ -470,6 +472,13 @@ absl::Status RunWorker(const WorkerOptions& options) {
   base::RecordPhase("worker", "fork the zygote (parent side)", mark);
   close(requests[0]);
   close(replies[1]);
+  // Asked here, in the worker, after the zygote has forked: nothing a case
+  // inherits changes (at::show_config() allocates).
+  timer::NodeProto node;
+  node.set_host(base::HostName());
+  node.set_cpu_model(base::CpuModel());
+  node.set_cpus(base::OnlineCpus());
+  node.set_aten_cpu_capability(AtenCpuCapability());
   ZygoteChannel zygote_channel{requests[1], replies[0], options.scratch_directory};
   SharedBaselines shared_baselines(zygote_channel);
   absl::Status status;
@@ -480,6 +489,7 @@ absl::Status RunWorker(const WorkerOptions& options) {
     if (!result.ok()) {
       status = result.status();
     } else {
+      *result->mutable_node() = node;
       status = WriteFrame(options.results_fd, result->SerializeAsString());
     }
   }
@@ -501,6 +511,7 @@ absl::Status RunWorker(const WorkerOptions& options) {
       status = result.status();
       break;
     }
+    *result->mutable_node() = node;
     status = WriteFrame(options.results_fd, result->SerializeAsString());
   }
   close(requests[1]);  // the zygote sees EOF and exits
