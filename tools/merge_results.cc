@@ -26,6 +26,7 @@
 #include "base/status.h"
 #include "cli/tool_flags.h"
 #include "timer/measurement_io.h"
+#include "timer/node.h"
 
 ABSL_FLAG(std::string, output, "",
           "The merged results file (required); an icount results file already there is "
@@ -125,11 +126,24 @@ absl::StatusOr<ResultsFile> Merge(const std::vector<std::string>& names,
     for (const auto& [key, reason] : file.failures) {
       ICOUNT_RETURN_IF_ERROR(claim(absl::StrCat("the failure of ", key), name));
     }
-    merged.measurements.insert(merged.measurements.end(), file.measurements.begin(),
-                               file.measurements.end());
-    merged.instruction_counts.insert(merged.instruction_counts.end(),
-                                     file.instruction_counts.begin(),
-                                     file.instruction_counts.end());
+    // Node ids are per file ("host", "host#2"): renamed into the merged
+    // file's, so each case still names the node that measured it.
+    std::map<std::string, std::string> node_ids;
+    for (const auto& [id, node] : file.nodes) node_ids[id] = AddNode(merged, node);
+    auto renamed = [&node_ids](std::map<std::string, std::string>& metadata) {
+      auto node = metadata.find(kNodeMetadataKey);
+      if (node != metadata.end() && node_ids.count(node->second)) {
+        node->second = node_ids[node->second];
+      }
+    };
+    for (Measurement m : file.measurements) {
+      renamed(m.mutable_metadata());
+      merged.measurements.push_back(std::move(m));
+    }
+    for (InstructionCounts c : file.instruction_counts) {
+      renamed(c.metadata);
+      merged.instruction_counts.push_back(std::move(c));
+    }
     merged.failures.insert(file.failures.begin(), file.failures.end());
     if (std::find(machines.begin(), machines.end(), file.machine) == machines.end()) {
       machines.push_back(file.machine);

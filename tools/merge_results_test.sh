@@ -18,7 +18,11 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 base = {"versions": {"timer": "0.5.0"}, "suite_checksum": "abc", "settings": {"valgrind": "v"}}
 for k, part in enumerate((d["measurements"][:2], d["measurements"][2:4], d["measurements"][4:])):
+    for m in part:
+        m.setdefault("metadata", {})["node"] = "box"
     shard = dict(base, measurements=part, settings=dict(base["settings"], shard="%d of 3" % (k + 1)))
+    # Each file names its nodes by host; shard 2's "box" is another CPU.
+    shard["nodes"] = {"box": {"host": "box", "cpu_model": "CPU %s" % ("B" if k == 1 else "A")}}
     if k == 2:
         shard["failures"] = {"Group/case|Eager|Forward|C++|1": "crash: made up"}
     json.dump(shard, open("%s/shard%d.json" % (sys.argv[2], k + 1), "w"))
@@ -37,6 +41,11 @@ assert len(merged["measurements"]) == len(a["measurements"]), merged
 assert merged["settings"] == {"valgrind": "v"} and merged["suite_checksum"] == "abc", merged["settings"]
 assert merged["failures"] == {"Group/case|Eager|Forward|C++|1": "crash: made up"}, merged["failures"]
 assert merged["versions"] == {"timer": "0.5.0"}, merged["versions"]
+# Node ids renamed into the merged file's: each case keeps its own node.
+assert merged["nodes"] == {"box": {"host": "box", "cpu_model": "CPU A"},
+                           "box#2": {"host": "box", "cpu_model": "CPU B"}}, merged["nodes"]
+nodes = [m["metadata"]["node"] for m in merged["measurements"]]
+assert sorted(nodes) == ["box"] * (len(nodes) - 2) + ["box#2"] * 2, nodes
 PY
 # A results file there is replaced.
 "$merge" --output="$tmp/all.json" "$tmp/shard1.json" "$tmp/shard2.json" "$tmp/shard3.json" > /dev/null 2>&1 \

@@ -20,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "base/files.h"
 #include "base/fnv.h"
+#include "base/machine.h"
 #include "base/runfiles.h"
 #include "base/status.h"
 #include "cli/flags.h"
@@ -30,6 +31,7 @@
 #include "re2/re2.h"
 #include "timer/callgrind_command.h"
 #include "timer/callgrind_stats.h"
+#include "timer/node.h"
 #include "worker/failure.h"
 
 namespace icount {
@@ -197,6 +199,8 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
       continue;
     }
     const CasePlace place = PlaceCase(*c);
+    // Journals of workers older than worker 0.6 carry no node.
+    const std::string node = result.has_node() ? AddNode(out.file, result.node()) : "";
     if (result.output().has_wall_time()) {
       absl::StatusOr<Measurement> m = MeasurementFromProto(result.output().wall_time());
       if (m.ok()) {
@@ -206,6 +210,7 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
         if (rounds != nullptr && i < rounds->size() && (*rounds)[i] >= 0) {
           out.file.measurements.back().mutable_metadata()["round"] = absl::StrCat((*rounds)[i]);
         }
+        if (!node.empty()) out.file.measurements.back().mutable_metadata()[kNodeMetadataKey] = node;
       }
     }
     if (result.output().callgrind_size() > 0) {
@@ -219,6 +224,7 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
         counts.task_spec = Relabel(counts.task_spec, place);
         counts.metadata["case"] = key;
         counts.metadata["ci_key"] = c->ci_key();
+        if (!node.empty()) counts.metadata[kNodeMetadataKey] = node;
         out.counts_per_run[key] = counts.counts_per_run;
         out.counts[key] = counts.counts;
         out.file.instruction_counts.push_back(std::move(counts));
@@ -348,18 +354,7 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
 }
 
 std::string MachineDescription() {
-  char host[256] = "unknown";
-  gethostname(host, sizeof(host) - 1);
-  std::string model = "unknown CPU";
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (absl::StartsWith(line, "model name")) {
-      model = line.substr(line.find(':') + 2);
-      break;
-    }
-  }
-  return absl::StrCat(host, ", ", sysconf(_SC_NPROCESSORS_ONLN), " CPUs, ", model);
+  return absl::StrCat(base::HostName(), ", ", base::OnlineCpus(), " CPUs, ", base::CpuModel());
 }
 
 }  // namespace icount
