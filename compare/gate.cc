@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/text.h"
+#include "compare/node_check.h"
 #include "compare/text_table.h"
 #include "compare/time_comparison.h"
 #include "re2/re2.h"
@@ -79,11 +82,24 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
     entry(key, m.task_spec());
     rounds[key].b.push_back(m.Median());
   }
+  report.node_warnings = CountNodeWarnings(baseline, current, "the baseline", "this run");
+  const std::set<std::string> across_hosts = CasesTimedOnDifferentHosts(
+      baseline, current, "the baseline", "this run", &report.node_warnings);
+  if (!across_hosts.empty()) {
+    report.node_warnings.back() +=
+        options.compare_time_across_hosts
+            ? " (compared anyway: --compare_time_across_hosts)"
+            : " (not compared; --compare_time_across_hosts compares them)";
+  }
   std::vector<std::string> timed;
   std::vector<UnpairedRounds> timed_rounds;
   for (const std::string& key : order) {
     auto it = rounds.find(key);
     if (it == rounds.end() || it->second.a.empty() || it->second.b.empty()) continue;
+    if (across_hosts.count(key) && !options.compare_time_across_hosts) {
+      ++report.time_across_hosts;
+      continue;
+    }
     timed.push_back(key);
     timed_rounds.push_back(it->second);
   }
@@ -161,8 +177,11 @@ std::string GateJson(const GateReport& report) {
     if (!counts.has_value() && !c.time.has_value()) continue;
     objects.push_back(ComparisonJson(c.key, counts, c.time ? &*c.time : nullptr));
   }
+  std::vector<std::string> warnings;
+  for (const std::string& w : report.node_warnings) warnings.push_back(base::JsonString(w));
   return absl::StrCat("{\"regressions\": ", report.regressions,
-                      ", \"time_regressions\": ", report.time_regressions, ", \"comparisons\": [",
+                      ", \"time_regressions\": ", report.time_regressions, ", \"node_warnings\": [",
+                      absl::StrJoin(warnings, ", "), "], \"comparisons\": [",
                       objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]}\n");
 }
 
@@ -177,6 +196,13 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
                     options.gate_on_time ? "" : " (reported, not gating)");
   }
   std::string md = absl::StrFormat("### icount: %s\n\n", headline);
+  if (!report.node_warnings.empty()) {
+    std::vector<std::string> quoted;
+    for (const std::string& warning : report.node_warnings) {
+      quoted.push_back(absl::StrCat("> **Warning:** ", MarkdownEscape(warning)));
+    }
+    absl::StrAppend(&md, absl::StrJoin(quoted, "\n>\n"), "\n\n");
+  }
   absl::StrAppendFormat(
       &md,
       "%d cases compared; %d improved; %d new, %d missing. Thresholds: +%.2f%% "

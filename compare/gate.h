@@ -39,6 +39,9 @@ struct GateOptions {
   std::vector<std::pair<std::string, double>> pct_overrides;
   // A significant wall-time slowdown fails the gate too.
   bool gate_on_time = false;
+  // Wall times taken on different hosts (results files' nodes) are not
+  // compared unless this is set.
+  bool compare_time_across_hosts = false;
   TimeComparisonOptions time;
 };
 
@@ -68,6 +71,11 @@ struct GateReport {
   int new_cases = 0;
   int missing_cases = 0;
   bool checksum_mismatch = false;
+  // Counts taken on nodes that count differently, wall times on different
+  // hosts (compare/node_check.h): one line each, for people.
+  std::vector<std::string> node_warnings;
+  // Cases whose wall times were not compared: timed on different hosts.
+  int time_across_hosts = 0;
 };
 
 // The verdicts; an error only for an override that is not a valid regex.

@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "timer/node.h"
 
 namespace icount {
 namespace {
@@ -104,7 +105,8 @@ TEST(GateTest, WallTimeIsComparedRoundByRoundAndReportedNotGated) {
   // Only the significant change is worth a row; too few rounds is not.
   EXPECT_THAT(md, Not(HasSubstr("Group / c")));
   const std::string json = GateJson(*report);
-  EXPECT_THAT(json, HasSubstr("{\"regressions\": 0, \"time_regressions\": 1, \"comparisons\": ["));
+  EXPECT_THAT(json, HasSubstr("{\"regressions\": 0, \"time_regressions\": 1, \"node_warnings\": "
+                              "[], \"comparisons\": ["));
   EXPECT_THAT(json, HasSubstr("{\"case\": \"a\", \"counts_delta_pct\": 0, \"time_delta_pct\": 20"));
   EXPECT_THAT(json, HasSubstr("\"time_verdict\": \"too few rounds\", \"time_rounds\": 1"));
   options.gate_on_time = true;
@@ -142,6 +144,45 @@ TEST(GateTest, MarkdownShowsTheCasesWorthReading) {
             "| case | verdict | before | after | change | wall time (95% CI) |\n"
             "| :--- | :--- | ---: | ---: | ---: | :--- |\n"
             "| Group / up\\|pipe [, 1T] | regression | 1000 | 1100 | +100 (+10.00%) |  |\n");
+}
+
+TEST(GateTest, WallTimesOfDifferentHostsAreNotComparedUnlessAsked) {
+  ResultsFile before;
+  ResultsFile after;
+  timer::NodeProto here, there;
+  here.set_host("here");
+  here.set_cpu_model("AMD EPYC");
+  there.set_host("there");
+  there.set_cpu_model("Intel Xeon");
+  before.instruction_counts = {Counts("a", 1000)};
+  after.instruction_counts = {Counts("a", 1000)};
+  before.instruction_counts[0].metadata[kNodeMetadataKey] = AddNode(before, here);
+  after.instruction_counts[0].metadata[kNodeMetadataKey] = AddNode(after, there);
+  before.measurements = Rounds("a", 1e-6, 3);
+  after.measurements = Rounds("a", 2e-6, 3);
+  for (Measurement& m : before.measurements) m.mutable_metadata()[kNodeMetadataKey] = "here";
+  for (Measurement& m : after.measurements) m.mutable_metadata()[kNodeMetadataKey] = "there";
+  GateOptions options;
+  absl::StatusOr<GateReport> report = Gate(before, after, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_FALSE(report->cases[0].time.has_value());
+  EXPECT_EQ(report->time_across_hosts, 1);
+  ASSERT_EQ(report->node_warnings.size(), 2);
+  EXPECT_THAT(report->node_warnings[0],
+              HasSubstr("counts of 1 case were taken on nodes that differ (CPU AMD EPYC vs Intel "
+                        "Xeon): the baseline on here (AMD EPYC), this run on there (Intel Xeon)"));
+  EXPECT_EQ(report->node_warnings[1],
+            "wall time of 1 case was taken on different hosts: the baseline on here, this run on "
+            "there (not compared; --compare_time_across_hosts compares them)");
+  EXPECT_THAT(GateMarkdown(*report, options),
+              HasSubstr("\n\n> **Warning:** counts of 1 case were taken on nodes that differ"));
+  EXPECT_THAT(GateJson(*report), HasSubstr("\"node_warnings\": [\"counts of 1 case"));
+  options.compare_time_across_hosts = true;
+  report = Gate(before, after, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_TRUE(report->cases[0].time.has_value());
+  EXPECT_EQ(report->cases[0].time->verdict, TimeVerdict::kSlower);
+  EXPECT_THAT(report->node_warnings[1], HasSubstr("(compared anyway"));
 }
 
 TEST(GateTest, BadOverrideIsAnError) {

@@ -12,7 +12,10 @@
 // per-case verdicts and exits 3 when an instruction count regressed beyond
 // the thresholds. Wall time is compared round by round with the same
 // method as ab_test's, unpaired (compare/gate.h): reported, and gating only
-// with --gate_on_time. --json writes the "comparisons" list.
+// with --gate_on_time. --json writes the "comparisons" list. Counts from
+// nodes that count differently (CPU, ATen's capability, valgrind) are
+// compared with a warning; wall times from another host are not compared
+// unless --compare_time_across_hosts.
 // Exit codes: 0 ok, 1 error or failed cases, 3 regression. Never prompts.
 #include <cstdio>
 #include <optional>
@@ -53,6 +56,9 @@ ABSL_FLAG(int, time_rounds, 3,
           "3 in the baseline.");
 ABSL_FLAG(bool, gate_on_time, false,
           "With --baseline: a significant wall-time slowdown fails the gate (exit 3) too.");
+ABSL_FLAG(bool, compare_time_across_hosts, false,
+          "With --baseline: compare wall times even of cases the baseline timed on another host "
+          "(results record each case's node); by default they are listed, not compared.");
 ABSL_FLAG(std::string, json, "",
           "With --baseline: also write the per-case comparisons as JSON here "
           "({\"regressions\", \"time_regressions\", \"comparisons\": [...]}).");
@@ -74,6 +80,7 @@ absl::StatusOr<GateOptions> GateFlags() {
     gate.pct_overrides.emplace_back(parts.first, pct);
   }
   gate.gate_on_time = absl::GetFlag(FLAGS_gate_on_time);
+  gate.compare_time_across_hosts = absl::GetFlag(FLAGS_compare_time_across_hosts);
   ICOUNT_RETURN_IF_ERROR(CheckGateOptions(gate));
   return gate;
 }
@@ -214,6 +221,9 @@ int Main(int argc, char** argv) {
   }
   absl::StatusOr<GateReport> gated = Gate(**baseline, results->file, *gate);
   if (!gated.ok()) return Fail(gated.status());
+  for (const std::string& warning : gated->node_warnings) {
+    std::fprintf(stderr, "ci: warning: %s\n", warning.c_str());
+  }
   report.baseline = **baseline;
   report.baseline_name = absl::GetFlag(FLAGS_baseline);
   report.time_comparisons.emplace();

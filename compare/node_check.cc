@@ -1,0 +1,95 @@
+#include "compare/node_check.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "timer/node.h"
+
+namespace icount {
+namespace {
+
+// Each case's node in a file, by case key, for counts or for wall time
+// (a case's several rounds: every node that timed it).
+std::map<std::string, std::vector<timer::NodeProto>> NodesByCase(const ResultsFile& file,
+                                                                 bool counts) {
+  std::map<std::string, std::vector<timer::NodeProto>> nodes;
+  if (counts) {
+    for (const InstructionCounts& c : file.instruction_counts) {
+      nodes[ResultCaseKey(c.metadata, c.task_spec)].push_back(NodeOfCase(file, c.metadata));
+    }
+  } else {
+    for (const Measurement& m : file.measurements) {
+      nodes[ResultCaseKey(m.metadata(), m.task_spec())].push_back(NodeOfCase(file, m.metadata()));
+    }
+  }
+  return nodes;
+}
+
+std::string CasesText(size_t n) { return absl::StrCat(n, n == 1 ? " case" : " cases"); }
+
+}  // namespace
+
+std::vector<std::string> CountNodeWarnings(const ResultsFile& before, const ResultsFile& after,
+                                           absl::string_view before_name,
+                                           absl::string_view after_name) {
+  const auto before_nodes = NodesByCase(before, true);
+  const auto after_nodes = NodesByCase(after, true);
+  // (before's node, after's node) -> (differences, cases)
+  std::map<std::pair<std::string, std::string>, std::pair<std::vector<std::string>, size_t>> pairs;
+  for (const auto& [key, nodes] : after_nodes) {
+    auto other = before_nodes.find(key);
+    if (other == before_nodes.end()) continue;
+    const timer::NodeProto& a = other->second.front();
+    const timer::NodeProto& b = nodes.front();
+    std::vector<std::string> differences = CountRelevantDifferences(a, b);
+    if (differences.empty()) continue;
+    auto& entry = pairs[{DescribeNode(a), DescribeNode(b)}];
+    entry.first = std::move(differences);
+    ++entry.second;
+  }
+  std::vector<std::string> warnings;
+  for (const auto& [nodes, entry] : pairs) {
+    warnings.push_back(absl::StrCat(
+        "counts of ", CasesText(entry.second), " were taken on nodes that differ (",
+        absl::StrJoin(entry.first, ", "), "): ", before_name, " on ", nodes.first, ", ", after_name,
+        " on ", nodes.second, "; their differences may come from the nodes, not the code"));
+  }
+  return warnings;
+}
+
+std::set<std::string> CasesTimedOnDifferentHosts(const ResultsFile& before,
+                                                 const ResultsFile& after,
+                                                 absl::string_view before_name,
+                                                 absl::string_view after_name,
+                                                 std::vector<std::string>* why) {
+  const auto before_nodes = NodesByCase(before, false);
+  const auto after_nodes = NodesByCase(after, false);
+  std::set<std::string> keys;
+  std::map<std::pair<std::string, std::string>, size_t> pairs;  // hosts -> cases
+  for (const auto& [key, nodes] : after_nodes) {
+    auto other = before_nodes.find(key);
+    if (other == before_nodes.end()) continue;
+    for (const timer::NodeProto& a : other->second) {
+      for (const timer::NodeProto& b : nodes) {
+        if (!DifferentHosts(a, b) || keys.count(key)) continue;
+        keys.insert(key);
+        ++pairs[{a.host(), b.host()}];
+      }
+    }
+  }
+  if (why != nullptr) {
+    for (const auto& [hosts, n] : pairs) {
+      why->push_back(absl::StrCat("wall time of ", CasesText(n),
+                                  " was taken on different hosts: ", before_name, " on ",
+                                  hosts.first, ", ", after_name, " on ", hosts.second));
+    }
+  }
+  return keys;
+}
+
+}  // namespace icount

@@ -1,0 +1,42 @@
+#ifndef ICOUNT_COMPARE_NODE_CHECK_H_
+#define ICOUNT_COMPARE_NODE_CHECK_H_
+
+// Before two results files are compared case by case: were the cases
+// measured on nodes that make the comparison meaningless? Instruction
+// counts of the same code differ between CPUs, ATen capabilities and
+// valgrind versions (timer/node.h); wall times between any two hosts.
+//
+//   for (const std::string& w : CountNodeWarnings(baseline, current, "the baseline", "this run"))
+//     std::fprintf(stderr, "ci: warning: %s\n", w.c_str());
+//   // "counts of 14 cases were taken on nodes that differ (CPU AMD EPYC vs
+//   //  Intel Xeon): the baseline on n1 (...), this run on n2 (...); their
+//   //  differences may come from the nodes, not the code"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "timer/measurement_io.h"
+
+namespace icount {
+
+// One warning per pair of nodes that count differently, for the cases
+// whose counts both files have (by case key); empty when every compared
+// case was counted on alike nodes.
+std::vector<std::string> CountNodeWarnings(const ResultsFile& before, const ResultsFile& after,
+                                           absl::string_view before_name,
+                                           absl::string_view after_name);
+
+// The case keys whose wall times the two files took on hosts known to
+// differ (any of a case's measurements), with one line per pair of hosts
+// in `why`.
+std::set<std::string> CasesTimedOnDifferentHosts(const ResultsFile& before,
+                                                 const ResultsFile& after,
+                                                 absl::string_view before_name,
+                                                 absl::string_view after_name,
+                                                 std::vector<std::string>* why = nullptr);
+
+}  // namespace icount
+
+#endif  // ICOUNT_COMPARE_NODE_CHECK_H_

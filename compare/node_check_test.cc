@@ -1,0 +1,90 @@
+#include "compare/node_check.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "timer/node.h"
+#include "timer/node_testutil.h"
+
+namespace icount {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+timer::NodeProto Node(const std::string& host, const std::string& cpu,
+                      const std::string& valgrind = "valgrind-3.19.0") {
+  return TestNode(host, cpu, "AVX2", valgrind);
+}
+
+void AddCounts(ResultsFile& file, const std::string& key, const timer::NodeProto& node) {
+  InstructionCounts c;
+  c.number_per_run = 1;
+  c.counts = {100};
+  c.metadata = {{"case", key}, {kNodeMetadataKey, AddNode(file, node)}};
+  file.instruction_counts.push_back(c);
+}
+
+void AddTimes(ResultsFile& file, const std::string& key, const timer::NodeProto& node) {
+  file.measurements.emplace_back(
+      1, std::vector<double>{1e-6}, TaskSpec(),
+      std::map<std::string, std::string>{{"case", key}, {kNodeMetadataKey, AddNode(file, node)}});
+}
+
+TEST(CountNodeWarningsTest, AlikeNodesGiveNoWarning) {
+  ResultsFile a, b;
+  AddCounts(a, "x", Node("n1", "AMD EPYC"));
+  AddCounts(b, "x", Node("n2", "AMD EPYC"));  // another host of the same kind
+  EXPECT_THAT(CountNodeWarnings(a, b, "A", "B"), IsEmpty());
+}
+
+TEST(CountNodeWarningsTest, OneWarningPerPairOfNodesWithTheCasesAndWhy) {
+  ResultsFile a, b;
+  for (const char* key : {"x", "y", "z"}) AddCounts(a, key, Node("n1", "AMD EPYC"));
+  AddCounts(b, "x", Node("n2", "Intel Xeon"));
+  AddCounts(b, "y", Node("n2", "Intel Xeon"));
+  AddCounts(b, "z", Node("n1", "AMD EPYC", "valgrind-3.20.0"));
+  AddCounts(b, "only in b", Node("n3", "Other"));
+  const std::vector<std::string> warnings = CountNodeWarnings(a, b, "A", "B");
+  ASSERT_THAT(warnings, SizeIs(2));
+  EXPECT_THAT(warnings[0], HasSubstr("counts of 1 case were taken on nodes that differ "
+                                     "(valgrind-3.19.0 vs valgrind-3.20.0)"));
+  EXPECT_THAT(warnings[1],
+              HasSubstr("counts of 2 cases were taken on nodes that differ "
+                        "(CPU AMD EPYC vs Intel Xeon): A on n1 (AMD EPYC, 2 CPUs, ATen AVX2, "
+                        "valgrind-3.19.0), B on n2 (Intel Xeon"));
+}
+
+TEST(CountNodeWarningsTest, OlderFilesCompareTheirMachines) {
+  ResultsFile a, b;
+  AddCounts(a, "x", Node("n1", "AMD EPYC"));
+  InstructionCounts old;
+  old.number_per_run = 1;
+  old.counts = {100};
+  old.metadata = {{"case", "x"}};
+  b.instruction_counts.push_back(old);
+  b.machine = "old, 8 CPUs, Intel Xeon";
+  EXPECT_THAT(CountNodeWarnings(a, b, "A", "B"),
+              ElementsAre(HasSubstr("(CPU AMD EPYC vs Intel Xeon)")));
+}
+
+TEST(CasesTimedOnDifferentHostsTest, NamesTheCasesAndTheHosts) {
+  ResultsFile a, b;
+  AddTimes(a, "x", Node("n1", "AMD EPYC", ""));
+  AddTimes(a, "x", Node("n1", "AMD EPYC", ""));
+  AddTimes(a, "y", Node("n1", "AMD EPYC", ""));
+  AddTimes(b, "x", Node("n1", "AMD EPYC", ""));
+  AddTimes(b, "x", Node("n2", "AMD EPYC", ""));  // one round elsewhere
+  AddTimes(b, "y", Node("n1", "AMD EPYC", ""));
+  std::vector<std::string> why;
+  EXPECT_THAT(CasesTimedOnDifferentHosts(a, b, "A", "B", &why), ElementsAre("x"));
+  EXPECT_THAT(why,
+              ElementsAre("wall time of 1 case was taken on different hosts: A on n1, B on n2"));
+}
+
+}  // namespace
+}  // namespace icount
