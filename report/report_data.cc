@@ -18,9 +18,11 @@
 #include "base/text.h"
 #include "base/timestamp.h"
 #include "compare/gate.h"
+#include "compare/node_check.h"
 #include "history/change_points.h"
 #include "report/version.h"
 #include "timer/measurement.h"
+#include "timer/node.h"
 
 namespace icount {
 namespace {
@@ -191,20 +193,29 @@ std::vector<std::string> PlaceFields(const TaskSpec& spec) {
           Field("threads", absl::StrCat(spec.num_threads))};
 }
 
+// Each node that measured the file's cases, for people.
+std::vector<std::string> Nodes(const ResultsFile& file) {
+  std::vector<std::string> nodes;
+  for (const auto& [id, node] : file.nodes) {
+    nodes.push_back(absl::StrCat(id, ": ", DescribeNode(node)));
+  }
+  return nodes;
+}
+
 std::string RunJson(const ResultsFile& file, const std::string& name, const std::string& command) {
   std::optional<double> duration;
   const std::optional<int64_t> start = base::ParseRfc3339(file.start_time);
   const std::optional<int64_t> end = base::ParseRfc3339(file.end_time);
   if (start.has_value() && end.has_value()) duration = static_cast<double>(*end - *start);
-  return Object({Field("name", JsonString(name)), Field("start", JsonString(file.start_time)),
-                 Field("end", JsonString(file.end_time)), Field("duration_s", Num(duration)),
-                 Field("machine", JsonString(file.machine)),
-                 Field("versions", StringMap(file.versions)),
-                 Field("settings", StringMap(file.settings)),
-                 Field("command", JsonString(command.empty() ? file.command : command)),
-                 Field("counted_cases", absl::StrCat(file.instruction_counts.size())),
-                 Field("measurements", absl::StrCat(file.measurements.size())),
-                 Field("failures", StringMap(file.failures))});
+  return Object(
+      {Field("name", JsonString(name)), Field("start", JsonString(file.start_time)),
+       Field("end", JsonString(file.end_time)), Field("duration_s", Num(duration)),
+       Field("machine", JsonString(file.machine)), Field("nodes", ArrayOf(Nodes(file), JsonString)),
+       Field("versions", StringMap(file.versions)), Field("settings", StringMap(file.settings)),
+       Field("command", JsonString(command.empty() ? file.command : command)),
+       Field("counted_cases", absl::StrCat(file.instruction_counts.size())),
+       Field("measurements", absl::StrCat(file.measurements.size())),
+       Field("failures", StringMap(file.failures))});
 }
 
 struct HistoryData {
@@ -366,6 +377,14 @@ absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
         JsonString("history: no store was given (--history=DB), so there are no per-case series"));
   }
 
+  // Counts from nodes that count differently, wall times from other hosts.
+  std::vector<std::string> node_warnings;
+  if (input.baseline.has_value()) {
+    const std::string before = absl::StrCat("the baseline (", input.baseline_name, ")");
+    const std::string after = absl::StrCat("this run (", input.current_name, ")");
+    node_warnings = CountNodeWarnings(*input.baseline, input.current, before, after);
+    CasesTimedOnDifferentHosts(*input.baseline, input.current, before, after, &node_warnings);
+  }
   std::vector<std::string> summary = {
       Field("current", RunJson(input.current, input.current_name, input.command))};
   if (input.baseline.has_value()) {
@@ -379,7 +398,8 @@ absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
                  Field("cases", Array(cases)), Field("history_runs", history.runs_json),
                  Field("unmatched", Object({Field("only_current", Array(only_current)),
                                             Field("only_baseline", Array(only_baseline))})),
-                 Field("missing", Array(missing))});
+                 Field("missing", Array(missing)),
+                 Field("node_warnings", ArrayOf(node_warnings, JsonString))});
 }
 
 }  // namespace icount

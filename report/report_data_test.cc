@@ -139,6 +139,36 @@ TEST(ReportDataTest, AComparisonHasDeltasIntervalsAndUnmatchedCases) {
   EXPECT_EQ(tax, 1);
 }
 
+TEST(ReportDataTest, ABaselineFromAnotherNodeIsSaid) {
+  Inputs in = MakeInputs();
+  in.current.machine = "otherhost, 2 CPUs, Other CPU";  // older files: no nodes
+  timer::NodeProto node;
+  node.set_host("n1");
+  node.set_aten_cpu_capability("AVX2");
+  in.baseline.nodes["n1"] = node;
+  ReportInput input;
+  input.current = in.current;
+  input.current_name = "now.json";
+  input.baseline = in.baseline;
+  input.baseline_name = "before.json";
+  const Struct data = Parse(*ReportDataJson(input));
+  const auto& warnings = At(data, "node_warnings").list_value();
+  ASSERT_EQ(warnings.values_size(), 2);
+  EXPECT_THAT(
+      warnings.values(0).string_value(),
+      ::testing::StartsWith("counts of 7 cases were taken on nodes that differ (CPU Test CPU "
+                            "@ 1 GHz vs Other CPU): the baseline (before.json) on testhost"));
+  EXPECT_THAT(warnings.values(1).string_value(),
+              ::testing::StartsWith("wall time of 7 cases was taken on different hosts: the "
+                                    "baseline (before.json) on testhost, this run (now.json) on "
+                                    "otherhost"));
+  // ... and those wall times are not compared.
+  EXPECT_TRUE(At(At(CaseOf(data, FakeCaseKey(1)), "delta"), "time").has_null_value());
+  const auto& nodes = At(At(At(data, "summary"), "baseline"), "nodes").list_value();
+  ASSERT_EQ(nodes.values_size(), 1);
+  EXPECT_EQ(nodes.values(0).string_value(), "n1: n1 (ATen AVX2)");
+}
+
 TEST(ReportDataTest, CallersComparisonsWinOverTheFilesRounds) {
   const Inputs in = MakeInputs();
   ReportInput input;

@@ -96,7 +96,8 @@
   // ---------------------------------------------------------------- summary
   function runCard(run, heading) {
     const rows = [
-      ['name', run.name], ['machine', run.machine], ['started', run.start], ['ended', run.end],
+      ['name', run.name], ['machine', run.machine], ['nodes', (run.nodes || []).join('; ')],
+      ['started', run.start], ['ended', run.end],
       ['duration', run.duration_s === null ? '' : run.duration_s + ' s'],
       ['cases counted', String(run.counted_cases)], ['wall-time measurements', String(run.measurements)],
       ['failures', String(Object.keys(run.failures).length)],
@@ -134,6 +135,7 @@
     }
     root.append(figures);
     for (const why of DATA.missing) root.append(el('div', { class: 'notice missing', text: 'Not shown: ' + why }));
+    for (const why of DATA.node_warnings || []) root.append(el('div', { class: 'notice node-warning', text: 'Warning: ' + why }));
     const cards = el('div', { class: 'cards' }, [runCard(current, COMPARING ? 'This run (' + current.name + ')' : 'Run')]);
     if (DATA.summary.baseline) cards.append(runCard(DATA.summary.baseline, 'Baseline (' + DATA.summary.baseline.name + ')'));
     root.append(cards);
