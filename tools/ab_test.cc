@@ -26,6 +26,12 @@
 // for the largest count changes, the functions that account for them.
 // Finished results are journaled (next to --json, so --resume continues an
 // interrupted run) and the journals are removed once the results are out.
+//
+// Many environments (backtesting nightly builds): --sides=FILE, one shell
+// command per line (tools/sides.h), instead of --A and --B. Each side's
+// counts are taken (with --executor=slurm, one job array per side, all at
+// once), and a table shows each case's count per side and the side at
+// which it first changed; --json writes {"sides": [...], "cases": [...]}.
 #include <unistd.h>
 
 #include <algorithm>
@@ -51,6 +57,7 @@
 #include "base/text.h"
 #include "cli/tool_flags.h"
 #include "compare/delta_table.h"
+#include "compare/node_check.h"
 #include "compare/time_comparison.h"
 #include "expand/libtorch_version.h"
 #include "timer/function_counts.h"
@@ -58,6 +65,7 @@
 #include "tools/executor.h"
 #include "tools/history_recording.h"
 #include "tools/html_report.h"
+#include "tools/sides.h"
 #include "tools/suite.h"
 #include "worker/libtorch_version_line.h"
 #include "worker/runner.h"
@@ -84,6 +92,10 @@ ABSL_FLAG(std::string, json, "",
           "Write both sides' results here ({\"A\": ..., \"B\": ...}); finished results are "
           "journaled in JSON.A.*.journal and JSON.B.*.journal until then. A file ab_test wrote "
           "is replaced; any other file is refused before the run starts.");
+ABSL_FLAG(std::string, sides, "",
+          "Instead of --A/--B: a file of environment commands, one per line (\"[NAME] command\" "
+          "names a side; # comments): the counts of every case in each, and the side at which "
+          "each case's count first changed (backtesting nightly builds). Counts only.");
 ABSL_FLAG(bool, resume, false,
           "Continue an interrupted run: the same flags and --json (an error when it left no "
           "journal).");
@@ -230,10 +242,12 @@ absl::Status RunInto(const std::vector<worker::WorkOrderProto>& orders,
   return absl::OkStatus();
 }
 
-// One progress line for two runs at once, at most every few seconds.
-class TwoSidedProgress {
+// One progress line for the sides' runs ("A 3/14, B 2/14"), at most every
+// few seconds.
+class SidesProgress {
  public:
-  explicit TwoSidedProgress(int orders_per_side) {
+  SidesProgress(std::vector<std::string> names, int orders_per_side)
+      : names_(std::move(names)), sides_(names_.size()) {
     for (RunnerProgress& side : sides_) side.total = orders_per_side;
   }
 
@@ -244,17 +258,22 @@ class TwoSidedProgress {
       const bool finished = progress.done == progress.total;
       if (!finished && progress.elapsed_seconds < next_report_seconds_) return;
       next_report_seconds_ = progress.elapsed_seconds + 10;
-      std::fprintf(stderr, "ab_test: %s: A %d/%d, B %d/%d%s\n", progress.phase.c_str(),
-                   sides_[0].done, sides_[0].total, sides_[1].done, sides_[1].total,
-                   sides_[0].failed + sides_[1].failed > 0
-                       ? absl::StrCat(" (", sides_[0].failed + sides_[1].failed, " failed)").c_str()
-                       : "");
+      std::vector<std::string> parts;
+      int failed = 0;
+      for (size_t s = 0; s < sides_.size(); ++s) {
+        parts.push_back(absl::StrCat(names_[s], " ", sides_[s].done, "/", sides_[s].total));
+        failed += sides_[s].failed;
+      }
+      std::fprintf(stderr, "ab_test: %s: %s%s\n", progress.phase.c_str(),
+                   absl::StrJoin(parts, ", ").c_str(),
+                   failed > 0 ? absl::StrCat(" (", failed, " failed)").c_str() : "");
     };
   }
 
  private:
   std::mutex mutex_;
-  RunnerProgress sides_[2];
+  const std::vector<std::string> names_;
+  std::vector<RunnerProgress> sides_;
   double next_report_seconds_ = 0;
 };
 
@@ -280,7 +299,7 @@ absl::Status RunBothSides(const Side& a, const Side& b,
     const int jobs = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) / 2);
     std::fprintf(stderr, "ab_test: instruction counts of %zu cases in A and B at once...\n",
                  count_orders.size());
-    TwoSidedProgress progress(static_cast<int>(count_orders.size()));
+    SidesProgress progress({"A", "B"}, static_cast<int>(count_orders.size()));
     RunnerOptions a_options = options(a, "counts", jobs);
     RunnerOptions b_options = options(b, "counts", jobs);
     a_options.on_progress = progress.For(0);
@@ -312,10 +331,25 @@ absl::Status RunBothSides(const Side& a, const Side& b,
   return absl::OkStatus();
 }
 
-// What ab_test writes to --json (ComparisonJson).
+// What ab_test writes to --json (ComparisonJson, or SidesJson).
 bool IsComparisonJson(absl::string_view text) {
-  return absl::StartsWith(text, "{\"A\": ") && absl::StrContains(text, ", \"B\": ");
+  return (absl::StartsWith(text, "{\"A\": ") && absl::StrContains(text, ", \"B\": ")) ||
+         absl::StartsWith(text, "{\"sides\": [");
 }
+
+// The sides of --sides, read and checked.
+absl::StatusOr<std::vector<SideSpec>> ReadSidesFlag() {
+  const std::string path = absl::GetFlag(FLAGS_sides);
+  absl::StatusOr<std::string> text = base::ReadFileToString(path);
+  if (!text.ok()) {
+    return absl::Status(text.status().code(), absl::StrCat("--sides: ", text.status().message()));
+  }
+  return ParseSidesFile(*text, path);
+}
+
+// How side k's journals are named ("S1", "S2", ...): side names may hold
+// any character.
+std::string SideTag(size_t k) { return absl::StrCat("S", k + 1); }
 
 // The flags that can be checked before anything runs, and journals left by
 // an interrupted run (said now, not after the canaries).
@@ -323,9 +357,26 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(CheckNoPositionalArguments(positional));
   ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag());
   ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
-  if (absl::GetFlag(FLAGS_A).empty() || absl::GetFlag(FLAGS_B).empty()) {
+  const bool sides = !absl::GetFlag(FLAGS_sides).empty();
+  if (sides) {
+    if (!absl::GetFlag(FLAGS_A).empty() || !absl::GetFlag(FLAGS_B).empty() ||
+        !absl::GetFlag(FLAGS_A_worker).empty() || !absl::GetFlag(FLAGS_B_worker).empty()) {
+      return absl::InvalidArgumentError(
+          "--sides replaces --A and --B (and their workers): give one or the other");
+    }
+    if (absl::GetFlag(FLAGS_display_time) || absl::GetFlag(FLAGS_no_counts)) {
+      return absl::InvalidArgumentError(
+          "--sides compares instruction counts only: for wall time, compare two of its "
+          "environments with --A, --B and --display_time");
+    }
+    if (!absl::GetFlag(FLAGS_html).empty()) {
+      return absl::InvalidArgumentError(
+          "--html draws two sides: with --sides, write --json and draw any two of its sides' "
+          "results with //tools:report --input=... --baseline=...");
+    }
+  } else if (absl::GetFlag(FLAGS_A).empty() || absl::GetFlag(FLAGS_B).empty()) {
     return absl::InvalidArgumentError(
-        "--A and --B are required (shell commands setting up each environment)");
+        "--A and --B are required (shell commands setting up each environment), or --sides=FILE");
   }
   ICOUNT_RETURN_IF_ERROR(CheckFlagPositive("min_run_time", absl::GetFlag(FLAGS_min_run_time)));
   ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("time_rounds", absl::GetFlag(FLAGS_time_rounds), 1));
@@ -338,7 +389,14 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(CheckResultsDestination(json, &IsComparisonJson),
                          absl::Status(_.code(), absl::StrCat("--json: ", _.message())));
   std::vector<std::string> journals;
+  if (sides) {
+    ICOUNT_ASSIGN_OR_RETURN(const std::vector<SideSpec> specs, ReadSidesFlag());
+    for (size_t k = 0; k < specs.size(); ++k) {
+      journals.push_back(JournalPath(json, SideTag(k), "counts"));
+    }
+  }
   for (const char* side : {"A", "B"}) {
+    if (sides) break;
     journals.push_back(JournalPath(json, side, "counts"));
     for (int round = 0; round < TimeRounds(); ++round) {
       journals.push_back(JournalPath(json, side, TimeRoundPart(round)));
@@ -348,11 +406,11 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
     for (const std::string& journal : journals) {
       if (access(journal.c_str(), F_OK) == 0) return absl::OkStatus();
     }
-    return absl::FailedPreconditionError(
-        absl::StrCat("--resume: there is no journal ", json,
-                     ".{A,B}.*.journal to continue (an "
-                     "interrupted run with --json=",
-                     json, " leaves them); run without --resume to start a new run"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--resume: there is no journal ", json, sides ? ".S*.counts.journal" : ".{A,B}.*.journal",
+        " to continue (an "
+        "interrupted run with --json=",
+        json, " leaves them); run without --resume to start a new run"));
   }
   for (const std::string& journal : journals) ICOUNT_RETURN_IF_ERROR(CheckNoOldJournal(journal));
   return absl::OkStatus();
@@ -380,13 +438,17 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectedCases(const Suite& s
   return SelectCases(suite, filter);
 }
 
-// The selected cases both sides run: with --backtesting, those that need a
-// newer LibTorch than the older side's go to `skipped` instead; without,
+// The selected cases every side runs: with --backtesting, those that need
+// a newer LibTorch than the oldest side's go to `skipped` instead; without,
 // they stay, with a warning.
 absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToRun(
-    const std::vector<expand::SuiteCaseProto>& selected, const Side& a, const Side& b,
+    const std::vector<expand::SuiteCaseProto>& selected, const std::vector<const Side*>& sides,
     std::vector<expand::SuiteCaseProto>& skipped) {
-  const Side& older = a.libtorch_version < b.libtorch_version ? a : b;
+  const Side* oldest = sides.front();
+  for (const Side* side : sides) {
+    if (side->libtorch_version < oldest->libtorch_version) oldest = side;
+  }
+  const Side& older = *oldest;
   std::vector<expand::SuiteCaseProto> runnable, too_new;
   ICOUNT_RETURN_IF_ERROR(SplitByMinLibTorch(selected, older.libtorch_version, runnable, too_new));
   if (too_new.empty()) return selected;
@@ -562,21 +624,24 @@ std::string ComparisonsJson(const std::vector<expand::SuiteCaseProto>& cases,
 }
 
 // {"A": results, "B": results, "libtorch": {...}, "comparisons": [...],
-//  "skipped_by_backtesting": [...]}
+//  "skipped_by_backtesting": [...], "node_warnings": [...]}
 std::string ComparisonJson(const Side& a, const Side& b, const SuiteResults& a_results,
                            const SuiteResults& b_results, const std::string& comparisons,
-                           const std::vector<expand::SuiteCaseProto>& skipped) {
+                           const std::vector<expand::SuiteCaseProto>& skipped,
+                           const std::vector<std::string>& node_warnings) {
   std::vector<std::string> keys;
   for (const expand::SuiteCaseProto& c : skipped) keys.push_back(base::JsonString(c.key()));
+  std::vector<std::string> warnings;
+  for (const std::string& w : node_warnings) warnings.push_back(base::JsonString(w));
   auto libtorch = [](const Side& side) {
     return absl::StrCat("{\"version\": ", base::JsonString(side.libtorch.version),
                         ", \"source\": ", base::JsonString(side.libtorch.source), "}");
   };
-  return absl::StrCat("{\"A\": ", ResultsToJson(a_results.file),
-                      ", \"B\": ", ResultsToJson(b_results.file),
-                      ", \"libtorch\": {\"A\": ", libtorch(a), ", \"B\": ", libtorch(b),
-                      "}, \"comparisons\": ", comparisons, ", \"skipped_by_backtesting\": [",
-                      absl::StrJoin(keys, ", "), "]}\n");
+  return absl::StrCat(
+      "{\"A\": ", ResultsToJson(a_results.file), ", \"B\": ", ResultsToJson(b_results.file),
+      ", \"libtorch\": {\"A\": ", libtorch(a), ", \"B\": ", libtorch(b),
+      "}, \"comparisons\": ", comparisons, ", \"skipped_by_backtesting\": [",
+      absl::StrJoin(keys, ", "), "], \"node_warnings\": [", absl::StrJoin(warnings, ", "), "]}\n");
 }
 
 // What a run that stopped early leaves, and how to go on.
@@ -593,25 +658,183 @@ void ReportStopped(const absl::Status& status, const std::string& json_path, con
   }
 }
 
+// --sides: every side's counts (on Slurm, one job array per side, all at
+// once; here one side after the other, each on every CPU), then a table of
+// counts per case across the sides with the first side at which each
+// changed.
+int RunSides(const Suite& suite, const std::vector<expand::SuiteCaseProto>& selected) {
+  absl::StatusOr<std::vector<SideSpec>> specs = ReadSidesFlag();
+  if (!specs.ok()) return Fail(specs.status());
+  std::vector<Side> sides;
+  for (const SideSpec& spec : *specs) {
+    sides.push_back(Side{spec.name, spec.command, suite.worker_path, {}, {}});
+  }
+  std::vector<const Side*> side_pointers;
+  for (Side& side : sides) {
+    if (absl::Status status = ProbeLibTorch(side); !status.ok()) {
+      return Fail(absl::StrCat(absl::GetFlag(FLAGS_sides), ":", (*specs)[&side - &sides[0]].line,
+                               ": ", status.message()));
+    }
+    std::fprintf(stderr, "ab_test: %s runs LibTorch %s (from %s)\n", side.name.c_str(),
+                 side.libtorch.version.c_str(), side.libtorch.source.c_str());
+    side_pointers.push_back(&side);
+  }
+  std::vector<expand::SuiteCaseProto> skipped;
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases =
+      CasesToRun(selected, side_pointers, skipped);
+  if (!cases.ok()) return Fail(cases.status());
+  absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(suite);
+  if (!canary.ok()) return Fail(canary.status());
+  for (const Side& side : sides) {
+    std::fprintf(stderr, "ab_test: canary in %s...\n", side.name.c_str());
+    if (absl::Status status = Canary(side, suite, *canary); !status.ok()) return Fail(status);
+  }
+  absl::StatusOr<std::optional<history::Store>> history = OpenHistoryFlag();
+  if (!history.ok()) return Fail(history.status());
+
+  MeasureOptions measure;
+  measure.wall_time = false;
+  const std::vector<worker::WorkOrderProto> orders = MakeOrders(suite, *cases, measure);
+  const std::string json_path = absl::GetFlag(FLAGS_json);
+  const std::string journal_base =
+      json_path.empty() ? absl::StrCat("/tmp/icount-ab-", getpid()) : json_path;
+  std::vector<std::string> names;
+  for (const Side& side : sides) names.push_back(side.name);
+  SidesProgress progress(names, static_cast<int>(orders.size()));
+  std::vector<SideRun> runs(sides.size());
+  auto run_side = [&](size_t k) {
+    RunnerOptions options =
+        SideOptions(sides[k], 0, JournalPath(journal_base, SideTag(k), "counts"));
+    options.resume = absl::GetFlag(FLAGS_resume);
+    options.on_progress = progress.For(static_cast<int>(k));
+    const absl::Status status = RunInto(orders, options, runs[k]);
+    return status.ok()
+               ? status
+               : absl::Status(status.code(), absl::StrCat(sides[k].name, ": ", status.message()));
+  };
+  const std::string start = NowRfc3339();
+  std::fprintf(stderr, "ab_test: instruction counts of %zu cases in %zu sides...\n", orders.size(),
+               sides.size());
+  absl::Status status;
+  if (SlurmExecutorChosen()) {
+    std::vector<std::future<absl::Status>> running;
+    for (size_t k = 0; k < sides.size(); ++k) {
+      running.push_back(std::async(std::launch::async, run_side, k));
+    }
+    for (std::future<absl::Status>& side : running) status.Update(side.get());
+  } else {
+    for (size_t k = 0; k < sides.size() && status.ok(); ++k) status = run_side(k);
+  }
+  if (!status.ok()) {
+    std::fprintf(stderr, "ab_test: %s\n", std::string(status.message()).c_str());
+    std::vector<std::string> journals;
+    for (const SideRun& run : runs) {
+      journals.insert(journals.end(), run.journals.begin(), run.journals.end());
+    }
+    if (status.code() != absl::StatusCode::kCancelled && !journals.empty()) {
+      std::fprintf(stderr, "ab_test: finished results are kept in %s\n",
+                   absl::StrJoin(journals, ", ").c_str());
+    }
+    return 1;
+  }
+  const std::string end = NowRfc3339();
+  std::vector<SuiteResults> results;
+  std::vector<std::map<std::string, double>> counts;
+  std::vector<std::map<std::string, std::string>> failures;
+  for (SideRun& run : runs) {
+    results.push_back(CollectResults(*cases, run.orders, run.results));
+    results.back().file.start_time = start;
+    results.back().file.end_time = end;
+    counts.push_back(results.back().counts_per_run);
+    failures.push_back(results.back().file.failures);
+  }
+  // Counts from nodes that count differently are compared with a warning.
+  std::vector<std::string> node_warnings;
+  for (size_t k = 1; k < sides.size(); ++k) {
+    for (std::string& warning : CountNodeWarnings(results[k - 1].file, results[k].file,
+                                                  sides[k - 1].name, sides[k].name)) {
+      std::fprintf(stderr, "ab_test: warning: %s\n", warning.c_str());
+      node_warnings.push_back(std::move(warning));
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> keys;
+  for (const expand::SuiteCaseProto& c : *cases) keys.emplace_back(c.key(), c.list_line());
+  const std::vector<CaseAcrossSides> across = CompareAcrossSides(keys, counts);
+  int changed = 0;
+  for (const CaseAcrossSides& c : across) changed += c.changes.empty() ? 0 : 1;
+  std::printf("Instructions per run across %zu sides: %d of %zu cases changed\n%s", sides.size(),
+              changed, across.size(),
+              AcrossSidesTable(across, names, failures, absl::GetFlag(FLAGS_markdown)).c_str());
+  int exit_code = 0;
+  if (!json_path.empty()) {
+    std::vector<std::string> side_objects;
+    for (size_t k = 0; k < sides.size(); ++k) {
+      side_objects.push_back(absl::StrCat(
+          "{\"name\": ", base::JsonString(sides[k].name),
+          ", \"command\": ", base::JsonString(sides[k].command),
+          ", \"libtorch\": {\"version\": ", base::JsonString(sides[k].libtorch.version),
+          ", \"source\": ", base::JsonString(sides[k].libtorch.source),
+          "}, \"results\": ", ResultsToJson(results[k].file), "}"));
+    }
+    std::vector<std::string> skipped_keys, warnings;
+    for (const expand::SuiteCaseProto& c : skipped)
+      skipped_keys.push_back(base::JsonString(c.key()));
+    for (const std::string& w : node_warnings) warnings.push_back(base::JsonString(w));
+    const std::string json =
+        absl::StrCat("{\"sides\": [", absl::StrJoin(side_objects, ",\n"),
+                     "],\n\"cases\": ", AcrossSidesJson(across, names),
+                     ",\n\"skipped_by_backtesting\": [", absl::StrJoin(skipped_keys, ", "),
+                     "], \"node_warnings\": [", absl::StrJoin(warnings, ", "), "]}\n");
+    if (absl::Status s = base::WriteFileAtomically(json_path, json); !s.ok()) {
+      return Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
+                               ".S*.counts.journal keep every result)"));
+    }
+  }
+  if (history->has_value()) {
+    for (size_t k = 0; k < sides.size(); ++k) {
+      if (absl::Status s = RecordHistory(**history, results[k].file, "ab_test --sides",
+                                         sides[k].name, &sides[k].libtorch, json_path);
+          !s.ok()) {
+        std::fprintf(stderr, "ab_test: %s\n", std::string(s.message()).c_str());
+        exit_code = 1;
+      }
+    }
+  }
+  for (size_t k = 0; k < sides.size(); ++k) {
+    for (const auto& [key, reason] : failures[k]) {
+      std::fprintf(stderr, "ab_test: %s failed in %s: %s\n", key.c_str(), sides[k].name.c_str(),
+                   reason.c_str());
+      exit_code = 1;
+    }
+  }
+  for (const SideRun& run : runs) {
+    for (const std::string& journal : run.journals) base::RemoveDirectoryTree(journal);
+  }
+  return exit_code;
+}
+
 int Main(int argc, char** argv) {
-  const std::vector<char*> positional =
-      ParseToolFlags(argc, argv,
-                     "Compares the suite's instruction counts in two environments.\n\nUsage: bazel "
-                     "run //tools:ab_test -- --A=\"<shell command>\" --B=\"<shell command>\"");
+  const std::vector<char*> positional = ParseToolFlags(
+      argc, argv,
+      "Compares the suite's instruction counts in two environments (or many).\n\nUsage: "
+      "bazel run //tools:ab_test -- --A=\"<shell command>\" --B=\"<shell "
+      "command>\"\n       bazel run //tools:ab_test -- --sides=FILE");
   if (absl::Status flags = CheckFlags(positional); !flags.ok()) return Fail(flags);
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
   if (!suite.ok()) return Fail(suite.status());
-  Side a, b;
-  if (absl::Status sides = MakeSides(*suite, a, b); !sides.ok()) return Fail(sides);
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> selected = SelectedCases(*suite);
   if (!selected.ok()) return Fail(selected.status());
+  if (!absl::GetFlag(FLAGS_sides).empty()) return RunSides(*suite, *selected);
+  Side a, b;
+  if (absl::Status sides = MakeSides(*suite, a, b); !sides.ok()) return Fail(sides);
   for (Side* side : {&a, &b}) {
     if (absl::Status status = ProbeLibTorch(*side); !status.ok()) return Fail(status);
     std::fprintf(stderr, "ab_test: %s runs LibTorch %s (from %s)\n", side->name.c_str(),
                  side->libtorch.version.c_str(), side->libtorch.source.c_str());
   }
   std::vector<expand::SuiteCaseProto> skipped;
-  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = CasesToRun(*selected, a, b, skipped);
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases =
+      CasesToRun(*selected, {&a, &b}, skipped);
   if (!cases.ok()) return Fail(cases.status());
   absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(*suite);
   if (!canary.ok()) return Fail(canary.status());
@@ -645,13 +868,19 @@ int Main(int argc, char** argv) {
     side->file.end_time = end;
   }
   const std::map<std::string, TimeComparison> times = CompareTimes(*cases, a_run, b_run);
+  // With --executor=slurm the sides' counts may come from different nodes.
+  const std::vector<std::string> node_warnings =
+      CountNodeWarnings(a_results.file, b_results.file, "A", "B");
+  for (const std::string& warning : node_warnings) {
+    std::fprintf(stderr, "ab_test: warning: %s\n", warning.c_str());
+  }
   std::printf(
       "%s", RenderComparison(*cases, a, b, a_results, b_results, times, measure.wall_time).c_str());
   if (!json_path.empty()) {
     if (absl::Status s = base::WriteFileAtomically(
-            json_path,
-            ComparisonJson(a, b, a_results, b_results,
-                           ComparisonsJson(*cases, a_results, b_results, times), skipped));
+            json_path, ComparisonJson(a, b, a_results, b_results,
+                                      ComparisonsJson(*cases, a_results, b_results, times), skipped,
+                                      node_warnings));
         !s.ok()) {
       return Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
                                ".{A,B}.*.journal keep every result)"));

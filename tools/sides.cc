@@ -1,0 +1,170 @@
+#include "tools/sides.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "base/text.h"
+#include "compare/text_table.h"
+
+namespace icount {
+namespace {
+
+// The counted side before `side`, if any.
+std::optional<int> PreviousCounted(const CaseAcrossSides& c, int side) {
+  for (int s = side - 1; s >= 0; --s) {
+    if (c.counts[s].has_value()) return s;
+  }
+  return std::nullopt;
+}
+
+// The change at `side` against the previous counted side, in percent.
+double ChangePct(const CaseAcrossSides& c, int side) {
+  const double before = *c.counts[*PreviousCounted(c, side)];
+  const double after = *c.counts[side];
+  return before != 0 ? 100 * (after - before) / std::fabs(before) : 100;
+}
+
+// A finite number in JSON with `digits` significant digits.
+std::string JsonNumber(double x, int digits) {
+  return std::isfinite(x) ? absl::StrFormat("%.*g", digits, x) : std::string("null");
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<SideSpec>> ParseSidesFile(absl::string_view text,
+                                                     absl::string_view source) {
+  std::vector<SideSpec> sides;
+  std::map<std::string, int> names;  // name -> line
+  int line_number = 0;
+  for (absl::string_view raw : absl::StrSplit(text, '\n')) {
+    ++line_number;
+    absl::string_view line = absl::StripAsciiWhitespace(raw);
+    if (line.empty() || absl::StartsWith(line, "#")) continue;
+    SideSpec side;
+    side.line = line_number;
+    auto where = [&] { return absl::StrCat(source, ":", line_number, ": "); };
+    if (absl::StartsWith(line, "[")) {
+      const size_t close = line.find(']');
+      if (close == absl::string_view::npos) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where(), "\"[\" without \"]\": name a side as \"[NAME] command\""));
+      }
+      side.name = std::string(absl::StripAsciiWhitespace(line.substr(1, close - 1)));
+      line = absl::StripAsciiWhitespace(line.substr(close + 1));
+      if (side.name.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where(), "an empty name \"[]\": write \"[NAME] command\""));
+      }
+      if (line.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where(), "side \"", side.name,
+            "\" has no command: write the shell command that sets up its environment after "
+            "the name (\"true\" for this shell's own)"));
+      }
+    } else {
+      side.name = absl::StrCat(sides.size() + 1);
+    }
+    side.command = std::string(line);
+    auto [it, inserted] = names.try_emplace(side.name, line_number);
+    if (!inserted) {
+      return absl::InvalidArgumentError(absl::StrCat(where(), "side name \"", side.name,
+                                                     "\" is already used on line ", it->second,
+                                                     ": give each side its own name"));
+    }
+    sides.push_back(std::move(side));
+  }
+  if (sides.size() < 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": ", sides.size(), " side", sides.size() == 1 ? "" : "s",
+                     "; --sides needs at least two lines, one shell command per environment"));
+  }
+  return sides;
+}
+
+std::vector<CaseAcrossSides> CompareAcrossSides(
+    const std::vector<std::pair<std::string, std::string>>& keys_and_titles,
+    const std::vector<std::map<std::string, double>>& counts) {
+  std::vector<CaseAcrossSides> cases;
+  for (const auto& [key, title] : keys_and_titles) {
+    CaseAcrossSides c;
+    c.key = key;
+    c.title = title;
+    for (const std::map<std::string, double>& side : counts) {
+      auto found = side.find(key);
+      c.counts.push_back(found == side.end() ? std::nullopt : std::optional<double>(found->second));
+    }
+    for (int s = 1; s < static_cast<int>(c.counts.size()); ++s) {
+      if (!c.counts[s].has_value()) continue;
+      const std::optional<int> previous = PreviousCounted(c, s);
+      // Counts are exact: any difference is a change.
+      if (previous.has_value() && *c.counts[*previous] != *c.counts[s]) c.changes.push_back(s);
+    }
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+std::string AcrossSidesTable(const std::vector<CaseAcrossSides>& cases,
+                             const std::vector<std::string>& side_names,
+                             const std::vector<std::map<std::string, std::string>>& failures,
+                             bool markdown) {
+  std::vector<TextTable::Column> columns = {{"Instructions per run"}};
+  for (const std::string& name : side_names) columns.push_back({name, Align::kRight});
+  columns.push_back({"first change"});
+  TextTable table(std::move(columns));
+  for (const CaseAcrossSides& c : cases) {
+    std::vector<std::string> row = {markdown ? MarkdownEscape(c.title) : c.title};
+    for (size_t s = 0; s < c.counts.size(); ++s) {
+      row.push_back(c.counts[s].has_value() ? absl::StrFormat("%.1f", *c.counts[s])
+                    : s < failures.size() && failures[s].count(c.key) > 0 ? "failed"
+                                                                          : "-");
+    }
+    row.push_back(
+        c.changes.empty()
+            ? "-"
+            : absl::StrFormat(
+                  "%s (%+.2f%%)%s", side_names[c.changes[0]], ChangePct(c, c.changes[0]),
+                  c.changes.size() > 1 ? absl::StrCat(", ", c.changes.size() - 1, " more") : ""));
+    if (markdown) row.back() = MarkdownEscape(row.back());
+    table.AddRow(row);
+  }
+  if (markdown) return table.RenderMarkdown();
+  TextTable::TextOptions options;
+  options.rule_under_header = true;
+  return table.RenderText(options);
+}
+
+std::string AcrossSidesJson(const std::vector<CaseAcrossSides>& cases,
+                            const std::vector<std::string>& side_names) {
+  std::vector<std::string> objects;
+  for (const CaseAcrossSides& c : cases) {
+    std::vector<std::string> counts;
+    for (const std::optional<double>& n : c.counts) {
+      counts.push_back(n.has_value() ? JsonNumber(*n, 12) : "null");
+    }
+    std::vector<std::string> changes;
+    for (int s : c.changes) {
+      changes.push_back(absl::StrCat("{\"side\": ", base::JsonString(side_names[s]),
+                                     ", \"index\": ", s,
+                                     ", \"delta_pct\": ", JsonNumber(ChangePct(c, s), 6), "}"));
+    }
+    objects.push_back(absl::StrCat("{\"case\": ", base::JsonString(c.key),
+                                   ", \"counts_per_run\": [", absl::StrJoin(counts, ", "),
+                                   "], \"first_change\": ", changes.empty() ? "null" : changes[0],
+                                   ", \"changes\": [", absl::StrJoin(changes, ", "), "]}"));
+  }
+  return absl::StrCat("[", objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]");
+}
+
+}  // namespace icount
