@@ -116,8 +116,9 @@ absl::Status CheckWritableDirectory(const std::string& dir) {
     return absl::InvalidArgumentError(absl::StrCat("--shared_dir=", dir, " is not a directory"));
   }
   // access() says what the mode bits allow; a probe file says what the file
-  // system does (read-only mounts, quotas, root squash).
-  const std::string probe = absl::StrCat(dir, "/.icount-write-test-", getpid());
+  // system does (read-only mounts, quotas, root squash). Named per thread:
+  // ab_test --sides checks from one thread per side at once.
+  const std::string probe = absl::StrCat(dir, "/.icount-write-test-", getpid(), "-", gettid());
   if (absl::Status s = base::WriteFileAtomically(probe, "probe\n"); !s.ok()) {
     return absl::PermissionDeniedError(
         absl::StrCat("--shared_dir=", dir, " is not writable (", s.message(),
@@ -488,6 +489,9 @@ std::string SlurmRunDirectory(const std::vector<worker::WorkOrderProto>& orders,
   base::Fnv1a64 hash;
   hash.Add(runner.worker_path);
   for (const std::string& word : runner.command_prefix) hash.Add(word);
+  // Two runs of the same orders in the same environment at once (ab_test
+  // --sides with two identical sides) keep apart by their journals.
+  hash.Add(runner.journal_path);
   for (const worker::WorkOrderProto& order : orders) hash.Add(order.SerializeAsString());
   return absl::StrCat(slurm.shared_dir, "/icount-run-", hash.Hex());
 }

@@ -64,8 +64,8 @@ struct SlurmOptions {
 absl::Status CheckSlurmOptions(const SlurmOptions& slurm);
 
 // Where a run of `orders` with these runner options keeps its state under
-// shared_dir: the same orders, worker and command prefix give the same
-// directory, which is how --resume finds it.
+// shared_dir: the same orders, worker, command prefix and journal give the
+// same directory, which is how --resume finds it.
 std::string SlurmRunDirectory(const std::vector<worker::WorkOrderProto>& orders,
                               const RunnerOptions& runner, const SlurmOptions& slurm);
 
