@@ -6,10 +6,12 @@
 # a driver interrupted mid-run finishes with --resume; a task given up
 # after its last submission leaves its cases failed with Slurm's state and
 # the other shards merged; bad input (no Slurm on PATH, an unwritable
-# shared directory, a partition Slurm refuses) fails before anything runs.
+# shared directory, a partition Slurm refuses) fails before anything runs;
+# ab_test --sides runs one job array per side and records each case's node.
 set -u
 main="$1"
 cluster_script="$2"
+ab_test="$3"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # Short paths: munge's socket path must fit a Unix socket (108 bytes), which
@@ -129,4 +131,36 @@ for reason in failures.values():
     assert "Slurm task %s" % task in reason and "CANCELLED" in reason and "after 1 submissions" in reason, reason
     assert "shard_task: shard" in reason, reason  # the log's tail
 PY
+# --- ab_test --sides on Slurm: one job array per side, all submitted at
+# once; identical sides count alike, and ATen's DEFAULT kernels (forced in
+# the third side) change add's C++ count there first, on a node that says so.
+cat > "$work/sides.txt" <<'SIDES'
+[one] true
+[two] true
+[default] export ATEN_CPU_CAPABILITY=default
+SIDES
+"$ab_test" --sides="$work/sides.txt" --filter='^Pointwise / Math / add / Case:  0$' "${slurm[@]}" \
+  --shards=1 --json="$work/sides.json" > "$work/sides.out" 2> "$work/sides.err" \
+  || fail "ab_test --sides on Slurm: $(tail -30 "$work/sides.err")"
+[[ $(grep -c "icount: Slurm: 2 work orders in 1 shards" "$work/sides.err") -eq 3 ]] \
+  || fail "--sides: one job array per side: $(cat "$work/sides.err")"
+/usr/bin/python3 - "$work/sides.json" <<'PY' || fail "--sides on Slurm: $(cat "$work/sides.out" "$work/sides.err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [s["name"] for s in d["sides"]] == ["one", "two", "default"], d["sides"]
+cases = {c["case"]: c for c in d["cases"]}
+assert len(cases) == 2, sorted(cases)
+cpp = [c for k, c in cases.items() if "|C++|" in k][0]
+one, two, default = cpp["counts_per_run"]
+assert one == two and default != one, cpp
+assert cpp["first_change"]["side"] == "default", cpp
+for side in d["sides"]:
+    results = side["results"]
+    nodes = results["nodes"]
+    for counts in results["instruction_counts"]:
+        node = nodes[counts["metadata"]["node"]]
+        assert node["valgrind"].startswith("valgrind-"), node
+        assert (node["aten_cpu_capability"] == "DEFAULT") == (side["name"] == "default"), (side["name"], node)
+PY
+[[ -z $(ls "$shared") ]] || fail "--sides left run directories behind: $(ls "$shared")"
 echo PASS
