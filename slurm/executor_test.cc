@@ -18,13 +18,19 @@ std::vector<worker::WorkOrderProto> Orders(const std::string& id) {
   return {order};
 }
 
-TEST(SlurmRunDirectoryTest, TheSameRunFindsItsDirectoryAgain) {
-  SlurmOptions slurm;
-  slurm.shared_dir = "/shared";
+// A side's runner options: a worker run through the side's command.
+RunnerOptions SideRunner(const std::string& journal_path) {
   RunnerOptions runner;
   runner.worker_path = "/w/worker";
   runner.command_prefix = {"/bin/bash", "-c", "true; exec \"$@\"", "side"};
-  runner.journal_path = "out.json.S0.counts.journal";
+  runner.journal_path = journal_path;
+  return runner;
+}
+
+TEST(SlurmRunDirectoryTest, TheSameRunFindsItsDirectoryAgain) {
+  SlurmOptions slurm;
+  slurm.shared_dir = "/shared";
+  const RunnerOptions runner = SideRunner("out.json.S0.counts.journal");
   const std::string dir = SlurmRunDirectory(Orders("a"), runner, slurm);
   EXPECT_THAT(dir, ::testing::StartsWith("/shared/icount-run-"));
   EXPECT_EQ(SlurmRunDirectory(Orders("a"), runner, slurm), dir);  // how --resume finds it
@@ -36,12 +42,8 @@ TEST(SlurmRunDirectoryTest, IdenticalSidesRunningAtOnceKeepApart) {
   // worker and environment, told apart by their journals.
   SlurmOptions slurm;
   slurm.shared_dir = "/shared";
-  RunnerOptions one;
-  one.worker_path = "/w/worker";
-  one.command_prefix = {"/bin/bash", "-c", "true; exec \"$@\"", "side"};
-  RunnerOptions two = one;
-  one.journal_path = "out.json.S0.counts.journal";
-  two.journal_path = "out.json.S1.counts.journal";
+  const RunnerOptions one = SideRunner("out.json.S0.counts.journal");
+  const RunnerOptions two = SideRunner("out.json.S1.counts.journal");
   EXPECT_NE(SlurmRunDirectory(Orders("a"), one, slurm), SlurmRunDirectory(Orders("a"), two, slurm));
 }
 
