@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
@@ -117,6 +118,12 @@ std::string JsonString(absl::string_view text) {
     }
   }
   return out + "\"";
+}
+
+std::string JsonStringArray(const std::vector<std::string>& texts) {
+  std::vector<std::string> strings;
+  for (const std::string& text : texts) strings.push_back(JsonString(text));
+  return absl::StrCat("[", absl::StrJoin(strings, ", "), "]");
 }
 
 std::string PythonJsonString(absl::string_view text) {

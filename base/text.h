@@ -10,6 +10,7 @@
 //   PythonJsonString("caf\xc3\xa9")  // "\"caf\\u00e9\""
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 
@@ -31,6 +32,9 @@ std::string Indent(absl::string_view text, absl::string_view prefix);
 // control characters as \n, \t or \u00XX; other bytes (UTF-8) as they are.
 //   JsonString("a\"b") == "\"a\\\"b\""
 std::string JsonString(absl::string_view text);
+
+// A JSON array of JsonString()s: JsonStringArray({"a", "b"}) == "[\"a\", \"b\"]".
+std::string JsonStringArray(const std::vector<std::string>& texts);
 
 // A JSON string as Python's json.dumps writes it (ensure_ascii=True), for
 // output that must match the reference byte for byte: non-ASCII characters

@@ -177,12 +177,10 @@ std::string GateJson(const GateReport& report) {
     if (!counts.has_value() && !c.time.has_value()) continue;
     objects.push_back(ComparisonJson(c.key, counts, c.time ? &*c.time : nullptr));
   }
-  std::vector<std::string> warnings;
-  for (const std::string& w : report.node_warnings) warnings.push_back(base::JsonString(w));
-  return absl::StrCat("{\"regressions\": ", report.regressions,
-                      ", \"time_regressions\": ", report.time_regressions, ", \"node_warnings\": [",
-                      absl::StrJoin(warnings, ", "), "], \"comparisons\": [",
-                      objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]}\n");
+  return absl::StrCat(
+      "{\"regressions\": ", report.regressions, ", \"time_regressions\": ", report.time_regressions,
+      ", \"node_warnings\": ", base::JsonStringArray(report.node_warnings), ", \"comparisons\": [",
+      objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]}\n");
 }
 
 std::string GateMarkdown(const GateReport& report, const GateOptions& options) {

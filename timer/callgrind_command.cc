@@ -62,6 +62,12 @@ absl::StatusOr<std::string> ValgrindVersion() {
   return version;
 }
 
+const absl::StatusOr<std::string>& ValgrindVersionOnce() {
+  static const absl::StatusOr<std::string>* const version =
+      new absl::StatusOr<std::string>(ValgrindVersion());
+  return *version;
+}
+
 absl::StatusOr<std::vector<std::string>> CallgrindCommand(const std::vector<std::string>& command,
                                                           const std::string& out_directory) {
   absl::StatusOr<std::string> valgrind = FindValgrind();

@@ -45,6 +45,10 @@ std::vector<std::string> CallgrindToolOptions();
 // is missing or says nothing.
 absl::StatusOr<std::string> ValgrindVersion();
 
+// ValgrindVersion(), asked once per process (the runner tags every count
+// with it, and suite's settings record it).
+const absl::StatusOr<std::string>& ValgrindVersionOnce();
+
 // The valgrind command line that runs `command` under callgrind with its
 // dumps in `out_directory` (instrumentation off until a client request).
 absl::StatusOr<std::vector<std::string>> CallgrindCommand(const std::vector<std::string>& command,

@@ -623,25 +623,30 @@ std::string ComparisonsJson(const std::vector<expand::SuiteCaseProto>& cases,
   return absl::StrCat("[", objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]");
 }
 
+// A side's LibTorch in --json: {"version": ..., "source": ...}.
+std::string LibTorchJson(const Side& side) {
+  return absl::StrCat("{\"version\": ", base::JsonString(side.libtorch.version),
+                      ", \"source\": ", base::JsonString(side.libtorch.source), "}");
+}
+
+// The keys of the cases --backtesting skipped, as a JSON array.
+std::string SkippedJson(const std::vector<expand::SuiteCaseProto>& skipped) {
+  std::vector<std::string> keys;
+  for (const expand::SuiteCaseProto& c : skipped) keys.push_back(c.key());
+  return base::JsonStringArray(keys);
+}
+
 // {"A": results, "B": results, "libtorch": {...}, "comparisons": [...],
 //  "skipped_by_backtesting": [...], "node_warnings": [...]}
 std::string ComparisonJson(const Side& a, const Side& b, const SuiteResults& a_results,
                            const SuiteResults& b_results, const std::string& comparisons,
                            const std::vector<expand::SuiteCaseProto>& skipped,
                            const std::vector<std::string>& node_warnings) {
-  std::vector<std::string> keys;
-  for (const expand::SuiteCaseProto& c : skipped) keys.push_back(base::JsonString(c.key()));
-  std::vector<std::string> warnings;
-  for (const std::string& w : node_warnings) warnings.push_back(base::JsonString(w));
-  auto libtorch = [](const Side& side) {
-    return absl::StrCat("{\"version\": ", base::JsonString(side.libtorch.version),
-                        ", \"source\": ", base::JsonString(side.libtorch.source), "}");
-  };
   return absl::StrCat(
       "{\"A\": ", ResultsToJson(a_results.file), ", \"B\": ", ResultsToJson(b_results.file),
-      ", \"libtorch\": {\"A\": ", libtorch(a), ", \"B\": ", libtorch(b),
-      "}, \"comparisons\": ", comparisons, ", \"skipped_by_backtesting\": [",
-      absl::StrJoin(keys, ", "), "], \"node_warnings\": [", absl::StrJoin(warnings, ", "), "]}\n");
+      ", \"libtorch\": {\"A\": ", LibTorchJson(a), ", \"B\": ", LibTorchJson(b),
+      "}, \"comparisons\": ", comparisons, ", \"skipped_by_backtesting\": ", SkippedJson(skipped),
+      ", \"node_warnings\": ", base::JsonStringArray(node_warnings), "}\n");
 }
 
 // What a run that stopped early leaves, and how to go on.
@@ -769,22 +774,16 @@ int RunSides(const Suite& suite, const std::vector<expand::SuiteCaseProto>& sele
   if (!json_path.empty()) {
     std::vector<std::string> side_objects;
     for (size_t k = 0; k < sides.size(); ++k) {
-      side_objects.push_back(absl::StrCat(
-          "{\"name\": ", base::JsonString(sides[k].name),
-          ", \"command\": ", base::JsonString(sides[k].command),
-          ", \"libtorch\": {\"version\": ", base::JsonString(sides[k].libtorch.version),
-          ", \"source\": ", base::JsonString(sides[k].libtorch.source),
-          "}, \"results\": ", ResultsToJson(results[k].file), "}"));
+      side_objects.push_back(absl::StrCat("{\"name\": ", base::JsonString(sides[k].name),
+                                          ", \"command\": ", base::JsonString(sides[k].command),
+                                          ", \"libtorch\": ", LibTorchJson(sides[k]),
+                                          ", \"results\": ", ResultsToJson(results[k].file), "}"));
     }
-    std::vector<std::string> skipped_keys, warnings;
-    for (const expand::SuiteCaseProto& c : skipped)
-      skipped_keys.push_back(base::JsonString(c.key()));
-    for (const std::string& w : node_warnings) warnings.push_back(base::JsonString(w));
     const std::string json =
         absl::StrCat("{\"sides\": [", absl::StrJoin(side_objects, ",\n"),
                      "],\n\"cases\": ", AcrossSidesJson(across, names),
-                     ",\n\"skipped_by_backtesting\": [", absl::StrJoin(skipped_keys, ", "),
-                     "], \"node_warnings\": [", absl::StrJoin(warnings, ", "), "]}\n");
+                     ",\n\"skipped_by_backtesting\": ", SkippedJson(skipped),
+                     ", \"node_warnings\": ", base::JsonStringArray(node_warnings), "}\n");
     if (absl::Status s = base::WriteFileAtomically(json_path, json); !s.ok()) {
       return Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
                                ".S*.counts.journal keep every result)"));

@@ -344,7 +344,7 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
   }
   if (!counted) return settings;
   // Asked once per process: ab_test collects results four times.
-  static const absl::StatusOr<std::string> version = ValgrindVersion();
+  const absl::StatusOr<std::string>& version = ValgrindVersionOnce();
   settings["valgrind"] =
       version.ok() ? *version : absl::StrCat("unknown (", version.status().message(), ")");
   settings["valgrind_options"] = absl::StrJoin(CallgrindToolOptions(), " ");

@@ -70,16 +70,6 @@ struct Phase {
   std::vector<std::vector<int>> worker_cpus;  // one entry per worker; empty: no pinning
 };
 
-// The version of the valgrind that counting workers run under (the one
-// CallgrindCommand finds), asked once per process.
-const std::string& CountingValgrindVersion() {
-  static const std::string* const version = [] {
-    absl::StatusOr<std::string> found = ValgrindVersion();
-    return new std::string(found.ok() ? *found : "unknown valgrind");
-  }();
-  return *version;
-}
-
 class Run {
  public:
   Run(const std::vector<worker::WorkOrderProto>& orders, const RunnerOptions& options,
@@ -169,7 +159,9 @@ class Run {
         if (!result.has_value()) continue;
         process.in_flight.reset();
         if (phase.valgrind && result->has_node()) {
-          result->mutable_node()->set_valgrind(CountingValgrindVersion());
+          // The valgrind CallgrindCommand found for the worker.
+          const absl::StatusOr<std::string>& valgrind = ValgrindVersionOnce();
+          result->mutable_node()->set_valgrind(valgrind.ok() ? *valgrind : "unknown valgrind");
         }
         if (Retriable(*result) && attempts[index] <= options_.retries) {
           pending.push_back(index);  // try again later, maybe on a new worker
