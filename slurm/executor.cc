@@ -343,9 +343,12 @@ class SlurmRun {
       return;
     }
     shard.finished = true;
-    shard.given_up = absl::StrCat(what, " after ", shard.submissions, " submissions; the end of ",
-                                  ShardPath(dir_, shard.index, ".log"), ":\n",
-                                  Tail(ShardPath(dir_, shard.index, ".log"), kLogTailLines));
+    // The log goes with the run directory once the results are written;
+    // its end is quoted here, where the results keep it.
+    const std::string log = ShardPath(dir_, shard.index, ".log");
+    shard.given_up = absl::StrCat(what, " after ", shard.submissions,
+                                  " submissions; the end of its Slurm log (shard_", shard.index,
+                                  ".log):\n", Tail(log, kLogTailLines));
     std::fprintf(stderr, "icount: %s\n", shard.given_up.c_str());
   }
 
