@@ -7,12 +7,14 @@
 # after its last submission leaves its cases failed with Slurm's state and
 # the other shards merged; bad input (no Slurm on PATH, an unwritable
 # shared directory, a partition Slurm refuses) fails before anything runs;
-# ab_test --sides runs one job array per side and records each case's node;
-# a task whose node cannot load LibTorch fails its cases with the reason.
+# ci on Slurm gates against the local run; ab_test --sides runs one job
+# array per side and records each case's node, and a task whose node
+# cannot load LibTorch fails its cases with the reason.
 set -u
 main="$1"
 cluster_script="$2"
 ab_test="$3"
+ci="$4"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # Short paths: munge's socket path must fit a Unix socket (108 bytes), which
@@ -82,6 +84,19 @@ grep -q "is for --executor=slurm" <<<"$out" || fail "--shared_dir alone: $out"
 grep -q "14 work orders in 3 shards" "$work/slurm.txt" || fail "shards: $(cat "$work/slurm.txt")"
 same_counts "$work/local.json" "$work/slurm.json" || fail "Slurm's counts differ from the local run's"
 [[ -z $(ls "$shared") ]] || fail "run directory left behind: $(ls "$shared")"
+
+# --- ci on Slurm: counts and wall time as arrays, the gate against the
+# local run passes with every count unchanged.
+"$ci" --filter="$filter" --time_rounds=1 --repeats=1 "${slurm[@]}" \
+  --baseline="$work/local.json" --destination="$work/ci.json" --json="$work/ci_comparisons.json" \
+  > "$work/ci.md" 2> "$work/ci.err" || fail "ci on Slurm: $(tail -30 "$work/ci.err")"
+/usr/bin/python3 - "$work/ci_comparisons.json" <<'PY' || fail "ci on Slurm: $(cat "$work/ci.md")"
+import json, sys
+comparisons = json.load(open(sys.argv[1]))["comparisons"]
+assert len(comparisons) == 14, comparisons
+assert all(c["counts_delta_pct"] == 0 for c in comparisons), comparisons
+PY
+[[ -z $(ls "$shared") ]] || fail "ci left its run directory behind: $(ls "$shared")"
 
 # --- A task killed mid-run is resubmitted; the result is complete.
 "$main" "${common[@]}" "${slurm[@]}" --output="$work/killed.json" > "$work/killed.txt" 2>&1 &
