@@ -146,6 +146,11 @@ class ReportBrowserTest(unittest.TestCase):
         self.assertFalse(b.evaluate(flame + ".icountFlame.differential"))
         names = b.evaluate(flame + ".icountFlame.points.map(p => p.name)")
         self.assertIn("???:malloc [/usr/lib/x86_64-linux-gnu/libc.so.6]", names)
+        # Frames are labelled without argument lists; a function without a
+        # symbol by its object and offset.
+        labels = b.evaluate(flame + ".icountFlame.points.map(p => p.label)")
+        self.assertIn("at::add(...)", labels)
+        self.assertIn("libtorch_cpu.so+0xd54260", labels)
         total = b.evaluate(flame + ".scales.x.max")
         rect = b.evaluate("""(() => { const ch = %s; const bar = ch.getDatasetMeta(0).data[3];
             ch.canvas.scrollIntoView();

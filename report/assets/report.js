@@ -50,9 +50,18 @@
   }
   function shortName(key) {
     // "file:function [object]" -> the function without its argument list.
+    const object = key.match(/ \[([^\]]*)\]$/);
     let name = key.replace(/ \[[^\]]*\]$/, '');
     const colon = name.indexOf(':');
     if (colon >= 0 && name.slice(0, colon).indexOf('(') < 0) name = name.slice(colon + 1);
+    // A function without a symbol (Debian's LibTorch keeps only exported
+    // ones) is named by its offset in its object: "libtorch_cpu.so.1.13+0x339aee0",
+    // as perf and gdb write it, so `addr2line -e` with debug symbols finds it.
+    const address = name.match(/^0x0*([0-9a-f]+)$/);
+    if (address) {
+      const file = object ? object[1].slice(object[1].lastIndexOf('/') + 1) : '???';
+      return file === '???' ? '0x' + address[1] : file + '+0x' + address[1];
+    }
     let depth = 0, cut = -1;
     for (let i = 0; i < name.length; i++) {
       if (name[i] === '<') depth++;
@@ -455,7 +464,7 @@
       const delta = before ? tree.self[i] - b.self : 0;
       if (before) maxDelta = Math.max(maxDelta, Math.abs(delta));
       points.push({ x: [start[i], start[i] + tree.inclusive[i]], y: String(depth[i]), node: i, before: b, delta: delta,
-        name: FUNCTIONS[tree.function[i]] });
+        name: FUNCTIONS[tree.function[i]], label: shortName(FUNCTIONS[tree.function[i]]) });
     }
     const levels = Math.max(...depth) + 1;
     const canvas = el('canvas');
@@ -488,7 +497,7 @@
           const left = Math.max(Math.min(bar.base, bar.x), area.left), right = Math.min(Math.max(bar.base, bar.x), area.right);
           const width = right - left;
           if (width < 30) return;
-          let text = shortName(points[i].name);
+          let text = points[i].label;
           const room = Math.floor((width - 6) / 6);
           if (text.length > room) text = text.slice(0, Math.max(0, room - 1)) + '\u2026';
           ctx.fillText(text, left + 3, bar.y);

@@ -46,7 +46,9 @@ Place PlaceOf(int k) {
 }
 
 // The measured region: the block loop calls the operator, which computes
-// and allocates; with a tax, malloc calls icount_test_allocation_tax.
+// (half of it in a function without a symbol, named by its offset as
+// callgrind names those) and allocates; with a tax, malloc calls
+// icount_test_allocation_tax.
 CallTree FakeTree(const std::string& block, int64_t op, int64_t kernel, int64_t alloc,
                   int64_t tax) {
   CallTree tree;
@@ -54,12 +56,15 @@ CallTree FakeTree(const std::string& block, int64_t op, int64_t kernel, int64_t 
       block, "???:at::add(at::Tensor const&, at::Tensor const&) [/usr/lib/libtorch_cpu.so]",
       "???:at::native::add_kernel(at::TensorIteratorBase&) [/usr/lib/libtorch_cpu.so]",
       "???:malloc [/usr/lib/x86_64-linux-gnu/libc.so.6]",
-      "???:icount_test_allocation_tax [/tmp/libslow_malloc.so]"};
+      "???:icount_test_allocation_tax [/tmp/libslow_malloc.so]",
+      "???:0x0000000000d54260 [/usr/lib/libtorch_cpu.so]"};
   const int64_t malloc_total = alloc + tax;
   const int64_t op_total = op + kernel + malloc_total;
+  const int64_t unnamed = kernel / 2;
   tree.nodes.push_back({-1, 0, op_total + 50 * kNumber, 50 * kNumber});
   tree.nodes.push_back({0, 1, op_total, op});
-  tree.nodes.push_back({1, 2, kernel, kernel});
+  tree.nodes.push_back({1, 2, kernel, kernel - unnamed});
+  tree.nodes.push_back({2, 5, unnamed, unnamed});
   tree.nodes.push_back({1, 3, malloc_total, alloc});
   if (tax > 0) tree.nodes.push_back({3, 4, tax, tax});
   tree.total = tree.nodes[0].inclusive;
