@@ -59,12 +59,17 @@ int LeadingDigits(double value) {
 
 // One column's number format, shared by all of its cells so that they line
 // up: enough integer digits for its largest value and, when trimming, only
-// the decimals that its least precise cell supports.
+// the decimals that its least precise cell supports (the reference's
+// tables), or each cell's own (FiguresRule::kBlocks: a 4.2 beside a 48
+// keeps its second figure).
 class ColumnFormat {
  public:
   ColumnFormat(const std::vector<const Measurement*>& cells, double time_scale,
                const CompareOptions& options)
-      : time_scale_(time_scale), trim_(options.trim_significant_figures) {
+      : time_scale_(time_scale),
+        trim_(options.trim_significant_figures),
+        figures_rule_(options.figures_rule),
+        decimals_per_cell_(trim_ && figures_rule_ == FiguresRule::kBlocks) {
     highlight_ = options.highlight_warnings &&
                  std::any_of(cells.begin(), cells.end(),
                              [](const Measurement* m) { return m && m->HasWarnings(); });
@@ -75,8 +80,9 @@ class ColumnFormat {
       const int digits = LeadingDigits(m->Median() / time_scale_);
       unit_digits = std::max(unit_digits.value_or(digits), digits);
       if (trim_) {
-        const int decimals = std::max(m->SignificantFigures() - digits, 0);
-        decimal_digits = std::min(decimal_digits.value_or(decimals), decimals);
+        const int decimals = CellDecimals(m);
+        decimal_digits = decimals_per_cell_ ? std::max(decimal_digits.value_or(decimals), decimals)
+                                            : std::min(decimal_digits.value_or(decimals), decimals);
       }
     }
     decimal_digits_ = trim_ ? decimal_digits.value_or(1) : 1;
@@ -92,13 +98,24 @@ class ColumnFormat {
     if (m == nullptr) return std::string(TextWidth(Format(1, 1, std::nullopt)), ' ');
     std::optional<double> spread;
     if (m->HasWarnings()) spread = m->Iqr() / m->Median();
-    return Format(m->Median() / time_scale_, trim_ ? m->SignificantFigures() : 1, spread);
+    return Format(m->Median() / time_scale_, trim_ ? m->SignificantFigures(figures_rule_) : 1,
+                  decimals_per_cell_ ? CellDecimals(m) : decimal_digits_, spread);
   }
 
  private:
+  // The decimals `m`'s significant figures need in this unit.
+  int CellDecimals(const Measurement* m) const {
+    return std::max(m->SignificantFigures(figures_rule_) - LeadingDigits(m->Median() / time_scale_),
+                    0);
+  }
+
   std::string Format(double value, int significant_figures, std::optional<double> spread) const {
+    return Format(value, significant_figures, decimal_digits_, spread);
+  }
+  std::string Format(double value, int significant_figures, int decimals,
+                     std::optional<double> spread) const {
     if (trim_ && value != 0) value = TrimSignificantFigures(value, significant_figures);
-    std::string text = absl::StrFormat("%*.*f", width_, decimal_digits_, value);
+    std::string text = absl::StrFormat("%*.*f", width_, decimals, value);
     if (highlight_) {
       const std::string marker =
           spread.has_value() ? absl::StrFormat(" (! %.0f%%)", *spread * 100) : "";
@@ -109,6 +126,8 @@ class ColumnFormat {
 
   double time_scale_;
   bool trim_;
+  FiguresRule figures_rule_;
+  bool decimals_per_cell_;
   bool highlight_ = false;
   int decimal_digits_ = 1;
   int width_ = 0;
@@ -164,7 +183,12 @@ std::string RenderTable(const std::optional<std::string>& label,
   for (const Measurement* m : results) {
     if (m->Median() > 0) fastest = std::min(fastest.value_or(m->Median()), m->Median());
   }
-  const auto [time_unit, time_scale] = SelectTimeUnit(fastest.value_or(0));
+  // The reference shows a table whose fastest cell is under a nanosecond
+  // in seconds ("0.00000023"); icount's tables (kBlocks) stay in ns.
+  const bool icount_units = options.trim_significant_figures &&
+                            options.figures_rule == FiguresRule::kBlocks && fastest.has_value();
+  const auto [time_unit, time_scale] =
+      SelectTimeUnit(icount_units ? std::max(*fastest, 1e-9) : fastest.value_or(0));
 
   // Rows and columns in first-seen order; rows then stably sorted by thread
   // count and env, which keeps statements in the order they were given.

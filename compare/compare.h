@@ -20,6 +20,13 @@ struct CompareOptions {
   // Rounds every cell to the significant figures its measurement supports
   // and drops decimals the column does not need.
   bool trim_significant_figures = false;
+  // How many figures a measurement supports: the reference's rule, or
+  // icount's (FiguresRule::kBlocks: its blocks' spread, the clock's floor
+  // per block), which main's tables use. With kBlocks each cell also shows
+  // all of its own figures (the reference cuts a column to the decimals of
+  // its least precise cell), and a table of sub-nanosecond cells stays in
+  // nanoseconds (the reference switches to seconds).
+  FiguresRule figures_rule = FiguresRule::kReference;
   Colorize colorize = Colorize::kNone;
   // Suffixes cells whose measurement has high variance with "(! XX%)", where
   // XX is IQR / median * 100, and explains the marker below the table.
@@ -76,7 +83,10 @@ class Compare {
   void ExtendResults(const std::vector<Measurement>& results);
 
   // The reference's switches. Colorize(false) colours columnwise.
-  void TrimSignificantFigures() { options_.trim_significant_figures = true; }
+  void TrimSignificantFigures(FiguresRule rule = FiguresRule::kReference) {
+    options_.trim_significant_figures = true;
+    options_.figures_rule = rule;
+  }
   void Colorize(bool rowwise = false);
   void HighlightWarnings() { options_.highlight_warnings = true; }
 

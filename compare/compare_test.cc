@@ -150,5 +150,22 @@ TEST(CompareTest, ZeroMedianShowsAsZeroInTheUnitOfTheOthers) {
   EXPECT_THAT(compare.Render(), ::testing::HasSubstr("      a  |  0\n      b  |  2\n"));
 }
 
+// main's tables: 50 blocks of 1,000 runs, 212 and 214 ns a run, support two
+// figures, which the reference's 25 ns floor cuts to one.
+TEST(CompareTest, TrimmingByBlocksKeepsWhatTheBlocksResolve) {
+  TaskSpec spec;
+  spec.label = "add";
+  spec.description = "C++";
+  spec.sub_label = "x + y";
+  std::vector<double> blocks;
+  for (int i = 0; i < 50; ++i) blocks.push_back(i % 2 ? 214e-6 : 212e-6);
+  Compare by_reference({Measurement(1000, blocks, spec)});
+  by_reference.TrimSignificantFigures();
+  EXPECT_THAT(by_reference.Render(), ::testing::HasSubstr("x + y  |  200\n"));
+  Compare by_blocks({Measurement(1000, blocks, spec)});
+  by_blocks.TrimSignificantFigures(FiguresRule::kBlocks);
+  EXPECT_THAT(by_blocks.Render(), ::testing::HasSubstr("x + y  |  210\n"));
+}
+
 }  // namespace
 }  // namespace icount

@@ -8,55 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/student_t.h"
 #include "base/text.h"
 
 namespace icount {
 namespace {
-
-// The continued fraction of the regularized incomplete beta function
-// I_x(a, b), evaluated with the modified Lentz method; converges quickly
-// for x < (a + 1) / (a + b + 2).
-double BetaContinuedFraction(double a, double b, double x) {
-  constexpr double kTiny = 1e-300;
-  constexpr double kEpsilon = 1e-15;
-  double c = 1.0;
-  double d = 1.0 - (a + b) * x / (a + 1.0);
-  if (std::fabs(d) < kTiny) d = kTiny;
-  d = 1.0 / d;
-  double result = d;
-  for (int m = 1; m <= 500; ++m) {
-    const double m2 = 2.0 * m;
-    // The even step, then the odd step, of the fraction's terms.
-    double term = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
-    d = 1.0 + term * d;
-    c = 1.0 + term / c;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1.0 / d;
-    result *= d * c;
-    term = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
-    d = 1.0 + term * d;
-    c = 1.0 + term / c;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1.0 / d;
-    const double step = d * c;
-    result *= step;
-    if (std::fabs(step - 1.0) < kEpsilon) break;
-  }
-  return result;
-}
-
-// I_x(a, b), the regularized incomplete beta function, for 0 <= x <= 1.
-double RegularizedIncompleteBeta(double a, double b, double x) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const double log_front =
-      std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
-  const double front = std::exp(log_front);
-  if (x < (a + 1.0) / (a + b + 2.0)) return front * BetaContinuedFraction(a, b, x) / a;
-  return 1.0 - front * BetaContinuedFraction(b, a, 1.0 - x) / b;
-}
 
 double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -106,11 +62,11 @@ double VarianceOf(const std::vector<double>& values, double mean) {
 // `standard_error` and `df` degrees of freedom; marks `c` testable.
 void FillTest(double mean, double standard_error, double df, const TimeComparisonOptions& options,
               TimeComparison& c) {
-  const double t_ci = StudentTQuantile(1 - options.alpha / 2, df);
+  const double t_ci = base::StudentTQuantile(1 - options.alpha / 2, df);
   c.ci_low_pct = ToPercent(mean - t_ci * standard_error);
   c.ci_high_pct = ToPercent(mean + t_ci * standard_error);
-  c.p_value =
-      standard_error > 0 ? StudentTTwoSidedP(mean / standard_error, df) : (mean == 0 ? 1.0 : 0.0);
+  c.p_value = standard_error > 0 ? base::StudentTTwoSidedP(mean / standard_error, df)
+                                 : (mean == 0 ? 1.0 : 0.0);
   // Half the time significant: the change whose expected t reaches the
   // critical value.
   c.resolvable_pct = ToPercent(t_ci * standard_error);
@@ -135,26 +91,6 @@ void DecideSignificance(std::vector<TimeComparison>& out, const TimeComparisonOp
 }
 
 }  // namespace
-
-double StudentTTwoSidedP(double t, double df) {
-  if (!std::isfinite(t)) return 0;
-  return RegularizedIncompleteBeta(df / 2.0, 0.5, df / (df + t * t));
-}
-
-double StudentTQuantile(double p, double df) {
-  if (p == 0.5) return 0;
-  if (p < 0.5) return -StudentTQuantile(1 - p, df);
-  // P(T <= t) = 1 - P(|T| >= t) / 2 rises with t: bisect.
-  const double tail = 2 * (1 - p);
-  double low = 0;
-  double high = 1;
-  while (StudentTTwoSidedP(high, df) > tail) high *= 2;
-  for (int i = 0; i < 200 && high - low > 1e-12 * high; ++i) {
-    const double mid = (low + high) / 2;
-    (StudentTTwoSidedP(mid, df) > tail ? low : high) = mid;
-  }
-  return (low + high) / 2;
-}
 
 std::vector<bool> BenjaminiHochberg(const std::vector<double>& p_values, double q) {
   const size_t m = p_values.size();
@@ -298,7 +234,8 @@ std::string ComparisonJson(const std::string& case_key, std::optional<double> co
                 : "null",
         ", \"time_significant\": ", t.significant ? "true" : "false",
         ", \"time_verdict\": ", base::JsonString(TimeVerdictName(t.verdict)),
-        ", \"time_rounds\": ", t.rounds, ", \"time_p_value\": ", verdict ? number(t.p_value) : "null",
+        ", \"time_rounds\": ", t.rounds,
+        ", \"time_p_value\": ", verdict ? number(t.p_value) : "null",
         ", \"time_resolvable_pct\": ", verdict ? number(t.resolvable_pct) : "null",
         t.problem.empty() ? "" : absl::StrCat(", \"time_problem\": ", base::JsonString(t.problem)));
   }

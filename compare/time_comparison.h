@@ -117,10 +117,6 @@ std::string ComparisonJson(const std::string& case_key, std::optional<double> co
                            const TimeComparison* time);
 
 // The pieces, for tests and other callers.
-// P(|T| >= |t|) for Student's t with `df` degrees of freedom.
-double StudentTTwoSidedP(double t, double df);
-// The value t with P(T <= t) = p, for 0 < p < 1.
-double StudentTQuantile(double p, double df);
 // Which p-values the Benjamini-Hochberg step-up procedure rejects at
 // false discovery rate q.
 std::vector<bool> BenjaminiHochberg(const std::vector<double>& p_values, double q);

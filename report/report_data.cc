@@ -129,11 +129,13 @@ FileCases CasesOf(const ResultsFile& file) {
 // quartiles are Measurement's (the text tables' statistics).
 std::optional<Measurement> PooledTimes(const SideCase& side) {
   if (side.rounds.empty()) return std::nullopt;
-  std::vector<double> times;
+  // Merge pools the per-run times and keeps the blocks' size, which the
+  // significant figures need.
+  std::vector<Measurement> rounds;
   for (const Measurement* m : side.rounds) {
-    for (double t : m->Times()) times.push_back(t);
+    rounds.emplace_back(m->number_per_run(), m->raw_times(), *side.spec);
   }
-  return Measurement(1, std::move(times), *side.spec);
+  return Measurement::Merge(rounds).front();
 }
 
 std::string CountsJson(const InstructionCounts& c) {
@@ -156,7 +158,8 @@ std::string TimeJson(const SideCase& side) {
                  Field("samples", absl::StrCat(pooled->raw_times().size())),
                  Field("rounds", absl::StrCat(side.rounds.size())),
                  Field("round_medians", ArrayOf(round_medians, [](double t) { return Num(t); })),
-                 Field("significant_figures", absl::StrCat(pooled->SignificantFigures()))});
+                 Field("significant_figures",
+                       absl::StrCat(pooled->SignificantFigures(FiguresRule::kBlocks)))});
 }
 
 std::string TimeComparisonJson(const TimeComparison& t) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/student_t.h"
 
 namespace icount {
 namespace {
@@ -73,6 +74,7 @@ double TrimSignificantFigures(double x, int n) {
 Measurement::Measurement(int64_t number_per_run, std::vector<double> raw_times, TaskSpec task_spec,
                          std::map<std::string, std::string> metadata)
     : number_per_run_(number_per_run),
+      runs_per_block_(std::max<int64_t>(number_per_run, 1)),
       raw_times_(std::move(raw_times)),
       task_spec_(std::move(task_spec)),
       metadata_(std::move(metadata)) {
@@ -113,11 +115,12 @@ void Measurement::ComputeStats() {
 
 bool Measurement::MeetsConfidence(double threshold) const { return Iqr() / Median() < threshold; }
 
-int Measurement::SignificantFigures() const {
+int Measurement::SignificantFigures(FiguresRule rule) const {
   const std::vector<double>& sorted = stats_.sorted_times;
   const size_t n = sorted.size();
   const size_t lower = n / 4;
   const size_t upper = static_cast<size_t>(std::ceil(static_cast<float>(3.0 * n / 4)));
+  if (rule == FiguresRule::kBlocks) return BlockFigures(lower, std::min(upper, n));
   // Population standard deviation of the interquartile points, which the
   // reference takes in float32 (accumulating in double).
   std::vector<float> points;
@@ -138,6 +141,24 @@ int Measurement::SignificantFigures() const {
   // the reference divides by zero; 1 is its floor for tiny ratios.
   if (!std::isfinite(relative_ci)) return 1;
   const int figures = static_cast<int>(std::floor(static_cast<float>(relative_ci)));
+  return std::min(std::max(figures, 1), kMaxSignificantFigures);
+}
+
+int Measurement::BlockFigures(size_t lower, size_t upper) const {
+  const std::vector<double>& sorted = stats_.sorted_times;
+  const size_t k = upper > lower ? upper - lower : 0;
+  if (k < 2 || !(stats_.median > 0)) return 1;
+  double mean = 0;
+  for (size_t i = lower; i < upper; ++i) mean += sorted[i];
+  mean /= static_cast<double>(k);
+  double squares = 0;
+  for (size_t i = lower; i < upper; ++i) squares += (sorted[i] - mean) * (sorted[i] - mean);
+  const double sample_sd = std::sqrt(squares / static_cast<double>(k - 1));
+  const double t = base::StudentTQuantile(0.95, static_cast<double>(k - 1));
+  const double clock_floor = kMinConfidenceInterval / static_cast<double>(runs_per_block_);
+  const double confidence_interval =
+      std::max(t * sample_sd / std::sqrt(static_cast<double>(k)), clock_floor);
+  const int figures = static_cast<int>(std::floor(std::log10(stats_.median / confidence_interval)));
   return std::min(std::max(figures, 1), kMaxSignificantFigures);
 }
 
@@ -172,20 +193,29 @@ std::string Measurement::Summary() const {
 }
 
 std::vector<Measurement> Measurement::Merge(const std::vector<Measurement>& measurements) {
-  std::vector<std::pair<TaskSpec, std::vector<double>>> groups;
+  struct Group {
+    TaskSpec spec;
+    std::vector<double> times;
+    int64_t runs_per_block;
+  };
+  std::vector<Group> groups;
   for (const Measurement& m : measurements) {
     auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const auto& group) { return group.first == m.task_spec(); });
+                           [&](const Group& group) { return group.spec == m.task_spec(); });
     if (it == groups.end()) {
-      groups.emplace_back(m.task_spec(), std::vector<double>{});
+      groups.push_back({m.task_spec(), {}, m.runs_per_block()});
       it = std::prev(groups.end());
     }
     std::vector<double> times = m.Times();
-    it->second.insert(it->second.end(), times.begin(), times.end());
+    it->times.insert(it->times.end(), times.begin(), times.end());
+    it->runs_per_block = std::min(it->runs_per_block, m.runs_per_block());
   }
   std::vector<Measurement> merged;
   merged.reserve(groups.size());
-  for (auto& [spec, times] : groups) merged.emplace_back(1, std::move(times), std::move(spec));
+  for (Group& group : groups) {
+    merged.emplace_back(1, std::move(group.times), std::move(group.spec));
+    merged.back().runs_per_block_ = group.runs_per_block;
+  }
   return merged;
 }
 

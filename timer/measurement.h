@@ -1,6 +1,7 @@
 #ifndef ICOUNT_TIMER_MEASUREMENT_H_
 #define ICOUNT_TIMER_MEASUREMENT_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -20,6 +21,25 @@ namespace icount {
 //   Measurement m(/*number_per_run=*/100, /*raw_times=*/{1.2e-4, 1.1e-4}, spec);
 //   m.Median();      // 1.15e-6 seconds per run
 //   m.Summary();     // "add\n  Median: 1.15 us\n  2 measurements, 100 runs ..."
+// How Measurement::SignificantFigures judges the precision of a median.
+enum class FiguresRule {
+  // torch.utils.benchmark's: 1.645 population standard deviations of the
+  // interquartile per-run times over the square root of their number, but
+  // never below 25 ns a run. Compare's golden tables use it. The floor makes
+  // every case under 2.5 us a one-figure cell, however many blocks agree.
+  kReference,
+  // icount's tables: the same interquartile times, with Student's t (95%,
+  // one-sided, as 1.645 is) for their number and the sample standard
+  // deviation, so two blocks claim less than two hundred; one block alone
+  // supports one figure. The 25 ns floor is the clock's, so it bounds a
+  // timed block: 25 ns / number_per_run a run.
+  //
+  //   // 50 blocks of 1,000 runs, interquartile spread 0.5% of 200 ns:
+  //   m.SignificantFigures();                      // 1 (25 ns floor)
+  //   m.SignificantFigures(FiguresRule::kBlocks);  // 2
+  kBlocks,
+};
+
 class Measurement {
  public:
   Measurement(int64_t number_per_run, std::vector<double> raw_times, TaskSpec task_spec,
@@ -42,7 +62,7 @@ class Measurement {
   double P75() const { return stats_.p75; }
   double Iqr() const { return stats_.p75 - stats_.p25; }
   // Number of significant figures the spread supports, 1..4.
-  int SignificantFigures() const;
+  int SignificantFigures(FiguresRule rule = FiguresRule::kReference) const;
   // iqr / median < threshold.
   bool MeetsConfidence(double threshold = 0.1) const;
   bool HasWarnings() const { return !warnings_.empty(); }
@@ -62,6 +82,11 @@ class Measurement {
   //     372 measurements, 100 runs per measurement, 1 thread
   std::string Summary() const;
 
+  // Runs in each timed block: number_per_run, except after Merge(), which
+  // keeps the smallest block size of what it pooled (FiguresRule::kBlocks
+  // floors a block's precision at the clock's, whatever number_per_run).
+  int64_t runs_per_block() const { return runs_per_block_; }
+
   // Groups by task spec (first-seen order) and pools each group's per-run
   // times into one Measurement with number_per_run = 1 and no metadata.
   static std::vector<Measurement> Merge(const std::vector<Measurement>& measurements);
@@ -72,8 +97,11 @@ class Measurement {
     double median = -1, mean = -1, p25 = -1, p75 = -1;
   };
   void ComputeStats();
+  // FiguresRule::kBlocks over the sorted per-run times [lower, upper).
+  int BlockFigures(size_t lower, size_t upper) const;
 
   int64_t number_per_run_;
+  int64_t runs_per_block_;
   std::vector<double> raw_times_;
   TaskSpec task_spec_;
   std::map<std::string, std::string> metadata_;

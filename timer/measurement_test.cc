@@ -37,6 +37,43 @@ TEST(MeasurementTest, SignificantFiguresOfAZeroMedianIsOne) {
   EXPECT_EQ(Measurement(1, {-1e-9, 0.0, 0.0}, Spec()).SignificantFigures(), 1);
 }
 
+// icount's rule: precision from the blocks, the clock's floor per block.
+TEST(MeasurementTest, BlockFiguresResolveWhatTheReferenceFloorHides) {
+  // 50 blocks of 1,000 runs: 199 ns and 201 ns a run, alternating.
+  std::vector<double> blocks;
+  for (int i = 0; i < 50; ++i) blocks.push_back(i % 2 ? 201e-6 : 199e-6);
+  const Measurement m(1000, blocks, Spec());
+  EXPECT_EQ(m.SignificantFigures(), 1);  // 25 ns is an eighth of 200 ns
+  // 26 interquartile times, sd 1.02 ns: 1.708 * 1.02 / sqrt(26) = 0.34 ns.
+  EXPECT_EQ(m.SignificantFigures(FiguresRule::kBlocks), 2);
+  // Compare merges before it renders: the pooled per-run times keep their
+  // blocks' size.
+  const std::vector<Measurement> merged = Measurement::Merge({m});
+  EXPECT_EQ(merged[0].number_per_run(), 1);
+  EXPECT_EQ(merged[0].runs_per_block(), 1000);
+  EXPECT_EQ(merged[0].SignificantFigures(FiguresRule::kBlocks), 2);
+}
+
+TEST(MeasurementTest, BlockFiguresNeedTwoBlocksAndWidenForFew) {
+  EXPECT_EQ(Measurement(1000, {200e-6}, Spec()).SignificantFigures(FiguresRule::kBlocks), 1);
+  // Two blocks 0.1% apart: t(0.95, 1) = 6.31, so 0.63 ns of 200 ns (two
+  // figures), where 1.645 population sd would claim three.
+  EXPECT_EQ(Measurement(1000, {200e-6, 200.2e-6}, Spec()).SignificantFigures(FiguresRule::kBlocks),
+            2);
+}
+
+TEST(MeasurementTest, BlockFiguresStopAtTheClocksGranularityPerBlock) {
+  // Identical blocks of 100 ns a run: 25 ns over 10 runs is 2.5 ns (1
+  // figure), over 1,000 runs 0.025 ns (3 figures).
+  EXPECT_EQ(Measurement(10, std::vector<double>(10, 1e-6), Spec())
+                .SignificantFigures(FiguresRule::kBlocks),
+            1);
+  EXPECT_EQ(Measurement(1000, std::vector<double>(10, 100e-6), Spec())
+                .SignificantFigures(FiguresRule::kBlocks),
+            3);
+  EXPECT_EQ(Measurement(1, {0.0, 0.0, 0.0}, Spec()).SignificantFigures(FiguresRule::kBlocks), 1);
+}
+
 TEST(MeasurementTest, TwoSamplesInterpolateAndWarn) {
   TaskSpec spec = Spec();
   spec.label = "add";

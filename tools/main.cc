@@ -184,7 +184,7 @@ int Report(const std::vector<expand::SuiteCaseProto>& cases, const MeasureOption
   if (measure.instruction_counts) std::printf("%s\n", CountsTable(cases, results).c_str());
   if (measure.wall_time && !results.file.measurements.empty()) {
     Compare compare(results.file.measurements);
-    compare.TrimSignificantFigures();
+    compare.TrimSignificantFigures(FiguresRule::kBlocks);
     compare.Print();
   }
   if (results.file.failures.empty()) return 0;

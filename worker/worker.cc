@@ -38,6 +38,16 @@
 namespace icount {
 namespace {
 
+// How the suite's wall-time blocks are sized (Timer::BlockedAutorange):
+// timer overhead up to 0.1% of a block, not the reference's 0.01%, and
+// blocks of at least 1% of min_run_time. A Python block's overhead is
+// ~1 us, so the reference's rule makes 10-50 ms blocks and 0.05 s holds
+// 1-14 of them: too few for a median, a spread or ab_test's per-round
+// medians. Here Python blocks are ~1-10 ms and C++ ones 0.5-5 ms, 10-100
+// in 0.05 s. The overhead is a constant share of each block, below the
+// two figures the tables show and the same on both sides of an A/B.
+constexpr BlockRule kSuiteBlockRule = {/*max_timer_overhead=*/1e-3, /*min_block_share=*/1e-2};
+
 // ---- framing ---------------------------------------------------------------
 
 // ---- the zygote ------------------------------------------------------------
@@ -399,8 +409,8 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order) {
       return FailureResult(worker::FAILURE_WORKER,
                            "wall time is never taken under valgrind: use a native worker");
     }
-    absl::StatusOr<Measurement> measurement =
-        timer->BlockedAutorange(order.min_run_time() > 0 ? order.min_run_time() : 0.2);
+    absl::StatusOr<Measurement> measurement = timer->BlockedAutorange(
+        order.min_run_time() > 0 ? order.min_run_time() : 0.2, nullptr, kSuiteBlockRule);
     if (!measurement.ok())
       return FailureResult(worker::FAILURE_MEASURE, std::string(measurement.status().message()));
     *output->mutable_wall_time() = MeasurementToProto(*measurement);
