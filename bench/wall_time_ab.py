@@ -4,7 +4,7 @@ often it catches a real slowdown.
 
     bench/wall_time_ab.py [--filter=REGEX] [--trials=N] [--ab_test=...]
                           [--clock=bazel-bin/tests/libscaled_clock.so]
-                          [-- extra ab_test flags, e.g. --time_rounds=8]
+                          [--keep=DIR] [-- extra ab_test flags, e.g. --time_rounds=8]
 
 Runs `ab_test --no_counts` (wall time only) over the cases --filter
 selects (default: a 40-case subset; --filter= for the whole suite):
@@ -17,12 +17,13 @@ selects (default: a 40-case subset; --filter= for the whole suite):
 
 and prints per run the cases compared, the flagged ones, the median and
 largest "resolvable" change (what a case's noise lets the method resolve),
-and how long ab_test took. Build first:
+and how long ab_test took (--keep keeps each run's JSON). Build first:
 ./bazelw build //tools:ab_test //tests:libscaled_clock.so
 """
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,6 +46,12 @@ def run_ab(args, b_command, label):
             sys.exit(f"wall_time_ab: {' '.join(command)} failed:\n{done.stderr[-3000:]}")
         with open(out) as f:
             comparisons = json.load(f)["comparisons"]
+        if args.keep:
+            # Every round's times are in the file: other statistics can be
+            # tried on them later.
+            os.makedirs(args.keep, exist_ok=True)
+            name = "".join(ch if ch.isalnum() else "_" for ch in label) + ".json"
+            shutil.copy(out, os.path.join(args.keep, name))
     timed = [c for c in comparisons if c["time_delta_pct"] is not None]
     flagged = [c for c in timed if c["time_significant"]]
     slower = [c for c in flagged if c["time_verdict"] == "slower"]
@@ -66,6 +73,7 @@ def main():
     parser.add_argument("--clock", default="bazel-bin/tests/libscaled_clock.so")
     parser.add_argument("--filter", default=SUBSET)
     parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--keep", help="a directory to keep each run's ab_test --json in")
     parser.add_argument("extra", nargs="*", help="more ab_test flags (after --)")
     args = parser.parse_args()
     with open("/proc/cpuinfo") as f:
