@@ -80,6 +80,49 @@ TEST(TimerCallableTest, BlockedAutorangeBlockSizeAndCountUnderAFakeClock) {
   EXPECT_NEAR(m->Median(), 1e-6, 1e-12);
 }
 
+TEST(TimerCallableTest, ALooserBlockRuleTimesMoreSmallerBlocks) {
+  // A Python-like block overhead: 1 us per block, 1 us per run.
+  FakeTime time;
+  time.seconds_per_run = 1e-6;
+  time.overhead_per_block = 1e-6;
+  Timer timer = FakeTimer(time);
+  // The reference's rule: overhead <= 1e-4 of a block needs 10^4 runs
+  // (1e-2 s): 5 blocks in 0.05 s.
+  absl::StatusOr<Measurement> reference = timer.BlockedAutorange(0.05);
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  EXPECT_EQ(reference->number_per_run(), 10000);
+  EXPECT_EQ(reference->raw_times().size(), 5u);
+  // The suite's: overhead <= 1e-3 and a block >= 1% of 0.05 s: 10^3 runs
+  // (1e-3 s), 50 blocks.
+  absl::StatusOr<Measurement> suite = timer.BlockedAutorange(0.05, nullptr, BlockRule{1e-3, 1e-2});
+  ASSERT_TRUE(suite.ok()) << suite.status();
+  EXPECT_EQ(suite->number_per_run(), 1000);
+  EXPECT_EQ(suite->raw_times().size(), 50u);
+}
+
+TEST(TimerCallableTest, ASlowFirstRunDoesNotPickTheBlockSize) {
+  // The first run in a fresh process is slow (faults, lazy set-up): 2 ms
+  // here, enough to pass the loose rule on its own with one run a block.
+  FakeTime time;
+  time.overhead_per_block = 1e-6;
+  int runs = 0;
+  TimerOptions options;
+  options.clock = time.AsClock();
+  Timer timer = Timer::ForCallable([&] { time.now += ++runs == 1 ? 2e-3 : 1e-6; }, options);
+  absl::StatusOr<Measurement> m = timer.BlockedAutorange(0.05, nullptr, BlockRule{1e-3, 1e-2});
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->number_per_run(), 1000);
+}
+
+TEST(TimerCallableTest, ABlockRuleMustBePositive) {
+  FakeTime time;
+  Timer timer = FakeTimer(time);
+  absl::StatusOr<Measurement> m = timer.BlockedAutorange(0.05, nullptr, BlockRule{0, 1e-2});
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(m.status().message(), HasSubstr("BlockRule::max_timer_overhead"));
+}
+
 TEST(TimerCallableTest, BlockSizeStopsBelowTwoToThe31) {
   // A statement so cheap that even 10^9 runs (1e-6 s on this fake clock)
   // keep the clock-read overhead (1e-9 s, the floor) above 1e-4 of a block
