@@ -27,6 +27,12 @@
 ABSL_FLAG(std::string, input, "", "Results file (JSON) to render. Required.");
 ABSL_FLAG(bool, trim_significant_figures, false,
           "Round each cell to the significant figures its measurement supports.");
+ABSL_FLAG(std::string, figures, "reference",
+          "reference or blocks: how --trim_significant_figures judges a cell's figures. "
+          "reference: torch.utils.benchmark's rule (an interval never below 25 ns a run); "
+          "blocks: icount's, as main prints its tables (the blocks' spread, the clock's 25 ns "
+          "per block, each cell its own decimals, sub-nanosecond tables in ns). blocks implies "
+          "--trim_significant_figures.");
 ABSL_FLAG(std::string, colorize, "none",
           "none, columnwise or rowwise: colour cells by how they compare with the fastest in "
           "their column (within a thread group) or row. With --baseline, any value but none "
@@ -44,7 +50,7 @@ namespace {
 
 constexpr char kUsage[] = R"(Renders saved icount results.
 
-  compare --input=FILE.json [--trim_significant_figures]
+  compare --input=FILE.json [--trim_significant_figures] [--figures=reference|blocks]
           [--colorize=none|columnwise|rowwise] [--highlight_warnings]
   compare --input=FILE.json --summary
   compare --input=FILE.json --baseline=OTHER.json [--markdown] [--colorize=columnwise]
@@ -64,6 +70,13 @@ absl::StatusOr<Colorize> ParseColorize(const std::string& value) {
   if (value == "rowwise") return Colorize::kRowwise;
   return absl::InvalidArgumentError(
       absl::StrCat("--colorize=", value, " is not one of none, columnwise, rowwise"));
+}
+
+absl::StatusOr<FiguresRule> ParseFigures(const std::string& value) {
+  if (value == "reference") return FiguresRule::kReference;
+  if (value == "blocks") return FiguresRule::kBlocks;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--figures=", value, " is not one of reference, blocks"));
 }
 
 // Merged measurements that have times to compare.
@@ -130,6 +143,11 @@ int Run(int argc, char** argv) {
     std::cerr << "compare: " << colorize.status().message() << "\n";
     return 1;
   }
+  const absl::StatusOr<FiguresRule> figures = ParseFigures(absl::GetFlag(FLAGS_figures));
+  if (!figures.ok()) {
+    std::cerr << "compare: " << figures.status().message() << "\n";
+    return 1;
+  }
   if (absl::GetFlag(FLAGS_summary) && !baseline_path.empty()) {
     std::cerr << "compare: --summary and --baseline cannot be combined; use one\n";
     return 1;
@@ -183,7 +201,9 @@ int Run(int argc, char** argv) {
 
   Compare compare(input->measurements);
   CompareOptions options;
-  options.trim_significant_figures = absl::GetFlag(FLAGS_trim_significant_figures);
+  options.trim_significant_figures =
+      absl::GetFlag(FLAGS_trim_significant_figures) || *figures == FiguresRule::kBlocks;
+  options.figures_rule = *figures;
   options.colorize = *colorize;
   options.highlight_warnings = absl::GetFlag(FLAGS_highlight_warnings);
   compare.set_options(options);

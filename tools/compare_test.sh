@@ -205,6 +205,25 @@ expect_stderr filter_flag "ERROR: Unknown command line flag 'filter'
 run no_input 1
 expect_stderr no_input "compare: --input is required, e.g. --input=results.json (see --help)
 "
+# --figures=blocks: main's tables. 50 blocks of 1,000 runs, 212 and 214 ns
+# a run: two figures by the blocks, one under the reference's 25 ns floor.
+{
+  printf '{"measurements": [{"label": "add", "sub_label": "x + y", "description": "C++", '
+  printf '"num_threads": 1, "stmt": "x + y", "number_per_run": 1000, "raw_times": ['
+  for i in $(seq 0 49); do
+    [[ $i -gt 0 ]] && printf ', '
+    if ((i % 2)); then printf '0.000214'; else printf '0.000212'; fi
+  done
+  printf ']}]}\n'
+} >"${scratch}/blocks.json"
+run figures_blocks 0 --input="${scratch}/blocks.json" --figures=blocks
+grep -q "x + y  |  210$" "${scratch}/out" || fail "figures_blocks: $(cat "${scratch}/out")"
+run figures_reference 0 --input="${scratch}/blocks.json" --trim_significant_figures
+grep -q "x + y  |  200$" "${scratch}/out" || fail "figures_reference: $(cat "${scratch}/out")"
+run bad_figures 1 --input=units.json --figures=many
+expect_stderr bad_figures "compare: --figures=many is not one of reference, blocks
+"
+
 run bad_colorize 1 --input=units.json --colorize=purple
 expect_stderr bad_colorize "compare: --colorize=purple is not one of none, columnwise, rowwise
 "
