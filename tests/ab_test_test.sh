@@ -14,6 +14,7 @@ ab_test="$PWD/$1"
 lib="$PWD/$2"
 history="$PWD/$4"
 report_page="$PWD/$5"
+scaled_clock="$PWD/$6"
 tmp="${TEST_TMPDIR:-/tmp}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 filter='^Empty / with allocation$'
@@ -107,6 +108,12 @@ d = json.load(open(sys.argv[1]))
 assert d["A"]["instruction_counts"] == [] and len(d["A"]["measurements"]) == 6, d["A"]
 # Each case's measurement per round, told apart by "round".
 assert sorted(m["metadata"]["round"] for m in d["B"]["measurements"]) == ["0", "0", "1", "1", "2", "2"], d["B"]
+# Every round of both sides times a case in the blocks A's first round chose.
+blocks = {}
+for side in "AB":
+    for m in d[side]["measurements"]:
+        blocks.setdefault((m["sub_label"], m["description"]), set()).add(m["number_per_run"])
+assert all(len(sizes) == 1 for sizes in blocks.values()), blocks
 assert len(d["comparisons"]) == 2, d["comparisons"]
 for c in d["comparisons"]:
     low, high = c["time_ci_pct"]
@@ -114,6 +121,18 @@ for c in d["comparisons"]:
     assert c["time_rounds"] == 3 and c["time_verdict"] in ("unchanged", "slower", "faster"), c
     assert c["time_significant"] == (c["time_verdict"] != "unchanged"), c
     assert c["time_resolvable_pct"] > 0 and c["time_p_value"] is not None, c
+PY
+
+# B's clocks run 10x fast: sizing its own blocks, B would pick blocks 10x
+# smaller than A's; it times in the blocks A's first round chose.
+"$ab_test" --A=true --B="export LD_PRELOAD=$scaled_clock ICOUNT_TEST_CLOCK_SCALE=10" \
+  --filter="$filter" --no_counts --time_rounds=2 --json="$tmp/blocks.json" \
+  > "$tmp/blocks.txt" 2> "$tmp/blocks.err" || fail "ab_test with a fast clock: $(cat "$tmp/blocks.err")"
+/usr/bin/python3 - "$tmp/blocks.json" <<'PY' || fail "block sizes differ between sides: $(cat "$tmp/blocks.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+sizes = {(m["description"], m["number_per_run"]) for side in "AB" for m in d[side]["measurements"]}
+assert len(d["B"]["measurements"]) == 4 and len(sizes) == 2, sizes
 PY
 
 source "$3"  # expect_first_line

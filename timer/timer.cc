@@ -265,6 +265,25 @@ absl::StatusOr<Measurement> Timer::BlockedAutorange(double min_run_time,
       callback);
 }
 
+absl::StatusOr<Measurement> Timer::TimeBlocks(int64_t number, double min_run_time,
+                                              const BlockCallback& callback) {
+  if (absl::Status status = CheckPositive("min_run_time", min_run_time); !status.ok()) {
+    return status;
+  }
+  if (number < 1 || number > kMaxBlockSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TimeBlocks: number must be in [1, ", kMaxBlockSize, "], got ", number));
+  }
+  // The warm-up BlockedAutorange gets from sizing its blocks (its last
+  // trial is a block of `number` runs): one untimed block, so both ways of
+  // timing a statement start from the same state.
+  ScopedTorchThreads threads(spec_.num_threads);
+  if (absl::StatusOr<double> warmup = TimeBlock(number); !warmup.ok()) return warmup.status();
+  return MeasurementLoop(
+      number, min_run_time, std::nullopt, [](const std::vector<double>&) { return true; },
+      callback);
+}
+
 absl::StatusOr<Measurement> Timer::AdaptiveAutorange(double threshold, double min_run_time,
                                                      double max_run_time,
                                                      const BlockCallback& callback) {

@@ -167,6 +167,13 @@ class Timer {
                                                const BlockCallback& callback = nullptr,
                                                const BlockRule& rule = {});
 
+  // BlockedAutorange with a block size chosen elsewhere (e.g. by an earlier
+  // measurement of the same statement, so two measurements compare like
+  // with like): one untimed block of `number` runs to warm up, then
+  // blocks of `number` runs until min_run_time seconds are spent.
+  absl::StatusOr<Measurement> TimeBlocks(int64_t number, double min_run_time,
+                                         const BlockCallback& callback = nullptr);
+
   // Like BlockedAutorange, but keeps timing (at least min_run_time, at most
   // max_run_time seconds) until IQR / median < threshold, after more than 3
   // blocks.

@@ -123,6 +123,32 @@ TEST(TimerCallableTest, ABlockRuleMustBePositive) {
   EXPECT_THAT(m.status().message(), HasSubstr("BlockRule::max_timer_overhead"));
 }
 
+TEST(TimerCallableTest, TimeBlocksTakesTheBlockSizeItIsGiven) {
+  FakeTime time;
+  time.seconds_per_run = 1e-6;
+  time.overhead_per_block = 1e-6;
+  int64_t runs = 0;
+  TimerOptions options;
+  options.clock = time.AsClock();
+  Timer timer = Timer::ForCallable(
+      [&] {
+        ++runs;
+        time.Run();
+      },
+      options);
+  absl::StatusOr<Measurement> m = timer.TimeBlocks(100, 0.05);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->number_per_run(), 100);
+  // A block spans half of each of its two clock reads: 1.005e-4 s, so 498
+  // blocks reach 0.05 s, after one untimed block.
+  EXPECT_EQ(m->raw_times().size(), 498u);
+  EXPECT_EQ(runs, 100 * (498 + 1));
+  absl::StatusOr<Measurement> none = timer.TimeBlocks(0, 0.05);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(none.status().message(), HasSubstr("number must be in [1, 2147483647], got 0"));
+}
+
 TEST(TimerCallableTest, BlockSizeStopsBelowTwoToThe31) {
   // A statement so cheap that even 10^9 runs (1e-6 s on this fake clock)
   // keep the clock-read overhead (1e-9 s, the floor) above 1e-4 of a block

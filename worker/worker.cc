@@ -409,8 +409,11 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order) {
       return FailureResult(worker::FAILURE_WORKER,
                            "wall time is never taken under valgrind: use a native worker");
     }
-    absl::StatusOr<Measurement> measurement = timer->BlockedAutorange(
-        order.min_run_time() > 0 ? order.min_run_time() : 0.2, nullptr, kSuiteBlockRule);
+    const double min_run_time = order.min_run_time() > 0 ? order.min_run_time() : 0.2;
+    absl::StatusOr<Measurement> measurement =
+        order.wall_time_number() > 0
+            ? timer->TimeBlocks(order.wall_time_number(), min_run_time)
+            : timer->BlockedAutorange(min_run_time, nullptr, kSuiteBlockRule);
     if (!measurement.ok())
       return FailureResult(worker::FAILURE_MEASURE, std::string(measurement.status().message()));
     *output->mutable_wall_time() = MeasurementToProto(*measurement);
