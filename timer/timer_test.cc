@@ -29,7 +29,11 @@ struct FakeTime {
   Clock AsClock() {
     return [this] { return Read(); };
   }
-  void Run() { now += seconds_per_run; }
+  int64_t runs = 0;
+  void Run() {
+    now += seconds_per_run;
+    ++runs;
+  }
 };
 
 Timer FakeTimer(FakeTime& time) {
@@ -41,18 +45,12 @@ Timer FakeTimer(FakeTime& time) {
 
 TEST(TimerCallableTest, TimeitWarmsUpThenTimesOneBlock) {
   FakeTime time;
-  int runs = 0;
   TimerOptions options;
   options.clock = time.AsClock();
-  Timer timer = Timer::ForCallable(
-      [&] {
-        ++runs;
-        time.Run();
-      },
-      options);
+  Timer timer = Timer::ForCallable([&] { time.Run(); }, options);
   absl::StatusOr<Measurement> m = timer.Timeit(1000);
   ASSERT_TRUE(m.ok()) << m.status();
-  EXPECT_EQ(runs, 1000 + 10);  // warm-up: number / 100
+  EXPECT_EQ(time.runs, 1000 + 10);  // warm-up: number / 100
   EXPECT_EQ(m->number_per_run(), 1000);
   ASSERT_EQ(m->raw_times().size(), 1u);
   EXPECT_NEAR(m->raw_times()[0], 1000 * 1e-6, 1e-15);
@@ -127,22 +125,14 @@ TEST(TimerCallableTest, TimeBlocksTakesTheBlockSizeItIsGiven) {
   FakeTime time;
   time.seconds_per_run = 1e-6;
   time.overhead_per_block = 1e-6;
-  int64_t runs = 0;
-  TimerOptions options;
-  options.clock = time.AsClock();
-  Timer timer = Timer::ForCallable(
-      [&] {
-        ++runs;
-        time.Run();
-      },
-      options);
+  Timer timer = FakeTimer(time);
   absl::StatusOr<Measurement> m = timer.TimeBlocks(100, 0.05);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->number_per_run(), 100);
   // A block spans half of each of its two clock reads: 1.005e-4 s, so 498
   // blocks reach 0.05 s, after one untimed block.
   EXPECT_EQ(m->raw_times().size(), 498u);
-  EXPECT_EQ(runs, 100 * (498 + 1));
+  EXPECT_EQ(time.runs, 100 * (498 + 1));
   absl::StatusOr<Measurement> none = timer.TimeBlocks(0, 0.05);
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
