@@ -33,11 +33,13 @@ TEST(CallableCallgrindTest, CountsALambdaWithIdenticalRepeats) {
   EXPECT_EQ((*first)[0].Counts(), (*first)[1].Counts());
   EXPECT_EQ((*first)[0].task_spec().stmt, "torch::add(x, y)");
   // A second call replays the first one (measured for real in the
-  // re-executed process); what that leaves behind shifts counts by up to
-  // ~1% (the history effect; see the README).
+  // re-executed process); what that leaves behind shifts counts (the
+  // history effect; see the README): 1-2% depending on where the binary's
+  // code and heap land (+2.02% with timer 0.8.0's layout), not the 2x of
+  // measuring the wrong region.
   absl::StatusOr<std::vector<CallgrindStats>> second = timer.CollectCallgrind(options);
   ASSERT_TRUE(second.ok()) << second.status();
-  EXPECT_NEAR((*second)[0].Counts(), (*first)[0].Counts(), (*first)[0].Counts() * 0.02);
+  EXPECT_NEAR((*second)[0].Counts(), (*first)[0].Counts(), (*first)[0].Counts() * 0.03);
 }
 
 TEST(CallableCallgrindTest, SameBinarySameCountAcrossRuns) {
