@@ -95,7 +95,8 @@ class ColumnFormat {
 
   // The cell text for `m`, or blanks as wide as a cell for nullptr.
   std::string Cell(const Measurement* m) const {
-    if (m == nullptr) return std::string(TextWidth(Format(1, 1, std::nullopt)), ' ');
+    if (m == nullptr)
+      return std::string(TextWidth(Format(1, 1, decimal_digits_, std::nullopt)), ' ');
     std::optional<double> spread;
     if (m->HasWarnings()) spread = m->Iqr() / m->Median();
     return Format(m->Median() / time_scale_, trim_ ? m->SignificantFigures(figures_rule_) : 1,
@@ -109,9 +110,6 @@ class ColumnFormat {
                     0);
   }
 
-  std::string Format(double value, int significant_figures, std::optional<double> spread) const {
-    return Format(value, significant_figures, decimal_digits_, spread);
-  }
   std::string Format(double value, int significant_figures, int decimals,
                      std::optional<double> spread) const {
     if (trim_ && value != 0) value = TrimSignificantFigures(value, significant_figures);
