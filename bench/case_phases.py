@@ -12,10 +12,13 @@ with ICOUNT_PHASE_LOG set, so the worker's processes log every phase
 and minor/major page faults. Process tree of a case (worker/worker.h,
 timer/internal/callgrind_collect.cc), all under callgrind:
 
-    worker ─ zygote ─ case ─ template ─ repeat x N
+    worker ─ zygote ─ case ─ repeat x N
 
-(with main --baseline_per_case, a case also forks a "baseline template"
-and its repeat for an empty statement).
+where the case process runs setup and warm-up itself (with main
+--template_per_case, as before worker 0.9, it forks a template for them:
+case ─ template ─ repeat x N; with --baseline_per_case a case also forks
+a "baseline template" and its repeat for an empty statement). The runner
+parses the dumps ("runner: parse a case's dumps").
 
 "(whole life)" rows are a child's own usage from fork to exit as wait4
 reports it; "(parent side)" rows are what fork() costs the parent;
@@ -55,10 +58,16 @@ def read_log(path):
 def split_cases(rows):
     """(start rows, [rows of each case in order], [rows of each shared
     baseline's case]): a case ends with the worker's "read the case's
-    result" line (one worker: cases in order); a shared baseline's case is
-    followed by the worker's "measure a shared baseline" line."""
+    result" line (one worker: cases in order), and the runner's parsing
+    of its dumps follows; a shared baseline's case is followed by the
+    worker's "measure a shared baseline" line."""
     start, cases, baselines, current = [], [], [], []
     for row in rows:
+        if row["process"] == "runner":
+            # The runner parses a case's dumps once its result is back
+            # (with one worker, before the next case's result).
+            (cases[-1] if cases else start).append(row)
+            continue
         if row["process"] == "worker" and row["phase"] == "measure a shared baseline":
             baselines.append(cases.pop())
             continue
@@ -102,6 +111,13 @@ CASE_TREE = [
         ("case", "compile the C++ string (in a child)", []),
         ("case", "run the order", [
             ("case", "make the timer (compile a Python snippet, find a C++ one)", []),
+            ("case", "prepare the baseline's statement", []),
+            ("case", "set LibTorch's thread count", []),
+            # The case process is the template (worker 0.9) ...
+            *repeats_tree("case", "case's repeat"),
+            ("case", "stop instrumentation", []),
+            ("case", "leave the statement (its setup's state freed)", []),
+            # ... or forks one (main --template_per_case, the canary).
             ("case", "fork a template (parent side)", []),
             ("case", "template (whole life)", repeats_tree("template", "repeat")),
             ("case", "baseline template (whole life)",
@@ -115,6 +131,8 @@ CASE_TREE = [
     # zygote reaps the case, not the worker).
     ("worker", "send the order, wait for the case", []),
     ("worker", "read the case's result", []),
+    # Natively, in main's own process, while the worker runs its next case.
+    ("runner", "parse a case's dumps", []),
 ]
 
 

@@ -7,7 +7,6 @@
 // DIRECTORY/result.pb (CallgrindChildResultProto): the dump files, or the
 // statement's error. Not meant to be run by hand.
 #include <cstdio>
-#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
@@ -23,8 +22,7 @@
 namespace icount {
 namespace {
 
-absl::StatusOr<timer_internal::CallgrindDumps> Measure(
-    const timer::CallgrindRequestProto& request) {
+absl::StatusOr<CallgrindDumpFiles> Measure(const timer::CallgrindRequestProto& request) {
   const TaskSpec spec = TaskSpecFromProto(request.task_spec());
   TimerOptions options;
   options.num_threads = spec.num_threads;
@@ -33,15 +31,11 @@ absl::StatusOr<timer_internal::CallgrindDumps> Measure(
           ? Timer::ForCpp(spec.stmt, spec.setup, spec.global_setup, options)
           : Timer::ForPython(spec.stmt, spec.setup, options);
   if (!timer.ok()) return timer.status();
-  std::shared_ptr<timer_internal::Kernel> baseline;
-  if (request.collect_baseline()) {
-    absl::StatusOr<std::shared_ptr<timer_internal::Kernel>> made =
-        timer_internal::MakeBaselineKernel(spec.language);
-    if (!made.ok()) return made.status();
-    baseline = *std::move(made);
-  }
-  return timer_internal::CollectInThisProcess(*timer->kernel(), baseline.get(), request.number(),
-                                              request.repeats(), spec.num_threads);
+  CallgrindOptions collect;
+  collect.number = request.number();
+  collect.repeats = request.repeats();
+  collect.collect_baseline = request.collect_baseline();
+  return timer->CollectCallgrindDumps(collect);
 }
 
 int Main(int argc, char** argv) {

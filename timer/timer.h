@@ -54,6 +54,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "timer/callgrind_dumps.h"
 #include "timer/callgrind_stats.h"
 #include "timer/internal/kernel.h"
 #include "timer/measurement.h"
@@ -105,6 +106,15 @@ struct CallgrindOptions {
   // Keep each repeat's callgrind out file (for KCachegrind) and report its
   // path in CallgrindStats::stmt_callgrind_out().
   bool retain_out_file = false;
+  // Under valgrind, for a caller that is a throwaway process (the suite's
+  // worker forks one per case): run setup and warm-up in this process and
+  // fork the measured repeats from it, instead of from a template process
+  // forked for them. The counts are the same; a fork and an exit of a
+  // ~400 MB process under valgrind are saved. This process is left with
+  // instrumentation on and the statement's state, and a crash in setup or
+  // warm-up kills it. Needs the baseline measured elsewhere
+  // (collect_baseline = false, or baseline_measured_by_caller).
+  bool measure_in_this_process = false;
 };
 
 // Called after each measured block with its number of runs and its seconds.
@@ -207,6 +217,19 @@ class Timer {
   // function and the library it is in).
   absl::StatusOr<std::vector<CallgrindStats>> CollectCallgrind(
       const CallgrindOptions& options = {}) const;
+
+  // Under valgrind only: measures as CollectCallgrind does but returns the
+  // dump files unparsed, for a process outside valgrind to read with
+  // CallgrindStatsFromDumps (parsing under valgrind is 5-10x slower). The
+  // suite's case processes do this and their runner parses:
+  //
+  //   // in the process under valgrind
+  //   absl::StatusOr<icount::CallgrindDumpFiles> dumps = timer.CollectCallgrindDumps(options);
+  //   // in a native process (timer/callgrind_dumps.h)
+  //   absl::StatusOr<std::vector<icount::CallgrindStats>> stats =
+  //       icount::CallgrindStatsFromDumps(timer.task_spec(), options.number, *dumps,
+  //                                       /*keep_files=*/false);
+  absl::StatusOr<CallgrindDumpFiles> CollectCallgrindDumps(const CallgrindOptions& options) const;
 
   // One block of `number` runs after setup: seconds, at least 1e-9 as in the
   // reference. Does not set the thread count.

@@ -36,8 +36,6 @@
 namespace icount {
 namespace {
 
-using timer_internal::CallgrindDumps;
-
 // Set in a re-executed binary: "<call index>:<directory>".
 constexpr char kReplayEnv[] = "ICOUNT_CALLGRIND_REPLAY";
 
@@ -60,56 +58,39 @@ std::optional<ReplayTarget> ReplayTargetFromEnv() {
   return target;
 }
 
-// LibTorch's functions carry file names only with debug information;
-// without it callgrind reports them as "???:function".
-bool HasLibTorchDebugInfo(const FunctionCounts& counts) {
-  for (const FunctionCount& row : counts.rows()) {
-    if (absl::StrContains(row.function, "libtorch") && !absl::StartsWith(row.function, "???:")) {
-      return true;
-    }
+absl::Status CheckCallgrindOptions(const CallgrindOptions& options) {
+  if (options.number < 1 || options.repeats < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("CollectCallgrind: number (", options.number,
+                                                   ") and repeats (", options.repeats,
+                                                   ") must be >= 1"));
   }
-  return false;
+  if (options.measure_in_this_process && options.collect_baseline &&
+      !options.baseline_measured_by_caller) {
+    return absl::InvalidArgumentError(
+        "CollectCallgrind: measure_in_this_process needs the baseline measured elsewhere "
+        "(collect_baseline = false or baseline_measured_by_caller = true): a baseline is "
+        "measured from the clean state this process would no longer have");
+  }
+  return absl::OkStatus();
 }
 
-absl::StatusOr<timer_internal::CallgrindProfile> ParseDump(const std::string& path) {
-  absl::StatusOr<timer_internal::CallgrindProfile> profile =
-      timer_internal::ParseCallgrindFile(path);
-  if (!profile.ok()) {
-    return absl::DataLossError(
-        absl::StrCat("cannot read callgrind's output: ", profile.status().message()));
+// Under valgrind: measures in this process's template (or in this
+// process, options.measure_in_this_process) and returns the dumps.
+absl::StatusOr<CallgrindDumpFiles> CollectHere(timer_internal::Kernel& kernel, const TaskSpec& spec,
+                                               const CallgrindOptions& options) {
+  const base::PhaseMark start = base::PhaseNow();
+  std::shared_ptr<timer_internal::Kernel> baseline;
+  if (options.collect_baseline || options.baseline_measured_by_caller) {
+    absl::StatusOr<std::shared_ptr<timer_internal::Kernel>> made =
+        timer_internal::MakeBaselineKernel(spec.language);
+    if (!made.ok()) return made.status();
+    baseline = *std::move(made);
   }
-  return profile;
-}
-
-absl::StatusOr<std::vector<CallgrindStats>> StatsFromDumps(const TaskSpec& spec,
-                                                           const CallgrindDumps& dumps,
-                                                           const CallgrindOptions& options) {
-  std::optional<FunctionCounts> baseline_inclusive;
-  std::optional<FunctionCounts> baseline_exclusive;
-  if (!dumps.baseline_dump.empty()) {
-    absl::StatusOr<timer_internal::CallgrindProfile> baseline = ParseDump(dumps.baseline_dump);
-    if (!baseline.ok()) return baseline.status();
-    baseline_inclusive = FunctionCounts::FromMap(baseline->inclusive, true);
-    baseline_exclusive = FunctionCounts::FromMap(baseline->exclusive, false);
-  }
-  // Dumps are removed once read unless kept for the caller; a long run
-  // must not fill the disk (or slow down directory scans).
-  if (!dumps.baseline_dump.empty()) std::remove(dumps.baseline_dump.c_str());
-  std::vector<CallgrindStats> stats;
-  for (const std::string& dump : dumps.stmt_dumps) {
-    absl::StatusOr<timer_internal::CallgrindProfile> profile = ParseDump(dump);
-    if (!profile.ok()) return profile.status();
-    FunctionCounts exclusive = FunctionCounts::FromMap(profile->exclusive, false);
-    const bool debug_info = HasLibTorchDebugInfo(exclusive);
-    stats.emplace_back(spec, options.number, debug_info,
-                       FunctionCounts::FromMap(profile->inclusive, true), std::move(exclusive),
-                       baseline_inclusive, baseline_exclusive,
-                       options.retain_out_file ? std::optional<std::string>(dump) : std::nullopt);
-    // Repeats have identical counts; one tree is what reports draw.
-    if (stats.size() == 1) stats.back().set_call_tree(timer_internal::BuildCallTree(*profile));
-    if (!options.retain_out_file) std::remove(dump.c_str());
-  }
-  return stats;
+  base::RecordPhase("case", "prepare the baseline's statement", start);
+  const bool measure_baseline = options.collect_baseline && !options.baseline_measured_by_caller;
+  return timer_internal::CollectInThisProcess(kernel, measure_baseline ? baseline.get() : nullptr,
+                                              options.number, options.repeats, spec.num_threads,
+                                              options.measure_in_this_process);
 }
 
 absl::StatusOr<std::string> ReadLink(const char* path) {
@@ -151,27 +132,25 @@ std::string Tail(const std::string& text, size_t max_bytes) {
 
 }  // namespace
 
+absl::StatusOr<CallgrindDumpFiles> Timer::CollectCallgrindDumps(
+    const CallgrindOptions& options) const {
+  if (absl::Status status = CheckCallgrindOptions(options); !status.ok()) return status;
+  if (!RUNNING_ON_VALGRIND) {
+    return absl::FailedPreconditionError(
+        "CollectCallgrindDumps measures in this process and needs it to run under valgrind's "
+        "callgrind; outside valgrind, CollectCallgrind starts a process under it");
+  }
+  return CollectHere(*kernel_, spec_, options);
+}
+
 absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
     const CallgrindOptions& options) const {
-  if (options.number < 1 || options.repeats < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("CollectCallgrind: number (", options.number,
-                                                   ") and repeats (", options.repeats,
-                                                   ") must be >= 1"));
-  }
+  if (absl::Status status = CheckCallgrindOptions(options); !status.ok()) return status;
   const int64_t call_index = code_in_this_binary_ ? ++callable_collections : 0;
   const bool measure_baseline = options.collect_baseline && !options.baseline_measured_by_caller;
 
   if (RUNNING_ON_VALGRIND) {
-    std::shared_ptr<timer_internal::Kernel> baseline;
-    if (options.collect_baseline || options.baseline_measured_by_caller) {
-      absl::StatusOr<std::shared_ptr<timer_internal::Kernel>> made =
-          timer_internal::MakeBaselineKernel(spec_.language);
-      if (!made.ok()) return made.status();
-      baseline = *std::move(made);
-    }
-    absl::StatusOr<CallgrindDumps> dumps =
-        timer_internal::CollectInThisProcess(*kernel_, measure_baseline ? baseline.get() : nullptr,
-                                             options.number, options.repeats, spec_.num_threads);
+    absl::StatusOr<CallgrindDumpFiles> dumps = CollectHere(*kernel_, spec_, options);
     if (std::optional<ReplayTarget> target = ReplayTargetFromEnv();
         code_in_this_binary_ && target.has_value() && target->index == call_index) {
       // The measurement this re-executed binary was started for: hand the
@@ -182,7 +161,8 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
     }
     if (!dumps.ok()) return dumps.status();
     const base::PhaseMark mark = base::PhaseNow();
-    absl::StatusOr<std::vector<CallgrindStats>> stats = StatsFromDumps(spec_, *dumps, options);
+    absl::StatusOr<std::vector<CallgrindStats>> stats =
+        CallgrindStatsFromDumps(spec_, options.number, *dumps, options.retain_out_file);
     base::RecordPhase("case", "parse the dumps", mark);
     return stats;
   }
@@ -245,10 +225,10 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
   absl::StatusOr<std::vector<CallgrindStats>> stats =
       status.ok() ? absl::InternalError("no dumps") : status;
   if (status.ok()) {
-    CallgrindDumps dumps;
+    CallgrindDumpFiles dumps;
     dumps.stmt_dumps.assign(result.stmt_dumps().begin(), result.stmt_dumps().end());
     dumps.baseline_dump = result.baseline_dump();
-    stats = StatsFromDumps(spec_, dumps, options);
+    stats = CallgrindStatsFromDumps(spec_, options.number, dumps, options.retain_out_file);
   }
   if (!options.retain_out_file || !stats.ok()) {
     base::RemoveDirectoryTree(*directory);

@@ -42,6 +42,10 @@ ABSL_FLAG(bool, baseline_per_case, false,
           "instead of once per worker: the statements' counts are the same, each case costs "
           "about a fifth more time; Python's baselines then vary by a few instructions per 100 "
           "runs with the case's state.");
+ABSL_FLAG(bool, template_per_case, false,
+          "Measure each case in a template process forked from its case process, as before "
+          "worker 0.9, instead of in the case process itself: the same counts, one more fork "
+          "and exit per case. For checking that (bench/process_tree_counts.sh).");
 ABSL_FLAG(bool, no_cpp, false, "Skip C++ cases.");
 ABSL_FLAG(bool, no_python, false, "Skip Python cases.");
 ABSL_FLAG(bool, no_wall_time, false, "Only instruction counts.");
@@ -88,6 +92,7 @@ MeasureOptions MeasureFlags() {
   measure.callgrind_number = absl::GetFlag(FLAGS_callgrind_number);
   measure.callgrind_repeats = absl::GetFlag(FLAGS_repeats);
   measure.baseline_per_case = absl::GetFlag(FLAGS_baseline_per_case);
+  measure.template_per_case = absl::GetFlag(FLAGS_template_per_case);
   return measure;
 }
 

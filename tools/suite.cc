@@ -140,6 +140,7 @@ std::vector<worker::WorkOrderProto> MakeOrders(const Suite& suite,
       order.set_callgrind_number(options.callgrind_number);
       order.set_callgrind_repeats(options.callgrind_repeats);
       order.set_baseline_per_case(options.baseline_per_case);
+      order.set_template_per_case(options.template_per_case);
       orders.push_back(std::move(order));
     }
     if (options.wall_time) {
@@ -331,10 +332,12 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
   bool counted = false;
   bool timed = false;
   bool baseline_per_case = false;
+  bool template_per_case = false;
   for (const worker::WorkOrderProto& order : orders) {
     counted = counted || order.callgrind();
     timed = timed || order.wall_time();
     baseline_per_case = baseline_per_case || (order.callgrind() && order.baseline_per_case());
+    template_per_case = template_per_case || (order.callgrind() && order.template_per_case());
   }
   if (timed) {
     // Asked once per process, like valgrind's version below.
@@ -350,6 +353,11 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
   settings["valgrind_options"] = absl::StrJoin(CallgrindToolOptions(), " ");
   settings["baseline"] = baseline_per_case ? "per case, in the case's own process"
                                            : "one per worker, language, number and thread count";
+  settings["measuring_process"] =
+      template_per_case || baseline_per_case
+          ? "a template forked from each case process (worker 0.8's process tree)"
+          : "each case's own process (setup, warm-up, then a fork per repeat)";
+  settings["dumps_parsed_by"] = "the runner, outside valgrind";
   return settings;
 }
 

@@ -50,6 +50,9 @@ struct MeasureOptions {
   // Each count order measures its own baseline (WorkOrderProto's
   // baseline_per_case) instead of sharing the worker's.
   bool baseline_per_case = false;
+  // Each count order is measured in a template forked from its case
+  // process (WorkOrderProto's template_per_case), as before worker 0.9.
+  bool template_per_case = false;
 };
 
 // An error naming the flag (--min_run_time, --callgrind_number, --repeats)

@@ -2,6 +2,7 @@
 // cases in one worker gives exactly its count measured alone, for C++ and
 // Python. (Workers run under valgrind: ~20 s each to start.)
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -67,6 +68,22 @@ std::map<std::string, int64_t> Counts(const std::vector<worker::WorkOrderProto>&
   return counts;
 }
 
+// Each of `bases`, then a copy of it whose id ends in `suffix`, changed by
+// `variant`.
+std::vector<worker::WorkOrderProto> WithVariants(
+    const std::vector<worker::WorkOrderProto>& bases, const std::string& suffix,
+    const std::function<void(worker::WorkOrderProto&)>& variant) {
+  std::vector<worker::WorkOrderProto> orders;
+  for (const worker::WorkOrderProto& base : bases) {
+    orders.push_back(base);
+    worker::WorkOrderProto changed = base;
+    changed.set_id(base.id() + suffix);
+    variant(changed);
+    orders.push_back(changed);
+  }
+  return orders;
+}
+
 TEST(BatchInvarianceTest, CountAmongOthersEqualsCountAlone) {
   // An empty snippet cache: the first run compiles the C++ case, the second
   // finds it cached, and the counts must not care.
@@ -116,14 +133,9 @@ TEST(BatchInvarianceTest, NamesDoNotChangeCounts) {
 // Python's baseline measured in a case's own process follows that
 // process's state by a few instructions.
 TEST(BatchInvarianceTest, SharedBaselineChangesNoStatementCount) {
-  std::vector<worker::WorkOrderProto> orders;
-  for (const worker::WorkOrderProto& base : {kCppAdd, kPythonAdd}) {
-    orders.push_back(base);
-    worker::WorkOrderProto own = base;
-    own.set_id(base.id() + " (own baseline)");
-    own.set_baseline_per_case(true);
-    orders.push_back(own);
-  }
+  const std::vector<worker::WorkOrderProto> orders =
+      WithVariants({kCppAdd, kPythonAdd}, " (own baseline)",
+                   [](worker::WorkOrderProto& order) { order.set_baseline_per_case(true); });
   std::map<std::string, int64_t> baselines;
   std::map<std::string, int64_t> counts = Counts(orders, "baselines.journal", &baselines);
   ASSERT_EQ(counts.size(), 4u);
@@ -135,6 +147,29 @@ TEST(BatchInvarianceTest, SharedBaselineChangesNoStatementCount) {
     EXPECT_NEAR(baselines[id], baselines[own], 0.01 * baselines[own]) << id;
   }
   EXPECT_EQ(baselines["cpp add"], baselines["cpp add (own baseline)"]);
+}
+
+// A case process measures in itself (setup, warm-up, then a fork per
+// repeat) rather than in a template it forks: the repeats start from the
+// same state either way, so every count, baselines included, is the same,
+// with 1 LibTorch thread and with 2.
+TEST(BatchInvarianceTest, TemplateInTheCaseProcessChangesNoCount) {
+  worker::WorkOrderProto cpp_two_threads = kCppAdd;
+  cpp_two_threads.set_id("cpp add, 2 threads");
+  cpp_two_threads.mutable_task_spec()->set_num_threads(2);
+  const std::vector<worker::WorkOrderProto> orders =
+      WithVariants({kCppAdd, kPythonAdd, cpp_two_threads}, " (template)",
+                   [](worker::WorkOrderProto& order) { order.set_template_per_case(true); });
+  std::map<std::string, int64_t> baselines;
+  std::map<std::string, int64_t> counts = Counts(orders, "template.journal", &baselines);
+  ASSERT_EQ(counts.size(), 6u);
+  for (const char* id : {"cpp add", "python add", "cpp add, 2 threads"}) {
+    const std::string forked = std::string(id) + " (template)";
+    EXPECT_GT(counts[id], 0) << id;
+    EXPECT_EQ(counts[id], counts[forked]) << id;
+    EXPECT_GT(baselines[id], 0) << id;
+    EXPECT_EQ(baselines[id], baselines[forked]) << id;
+  }
 }
 
 }  // namespace

@@ -21,8 +21,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/files.h"
+#include "base/phase_log.h"
 #include "base/status.h"
 #include "timer/callgrind_command.h"
+#include "worker/case_dumps.h"
 #include "worker/failure.h"
 #include "worker/framing.h"
 #include "worker/internal/interrupts.h"
@@ -94,32 +96,7 @@ class Run {
     absl::Status status;
     while (status.ok() && (!pending.empty() || InFlight(workers) > 0)) {
       if (Interrupted()) break;
-      // Start workers and hand out orders to those whose canary is back.
-      for (size_t w = 0; w < workers.size() && status.ok(); ++w) {
-        if (workers[w].in_flight.has_value() || pending.empty()) continue;
-        if (workers[w].pid < 0) {
-          absl::StatusOr<WorkerProcess> spawned = Spawn(phase, w);
-          if (!spawned.ok()) {
-            status = spawned.status();
-            break;
-          }
-          workers[w] = *std::move(spawned);
-        }
-        if (!workers[w].ready) continue;
-        const size_t index = pending.front();
-        pending.pop_front();
-        ++attempts[index];
-        worker::WorkOrderProto order = orders_[index];
-        if (order.timeout_seconds() <= 0) order.set_timeout_seconds(options_.timeout_seconds);
-        if (!WriteFrame(workers[w].orders_fd, order.SerializeAsString()).ok()) {
-          pending.push_front(index);
-          --attempts[index];
-          StopWorker(workers[w], true);
-          continue;
-        }
-        workers[w].in_flight = index;
-        workers[w].started = std::chrono::steady_clock::now();
-      }
+      status = HandOutOrders(phase, workers, pending, attempts);
       if (!status.ok()) break;
       // Wait for a result, a canary, an interrupt or a second to pass.
       std::vector<pollfd> fds;
@@ -136,6 +113,7 @@ class Run {
         status = absl::InternalError(absl::StrCat("poll: ", std::strerror(errno)));
         break;
       }
+      std::vector<std::pair<size_t, worker::WorkerResultProto>> finished;
       for (size_t i = 0; i + 1 < fds.size() && status.ok(); ++i) {
         WorkerProcess& process = workers[owners[i]];
         const bool readable = fds[i].revents & (POLLIN | POLLHUP | POLLERR);
@@ -158,24 +136,37 @@ class Run {
         }
         if (!result.has_value()) continue;
         process.in_flight.reset();
-        if (phase.valgrind && result->has_node()) {
+        finished.emplace_back(index, *std::move(result));
+      }
+      if (!status.ok()) break;
+      // Workers start their next case before this process parses what the
+      // last ones left.
+      if (!finished.empty() && !Interrupted()) {
+        status = HandOutOrders(phase, workers, pending, attempts);
+        if (!status.ok()) break;
+      }
+      for (auto& [index, result] : finished) {
+        const base::PhaseMark before_parsing = base::PhaseNow();
+        ParseCaseDumps(result);
+        base::RecordPhase("runner", "parse a case's dumps", before_parsing);
+        if (phase.valgrind && result.has_node()) {
           // The valgrind CallgrindCommand found for the worker.
           const absl::StatusOr<std::string>& valgrind = ValgrindVersionOnce();
-          result->mutable_node()->set_valgrind(valgrind.ok() ? *valgrind : "unknown valgrind");
+          result.mutable_node()->set_valgrind(valgrind.ok() ? *valgrind : "unknown valgrind");
         }
-        if (Retriable(*result) && attempts[index] <= options_.retries) {
+        if (Retriable(result) && attempts[index] <= options_.retries) {
           pending.push_back(index);  // try again later, maybe on a new worker
           continue;
         }
-        result->set_id(orders_[index].id());
-        if (absl::Status appended = AppendToJournal(options_.journal_path, *result);
+        result.set_id(orders_[index].id());
+        if (absl::Status appended = AppendToJournal(options_.journal_path, result);
             !appended.ok()) {
           status = appended;
           break;
         }
-        if (result->has_failure()) ++failed_;
+        if (result.has_failure()) ++failed_;
         ++done_;
-        results_[index] = *std::move(result);
+        results_[index] = std::move(result);
         Report();
       }
       ReportPeriodically();
@@ -187,6 +178,38 @@ class Run {
   int done() const { return done_; }
 
  private:
+  // Starts workers and gives an order to each ready one without one. An
+  // error only when a worker cannot be started at all.
+  absl::Status HandOutOrders(const Phase& phase, std::vector<WorkerProcess>& workers,
+                             std::deque<size_t>& pending, std::map<size_t, int>& attempts) {
+    for (size_t w = 0; w < workers.size(); ++w) {
+      if (workers[w].in_flight.has_value() || pending.empty()) continue;
+      if (workers[w].pid < 0) {
+        absl::StatusOr<WorkerProcess> spawned = Spawn(phase, w);
+        if (!spawned.ok()) return spawned.status();
+        workers[w] = *std::move(spawned);
+      }
+      if (!workers[w].ready) continue;
+      const size_t index = pending.front();
+      pending.pop_front();
+      ++attempts[index];
+      worker::WorkOrderProto order = orders_[index];
+      if (order.timeout_seconds() <= 0) order.set_timeout_seconds(options_.timeout_seconds);
+      // Counted cases leave their dumps for this process to parse
+      // natively (ParseCaseDumps).
+      if (order.callgrind()) order.set_return_dumps(true);
+      if (!WriteFrame(workers[w].orders_fd, order.SerializeAsString()).ok()) {
+        pending.push_front(index);
+        --attempts[index];
+        StopWorker(workers[w], true);
+        continue;
+      }
+      workers[w].in_flight = index;
+      workers[w].started = std::chrono::steady_clock::now();
+    }
+    return absl::OkStatus();
+  }
+
   static int InFlight(const std::vector<WorkerProcess>& workers) {
     int n = 0;
     for (const WorkerProcess& w : workers) n += w.in_flight.has_value() ? 1 : 0;

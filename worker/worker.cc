@@ -30,6 +30,7 @@
 #include "timer/measurement_io.h"
 #include "timer/snippet_abi.h"
 #include "timer/timer.h"
+#include "worker/case_dumps.h"
 #include "worker/compiled_cases.h"
 #include "worker/failure.h"
 #include "worker/framing.h"
@@ -256,6 +257,9 @@ void RestoreLabels(const worker::WorkOrderProto& order, worker::WorkerResultProt
   for (timer::CallgrindStatsProto& stats : *output.mutable_callgrind()) {
     CopyLabels(order.task_spec(), *stats.mutable_task_spec());
   }
+  if (output.has_callgrind_dumps()) {
+    CopyLabels(order.task_spec(), *output.mutable_callgrind_dumps()->mutable_task_spec());
+  }
 }
 
 // The worker's side of the zygote: sends the measured part of one order,
@@ -324,7 +328,8 @@ class SharedBaselines {
       return channel_.Run(order, sequence++);
     }
     const Key key{order.task_spec().language(), CallgrindNumber(order),
-                  order.task_spec().has_num_threads() ? order.task_spec().num_threads() : 1};
+                  order.task_spec().has_num_threads() ? order.task_spec().num_threads() : 1,
+                  order.template_per_case()};
     auto found = baselines_.find(key);
     if (found == baselines_.end()) {
       worker::WorkOrderProto baseline_order;
@@ -333,6 +338,7 @@ class SharedBaselines {
       baseline_order.set_callgrind(true);
       baseline_order.set_callgrind_number(std::get<1>(key));
       baseline_order.set_measure_baseline(true);
+      baseline_order.set_template_per_case(std::get<3>(key));
       baseline_order.set_timeout_seconds(order.timeout_seconds());
       const base::PhaseMark start = base::PhaseNow();
       absl::StatusOr<worker::WorkerResultProto> measured = channel_.Run(baseline_order, sequence++);
@@ -358,16 +364,21 @@ class SharedBaselines {
     absl::StatusOr<worker::WorkerResultProto> result = channel_.Run(without_baseline, sequence++);
     if (!result.ok() || !result->has_output()) return result;
     const timer::CallgrindStatsProto& empty = baseline.output().callgrind(0);
-    for (timer::CallgrindStatsProto& stats : *result->mutable_output()->mutable_callgrind()) {
-      stats.set_has_baseline(true);
-      *stats.mutable_baseline_inclusive() = empty.stmt_inclusive();
-      *stats.mutable_baseline_exclusive() = empty.stmt_exclusive();
+    worker::WorkerOutputProto& output = *result->mutable_output();
+    if (output.has_callgrind_dumps()) {
+      // Attached by whoever parses the dumps (ParseCaseDumps).
+      *output.mutable_callgrind_dumps()->mutable_shared_baseline() = empty;
+    }
+    for (timer::CallgrindStatsProto& stats : *output.mutable_callgrind()) {
+      AttachBaseline(empty, stats);
     }
     return result;
   }
 
  private:
-  using Key = std::tuple<int, int64_t, int>;  // language, number, threads
+  // Language, number, threads, and whether measured in a template (so
+  // that main --template_per_case checks the baselines' counts too).
+  using Key = std::tuple<int, int64_t, int, bool>;
   const ZygoteChannel& channel_;
   std::map<Key, worker::WorkerResultProto> baselines_;
 };
@@ -431,6 +442,21 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order) {
     options.repeats = order.callgrind_repeats() > 0 ? order.callgrind_repeats() : 1;
     options.collect_baseline = !order.measure_baseline();
     options.baseline_measured_by_caller = order.baseline_from_worker();
+    // This case process ends with the order, so it plays the template
+    // itself unless it must stay clean for a baseline of its own.
+    options.measure_in_this_process = !order.template_per_case() &&
+                                      (!options.collect_baseline ||
+                                       options.baseline_measured_by_caller);
+    if (order.return_dumps()) {
+      absl::StatusOr<CallgrindDumpFiles> dumps = timer->CollectCallgrindDumps(options);
+      if (!dumps.ok())
+        return FailureResult(worker::FAILURE_MEASURE, std::string(dumps.status().message()));
+      CallgrindDumpsToProto(*dumps, *output->mutable_callgrind_dumps());
+      *output->mutable_callgrind_dumps()->mutable_task_spec() = TaskSpecToProto(timer->task_spec());
+      output->mutable_callgrind_dumps()->mutable_task_spec()->set_setup(original_setup);
+      output->mutable_callgrind_dumps()->set_number_per_run(options.number);
+      return result;
+    }
     absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
     if (!stats.ok())
       return FailureResult(worker::FAILURE_MEASURE, std::string(stats.status().message()));

@@ -20,16 +20,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "base/subprocess.h"
+#include "timer/callgrind_dumps.h"
 #include "timer/internal/kernel.h"
 #include "timer/snippet_abi.h"
 #include "timer/task_spec.h"
 
 namespace icount::timer_internal {
-
-struct CallgrindDumps {
-  std::vector<std::string> stmt_dumps;  // one out file per repeat
-  std::string baseline_dump;            // empty when no baseline
-};
 
 // Where this process's dumps land: $ICOUNT_CALLGRIND_OUT_DIR (set by
 // RunUnderCallgrind), else the working directory (callgrind's default).
@@ -37,8 +33,12 @@ std::string CallgrindOutDirectory();
 
 // Must run under valgrind's callgrind. `baseline`, if not null, is the same
 // loop around an empty statement, measured once after the repeats.
-absl::StatusOr<CallgrindDumps> CollectInThisProcess(Kernel& stmt, Kernel* baseline, int64_t number,
-                                                    int repeats, int num_threads);
+// `template_is_caller`: the caller is a throwaway process and plays the
+// template itself (no baseline allowed): setup and warm-up run here and
+// leave this process instrumented, holding the statement's state.
+absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* baseline,
+                                                        int64_t number, int repeats,
+                                                        int num_threads, bool template_is_caller);
 
 // An empty statement in `language`, for baselines.
 absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language);
@@ -54,7 +54,7 @@ absl::StatusOr<base::CommandResult> RunUnderCallgrind(const std::vector<std::str
 std::string ChildRequestPath(const std::string& directory);
 std::string ChildResultPath(const std::string& directory);
 absl::Status WriteChildResult(const std::string& directory,
-                              const absl::StatusOr<CallgrindDumps>& dumps);
+                              const absl::StatusOr<CallgrindDumpFiles>& dumps);
 
 }  // namespace icount::timer_internal
 

@@ -1,0 +1,74 @@
+#include "timer/callgrind_dumps.h"
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "timer/function_counts.h"
+#include "timer/internal/call_tree_builder.h"
+#include "timer/internal/callgrind_parser.h"
+
+namespace icount {
+namespace {
+
+// LibTorch's functions carry file names only with debug information;
+// without it callgrind reports them as "???:function".
+bool HasLibTorchDebugInfo(const FunctionCounts& counts) {
+  for (const FunctionCount& row : counts.rows()) {
+    if (absl::StrContains(row.function, "libtorch") && !absl::StartsWith(row.function, "???:")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+absl::StatusOr<timer_internal::CallgrindProfile> ParseDump(const std::string& path) {
+  absl::StatusOr<timer_internal::CallgrindProfile> profile =
+      timer_internal::ParseCallgrindFile(path);
+  if (!profile.ok()) {
+    return absl::DataLossError(
+        absl::StrCat("cannot read callgrind's output: ", profile.status().message()));
+  }
+  return profile;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromDumps(const TaskSpec& spec,
+                                                                    int64_t number_per_run,
+                                                                    const CallgrindDumpFiles& dumps,
+                                                                    bool keep_files) {
+  std::optional<FunctionCounts> baseline_inclusive;
+  std::optional<FunctionCounts> baseline_exclusive;
+  if (!dumps.baseline_dump.empty()) {
+    absl::StatusOr<timer_internal::CallgrindProfile> baseline = ParseDump(dumps.baseline_dump);
+    if (!baseline.ok()) return baseline.status();
+    baseline_inclusive = FunctionCounts::FromMap(baseline->inclusive, true);
+    baseline_exclusive = FunctionCounts::FromMap(baseline->exclusive, false);
+  }
+  // Dumps are removed once read unless kept for the caller; a long run
+  // must not fill the disk (or slow down directory scans).
+  if (!dumps.baseline_dump.empty() && !keep_files) std::remove(dumps.baseline_dump.c_str());
+  std::vector<CallgrindStats> stats;
+  for (const std::string& dump : dumps.stmt_dumps) {
+    absl::StatusOr<timer_internal::CallgrindProfile> profile = ParseDump(dump);
+    if (!profile.ok()) return profile.status();
+    FunctionCounts exclusive = FunctionCounts::FromMap(profile->exclusive, false);
+    const bool debug_info = HasLibTorchDebugInfo(exclusive);
+    stats.emplace_back(spec, number_per_run, debug_info,
+                       FunctionCounts::FromMap(profile->inclusive, true), std::move(exclusive),
+                       baseline_inclusive, baseline_exclusive,
+                       keep_files ? std::optional<std::string>(dump) : std::nullopt);
+    // Repeats have identical counts; one tree is what reports draw.
+    if (stats.size() == 1) stats.back().set_call_tree(timer_internal::BuildCallTree(*profile));
+    if (!keep_files) std::remove(dump.c_str());
+  }
+  return stats;
+}
+
+}  // namespace icount

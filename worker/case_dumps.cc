@@ -1,0 +1,50 @@
+#include "worker/case_dumps.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "timer/callgrind_stats.h"
+#include "worker/failure.h"
+
+namespace icount {
+
+void CallgrindDumpsToProto(const CallgrindDumpFiles& dumps, worker::CallgrindDumpsProto& proto) {
+  for (const std::string& dump : dumps.stmt_dumps) proto.add_stmt_dumps(dump);
+  proto.set_baseline_dump(dumps.baseline_dump);
+}
+
+void AttachBaseline(const timer::CallgrindStatsProto& empty, timer::CallgrindStatsProto& stats) {
+  stats.set_has_baseline(true);
+  *stats.mutable_baseline_inclusive() = empty.stmt_inclusive();
+  *stats.mutable_baseline_exclusive() = empty.stmt_exclusive();
+}
+
+void ParseCaseDumps(worker::WorkerResultProto& result) {
+  if (!result.has_output() || !result.output().has_callgrind_dumps()) return;
+  worker::WorkerOutputProto& output = *result.mutable_output();
+  const worker::CallgrindDumpsProto dumps = std::move(*output.mutable_callgrind_dumps());
+  output.clear_callgrind_dumps();
+  CallgrindDumpFiles files;
+  files.stmt_dumps.assign(dumps.stmt_dumps().begin(), dumps.stmt_dumps().end());
+  files.baseline_dump = dumps.baseline_dump();
+  absl::StatusOr<std::vector<CallgrindStats>> stats = CallgrindStatsFromDumps(
+      TaskSpecFromProto(dumps.task_spec()), dumps.number_per_run(), files, /*keep_files=*/false);
+  if (!stats.ok()) {
+    worker::WorkerResultProto failed =
+        FailureResult(worker::FAILURE_MEASURE, std::string(stats.status().message()));
+    failed.set_id(result.id());
+    failed.set_seconds(result.seconds());
+    *failed.mutable_node() = result.node();
+    result = std::move(failed);
+    return;
+  }
+  for (const CallgrindStats& repeat : *stats) {
+    timer::CallgrindStatsProto* proto = output.add_callgrind();
+    *proto = CallgrindStatsToProto(repeat);
+    if (dumps.has_shared_baseline()) AttachBaseline(dumps.shared_baseline(), *proto);
+  }
+}
+
+}  // namespace icount
