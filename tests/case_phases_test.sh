@@ -22,16 +22,20 @@ for language in ("C++", "Python"):
         m = re.match(r"(\s*)(.+?)\s+(\d+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+(-?\d+)\s+(-?\d+)$", line)
         if m:
             rows.setdefault(m.group(2), []).append((int(m.group(3)), float(m.group(4))))
-    for name, n in [("zygote: case process (whole life)", 1), ("case: template (whole life)", 1),
-                    ("template: setup", 1), ("template: warm-up (instrumented, 10 calls)", 1),
-                    ("template: repeat (whole life)", 2), ("repeat: measured block", 2),
-                    ("repeat: dump", 2), ("case: parse the dumps", 1),
+    # The case process is the template; the runner parses the dumps.
+    for name, n in [("zygote: case process (whole life)", 1), ("case: setup", 1),
+                    ("case: warm-up (instrumented, 10 calls)", 1),
+                    ("case: repeat (whole life)", 2), ("case's repeat: measured block", 2),
+                    ("case's repeat: dump", 2), ("case: stop instrumentation", 1),
+                    ("runner: parse a case's dumps", 1),
                     ("worker: send the order, wait for the case", 1)]:
         assert name in rows and rows[name][0][0] == n, (language, name, rows.get(name))
+    for name in ("case: template (whole life)", "case: parse the dumps"):
+        assert name not in rows, (language, name)
     # The baseline is the worker's, measured once in a case process of its own.
     assert "case: baseline template (whole life)" not in rows, language
     baseline = section.split("the shared baseline")[1].split("\nthe case (")[0]
-    assert re.search(r"repeat: measured block\s+1 ", baseline), (language, baseline)
+    assert re.search(r"case's repeat: measured block\s+1 ", baseline), (language, baseline)
     # A parent's figures contain its children's: what is left over is small.
     whole = rows["zygote: case process (whole life)"][0][1]
     for n, wall in rows["rest (not logged: process start, exit, ...)"]:
