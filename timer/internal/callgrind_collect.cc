@@ -329,7 +329,8 @@ absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* ba
   ScopedTorchThreads threads(num_threads);
   base::RecordPhase("case", "set LibTorch's thread count", start);
   // Instrumentation starts in each template process; the caller runs
-  // uninstrumented (fast) throughout.
+  // uninstrumented (fast) throughout, or, as the template itself, stops it
+  // after the repeats.
   CallgrindDumpFiles dumps;
   absl::StatusOr<std::vector<std::string>> stmt_dumps =
       CollectBlocks(stmt, number, repeats, /*baseline=*/false, template_is_caller);
