@@ -99,6 +99,7 @@ def repeats_tree(template, repeat):
             (repeat, "measured block", []),
             (repeat, "dump", []),
         ]),
+        (template, "claim the repeat's dump", []),
     ]
 
 
@@ -116,13 +117,14 @@ CASE_TREE = [
             # The case process is the template (worker 0.9) ...
             *repeats_tree("case", "case's repeat"),
             ("case", "stop instrumentation", []),
+            # Only where the case process does not end once measured (the
+            # canary, main --template_per_case).
             ("case", "leave the statement (its setup's state freed)", []),
             # ... or forks one (main --template_per_case, the canary).
             ("case", "fork a template (parent side)", []),
             ("case", "template (whole life)", repeats_tree("template", "repeat")),
             ("case", "baseline template (whole life)",
              repeats_tree("baseline template", "baseline repeat")),
-            ("case", "find the dumps", []),
             ("case", "parse the dumps", []),
         ]),
         ("case", "write the result", []),

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -126,6 +127,15 @@ std::string ValgrindLogPath(const std::string& out_directory) {
 
 std::string CallgrindOutDirectoryEnv(const std::string& out_directory) {
   return absl::StrCat(kCallgrindOutDirEnv, "=", out_directory);
+}
+
+void RemoveCallgrindFinalProfile(int pid) {
+  const char* directory = std::getenv(kCallgrindOutDirEnv);
+  if (directory == nullptr || *directory == '\0') directory = ".";
+  char path[4096];
+  const int n =
+      std::snprintf(path, sizeof(path), "%s/%s%d", directory, kCallgrindOutFilePrefix, pid);
+  if (n > 0 && n < static_cast<int>(sizeof(path))) unlink(path);
 }
 
 }  // namespace icount

@@ -62,6 +62,13 @@ std::string ValgrindLogPath(const std::string& out_directory);
 // dumps go ("ICOUNT_CALLGRIND_OUT_DIR=...").
 std::string CallgrindOutDirectoryEnv(const std::string& out_directory);
 
+// Removes the empty profile valgrind's exit handling leaves for process
+// `pid` of a tree CallgrindCommand started ("callgrind.out.<pid>" in
+// $ICOUNT_CALLGRIND_OUT_DIR, else in the working directory). Allocates
+// nothing: a process whose heap later measured processes inherit may call
+// it between forks.
+void RemoveCallgrindFinalProfile(int pid);
+
 // The environment of a measuring child process: only what makes it work, so
 // counts do not depend on the caller's shell (PATH, HOME, TMPDIR, the
 // snippet cache, PYTHONHASHSEED=0, LC_ALL=C, OMP_NUM_THREADS). LD_LIBRARY_PATH,

@@ -89,6 +89,25 @@ TEST(CallgrindCommandTest, ToolOptionsThenFilesThenTheCommand) {
   EXPECT_THAT(options, ::testing::Contains("--num-transtab-sectors=2"));
 }
 
+bool Exists(const std::string& path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0;
+}
+
+TEST(RemoveCallgrindFinalProfileTest, RemovesOnlyThatProcesssFinalProfile) {
+  const std::string directory = MakeDirectory("final-profiles");
+  for (const char* name : {"callgrind.out.123", "callgrind.out.123.1", "callgrind.out.1234"}) {
+    std::ofstream(directory + "/" + name) << "x";
+  }
+  setenv(kCallgrindOutDirEnv, directory.c_str(), 1);
+  RemoveCallgrindFinalProfile(123);
+  RemoveCallgrindFinalProfile(99);  // none: nothing happens
+  unsetenv(kCallgrindOutDirEnv);
+  EXPECT_FALSE(Exists(directory + "/callgrind.out.123"));
+  EXPECT_TRUE(Exists(directory + "/callgrind.out.123.1"));  // a dump stays
+  EXPECT_TRUE(Exists(directory + "/callgrind.out.1234"));
+}
+
 TEST(ValgrindVersionTest, ReportsWhatValgrindSays) {
   setenv("PATH", "/usr/bin:/bin", 1);
   absl::StatusOr<std::string> version = ValgrindVersion();

@@ -13,6 +13,7 @@
 //                                       /*keep_files=*/false);
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct CallgrindDumpFiles {
   std::vector<std::string> stmt_dumps;  // one per repeat, oldest first
   std::string baseline_dump;            // empty without a baseline
 };
+
+// Receives a measurement's dumps, or why it failed, in the process that
+// measured (CallgrindOptions::on_measured).
+using CallgrindDumpsCallback = std::function<void(const absl::StatusOr<CallgrindDumpFiles>&)>;
 
 // One CallgrindStats per statement dump (the first with its call tree), each
 // with the baseline dump's counts if there is one. Removes the files unless

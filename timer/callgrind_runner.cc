@@ -6,6 +6,8 @@
 // with DIRECTORY/request.pb (CallgrindRequestProto). It writes
 // DIRECTORY/result.pb (CallgrindChildResultProto): the dump files, or the
 // statement's error. Not meant to be run by hand.
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 
@@ -22,7 +24,8 @@
 namespace icount {
 namespace {
 
-absl::StatusOr<CallgrindDumpFiles> Measure(const timer::CallgrindRequestProto& request) {
+absl::StatusOr<CallgrindDumpFiles> Measure(const timer::CallgrindRequestProto& request,
+                                           const std::string& directory) {
   const TaskSpec spec = TaskSpecFromProto(request.task_spec());
   TimerOptions options;
   options.num_threads = spec.num_threads;
@@ -35,6 +38,17 @@ absl::StatusOr<CallgrindDumpFiles> Measure(const timer::CallgrindRequestProto& r
   collect.number = request.number();
   collect.repeats = request.repeats();
   collect.collect_baseline = request.collect_baseline();
+  if (!collect.collect_baseline) {
+    // Without a baseline, which needs a clean caller, this throwaway
+    // process measures in itself and ends as soon as the repeats are done
+    // (the worker's case processes do the same).
+    collect.measure_in_this_process = true;
+    collect.on_measured = [&](const absl::StatusOr<CallgrindDumpFiles>& dumps) {
+      const absl::Status written = timer_internal::WriteChildResult(directory, dumps);
+      std::fflush(nullptr);
+      _exit(written.ok() ? 0 : 1);
+    };
+  }
   return timer->CollectCallgrindDumps(collect);
 }
 
@@ -51,7 +65,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "callgrind_runner: cannot read %s/request.pb\n", directory.c_str());
     return 2;
   }
-  absl::Status written = timer_internal::WriteChildResult(directory, Measure(request));
+  absl::Status written = timer_internal::WriteChildResult(directory, Measure(request, directory));
   if (!written.ok()) {
     std::fprintf(stderr, "callgrind_runner: %s\n", std::string(written.message()).c_str());
     return 1;

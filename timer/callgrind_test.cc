@@ -90,14 +90,38 @@ TEST(CallgrindTest, RepeatsBaselineAndStats) {
   EXPECT_EQ((*stats)[1].Counts(), (*stats)[2].Counts());
 }
 
+// Without a baseline the runner measures in its own process and ends it as
+// soon as the repeats are done (CallgrindOptions::on_measured): still one
+// dump per repeat, each from the same state.
+TEST(CallgrindTest, WithoutBaselineTheMeasuringProcessEndsOnceMeasured) {
+  absl::StatusOr<Timer> timer = Timer::ForCpp("auto z = torch::add(x, y);", kCppSetup);
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  CallgrindOptions options;
+  options.number = 50;
+  options.repeats = 3;
+  options.collect_baseline = false;
+  absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  ASSERT_EQ(stats->size(), 3u);
+  EXPECT_FALSE((*stats)[0].has_baseline());
+  EXPECT_GT((*stats)[0].Counts(), 50 * 1000);
+  EXPECT_EQ((*stats)[0].Counts(), (*stats)[1].Counts());
+  EXPECT_EQ((*stats)[1].Counts(), (*stats)[2].Counts());
+}
+
+// Both ways a statement is measured: in the runner's own process (no
+// baseline) and in a template forked from it (with a baseline).
 TEST(CallgrindTest, ThrowingStatementReportsTheError) {
   absl::StatusOr<Timer> timer = Timer::ForPython("raise ValueError('no counts for you')");
   ASSERT_TRUE(timer.ok()) << timer.status();
-  CallgrindOptions options;
-  options.collect_baseline = false;
-  absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
-  ASSERT_FALSE(stats.ok());
-  EXPECT_THAT(std::string(stats.status().message()), HasSubstr("no counts for you"));
+  for (const bool collect_baseline : {false, true}) {
+    CallgrindOptions options;
+    options.collect_baseline = collect_baseline;
+    absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
+    ASSERT_FALSE(stats.ok()) << collect_baseline;
+    EXPECT_THAT(std::string(stats.status().message()), HasSubstr("no counts for you"))
+        << collect_baseline;
+  }
 }
 
 // Counts are always taken in a child under valgrind: a statement that

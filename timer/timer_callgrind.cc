@@ -90,7 +90,8 @@ absl::StatusOr<CallgrindDumpFiles> CollectHere(timer_internal::Kernel& kernel, c
   const bool measure_baseline = options.collect_baseline && !options.baseline_measured_by_caller;
   return timer_internal::CollectInThisProcess(kernel, measure_baseline ? baseline.get() : nullptr,
                                               options.number, options.repeats, spec.num_threads,
-                                              options.measure_in_this_process);
+                                              options.measure_in_this_process,
+                                              &options.on_measured);
 }
 
 absl::StatusOr<std::string> ReadLink(const char* path) {

@@ -13,7 +13,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,6 +28,7 @@
 #include "base/machine.h"
 #include "base/phase_log.h"
 #include "base/text.h"
+#include "timer/callgrind_command.h"
 #include "timer/callgrind_stats.h"
 #include "timer/measurement_io.h"
 #include "timer/snippet_abi.h"
@@ -85,34 +88,37 @@ int64_t CallgrindNumber(const worker::WorkOrderProto& order) {
 [[noreturn]] void RunCase(size_t size, const std::string& scratch, int64_t sequence) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   base::PhaseMark mark = base::PhaseNow();
+  // The case's last step, from wherever its result is known: the result to
+  // the file the worker reads, then exit.
+  const auto finish = [&](const worker::WorkerResultProto& result) {
+    const base::PhaseMark ran = base::RecordPhase("case", "run the order", mark);
+    const absl::Status written = base::WriteFileAtomically(
+        absl::StrCat(scratch, "/case-", sequence, ".pb"), result.SerializeAsString());
+    base::RecordPhase("case", "write the result", ran);
+    std::fflush(nullptr);
+    _exit(written.ok() ? 0 : 3);
+  };
   worker::WorkOrderProto order;
-  worker::WorkerResultProto result;
   if (!order.ParseFromArray(zygote_order, static_cast<int>(size))) {
-    result = FailureResult(worker::FAILURE_WORKER, "the case process received a corrupt order");
-  } else {
-    if (!order.canary() && !order.measure_baseline() && order.compiled_case().empty() &&
-        order.task_spec().language() == timer::CPP) {
-      // Compile a C++ string into the snippet cache in a throwaway child
-      // first: whether the compiler had to run must not change this
-      // process's heap, which the measured processes inherit.
-      const pid_t compiler = fork();
-      if (compiler == 0) {
-        (void)MakeTimer(order);
-        _exit(0);
-      }
-      int status = 0;
-      while (compiler > 0 && waitpid(compiler, &status, 0) < 0 && errno == EINTR) {
-      }
-      mark = base::RecordPhase("case", "compile the C++ string (in a child)", mark);
-    }
-    result = RunOrder(order);
-    mark = base::RecordPhase("case", "run the order", mark);
+    finish(FailureResult(worker::FAILURE_WORKER, "the case process received a corrupt order"));
   }
-  const absl::Status written = base::WriteFileAtomically(
-      absl::StrCat(scratch, "/case-", sequence, ".pb"), result.SerializeAsString());
-  base::RecordPhase("case", "write the result", mark);
-  std::fflush(nullptr);
-  _exit(written.ok() ? 0 : 3);
+  if (!order.canary() && !order.measure_baseline() && order.compiled_case().empty() &&
+      order.task_spec().language() == timer::CPP) {
+    // Compile a C++ string into the snippet cache in a throwaway child
+    // first: whether the compiler had to run must not change this
+    // process's heap, which the measured processes inherit.
+    const pid_t compiler = fork();
+    if (compiler == 0) {
+      (void)MakeTimer(order);
+      _exit(0);
+    }
+    int status = 0;
+    while (compiler > 0 && waitpid(compiler, &status, 0) < 0 && errno == EINTR) {
+    }
+    mark = base::RecordPhase("case", "compile the C++ string (in a child)", mark);
+  }
+  finish(RunOrder(order, finish));
+  std::abort();  // not reached: finish exits
 }
 
 [[noreturn]] void ZygoteLoop(int requests_fd, int replies_fd, const std::string& scratch) {
@@ -166,6 +172,7 @@ int64_t CallgrindNumber(const worker::WorkOrderProto& order) {
       }
       alarm(0);
       base::RecordChildPhase("zygote", "case process (whole life)", forked.wall, usage);
+      if (RUNNING_ON_VALGRIND) RemoveCallgrindFinalProfile(child);
       if (reply.kind != kTimedOut) {
         reply = WIFSIGNALED(status) ? ZygoteReply{kSignalled, WTERMSIG(status)}
                                     : ZygoteReply{kExited, WEXITSTATUS(status)};
@@ -404,7 +411,9 @@ worker::WorkOrderProto CanaryOrder() {
 
 }  // namespace
 
-worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order) {
+worker::WorkerResultProto RunOrder(
+    const worker::WorkOrderProto& order,
+    const std::function<void(const worker::WorkerResultProto&)>& finish) {
   const base::PhaseMark start = base::PhaseNow();
   SetCurrentArtifactPath(order.torchscript_artifact());
   absl::StatusOr<Timer> timer = MakeTimer(order);
@@ -448,14 +457,26 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order) {
                                       (!options.collect_baseline ||
                                        options.baseline_measured_by_caller);
     if (order.return_dumps()) {
-      absl::StatusOr<CallgrindDumpFiles> dumps = timer->CollectCallgrindDumps(options);
-      if (!dumps.ok())
-        return FailureResult(worker::FAILURE_MEASURE, std::string(dumps.status().message()));
-      CallgrindDumpsToProto(*dumps, *output->mutable_callgrind_dumps());
-      *output->mutable_callgrind_dumps()->mutable_task_spec() = TaskSpecToProto(timer->task_spec());
-      output->mutable_callgrind_dumps()->mutable_task_spec()->set_setup(original_setup);
-      output->mutable_callgrind_dumps()->set_number_per_run(options.number);
-      return result;
+      const auto dumps_result = [&](const absl::StatusOr<CallgrindDumpFiles>& dumps) {
+        if (!dumps.ok())
+          return FailureResult(worker::FAILURE_MEASURE, std::string(dumps.status().message()));
+        worker::WorkerResultProto with_dumps = result;
+        worker::CallgrindDumpsProto& proto =
+            *with_dumps.mutable_output()->mutable_callgrind_dumps();
+        CallgrindDumpsToProto(*dumps, proto);
+        *proto.mutable_task_spec() = TaskSpecToProto(timer->task_spec());
+        proto.mutable_task_spec()->set_setup(original_setup);
+        proto.set_number_per_run(options.number);
+        return with_dumps;
+      };
+      if (finish && options.measure_in_this_process) {
+        // The case process ends here, its setup's state and the timer
+        // never torn down (~30 ms a case under valgrind).
+        options.on_measured = [&](const absl::StatusOr<CallgrindDumpFiles>& dumps) {
+          finish(dumps_result(dumps));
+        };
+      }
+      return dumps_result(timer->CollectCallgrindDumps(options));
     }
     absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
     if (!stats.ok())

@@ -27,6 +27,7 @@
 // restarting it.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -58,8 +59,15 @@ struct WorkerOptions {
 // (unreadable stream, no scratch directory); case failures are results.
 absl::Status RunWorker(const WorkerOptions& options);
 
-// Runs one order in this process (what a case process does).
-worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order);
+// Runs one order in this process (what a case process does). With
+// `finish`, a count order whose process is its own template hands its
+// result to `finish` as soon as the repeats are done, before the
+// statement's state is torn down: `finish` ends the process (the worker's
+// case process writes the result and exits). If it returns, so does
+// RunOrder, with the same result.
+worker::WorkerResultProto RunOrder(
+    const worker::WorkOrderProto& order,
+    const std::function<void(const worker::WorkerResultProto&)>& finish = nullptr);
 
 }  // namespace icount
 

@@ -31,14 +31,18 @@ namespace icount::timer_internal {
 // RunUnderCallgrind), else the working directory (callgrind's default).
 std::string CallgrindOutDirectory();
 
-// Must run under valgrind's callgrind. `baseline`, if not null, is the same
-// loop around an empty statement, measured once after the repeats.
-// `template_is_caller`: the caller is a throwaway process and plays the
-// template itself (no baseline allowed): setup and warm-up run here and
-// leave this process instrumented, holding the statement's state.
+// Must run under valgrind's callgrind, started as CallgrindCommand starts
+// a process (dumps named <directory>/callgrind.out.<pid>.<n>). `baseline`,
+// if not null, is the same loop around an empty statement, measured once
+// after the repeats. `template_is_caller`: the caller is a throwaway
+// process and plays the template itself (no baseline allowed): setup and
+// warm-up run here, the repeats are forked from here, and then
+// `on_measured` (if not null and not empty) gets the dumps while the
+// statement's state is still alive (CallgrindOptions::on_measured).
 absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* baseline,
                                                         int64_t number, int repeats,
-                                                        int num_threads, bool template_is_caller);
+                                                        int num_threads, bool template_is_caller,
+                                                        const CallgrindDumpsCallback* on_measured);
 
 // An empty statement in `language`, for baselines.
 absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language);
