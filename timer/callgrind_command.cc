@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,27 @@ std::string ValgrindLogPath(const std::string& out_directory) {
 
 std::string CallgrindOutDirectoryEnv(const std::string& out_directory) {
   return absl::StrCat(kCallgrindOutDirEnv, "=", out_directory);
+}
+
+std::string CallgrindOutDirectory() {
+  const char* dir = std::getenv(kCallgrindOutDirEnv);
+  if (dir != nullptr && *dir != '\0') return dir;
+  char cwd[4096];
+  return getcwd(cwd, sizeof(cwd)) != nullptr ? std::string(cwd) : ".";
+}
+
+bool FormatCallgrindDumpPath(char* path, size_t size, const char* directory, const char* tag,
+                             int repeat) {
+  const int n = std::snprintf(path, size, "%s/%s%s.%d", directory, kCallgrindOutFilePrefix, tag,
+                              repeat);
+  return n > 0 && static_cast<size_t>(n) < size;
+}
+
+std::string CallgrindDumpPath(const std::string& directory, const std::string& tag, int repeat) {
+  std::string path(directory.size() + tag.size() + 64, '\0');
+  FormatCallgrindDumpPath(path.data(), path.size(), directory.c_str(), tag.c_str(), repeat);
+  path.resize(std::strlen(path.c_str()));
+  return path;
 }
 
 void RemoveCallgrindFinalProfile(int pid) {

@@ -15,6 +15,7 @@
 //   // spawn *argv with env and ASLR off (base/subprocess.h); if it dies,
 //   // ValgrindLogReport(ValgrindLogPath(out_directory)) says why.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,23 @@ std::string ValgrindLogPath(const std::string& out_directory);
 // The environment entry that tells a process under valgrind where its
 // dumps go ("ICOUNT_CALLGRIND_OUT_DIR=...").
 std::string CallgrindOutDirectoryEnv(const std::string& out_directory);
+
+// Where this process, if CallgrindCommand started it (or its ancestor),
+// writes its dumps: $ICOUNT_CALLGRIND_OUT_DIR, else the working directory
+// (callgrind's default).
+std::string CallgrindOutDirectory();
+
+// Where Timer::CollectCallgrindDumps leaves repeat `repeat` (from 0) of a
+// collection tagged `tag` (CallgrindOptions::dump_tag), in `directory`
+// (CallgrindOutDirectory()):
+//
+//   CallgrindDumpPath("/tmp/d", "case-7", 0)  // "/tmp/d/callgrind.out.case-7.0"
+std::string CallgrindDumpPath(const std::string& directory, const std::string& tag, int repeat);
+
+// CallgrindDumpPath into `path` (`size` bytes) without allocating, for a
+// process between forks; false if it does not fit.
+bool FormatCallgrindDumpPath(char* path, size_t size, const char* directory, const char* tag,
+                             int repeat);
 
 // Removes the empty profile valgrind's exit handling leaves for process
 // `pid` of a tree CallgrindCommand started ("callgrind.out.<pid>" in

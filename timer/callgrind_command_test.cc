@@ -1,6 +1,7 @@
 #include "timer/callgrind_command.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -106,6 +107,26 @@ TEST(RemoveCallgrindFinalProfileTest, RemovesOnlyThatProcesssFinalProfile) {
   EXPECT_FALSE(Exists(directory + "/callgrind.out.123"));
   EXPECT_TRUE(Exists(directory + "/callgrind.out.123.1"));  // a dump stays
   EXPECT_TRUE(Exists(directory + "/callgrind.out.1234"));
+}
+
+TEST(CallgrindDumpPathTest, NamesTheDumpByTagAndRepeat) {
+  EXPECT_EQ(CallgrindDumpPath("/tmp/d", "case-7", 0), "/tmp/d/callgrind.out.case-7.0");
+  EXPECT_EQ(CallgrindDumpPath("/tmp/d", "case-7-baseline", 12),
+            "/tmp/d/callgrind.out.case-7-baseline.12");
+  char path[64];
+  ASSERT_TRUE(FormatCallgrindDumpPath(path, sizeof(path), "/tmp/d", "case-7", 3));
+  EXPECT_STREQ(path, "/tmp/d/callgrind.out.case-7.3");
+  char small[16];
+  EXPECT_FALSE(FormatCallgrindDumpPath(small, sizeof(small), "/tmp/d", "case-7", 3));
+}
+
+TEST(CallgrindOutDirectoryTest, TheEnvironmentElseTheWorkingDirectory) {
+  setenv(kCallgrindOutDirEnv, "/some/where", 1);
+  EXPECT_EQ(CallgrindOutDirectory(), "/some/where");
+  unsetenv(kCallgrindOutDirEnv);
+  char cwd[4096];
+  ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
+  EXPECT_EQ(CallgrindOutDirectory(), cwd);
 }
 
 TEST(ValgrindVersionTest, ReportsWhatValgrindSays) {

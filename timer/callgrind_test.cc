@@ -142,6 +142,14 @@ TEST(CallgrindTest, InvalidOptions) {
   CallgrindOptions options;
   options.repeats = 0;
   EXPECT_EQ(timer->CollectCallgrind(options).status().code(), absl::StatusCode::kInvalidArgument);
+  // A dump tag names files: no path separators, spaces or long names.
+  for (const char* tag : {"a/b", "two words", "0123456789012345678901234567890123456789x"}) {
+    CallgrindOptions tagged;
+    tagged.dump_tag = tag;
+    const absl::Status status = timer->CollectCallgrind(tagged).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << tag;
+    EXPECT_THAT(std::string(status.message()), HasSubstr("dump_tag")) << tag;
+  }
 }
 
 }  // namespace

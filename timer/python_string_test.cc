@@ -24,6 +24,35 @@ TEST(PythonStringTest, MeasuresTorchAdd) {
   EXPECT_EQ(m->task_spec().language, Language::kPython);
 }
 
+// What another process reports for a Timer it did not make (the suite's
+// worker, for its case processes) is what the Timer reports itself.
+TEST(PythonStringTest, StringTaskSpecIsTheTimersSpec) {
+  TimerOptions options;
+  options.label = "add";
+  options.num_threads = 2;
+  absl::StatusOr<Timer> timer =
+      Timer::ForPython("\n    torch.add(x, y)\n    ", "\n  x = torch.ones(4, 4)\n  y = x\n  ",
+                       options);
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  TaskSpec given;
+  given.stmt = "\n    torch.add(x, y)\n    ";
+  given.setup = "\n  x = torch.ones(4, 4)\n  y = x\n  ";
+  given.global_setup = "#include <vector>";  // C++ only: dropped
+  given.label = "add";
+  given.num_threads = 2;
+  given.language = Language::kPython;
+  const TaskSpec spec = Timer::StringTaskSpec(given);
+  EXPECT_EQ(spec, timer->task_spec());
+  EXPECT_EQ(spec.stmt, "torch.add(x, y)");
+  EXPECT_EQ(spec.setup, "x = torch.ones(4, 4)\ny = x");
+  EXPECT_EQ(spec.global_setup, "");
+  // In C++, Python's default setup "pass" means none.
+  given.language = Language::kCpp;
+  given.setup = "pass";
+  EXPECT_EQ(Timer::StringTaskSpec(given).setup, "");
+  EXPECT_EQ(Timer::StringTaskSpec(given).global_setup, "#include <vector>");
+}
+
 TEST(PythonStringTest, RunsEachRunAndSetupPerBlock) {
   // The statement appends to a list made by setup: after Timeit(50) with
   // its warm-up of 2 runs, the last block saw exactly 50 runs.

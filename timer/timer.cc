@@ -115,24 +115,29 @@ TaskSpec Timer::MakeTaskSpec(std::string stmt, std::string setup, std::string gl
   return spec;
 }
 
+TaskSpec Timer::StringTaskSpec(TaskSpec spec) {
+  spec.stmt = timer_internal::NormalizeSnippet(spec.stmt);
+  // The reference treats Python's default setup "pass" as no setup in C++.
+  spec.setup = spec.language == Language::kCpp && spec.setup == "pass"
+                   ? ""
+                   : timer_internal::NormalizeSnippet(spec.setup);
+  if (spec.language == Language::kPython) spec.global_setup.clear();
+  return spec;
+}
+
 absl::StatusOr<Timer> Timer::ForCpp(const std::string& stmt, const std::string& setup,
                                     const std::string& global_setup, TimerOptions options) {
-  const std::string normalized_stmt = timer_internal::NormalizeSnippet(stmt);
-  if (normalized_stmt.empty()) {
+  TaskSpec spec =
+      StringTaskSpec(MakeTaskSpec(stmt, setup, global_setup, Language::kCpp, options));
+  if (spec.stmt.empty()) {
     return absl::InvalidArgumentError("C++ Timer: stmt is empty; give the statement to time");
   }
   if (absl::Status status = CheckPositive("num_threads", options.num_threads); !status.ok()) {
     return status;
   }
-  // The reference treats Python's default setup "pass" as no setup in C++.
-  const std::string normalized_setup =
-      setup == "pass" ? "" : timer_internal::NormalizeSnippet(setup);
   absl::StatusOr<std::shared_ptr<timer_internal::CompiledCppSnippet>> snippet =
-      timer_internal::CompiledCppSnippet::Compile(
-          {normalized_stmt, normalized_setup, global_setup});
+      timer_internal::CompiledCppSnippet::Compile({spec.stmt, spec.setup, spec.global_setup});
   if (!snippet.ok()) return snippet.status();
-  TaskSpec spec =
-      MakeTaskSpec(normalized_stmt, normalized_setup, global_setup, Language::kCpp, options);
   return Timer(std::make_shared<CppSnippetKernel>(*std::move(snippet)), std::move(spec),
                std::move(options.clock), /*code_in_this_binary=*/false);
 }
@@ -145,18 +150,16 @@ Timer Timer::ForCompiledEntry(IcountSnippetEntry entry, TaskSpec spec) {
 
 absl::StatusOr<Timer> Timer::ForPython(const std::string& stmt, const std::string& setup,
                                        TimerOptions options) {
-  const std::string normalized_stmt = timer_internal::NormalizeSnippet(stmt);
-  if (normalized_stmt.empty()) {
+  TaskSpec spec = StringTaskSpec(MakeTaskSpec(stmt, setup, "", Language::kPython, options));
+  if (spec.stmt.empty()) {
     return absl::InvalidArgumentError("Python Timer: stmt is empty; give the statement to time");
   }
   if (absl::Status status = CheckPositive("num_threads", options.num_threads); !status.ok()) {
     return status;
   }
-  const std::string normalized_setup = timer_internal::NormalizeSnippet(setup);
   absl::StatusOr<std::shared_ptr<timer_internal::PythonSnippet>> snippet =
-      timer_internal::PythonSnippet::Compile(normalized_stmt, normalized_setup);
+      timer_internal::PythonSnippet::Compile(spec.stmt, spec.setup);
   if (!snippet.ok()) return snippet.status();
-  TaskSpec spec = MakeTaskSpec(normalized_stmt, normalized_setup, "", Language::kPython, options);
   return Timer(std::make_shared<PythonSnippetKernel>(*std::move(snippet)), std::move(spec),
                std::move(options.clock), /*code_in_this_binary=*/false);
 }

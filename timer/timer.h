@@ -128,6 +128,13 @@ struct CallgrindOptions {
   //     _exit(0);
   //   };
   CallgrindDumpsCallback on_measured;
+  // Names the dumps CollectCallgrindDumps leaves, so that a process other
+  // than the measuring one can find them without being told:
+  // CallgrindDumpPath(CallgrindOutDirectory(), dump_tag, repeat)
+  // (timer/callgrind_command.h); a baseline measured alongside is tagged
+  // "<dump_tag>-baseline". Up to 40 of [A-Za-z0-9._-], unique among the
+  // collections sharing the directory. Empty: "icount-<pid>-<n>".
+  std::string dump_tag;
 };
 
 // Called after each measured block with its number of runs and its seconds.
@@ -158,6 +165,16 @@ class Timer {
   // snippet ABI (timer/snippet_abi.h), e.g. a case of a suite
   // generated at build time. `spec` describes it (stmt, setup, labels).
   static Timer ForCompiledEntry(IcountSnippetEntry entry, TaskSpec spec);
+
+  // The task_spec() of a Timer made by ForCpp or ForPython from `spec`'s
+  // strings, language and options: stmt and setup normalized (one leading
+  // newline, common indentation and trailing whitespace dropped), C++'s
+  // setup "pass" read as none, Python's global_setup dropped. For a process
+  // that reports on a Timer made elsewhere (the suite's worker for its case
+  // processes):
+  //
+  //   Timer::StringTaskSpec(spec).stmt  // == Timer::ForPython(...)->task_spec().stmt
+  static TaskSpec StringTaskSpec(TaskSpec spec);
 
   // Python `stmt` after `setup`, with `torch` in scope. A syntax error is
   // InvalidArgument with Python's message.

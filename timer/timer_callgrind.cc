@@ -2,6 +2,7 @@
 #include <unistd.h>
 #include <valgrind/valgrind.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -71,6 +73,15 @@ absl::Status CheckCallgrindOptions(const CallgrindOptions& options) {
         "(collect_baseline = false or baseline_measured_by_caller = true): a baseline is "
         "measured from the clean state this process would no longer have");
   }
+  if (options.dump_tag.size() > 40 ||
+      !std::all_of(options.dump_tag.begin(), options.dump_tag.end(), [](char c) {
+        return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
+               c == '-';
+      })) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CollectCallgrind: dump_tag \"", options.dump_tag,
+        "\" names files: use up to 40 letters, digits, '.', '_' or '-'"));
+  }
   return absl::OkStatus();
 }
 
@@ -91,7 +102,7 @@ absl::StatusOr<CallgrindDumpFiles> CollectHere(timer_internal::Kernel& kernel, c
   return timer_internal::CollectInThisProcess(kernel, measure_baseline ? baseline.get() : nullptr,
                                               options.number, options.repeats, spec.num_threads,
                                               options.measure_in_this_process,
-                                              &options.on_measured);
+                                              &options.on_measured, options.dump_tag);
 }
 
 absl::StatusOr<std::string> ReadLink(const char* path) {

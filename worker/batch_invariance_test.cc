@@ -7,12 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "timer/callgrind.pb.h"
 #include "worker/runner.h"
 
 namespace icount {
 namespace {
+
+using ::testing::HasSubstr;
 
 worker::WorkOrderProto CountOrder(const std::string& id, timer::Language language,
                                   const std::string& stmt, const std::string& setup) {
@@ -40,10 +44,12 @@ int64_t Sum(const timer::FunctionCountsProto& counts) {
 }
 
 // Each order's count (the statement's, per repeat; both repeats must
-// agree) and, if `baselines` is given, its baseline's.
+// agree) and, if `baselines` is given, its baseline's; if `specs` is given,
+// what its results say was measured (task spec and runs per repeat).
 std::map<std::string, int64_t> Counts(const std::vector<worker::WorkOrderProto>& orders,
                                       const std::string& journal,
-                                      std::map<std::string, int64_t>* baselines = nullptr) {
+                                      std::map<std::string, int64_t>* baselines = nullptr,
+                                      std::map<std::string, std::string>* specs = nullptr) {
   RunnerOptions options;
   options.worker_path = std::string(std::getenv("TEST_SRCDIR")) + "/icount/worker/worker";
   options.journal_path = std::string(std::getenv("TEST_TMPDIR")) + "/" + journal;
@@ -63,6 +69,11 @@ std::map<std::string, int64_t> Counts(const std::vector<worker::WorkOrderProto>&
     EXPECT_TRUE(result.output().callgrind(0).has_baseline()) << result.id();
     if (baselines != nullptr) {
       (*baselines)[result.id()] = Sum(result.output().callgrind(0).baseline_exclusive());
+    }
+    if (specs != nullptr) {
+      (*specs)[result.id()] = absl::StrCat(result.output().callgrind(0).task_spec().ShortDebugString(),
+                                           " number_per_run: ",
+                                           result.output().callgrind(0).number_per_run());
     }
   }
   return counts;
@@ -152,16 +163,24 @@ TEST(BatchInvarianceTest, SharedBaselineChangesNoStatementCount) {
 // A case process measures in itself (setup, warm-up, then a fork per
 // repeat) rather than in a template it forks: the repeats start from the
 // same state either way, so every count, baselines included, is the same,
-// with 1 LibTorch thread and with 2.
+// with 1 LibTorch thread and with 2. Measuring in itself, it also ends as
+// soon as its repeats are done and the worker makes its result from the
+// order: the results say the same (the statement as its Timer normalised
+// it, the order's own setup), whatever the statement's indentation.
 TEST(BatchInvarianceTest, TemplateInTheCaseProcessChangesNoCount) {
   worker::WorkOrderProto cpp_two_threads = kCppAdd;
   cpp_two_threads.set_id("cpp add, 2 threads");
   cpp_two_threads.mutable_task_spec()->set_num_threads(2);
+  worker::WorkOrderProto python_indented = kPythonAdd;
+  python_indented.mutable_task_spec()->set_stmt("\n    torch.add(x, y)\n  ");
+  python_indented.mutable_task_spec()->set_setup("\n  x = torch.ones(4, 4)\n  y = x\n");
+  python_indented.mutable_task_spec()->set_label("add");
   const std::vector<worker::WorkOrderProto> orders =
-      WithVariants({kCppAdd, kPythonAdd, cpp_two_threads}, " (template)",
+      WithVariants({kCppAdd, python_indented, cpp_two_threads}, " (template)",
                    [](worker::WorkOrderProto& order) { order.set_template_per_case(true); });
   std::map<std::string, int64_t> baselines;
-  std::map<std::string, int64_t> counts = Counts(orders, "template.journal", &baselines);
+  std::map<std::string, std::string> specs;
+  std::map<std::string, int64_t> counts = Counts(orders, "template.journal", &baselines, &specs);
   ASSERT_EQ(counts.size(), 6u);
   for (const char* id : {"cpp add", "python add", "cpp add, 2 threads"}) {
     const std::string forked = std::string(id) + " (template)";
@@ -169,7 +188,12 @@ TEST(BatchInvarianceTest, TemplateInTheCaseProcessChangesNoCount) {
     EXPECT_EQ(counts[id], counts[forked]) << id;
     EXPECT_GT(baselines[id], 0) << id;
     EXPECT_EQ(baselines[id], baselines[forked]) << id;
+    EXPECT_EQ(specs[id], specs[forked]) << id;
   }
+  EXPECT_THAT(specs["python add"], HasSubstr("stmt: \"torch.add(x, y)\""));
+  EXPECT_THAT(specs["python add"], HasSubstr("setup: \"\\n  x = torch.ones(4, 4)\\n  y = x\\n\""));
+  EXPECT_THAT(specs["python add"], HasSubstr("label: \"add\""));
+  EXPECT_THAT(specs["python add"], HasSubstr("number_per_run: 20"));
 }
 
 }  // namespace

@@ -84,29 +84,96 @@ int64_t CallgrindNumber(const worker::WorkOrderProto& order) {
   return order.callgrind_number() > 0 ? order.callgrind_number() : 100;
 }
 
-// Runs the case described by zygote_order[0, size) and exits.
-[[noreturn]] void RunCase(size_t size, const std::string& scratch, int64_t sequence) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  base::PhaseMark mark = base::PhaseNow();
-  // The case's last step, from wherever its result is known: the result to
-  // the file the worker reads, then exit.
-  const auto finish = [&](const worker::WorkerResultProto& result) {
-    const base::PhaseMark ran = base::RecordPhase("case", "run the order", mark);
-    const absl::Status written = base::WriteFileAtomically(
-        absl::StrCat(scratch, "/case-", sequence, ".pb"), result.SerializeAsString());
+// The order's measured blocks (1 unless it says).
+int CallgrindRepeats(const worker::WorkOrderProto& order) {
+  return order.callgrind_repeats() > 0 ? order.callgrind_repeats() : 1;
+}
+
+// Whether a count order's case process plays the template itself: it ends
+// with the order, so it may, unless it must stay clean for a baseline of
+// its own (or main --template_per_case asks for worker 0.8's tree).
+bool MeasuresInItsProcess(const worker::WorkOrderProto& order) {
+  return !order.template_per_case() && (order.measure_baseline() || order.baseline_from_worker());
+}
+
+// Whether the case process of a count order ends as soon as its repeats are
+// done, leaving its dumps where the worker finds them (CaseDumpTag) and no
+// result file: the worker makes the result (MeasuredCaseResult). Building,
+// serialising and writing it in the case process cost ~35 ms a case under
+// valgrind (all its code translated afresh after instrumentation stops).
+bool EndsOnceMeasured(const worker::WorkOrderProto& order) {
+  return order.callgrind() && order.return_dumps() && MeasuresInItsProcess(order);
+}
+
+// The exit code of a case process that ended so.
+constexpr int kCaseMeasuredExitCode = 86;
+
+// The dump tag (CallgrindOptions::dump_tag) of the case process with this
+// sequence number: unique in the worker's dump directory, and short enough
+// ("case-<n>") to stay in std::string's inline buffer, so that the heap
+// the measured blocks inherit does not depend on the case's position.
+std::string CaseDumpTag(int64_t sequence) { return absl::StrCat("case-", sequence); }
+
+// Where a case process writes its result for the worker.
+std::string CaseResultPath(const std::string& scratch, int64_t sequence) {
+  return absl::StrCat(scratch, "/case-", sequence, ".pb");
+}
+
+// The case process's own view of how it ends (RunCase, RunOrder).
+class CaseProcess {
+ public:
+  CaseProcess(const std::string& scratch, int64_t sequence)
+      : scratch_(scratch), sequence_(sequence), dump_tag_(CaseDumpTag(sequence)) {}
+
+  // The phases before the order runs are done (base/phase_log.h).
+  void StartOrder(base::PhaseMark mark) { mark_ = mark; }
+
+  // Ends the process with `result`, written where the worker reads it.
+  [[noreturn]] void Finish(const worker::WorkerResultProto& result) const {
+    const base::PhaseMark ran = base::RecordPhase("case", "run the order", mark_);
+    const absl::Status written =
+        base::WriteFileAtomically(CaseResultPath(scratch_, sequence_), result.SerializeAsString());
     base::RecordPhase("case", "write the result", ran);
     std::fflush(nullptr);
     _exit(written.ok() ? 0 : 3);
-  };
+  }
+
+  // Ends the process once its dumps are where the worker finds them
+  // (EndsOnceMeasured).
+  [[noreturn]] void FinishMeasured() const {
+    base::RecordPhase("case", "run the order", mark_);
+    std::fflush(nullptr);
+    _exit(kCaseMeasuredExitCode);
+  }
+
+  const std::string& dump_tag() const { return dump_tag_; }
+
+ private:
+  const std::string& scratch_;
+  int64_t sequence_;
+  std::string dump_tag_;
+  base::PhaseMark mark_;
+};
+
+worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order,
+                                   const CaseProcess& process);
+
+// Runs the case described by zygote_order[0, size) and exits.
+[[noreturn]] void RunCase(size_t size, const std::string& scratch, int64_t sequence) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  CaseProcess process(scratch, sequence);
+  process.StartOrder(base::PhaseNow());
   worker::WorkOrderProto order;
   if (!order.ParseFromArray(zygote_order, static_cast<int>(size))) {
-    finish(FailureResult(worker::FAILURE_WORKER, "the case process received a corrupt order"));
+    process.Finish(
+        FailureResult(worker::FAILURE_WORKER, "the case process received a corrupt order"));
   }
   if (!order.canary() && !order.measure_baseline() && order.compiled_case().empty() &&
       order.task_spec().language() == timer::CPP) {
     // Compile a C++ string into the snippet cache in a throwaway child
     // first: whether the compiler had to run must not change this
     // process's heap, which the measured processes inherit.
+    const base::PhaseMark before = base::PhaseNow();
     const pid_t compiler = fork();
     if (compiler == 0) {
       (void)MakeTimer(order);
@@ -115,10 +182,9 @@ int64_t CallgrindNumber(const worker::WorkOrderProto& order) {
     int status = 0;
     while (compiler > 0 && waitpid(compiler, &status, 0) < 0 && errno == EINTR) {
     }
-    mark = base::RecordPhase("case", "compile the C++ string (in a child)", mark);
+    process.StartOrder(base::RecordPhase("case", "compile the C++ string (in a child)", before));
   }
-  finish(RunOrder(order, finish));
-  std::abort();  // not reached: finish exits
+  process.Finish(RunOrder(order, process));
 }
 
 [[noreturn]] void ZygoteLoop(int requests_fd, int replies_fd, const std::string& scratch) {
@@ -223,6 +289,17 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order) {
   return Timer::ForPython(spec.stmt, setup, options);
 }
 
+// The task spec MakeTimer(order)'s Timer reports (but for the setup, which
+// results take from the order as given).
+TaskSpec MeasuredTaskSpec(const worker::WorkOrderProto& order) {
+  TaskSpec spec = TaskSpecFromProto(order.task_spec());
+  if (!order.compiled_case().empty()) {
+    spec.language = Language::kCpp;  // Timer::ForCompiledEntry
+    return spec;
+  }
+  return Timer::StringTaskSpec(std::move(spec));
+}
+
 // The display fields of a task spec (and of the flat MeasurementProto).
 template <typename Message>
 void CopyLabels(const timer::TaskSpecProto& from, Message& to) {
@@ -269,6 +346,24 @@ void RestoreLabels(const worker::WorkOrderProto& order, worker::WorkerResultProt
   }
 }
 
+// The result of a case process that ended once measured (EndsOnceMeasured):
+// what RunOrder would have reported, made here from the order.
+worker::WorkerResultProto MeasuredCaseResult(const worker::WorkOrderProto& order,
+                                             int64_t sequence) {
+  CallgrindDumpFiles dumps;
+  const std::string directory = CallgrindOutDirectory();
+  for (int repeat = 0; repeat < CallgrindRepeats(order); ++repeat) {
+    dumps.stmt_dumps.push_back(CallgrindDumpPath(directory, CaseDumpTag(sequence), repeat));
+  }
+  worker::WorkerResultProto result;
+  worker::CallgrindDumpsProto& proto = *result.mutable_output()->mutable_callgrind_dumps();
+  CallgrindDumpsToProto(dumps, proto);
+  *proto.mutable_task_spec() = TaskSpecToProto(MeasuredTaskSpec(order));
+  proto.mutable_task_spec()->set_setup(order.task_spec().setup());
+  proto.set_number_per_run(CallgrindNumber(order));
+  return result;
+}
+
 // The worker's side of the zygote: sends the measured part of one order,
 // waits for its case process to end and turns what it left into a result.
 struct ZygoteChannel {
@@ -291,7 +386,7 @@ struct ZygoteChannel {
       return absl::InternalError("worker: the zygote process is gone");
     }
     mark = base::RecordPhase("worker", "send the order, wait for the case", mark);
-    const std::string case_file = absl::StrCat(scratch_directory, "/case-", sequence, ".pb");
+    const std::string case_file = CaseResultPath(scratch_directory, sequence);
     worker::WorkerResultProto result;
     absl::StatusOr<std::string> bytes = base::ReadFileToString(case_file);
     std::remove(case_file.c_str());
@@ -302,6 +397,8 @@ struct ZygoteChannel {
       result = FailureResult(
           worker::FAILURE_CRASH,
           absl::StrCat("the case crashed: signal ", reply.code, " (", strsignal(reply.code), ")"));
+    } else if (reply.code == kCaseMeasuredExitCode && EndsOnceMeasured(order)) {
+      result = MeasuredCaseResult(order, sequence);
     } else if (!bytes.ok() || !result.ParseFromString(*bytes)) {
       result = FailureResult(worker::FAILURE_CRASH, absl::StrCat("the case exited with code ",
                                                                  reply.code, " without a result"));
@@ -409,11 +506,10 @@ worker::WorkOrderProto CanaryOrder() {
   return order;
 }
 
-}  // namespace
-
-worker::WorkerResultProto RunOrder(
-    const worker::WorkOrderProto& order,
-    const std::function<void(const worker::WorkerResultProto&)>& finish) {
+// Runs one order in this case process; a count order that EndsOnceMeasured
+// ends the process from inside the measurement.
+worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order,
+                                   const CaseProcess& process) {
   const base::PhaseMark start = base::PhaseNow();
   SetCurrentArtifactPath(order.torchscript_artifact());
   absl::StatusOr<Timer> timer = MakeTimer(order);
@@ -448,14 +544,10 @@ worker::WorkerResultProto RunOrder(
     }
     CallgrindOptions options;
     options.number = CallgrindNumber(order);
-    options.repeats = order.callgrind_repeats() > 0 ? order.callgrind_repeats() : 1;
+    options.repeats = CallgrindRepeats(order);
     options.collect_baseline = !order.measure_baseline();
     options.baseline_measured_by_caller = order.baseline_from_worker();
-    // This case process ends with the order, so it plays the template
-    // itself unless it must stay clean for a baseline of its own.
-    options.measure_in_this_process = !order.template_per_case() &&
-                                      (!options.collect_baseline ||
-                                       options.baseline_measured_by_caller);
+    options.measure_in_this_process = MeasuresInItsProcess(order);
     if (order.return_dumps()) {
       const auto dumps_result = [&](const absl::StatusOr<CallgrindDumpFiles>& dumps) {
         if (!dumps.ok())
@@ -469,11 +561,16 @@ worker::WorkerResultProto RunOrder(
         proto.set_number_per_run(options.number);
         return with_dumps;
       };
-      if (finish && options.measure_in_this_process) {
-        // The case process ends here, its setup's state and the timer
-        // never torn down (~30 ms a case under valgrind).
-        options.on_measured = [&](const absl::StatusOr<CallgrindDumpFiles>& dumps) {
-          finish(dumps_result(dumps));
+      if (EndsOnceMeasured(order)) {
+        // The case process ends as soon as its repeats are done: its
+        // setup's state and the timer are never torn down, and on success
+        // the worker makes the result from the order (MeasuredCaseResult).
+        // The tag is short, so copying it allocates nothing.
+        options.dump_tag = process.dump_tag();
+        options.on_measured = [&process, &dumps_result](
+                                  const absl::StatusOr<CallgrindDumpFiles>& dumps) {
+          if (dumps.ok()) process.FinishMeasured();
+          process.Finish(dumps_result(dumps));
         };
       }
       return dumps_result(timer->CollectCallgrindDumps(options));
@@ -496,6 +593,8 @@ worker::WorkerResultProto RunOrder(
   }
   return result;
 }
+
+}  // namespace
 
 absl::Status RunWorker(const WorkerOptions& options) {
   if (options.scratch_directory.empty() ||

@@ -27,7 +27,6 @@
 // restarting it.
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 
@@ -58,16 +57,6 @@ struct WorkerOptions {
 // Runs until the order stream ends. Errors only for the worker itself
 // (unreadable stream, no scratch directory); case failures are results.
 absl::Status RunWorker(const WorkerOptions& options);
-
-// Runs one order in this process (what a case process does). With
-// `finish`, a count order whose process is its own template hands its
-// result to `finish` as soon as the repeats are done, before the
-// statement's state is torn down: `finish` ends the process (the worker's
-// case process writes the result and exits). If it returns, so does
-// RunOrder, with the same result.
-worker::WorkerResultProto RunOrder(
-    const worker::WorkOrderProto& order,
-    const std::function<void(const worker::WorkerResultProto&)>& finish = nullptr);
 
 }  // namespace icount
 

@@ -75,7 +75,7 @@ struct CollectingBlocks {
   base::PhaseMark mark;
   // Names this collection's dumps: the trigger in their headers ("desc:
   // Trigger: Client Request: <tag>") and, once renamed, their files
-  // (DumpPath).
+  // (CallgrindDumpPath).
   char tag[64] = {0};
   // Where callgrind writes this process tree's dumps (CallgrindOutDirectory).
   const char* directory = "";
@@ -152,7 +152,7 @@ struct CollectingBlocks {
 
   // Renames the dump of the repeat child `child` (callgrind names it
   // "<directory>/callgrind.out.<pid>.1": the first dump of that pid) to
-  // DumpPath(repeat), and removes the empty final profile the child's exit
+  // CallgrindDumpPath(directory, tag, repeat), and removes the empty final profile the child's exit
   // left. So the caller finds the dumps by name, without listing the
   // directory or reading any file (13 ms a case under valgrind when it
   // did). Runs between forks: nothing here may allocate, or later repeats
@@ -161,9 +161,10 @@ struct CollectingBlocks {
     RemoveCallgrindFinalProfile(static_cast<int>(child));
     char dump[4096];
     char claimed[4096];
-    if (!FormatPath(dump, "%s/%s%d.1", directory, kCallgrindOutFilePrefix,
-                    static_cast<int>(child)) ||
-        !FormatPath(claimed, "%s/%s%s.%d", directory, kCallgrindOutFilePrefix, tag, repeat)) {
+    const int n = std::snprintf(dump, sizeof(dump), "%s/%s%d.1", directory,
+                                kCallgrindOutFilePrefix, static_cast<int>(child));
+    if (n <= 0 || n >= static_cast<int>(sizeof(dump)) ||
+        !FormatCallgrindDumpPath(claimed, sizeof(claimed), directory, tag, repeat)) {
       error = absl::StrCat("the callgrind output directory's path is too long: ", directory);
       return false;
     }
@@ -178,15 +179,6 @@ struct CollectingBlocks {
     return true;
   }
 
-  template <typename... Args>
-  static bool FormatPath(char (&path)[4096], const char* format, Args... args) {
-    const int n = std::snprintf(path, sizeof(path), format, args...);
-    return n > 0 && n < static_cast<int>(sizeof(path));
-  }
-
-  std::string DumpPath(int repeat) const {
-    return absl::StrCat(directory, "/", kCallgrindOutFilePrefix, tag, ".", repeat);
-  }
 
   // Why this collection failed: what a failed child or template reported
   // (ChildErrorPath), then `own`.
@@ -202,7 +194,7 @@ struct CollectingBlocks {
   absl::StatusOr<CallgrindDumpFiles> Dumps(const std::string& failure) const {
     if (!failure.empty()) return Failure(failure);
     CallgrindDumpFiles dumps;
-    for (int repeat = 0; repeat < repeats; ++repeat) dumps.stmt_dumps.push_back(DumpPath(repeat));
+    for (int repeat = 0; repeat < repeats; ++repeat) dumps.stmt_dumps.push_back(CallgrindDumpPath(directory, tag, repeat));
     return dumps;
   }
   static void Begin(void* self) {
@@ -233,7 +225,8 @@ struct CollectingBlocks {
 // and `on_measured` (may be null) is called as soon as the repeats are done.
 absl::StatusOr<CallgrindDumpFiles> CollectBlocks(Kernel& kernel, int64_t number, int repeats,
                                                  bool baseline, bool template_is_caller,
-                                                 const CallgrindDumpsCallback* on_measured) {
+                                                 const CallgrindDumpsCallback* on_measured,
+                                                 const std::string& dump_tag) {
   // Nothing here may depend on what earlier collections left behind (like
   // the number of files in the directory): the measured children inherit
   // this process's heap.
@@ -245,8 +238,14 @@ absl::StatusOr<CallgrindDumpFiles> CollectBlocks(Kernel& kernel, int64_t number,
     blocks.process = "baseline template";
     blocks.child_process = "baseline repeat";
   }
-  std::snprintf(blocks.tag, sizeof(blocks.tag), "icount-%d-%d", static_cast<int>(getpid()),
-                ++collection);
+  ++collection;
+  if (dump_tag.empty()) {
+    std::snprintf(blocks.tag, sizeof(blocks.tag), "icount-%d-%d", static_cast<int>(getpid()),
+                  collection);
+  } else {
+    std::snprintf(blocks.tag, sizeof(blocks.tag), "%s%s", dump_tag.c_str(),
+                  baseline ? "-baseline" : "");
+  }
   const std::string directory = CallgrindOutDirectory();
   blocks.directory = directory.c_str();
   const std::string error_path = ChildErrorPath(directory);
@@ -311,17 +310,11 @@ class EmptyCppStatement final : public Kernel {
 
 }  // namespace
 
-std::string CallgrindOutDirectory() {
-  const char* dir = std::getenv(kCallgrindOutDirEnv);
-  if (dir != nullptr && *dir != '\0') return dir;
-  char cwd[4096];
-  return getcwd(cwd, sizeof(cwd)) != nullptr ? std::string(cwd) : ".";
-}
-
 absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* baseline,
                                                         int64_t number, int repeats,
                                                         int num_threads, bool template_is_caller,
-                                                        const CallgrindDumpsCallback* on_measured) {
+                                                        const CallgrindDumpsCallback* on_measured,
+                                                        const std::string& dump_tag) {
   if (!RUNNING_ON_VALGRIND) {
     return absl::FailedPreconditionError("CollectInThisProcess needs to run under valgrind");
   }
@@ -337,11 +330,12 @@ absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* ba
   // uninstrumented (fast) throughout, or, as the template itself, stops it
   // after the repeats.
   absl::StatusOr<CallgrindDumpFiles> dumps =
-      CollectBlocks(stmt, number, repeats, /*baseline=*/false, template_is_caller, on_measured);
+      CollectBlocks(stmt, number, repeats, /*baseline=*/false, template_is_caller, on_measured,
+                    dump_tag);
   if (!dumps.ok() || baseline == nullptr) return dumps;
   absl::StatusOr<CallgrindDumpFiles> baseline_dumps =
       CollectBlocks(*baseline, number, 1, /*baseline=*/true, /*template_is_caller=*/false,
-                    /*on_measured=*/nullptr);
+                    /*on_measured=*/nullptr, dump_tag);
   if (!baseline_dumps.ok()) return baseline_dumps.status();
   dumps->baseline_dump = baseline_dumps->stmt_dumps[0];
   return dumps;

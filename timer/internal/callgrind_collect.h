@@ -27,10 +27,6 @@
 
 namespace icount::timer_internal {
 
-// Where this process's dumps land: $ICOUNT_CALLGRIND_OUT_DIR (set by
-// RunUnderCallgrind), else the working directory (callgrind's default).
-std::string CallgrindOutDirectory();
-
 // Must run under valgrind's callgrind, started as CallgrindCommand starts
 // a process (dumps named <directory>/callgrind.out.<pid>.<n>). `baseline`,
 // if not null, is the same loop around an empty statement, measured once
@@ -39,10 +35,13 @@ std::string CallgrindOutDirectory();
 // warm-up run here, the repeats are forked from here, and then
 // `on_measured` (if not null and not empty) gets the dumps while the
 // statement's state is still alive (CallgrindOptions::on_measured).
+// `dump_tag` names the statement's dumps (CallgrindDumpPath; the baseline's
+// get "<dump_tag>-baseline"); empty: "icount-<pid>-<n>".
 absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* baseline,
                                                         int64_t number, int repeats,
                                                         int num_threads, bool template_is_caller,
-                                                        const CallgrindDumpsCallback* on_measured);
+                                                        const CallgrindDumpsCallback* on_measured,
+                                                        const std::string& dump_tag);
 
 // An empty statement in `language`, for baselines.
 absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language);
