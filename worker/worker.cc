@@ -13,9 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -346,6 +344,20 @@ void RestoreLabels(const worker::WorkOrderProto& order, worker::WorkerResultProt
   }
 }
 
+// A count order's result as dumps for the runner to parse (ParseCaseDumps):
+// what was measured (`spec`, with the order's own setup) and the runs per
+// repeat.
+worker::WorkerResultProto DumpsResult(const worker::WorkOrderProto& order, const TaskSpec& spec,
+                                      const CallgrindDumpFiles& dumps) {
+  worker::WorkerResultProto result;
+  worker::CallgrindDumpsProto& proto = *result.mutable_output()->mutable_callgrind_dumps();
+  CallgrindDumpsToProto(dumps, proto);
+  *proto.mutable_task_spec() = TaskSpecToProto(spec);
+  proto.mutable_task_spec()->set_setup(order.task_spec().setup());
+  proto.set_number_per_run(CallgrindNumber(order));
+  return result;
+}
+
 // The result of a case process that ended once measured (EndsOnceMeasured):
 // what RunOrder would have reported, made here from the order.
 worker::WorkerResultProto MeasuredCaseResult(const worker::WorkOrderProto& order,
@@ -355,13 +367,7 @@ worker::WorkerResultProto MeasuredCaseResult(const worker::WorkOrderProto& order
   for (int repeat = 0; repeat < CallgrindRepeats(order); ++repeat) {
     dumps.stmt_dumps.push_back(CallgrindDumpPath(directory, CaseDumpTag(sequence), repeat));
   }
-  worker::WorkerResultProto result;
-  worker::CallgrindDumpsProto& proto = *result.mutable_output()->mutable_callgrind_dumps();
-  CallgrindDumpsToProto(dumps, proto);
-  *proto.mutable_task_spec() = TaskSpecToProto(MeasuredTaskSpec(order));
-  proto.mutable_task_spec()->set_setup(order.task_spec().setup());
-  proto.set_number_per_run(CallgrindNumber(order));
-  return result;
+  return DumpsResult(order, MeasuredTaskSpec(order), dumps);
 }
 
 // The worker's side of the zygote: sends the measured part of one order,
@@ -552,14 +558,7 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order,
       const auto dumps_result = [&](const absl::StatusOr<CallgrindDumpFiles>& dumps) {
         if (!dumps.ok())
           return FailureResult(worker::FAILURE_MEASURE, std::string(dumps.status().message()));
-        worker::WorkerResultProto with_dumps = result;
-        worker::CallgrindDumpsProto& proto =
-            *with_dumps.mutable_output()->mutable_callgrind_dumps();
-        CallgrindDumpsToProto(*dumps, proto);
-        *proto.mutable_task_spec() = TaskSpecToProto(timer->task_spec());
-        proto.mutable_task_spec()->set_setup(original_setup);
-        proto.set_number_per_run(options.number);
-        return with_dumps;
+        return DumpsResult(order, timer->task_spec(), *dumps);
       };
       if (EndsOnceMeasured(order)) {
         // The case process ends as soon as its repeats are done: its
