@@ -91,6 +91,37 @@ TEST(RunnerTest, FailuresAreIsolatedAndReported) {
   EXPECT_EQ(journal->size(), 5u);
 }
 
+// A statement that ends its case process is a failure that says so, under
+// valgrind too, where a measured case process ends itself with an exit code
+// of its own (86) and the worker makes its result: a statement that exits
+// with that code left no dumps.
+TEST(RunnerTest, AStatementThatEndsItsProcessIsAFailureWhateverTheExitCode) {
+  std::vector<worker::WorkOrderProto> orders = {
+      PythonOrder("exits 0", "pass", "import os; os._exit(0)"),
+      PythonOrder("exits 86", "pass", "import os; os._exit(86)"),
+      PythonOrder("counted", "torch.add(x, x)", "x = torch.ones(4, 4)"),
+  };
+  for (worker::WorkOrderProto& order : orders) {
+    order.set_wall_time(false);
+    order.set_callgrind(true);
+    order.set_callgrind_number(10);
+  }
+  RunnerOptions options = Options("exits.journal");
+  options.retries = 0;
+  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->results.size(), 3u);
+  const auto& r = report->results;
+  EXPECT_EQ(r[0].failure().kind(), worker::FAILURE_CRASH);
+  EXPECT_THAT(r[0].failure().reason(), HasSubstr("exited with code 0 without a result"));
+  EXPECT_EQ(r[1].failure().kind(), worker::FAILURE_CRASH);
+  EXPECT_THAT(r[1].failure().reason(), HasSubstr("left no dump at"));
+  EXPECT_THAT(r[1].failure().reason(), HasSubstr("end the process?"));
+  ASSERT_TRUE(r[2].has_output()) << r[2].failure().reason();
+  ASSERT_EQ(r[2].output().callgrind_size(), 1);
+  EXPECT_GT(r[2].output().callgrind(0).number_per_run(), 0);
+}
+
 // A worker killed in the middle of a case (the OOM killer, a user's kill):
 // the case is retried on a new worker and, killed again, reported; the
 // other orders are measured.

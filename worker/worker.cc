@@ -359,13 +359,22 @@ worker::WorkerResultProto DumpsResult(const worker::WorkOrderProto& order, const
 }
 
 // The result of a case process that ended once measured (EndsOnceMeasured):
-// what RunOrder would have reported, made here from the order.
+// what RunOrder would have reported, made here from the order. A statement
+// that ended the process with that exit code itself left no dumps: a
+// failure that says so.
 worker::WorkerResultProto MeasuredCaseResult(const worker::WorkOrderProto& order,
                                              int64_t sequence) {
   CallgrindDumpFiles dumps;
   const std::string directory = CallgrindOutDirectory();
   for (int repeat = 0; repeat < CallgrindRepeats(order); ++repeat) {
     dumps.stmt_dumps.push_back(CallgrindDumpPath(directory, CaseDumpTag(sequence), repeat));
+    if (access(dumps.stmt_dumps.back().c_str(), F_OK) != 0) {
+      return FailureResult(
+          worker::FAILURE_CRASH,
+          absl::StrCat("the case exited with code ", kCaseMeasuredExitCode,
+                       " (a measured case's) but left no dump at ", dumps.stmt_dumps.back(),
+                       ": does its statement or setup end the process?"));
+    }
   }
   return DumpsResult(order, MeasuredTaskSpec(order), dumps);
 }
