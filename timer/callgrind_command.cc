@@ -139,8 +139,8 @@ std::string CallgrindOutDirectory() {
 
 bool FormatCallgrindDumpPath(char* path, size_t size, const char* directory, const char* tag,
                              int repeat) {
-  const int n = std::snprintf(path, size, "%s/%s%s.%d", directory, kCallgrindOutFilePrefix, tag,
-                              repeat);
+  const int n =
+      std::snprintf(path, size, "%s/%s%s.%d", directory, kCallgrindOutFilePrefix, tag, repeat);
   return n > 0 && static_cast<size_t>(n) < size;
 }
 
@@ -151,13 +151,19 @@ std::string CallgrindDumpPath(const std::string& directory, const std::string& t
   return path;
 }
 
+bool FormatCallgrindProcessFile(char* path, size_t size, const char* directory, int pid, int dump) {
+  const int n =
+      dump > 0
+          ? std::snprintf(path, size, "%s/%s%d.%d", directory, kCallgrindOutFilePrefix, pid, dump)
+          : std::snprintf(path, size, "%s/%s%d", directory, kCallgrindOutFilePrefix, pid);
+  return n > 0 && static_cast<size_t>(n) < size;
+}
+
 void RemoveCallgrindFinalProfile(int pid) {
   const char* directory = std::getenv(kCallgrindOutDirEnv);
   if (directory == nullptr || *directory == '\0') directory = ".";
   char path[4096];
-  const int n =
-      std::snprintf(path, sizeof(path), "%s/%s%d", directory, kCallgrindOutFilePrefix, pid);
-  if (n > 0 && n < static_cast<int>(sizeof(path))) unlink(path);
+  if (FormatCallgrindProcessFile(path, sizeof(path), directory, pid, /*dump=*/0)) unlink(path);
 }
 
 }  // namespace icount

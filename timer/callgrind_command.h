@@ -80,6 +80,14 @@ std::string CallgrindDumpPath(const std::string& directory, const std::string& t
 bool FormatCallgrindDumpPath(char* path, size_t size, const char* directory, const char* tag,
                              int repeat);
 
+// The file callgrind itself writes for process `pid` in `directory` under
+// CallgrindCommand's --callgrind-out-file: dump number `dump` (1 for a
+// process's first CALLGRIND_DUMP_STATS) at "callgrind.out.<pid>.<dump>", or
+// with `dump` 0 the final profile valgrind's exit leaves at
+// "callgrind.out.<pid>". Into `path` (`size` bytes) without allocating;
+// false if it does not fit.
+bool FormatCallgrindProcessFile(char* path, size_t size, const char* directory, int pid, int dump);
+
 // Removes the empty profile valgrind's exit handling leaves for process
 // `pid` of a tree CallgrindCommand started ("callgrind.out.<pid>" in
 // $ICOUNT_CALLGRIND_OUT_DIR, else in the working directory). Allocates

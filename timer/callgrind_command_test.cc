@@ -120,6 +120,16 @@ TEST(CallgrindDumpPathTest, NamesTheDumpByTagAndRepeat) {
   EXPECT_FALSE(FormatCallgrindDumpPath(small, sizeof(small), "/tmp/d", "case-7", 3));
 }
 
+TEST(FormatCallgrindProcessFileTest, ADumpOrTheFinalProfileOfAPid) {
+  char path[64];
+  ASSERT_TRUE(FormatCallgrindProcessFile(path, sizeof(path), "/tmp/d", 123, 1));
+  EXPECT_STREQ(path, "/tmp/d/callgrind.out.123.1");
+  ASSERT_TRUE(FormatCallgrindProcessFile(path, sizeof(path), "/tmp/d", 123, 0));
+  EXPECT_STREQ(path, "/tmp/d/callgrind.out.123");
+  char small[16];
+  EXPECT_FALSE(FormatCallgrindProcessFile(small, sizeof(small), "/tmp/d", 123, 1));
+}
+
 TEST(CallgrindOutDirectoryTest, TheEnvironmentElseTheWorkingDirectory) {
   setenv(kCallgrindOutDirEnv, "/some/where", 1);
   EXPECT_EQ(CallgrindOutDirectory(), "/some/where");

@@ -153,8 +153,7 @@ class CaseProcess {
   base::PhaseMark mark_;
 };
 
-worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order,
-                                   const CaseProcess& process);
+worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order, const CaseProcess& process);
 
 // Runs the case described by zygote_order[0, size) and exits.
 [[noreturn]] void RunCase(size_t size, const std::string& scratch, int64_t sequence) {
@@ -575,8 +574,8 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order,
         // the worker makes the result from the order (MeasuredCaseResult).
         // The tag is short, so copying it allocates nothing.
         options.dump_tag = process.dump_tag();
-        options.on_measured = [&process, &dumps_result](
-                                  const absl::StatusOr<CallgrindDumpFiles>& dumps) {
+        options.on_measured = [&process,
+                               &dumps_result](const absl::StatusOr<CallgrindDumpFiles>& dumps) {
           if (dumps.ok()) process.FinishMeasured();
           process.Finish(dumps_result(dumps));
         };

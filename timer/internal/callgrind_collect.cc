@@ -151,34 +151,33 @@ struct CollectingBlocks {
   }
 
   // Renames the dump of the repeat child `child` (callgrind names it
-  // "<directory>/callgrind.out.<pid>.1": the first dump of that pid) to
-  // CallgrindDumpPath(directory, tag, repeat), and removes the empty final profile the child's exit
-  // left. So the caller finds the dumps by name, without listing the
-  // directory or reading any file (13 ms a case under valgrind when it
-  // did). Runs between forks: nothing here may allocate, or later repeats
-  // would inherit a different heap.
+  // "<directory>/callgrind.out.<pid>.1", FormatCallgrindProcessFile: the
+  // first dump of that pid) to CallgrindDumpPath(directory, tag, repeat),
+  // and removes the empty final profile the child's exit left. So the
+  // caller finds the dumps by name, without listing the directory or
+  // reading any file (13 ms a case under valgrind when it did). Runs
+  // between forks: nothing here may allocate, or later repeats would
+  // inherit a different heap.
   bool ClaimDump(pid_t child, int repeat) {
     RemoveCallgrindFinalProfile(static_cast<int>(child));
     char dump[4096];
     char claimed[4096];
-    const int n = std::snprintf(dump, sizeof(dump), "%s/%s%d.1", directory,
-                                kCallgrindOutFilePrefix, static_cast<int>(child));
-    if (n <= 0 || n >= static_cast<int>(sizeof(dump)) ||
+    if (!FormatCallgrindProcessFile(dump, sizeof(dump), directory, static_cast<int>(child),
+                                    /*dump=*/1) ||
         !FormatCallgrindDumpPath(claimed, sizeof(claimed), directory, tag, repeat)) {
       error = absl::StrCat("the callgrind output directory's path is too long: ", directory);
       return false;
     }
     if (std::rename(dump, claimed) != 0) {
-      error = absl::StrCat(
-          "the measured child left no dump at ", dump, " (", std::strerror(errno),
-          "): is this process running under valgrind with --callgrind-out-file=<dir>/",
-          kCallgrindOutFilePrefix, "%p and ", kCallgrindOutDirEnv,
-          "=<dir>, as CallgrindCommand (timer/callgrind_command.h) starts it?");
+      error =
+          absl::StrCat("the measured child left no dump at ", dump, " (", std::strerror(errno),
+                       "): is this process running under valgrind with --callgrind-out-file=<dir>/",
+                       kCallgrindOutFilePrefix, "%p and ", kCallgrindOutDirEnv,
+                       "=<dir>, as CallgrindCommand (timer/callgrind_command.h) starts it?");
       return false;
     }
     return true;
   }
-
 
   // Why this collection failed: what a failed child or template reported
   // (ChildErrorPath), then `own`.
@@ -194,7 +193,9 @@ struct CollectingBlocks {
   absl::StatusOr<CallgrindDumpFiles> Dumps(const std::string& failure) const {
     if (!failure.empty()) return Failure(failure);
     CallgrindDumpFiles dumps;
-    for (int repeat = 0; repeat < repeats; ++repeat) dumps.stmt_dumps.push_back(CallgrindDumpPath(directory, tag, repeat));
+    for (int repeat = 0; repeat < repeats; ++repeat) {
+      dumps.stmt_dumps.push_back(CallgrindDumpPath(directory, tag, repeat));
+    }
     return dumps;
   }
   static void Begin(void* self) {
@@ -329,9 +330,8 @@ absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* ba
   // Instrumentation starts in each template process; the caller runs
   // uninstrumented (fast) throughout, or, as the template itself, stops it
   // after the repeats.
-  absl::StatusOr<CallgrindDumpFiles> dumps =
-      CollectBlocks(stmt, number, repeats, /*baseline=*/false, template_is_caller, on_measured,
-                    dump_tag);
+  absl::StatusOr<CallgrindDumpFiles> dumps = CollectBlocks(
+      stmt, number, repeats, /*baseline=*/false, template_is_caller, on_measured, dump_tag);
   if (!dumps.ok() || baseline == nullptr) return dumps;
   absl::StatusOr<CallgrindDumpFiles> baseline_dumps =
       CollectBlocks(*baseline, number, 1, /*baseline=*/true, /*template_is_caller=*/false,
