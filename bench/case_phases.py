@@ -116,6 +116,8 @@ CASE_TREE = [
             ("case", "set LibTorch's thread count", []),
             # The case process is the template (worker 0.9) ...
             *repeats_tree("case", "case's repeat"),
+            # Only where the case process does not end once measured (it
+            # ends before instrumentation stops otherwise).
             ("case", "stop instrumentation", []),
             # Only where the case process does not end once measured (the
             # canary, main --template_per_case).

@@ -357,7 +357,8 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
       template_per_case || baseline_per_case
           ? "a template forked from each case process (worker 0.8's process tree)"
           : "each case's own process (setup, warm-up, then a fork per repeat; it exits once "
-            "measured and the worker makes its result from the order)";
+            "measured, instrumentation still on, and the worker makes its result from the "
+            "order)";
   settings["dumps_parsed_by"] = "the runner, outside valgrind";
   return settings;
 }

@@ -136,16 +136,19 @@ struct CollectingBlocks {
       blocks->mark = base::RecordPhase(blocks->process, "claim the repeat's dump", before_claim);
     }
     if (blocks->stop_instrumentation_after) {
-      // What this process does next (report, exit) need not be
+      // Before instrumentation stops: stopping throws every translation
+      // away (~3 ms a case), wasted on a caller that just ends its process
+      // here.
+      if (blocks->on_measured != nullptr && *blocks->on_measured) {
+        absl::StatusOr<CallgrindDumpFiles> dumps = blocks->Dumps(blocks->error);
+        (*blocks->on_measured)(dumps);
+      }
+      // What this process does next (report, tear down) need not be
       // instrumented: instrumented, it cost a case more than throwing the
       // translations away does.
       const base::PhaseMark before_stop = base::PhaseNow();
       CALLGRIND_STOP_INSTRUMENTATION;
       blocks->mark = base::RecordPhase(blocks->process, "stop instrumentation", before_stop);
-      if (blocks->on_measured != nullptr && *blocks->on_measured) {
-        absl::StatusOr<CallgrindDumpFiles> dumps = blocks->Dumps(blocks->error);
-        (*blocks->on_measured)(dumps);
-      }
     }
     return -1;
   }
