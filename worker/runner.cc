@@ -44,6 +44,7 @@ using worker_internal::ParseJournal;
 using worker_internal::SpawnWorker;
 using worker_internal::StartJournal;
 using worker_internal::StopWorker;
+using worker_internal::StopWorkers;
 using worker_internal::WorkerEvidence;
 using worker_internal::WorkerProcess;
 
@@ -87,10 +88,19 @@ class Run {
     }
   }
 
-  absl::Status RunPhase(const Phase& phase) {
+  // Runs `phase` on the workers started for it in the previous phase's
+  // tail, if any, and on new ones. With `next`, the phase to run after
+  // this one, its workers may start in this phase's tail
+  // (MakeWayForNextPhase).
+  absl::Status RunPhase(const Phase& phase, const Phase* next) {
     phase_ = phase.name;
     std::deque<size_t> pending(phase.orders.begin(), phase.orders.end());
-    std::vector<WorkerProcess> workers(phase.worker_cpus.size());
+    std::vector<WorkerProcess> workers = std::move(next_phase_workers_);
+    next_phase_workers_.clear();
+    workers.resize(phase.worker_cpus.size());
+    if (next != nullptr && StartsWhilePhaseEnds(phase)) {
+      next_phase_workers_.resize(next->worker_cpus.size());
+    }
     std::map<size_t, int> attempts;
     StartupRecord startups;
     absl::Status status;
@@ -169,9 +179,13 @@ class Run {
         results_[index] = std::move(result);
         Report();
       }
+      if (status.ok() && pending.empty() && !Interrupted()) {
+        status = MakeWayForNextPhase(workers, next);
+      }
       ReportPeriodically();
     }
-    for (WorkerProcess& process : workers) StopWorker(process, !status.ok() || Interrupted());
+    StopWorkers(workers, !status.ok() || Interrupted());
+    if (!status.ok() || Interrupted()) StopWorkers(next_phase_workers_, true);
     return status;
   }
 
@@ -206,6 +220,33 @@ class Run {
       }
       workers[w].in_flight = index;
       workers[w].started = std::chrono::steady_clock::now();
+    }
+    return absl::OkStatus();
+  }
+
+  // Whether the next phase's workers may start while this phase's last
+  // orders finish: after instruction counts, yes (starting disturbs no
+  // count); after a wall-time phase, no: a start beside a wall-time
+  // measurement would slow it.
+  static bool StartsWhilePhaseEnds(const Phase& phase) { return phase.valgrind; }
+
+  // Once every order of this phase is handed out, a worker of it with
+  // nothing left to do stops and one of `next` starts in its place
+  // (LibTorch, Python and its canary take ~1 s natively), so that the
+  // CPU it frees does not idle until the phase's last order is done and
+  // the next phase begins with workers ready. An error only when the
+  // next phase's worker cannot be started at all.
+  absl::Status MakeWayForNextPhase(std::vector<WorkerProcess>& workers, const Phase* next) {
+    for (WorkerProcess& process : workers) {
+      if (process.pid < 0 || process.in_flight.has_value()) continue;
+      auto unstarted = std::find_if(next_phase_workers_.begin(), next_phase_workers_.end(),
+                                    [](const WorkerProcess& w) { return w.pid < 0; });
+      if (unstarted == next_phase_workers_.end()) return absl::OkStatus();
+      StopWorker(process, /*kill_now=*/false);
+      const size_t slot = static_cast<size_t>(unstarted - next_phase_workers_.begin());
+      absl::StatusOr<WorkerProcess> spawned = Spawn(*next, slot);
+      if (!spawned.ok()) return spawned.status();
+      next_phase_workers_[slot] = *std::move(spawned);
     }
     return absl::OkStatus();
   }
@@ -352,6 +393,9 @@ class Run {
   const int initially_done_ = done_;
   int failed_ = 0;
   int spawned_ = 0;
+  // Workers of the next phase started in this one's tail; empty when the
+  // next phase starts its own.
+  std::vector<WorkerProcess> next_phase_workers_;
   std::string phase_;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_report_ = start_;
@@ -466,9 +510,11 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
   InterruptScope interrupts;
   Run run(orders, options, *scratch, results, report.resumed);
   absl::Status status;
-  for (const Phase& phase : phases) {
-    if (phase.orders.empty()) continue;
-    status = run.RunPhase(phase);
+  phases.erase(std::remove_if(phases.begin(), phases.end(),
+                              [](const Phase& phase) { return phase.orders.empty(); }),
+               phases.end());
+  for (size_t p = 0; p < phases.size(); ++p) {
+    status = run.RunPhase(phases[p], p + 1 < phases.size() ? &phases[p + 1] : nullptr);
     if (!status.ok() || Interrupted()) break;
   }
   // A phase that could not start keeps the logs its message points at.

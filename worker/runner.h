@@ -14,6 +14,9 @@
 // then wall-time orders on native workers, one per CPU and pinned to it, so
 // no two wall-time measurements, and no valgrind process, share a core.
 // Orders with num_threads > 1 are timed last, alone, on that many CPUs.
+// The wall-time workers start while the last counts finish (each valgrind
+// worker left with nothing to do makes way for one) and measure only once
+// the counts are all done; a wall-time phase's own end is waited for.
 //
 // Durability: the journal (JSON lines: a header, then one
 // WorkerResultProto per finished order, each appended with one write and

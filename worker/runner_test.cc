@@ -15,8 +15,10 @@
 #include <iterator>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "base/files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -272,6 +274,79 @@ TEST(RunnerTest, InterruptReachesConcurrentRunsAfterOneHasEnded) {
   ASSERT_TRUE(short_run.ok()) << short_run.status();
   EXPECT_EQ(long_run.status().code(), absl::StatusCode::kCancelled) << long_run.status();
   EXPECT_EQ(other_run.status().code(), absl::StatusCode::kCancelled) << other_run.status();
+  EXPECT_THAT(ProcessesMentioning(WorkerPath()), ::testing::IsEmpty());
+}
+
+// Count orders, one slower than the other, and wall-time orders.
+std::vector<worker::WorkOrderProto> CountsThenWallTime() {
+  std::vector<worker::WorkOrderProto> orders;
+  for (const auto& [id, seconds] :
+       {std::pair<const char*, const char*>{"counted slowly", "3"}, {"counted", "1"}}) {
+    worker::WorkOrderProto order =
+        PythonOrder(id, absl::StrCat("time.sleep(", seconds, ")"), "import time");
+    order.set_wall_time(false);
+    order.set_callgrind(true);
+    order.set_callgrind_number(1);  // a warm-up call and a measured one
+    orders.push_back(order);
+  }
+  orders.push_back(PythonOrder("timed", "pass"));
+  orders.push_back(PythonOrder("timed too", "pass"));
+  return orders;
+}
+
+// This test's wall-time workers that are running (the runner names their
+// scratch directories "wall-<worker>-<n>").
+std::vector<std::string> WallTimeWorkers() {
+  std::vector<std::string> found;
+  for (const std::string& pid : ProcessesMentioning(WorkerPath())) {
+    std::ifstream in("/proc/" + pid + "/cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find("/wall-") != std::string::npos) found.push_back(pid);
+  }
+  return found;
+}
+
+// Once every count order is handed out, a valgrind worker left with nothing
+// to do makes way for a wall-time worker, which starts while the last
+// count runs instead of after it; the results are as usual.
+TEST(RunnerTest, WallTimeWorkersStartWhileTheLastCountsRun) {
+  RunnerOptions options = Options("tail.journal");
+  options.jobs = 2;
+  bool wall_time_worker_during_counts = false;
+  options.on_progress = [&](const RunnerProgress& progress) {
+    if (progress.phase == "instruction counts" && !WallTimeWorkers().empty()) {
+      wall_time_worker_during_counts = true;
+    }
+  };
+  absl::StatusOr<RunnerReport> report = RunOrders(CountsThenWallTime(), options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(wall_time_worker_during_counts);
+  ASSERT_EQ(report->results.size(), 4u);
+  for (const worker::WorkerResultProto& result : report->results) {
+    EXPECT_FALSE(result.has_failure()) << result.id() << ": " << result.failure().reason();
+  }
+  EXPECT_EQ(report->results[0].output().callgrind_size(), 1);
+  EXPECT_EQ(report->results[1].output().callgrind_size(), 1);
+  EXPECT_GT(report->results[2].output().wall_time().raw_times_size(), 0);
+  EXPECT_GT(report->results[3].output().wall_time().raw_times_size(), 0);
+  EXPECT_THAT(ProcessesMentioning(WorkerPath()), ::testing::IsEmpty());
+}
+
+// An interrupt while wall-time workers start in the counts' tail stops
+// them too.
+TEST(RunnerTest, InterruptInTheCountsTailLeavesNoWorkers) {
+  RunnerOptions options = Options("tail-interrupted.journal");
+  options.jobs = 2;
+  bool interrupted = false;
+  options.on_progress = [&](const RunnerProgress& progress) {
+    if (!interrupted && progress.phase == "instruction counts" && !WallTimeWorkers().empty()) {
+      interrupted = true;
+      kill(getpid(), SIGINT);
+    }
+  };
+  absl::StatusOr<RunnerReport> report = RunOrders(CountsThenWallTime(), options);
+  ASSERT_TRUE(interrupted);
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kCancelled) << report.status();
   EXPECT_THAT(ProcessesMentioning(WorkerPath()), ::testing::IsEmpty());
 }
 

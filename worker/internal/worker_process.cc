@@ -82,6 +82,14 @@ std::string StopWorker(WorkerProcess& process, bool kill_now) {
   return ended;
 }
 
+void StopWorkers(std::vector<WorkerProcess>& processes, bool kill_now) {
+  for (WorkerProcess& process : processes) {
+    if (process.orders_fd >= 0) close(process.orders_fd);
+    process.orders_fd = -1;
+  }
+  for (WorkerProcess& process : processes) StopWorker(process, kill_now);
+}
+
 std::string WorkerEvidence(const WorkerProcess& process) {
   std::string evidence;
   if (!process.valgrind_log_path.empty()) {
