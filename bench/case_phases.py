@@ -14,6 +14,9 @@ timer/internal/callgrind_collect.cc), all under callgrind:
 
     worker ─ zygote ─ case ─ repeat x N
 
+(two zygotes from the same state: C++ cases fork from one that emptied
+valgrind's translation cache, Python cases from one that keeps it)
+
 where the case process runs setup and warm-up itself (with main
 --template_per_case, as before worker 0.9, it forks a template for them:
 case ─ template ─ repeat x N; with --baseline_per_case a case also forks

@@ -44,8 +44,9 @@ ABSL_FLAG(bool, baseline_per_case, false,
           "runs with the case's state.");
 ABSL_FLAG(bool, template_per_case, false,
           "Measure each case in a template process forked from its case process, as before "
-          "worker 0.9, instead of in the case process itself: the same counts, one more fork "
-          "and exit per case. For checking that (bench/process_tree_counts.sh).");
+          "worker 0.9, instead of in the case process itself, and fork Python cases from the "
+          "zygote that threw valgrind's translations away, as before worker 0.13: the same "
+          "counts, slower. For checking that (bench/process_tree_counts.sh).");
 ABSL_FLAG(bool, no_cpp, false, "Skip C++ cases.");
 ABSL_FLAG(bool, no_python, false, "Skip Python cases.");
 ABSL_FLAG(bool, no_wall_time, false, "Only instruction counts.");

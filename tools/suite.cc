@@ -359,6 +359,12 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
           : "each case's own process (setup, warm-up, then a fork per repeat; it exits once "
             "measured, instrumentation still on, and the worker makes its result from the "
             "order)";
+  settings["zygotes"] =
+      template_per_case
+          ? "one per worker, valgrind's translations of the worker's start-up thrown away "
+            "(worker 0.12)"
+          : "two per worker: C++ cases fork from one that threw valgrind's translations of the "
+            "worker's start-up away, Python cases from one that keeps them (same counts)";
   settings["dumps_parsed_by"] = "the runner, outside valgrind";
   return settings;
 }

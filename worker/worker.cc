@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -60,6 +61,7 @@ constexpr BlockRule kSuiteBlockRule = {/*max_timer_overhead=*/1e-3, /*min_block_
 struct ZygoteRequest {
   uint32_t size;
   double timeout_seconds;
+  int64_t sequence;  // the worker's number for the case (CaseDumpTag)
 };
 // Zygote -> worker: how the case process ended.
 struct ZygoteReply {
@@ -184,25 +186,34 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order, const Ca
   process.Finish(RunOrder(order, process));
 }
 
-[[noreturn]] void ZygoteLoop(int requests_fd, int replies_fd, const std::string& scratch) {
+// Forks a case process per request and reports how it ended. With
+// `keep_translations`, its cases inherit the translations valgrind made of
+// the worker's start-up; otherwise it throws them away first.
+[[noreturn]] void ZygoteLoop(int requests_fd, int replies_fd, const std::string& scratch,
+                             bool keep_translations) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   // Consolidate the allocator's free chunks and return the top of the heap
   // once, before any case forks: its fast bins then hold nothing left over
   // from start-up, whose allocations depend on the worker binary.
   malloc_trim(0);
-  // Starting or stopping instrumentation throws away every translation
-  // valgrind holds. Each case's templates start it (after setup), and with
-  // all of LibTorch's and Python's start-up translated that cost ~0.85 s
-  // and ~21,000 page faults (copies of the translation table's pages) per
-  // template on a 2-core VM, twice per case. Throwing them away once here
-  // leaves each template only what its own case translated since.
-  CALLGRIND_START_INSTRUMENTATION;
-  CALLGRIND_STOP_INSTRUMENTATION;
+  if (!keep_translations) {
+    // Starting or stopping instrumentation throws away every translation
+    // valgrind holds, as each case does when its warm-up starts it. With
+    // all of LibTorch's and Python's start-up translated that cost a C++
+    // case ~30 ms and ~3,500 page faults (copies of the translation
+    // table's pages) on a 2-core VM, more than reusing them saves it.
+    // Throwing them away once here leaves each case only what it
+    // translated itself. (A Python case gains more from reusing them:
+    // compiling its snippet needs the Python compiler, translated while
+    // `import torch` ran; see RunWorker.)
+    CALLGRIND_START_INSTRUMENTATION;
+    CALLGRIND_STOP_INSTRUMENTATION;
+  }
   struct sigaction alarm_action;
   std::memset(&alarm_action, 0, sizeof(alarm_action));
   alarm_action.sa_handler = IgnoreAlarm;  // interrupts waitpid (no SA_RESTART)
   sigaction(SIGALRM, &alarm_action, nullptr);
-  for (int64_t sequence = 0;; ++sequence) {
+  for (;;) {
     ZygoteRequest request;
     if (ReadAll(requests_fd, reinterpret_cast<char*>(&request), sizeof(request)) !=
             sizeof(request) ||
@@ -215,7 +226,7 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order, const Ca
     if (child == 0) {
       close(requests_fd);
       close(replies_fd);
-      RunCase(request.size, scratch, sequence);
+      RunCase(request.size, scratch, request.sequence);
     }
     const base::PhaseMark forked =
         base::RecordPhase("zygote", "fork the case (parent side)", before_fork);
@@ -378,11 +389,52 @@ worker::WorkerResultProto MeasuredCaseResult(const worker::WorkOrderProto& order
   return DumpsResult(order, MeasuredTaskSpec(order), dumps);
 }
 
-// The worker's side of the zygote: sends the measured part of one order,
-// waits for its case process to end and turns what it left into a result.
+// A zygote process (ZygoteLoop) as the worker sees it.
+struct Zygote {
+  pid_t pid = -1;
+  int requests_fd = -1;
+  int replies_fd = -1;
+};
+
+// Forks a zygote; the child never returns. `worker_fds`: the worker's own
+// descriptors (its order stream, other zygotes' pipes), which the zygote
+// closes so that each zygote sees EOF when the worker closes its requests.
+// Allocates nothing: the zygotes fork from the same heap.
+absl::StatusOr<Zygote> ForkZygote(const std::string& scratch, bool keep_translations,
+                                  std::initializer_list<int> worker_fds) {
+  int requests[2];
+  int replies[2];
+  if (pipe(requests) != 0 || pipe(replies) != 0) {
+    return absl::InternalError(absl::StrCat("worker: pipe: ", std::strerror(errno)));
+  }
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return absl::InternalError(absl::StrCat("worker: fork: ", std::strerror(errno)));
+  if (pid == 0) {
+    close(requests[1]);
+    close(replies[0]);
+    for (int fd : worker_fds) close(fd);
+    ZygoteLoop(requests[0], replies[1], scratch, keep_translations);
+  }
+  close(requests[0]);
+  close(replies[1]);
+  return Zygote{pid, requests[1], replies[0]};
+}
+
+// Whether an order's case process comes from the zygote that keeps the
+// start-up's translations: Python's counted cases, unless measured in
+// worker 0.8's tree (main --template_per_case, which therefore also checks
+// that the zygote changes no count: bench/process_tree_counts.sh).
+bool FromTranslationsKeepingZygote(const worker::WorkOrderProto& order) {
+  return order.task_spec().language() == timer::PYTHON && !order.template_per_case();
+}
+
+// The worker's side of its zygotes: sends the measured part of one order
+// to the zygote for it, waits for its case process to end and turns what
+// it left into a result.
 struct ZygoteChannel {
-  int requests_fd;
-  int replies_fd;
+  Zygote translations_emptied;
+  std::optional<Zygote> translations_kept;  // when Python is initialised
   std::string scratch_directory;
 
   // An error only when the zygote itself is gone.
@@ -390,13 +442,18 @@ struct ZygoteChannel {
                                                 int64_t sequence) const {
     const auto start = std::chrono::steady_clock::now();
     base::PhaseMark mark = base::PhaseNow();
+    const Zygote& zygote = translations_kept.has_value() && FromTranslationsKeepingZygote(order)
+                               ? *translations_kept
+                               : translations_emptied;
     const std::string order_bytes = MeasuredPart(order).SerializeAsString();
-    ZygoteRequest request{static_cast<uint32_t>(order_bytes.size()), order.timeout_seconds()};
+    ZygoteRequest request{static_cast<uint32_t>(order_bytes.size()), order.timeout_seconds(),
+                          sequence};
     ZygoteReply reply{kExited, 0};
     if (order_bytes.size() > kMaxOrderBytes ||
-        !WriteAll(requests_fd, reinterpret_cast<const char*>(&request), sizeof(request)) ||
-        !WriteAll(requests_fd, order_bytes.data(), order_bytes.size()) ||
-        ReadAll(replies_fd, reinterpret_cast<char*>(&reply), sizeof(reply)) != sizeof(reply)) {
+        !WriteAll(zygote.requests_fd, reinterpret_cast<const char*>(&request), sizeof(request)) ||
+        !WriteAll(zygote.requests_fd, order_bytes.data(), order_bytes.size()) ||
+        ReadAll(zygote.replies_fd, reinterpret_cast<char*>(&reply), sizeof(reply)) !=
+            sizeof(reply)) {
       return absl::InternalError("worker: the zygote process is gone");
     }
     mark = base::RecordPhase("worker", "send the order, wait for the case", mark);
@@ -621,23 +678,26 @@ absl::Status RunWorker(const WorkerOptions& options) {
     }
     mark = base::RecordPhase("worker", "initialise Python (import torch)", mark);
   }
-  int requests[2];
-  int replies[2];
-  if (pipe(requests) != 0 || pipe(replies) != 0) {
-    return absl::InternalError(absl::StrCat("worker: pipe: ", std::strerror(errno)));
+  // Two zygotes from the same state, one after the other: Python's
+  // counted cases reuse what `import torch` translated (compiling a
+  // snippet needs the Python compiler: 91 ms -> 13 ms a case); C++ cases
+  // are cheaper without inheriting translations they would throw away.
+  // Either way a case's counts are the same (valgrind's translations are
+  // not the program's state; bench/process_tree_counts.sh).
+  // Nothing between the forks allocates.
+  absl::StatusOr<Zygote> emptied =
+      ForkZygote(options.scratch_directory, /*keep_translations=*/false, {options.orders_fd});
+  if (!emptied.ok()) return emptied.status();
+  std::optional<Zygote> kept;
+  if (options.python) {
+    absl::StatusOr<Zygote> forked =
+        ForkZygote(options.scratch_directory, /*keep_translations=*/true,
+                   {options.orders_fd, emptied->requests_fd, emptied->replies_fd});
+    if (!forked.ok()) return forked.status();
+    kept = *forked;
   }
-  std::fflush(nullptr);
-  const pid_t zygote = fork();
-  if (zygote < 0) return absl::InternalError(absl::StrCat("worker: fork: ", std::strerror(errno)));
-  if (zygote == 0) {
-    close(requests[1]);
-    close(replies[0]);
-    close(options.orders_fd);
-    ZygoteLoop(requests[0], replies[1], options.scratch_directory);
-  }
-  base::RecordPhase("worker", "fork the zygote (parent side)", mark);
-  close(requests[0]);
-  close(replies[1]);
+  base::RecordPhase("worker", "fork the zygotes (parent side)", mark);
+  const ZygoteChannel zygotes{*emptied, kept, options.scratch_directory};
   // Asked here, in the worker, after the zygote has forked: nothing a case
   // inherits changes (at::show_config() allocates).
   timer::NodeProto node;
@@ -645,13 +705,12 @@ absl::Status RunWorker(const WorkerOptions& options) {
   node.set_cpu_model(base::CpuModel());
   node.set_cpus(base::OnlineCpus());
   node.set_aten_cpu_capability(AtenCpuCapability());
-  ZygoteChannel zygote_channel{requests[1], replies[0], options.scratch_directory};
-  SharedBaselines shared_baselines(zygote_channel);
+  SharedBaselines shared_baselines(zygotes);
   absl::Status status;
   int64_t sequence = 0;
   if (options.canary) {
     const worker::WorkOrderProto canary = CanaryOrder();
-    absl::StatusOr<worker::WorkerResultProto> result = zygote_channel.Run(canary, sequence++);
+    absl::StatusOr<worker::WorkerResultProto> result = zygotes.Run(canary, sequence++);
     if (!result.ok()) {
       status = result.status();
     } else {
@@ -680,10 +739,14 @@ absl::Status RunWorker(const WorkerOptions& options) {
     *result->mutable_node() = node;
     status = WriteFrame(options.results_fd, result->SerializeAsString());
   }
-  close(requests[1]);  // the zygote sees EOF and exits
-  int zygote_status = 0;
-  waitpid(zygote, &zygote_status, 0);
-  close(replies[0]);
+  for (const std::optional<Zygote>& zygote :
+       {std::optional<Zygote>(zygotes.translations_emptied), zygotes.translations_kept}) {
+    if (!zygote.has_value()) continue;
+    close(zygote->requests_fd);  // the zygote sees EOF and exits
+    int zygote_status = 0;
+    waitpid(zygote->pid, &zygote_status, 0);
+    close(zygote->replies_fd);
+  }
   return status;
 }
 

@@ -5,16 +5,17 @@
 // and reports a WorkerResultProto for each as soon as it finishes.
 //
 //   worker process ── initialises LibTorch (and Python) once, then forks
-//   │                  a zygote
+//   │                  a zygote (two with Python)
 //   └─ zygote ──────── does nothing but wait for an order and fork: every
 //      │               case starts from the identical state, so a case's
 //      │               instruction count does not depend on which cases ran
 //      │               before it, and a crash or hang kills only that case.
-//      │               Under callgrind it first empties valgrind's
-//      │               translation cache, so that starting instrumentation
-//      │               in a case's templates throws away only what that case
-//      │               translated (0.85 s and 21,000 page faults less per
-//      │               template on a 2-core VM)
+//      │               Under callgrind the C++ cases' zygote first empties
+//      │               valgrind's translation cache, so that starting
+//      │               instrumentation in a case throws away only what that
+//      │               case translated; the Python cases' zygote keeps it,
+//      │               so that compiling a snippet reuses the translations
+//      │               of Python's compiler. Same state, same counts.
 //      └─ case ─────── builds the Timer, measures (wall time natively, or
 //                      instruction counts under valgrind: the worker is then
 //                      itself started under callgrind and the start-up cost
