@@ -421,6 +421,15 @@ absl::StatusOr<Zygote> ForkZygote(const std::string& scratch, bool keep_translat
   return Zygote{pid, requests[1], replies[0]};
 }
 
+// Closes the zygote's requests, so that it sees EOF and exits, and waits.
+void EndZygote(const Zygote& zygote) {
+  close(zygote.requests_fd);
+  int status = 0;
+  while (waitpid(zygote.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  close(zygote.replies_fd);
+}
+
 // Whether an order's case process comes from the zygote that keeps the
 // start-up's translations: Python's counted cases, unless measured in
 // worker 0.8's tree (main --template_per_case, which therefore also checks
@@ -739,14 +748,8 @@ absl::Status RunWorker(const WorkerOptions& options) {
     *result->mutable_node() = node;
     status = WriteFrame(options.results_fd, result->SerializeAsString());
   }
-  for (const std::optional<Zygote>& zygote :
-       {std::optional<Zygote>(zygotes.translations_emptied), zygotes.translations_kept}) {
-    if (!zygote.has_value()) continue;
-    close(zygote->requests_fd);  // the zygote sees EOF and exits
-    int zygote_status = 0;
-    waitpid(zygote->pid, &zygote_status, 0);
-    close(zygote->replies_fd);
-  }
+  EndZygote(zygotes.translations_emptied);
+  if (zygotes.translations_kept.has_value()) EndZygote(*zygotes.translations_kept);
   return status;
 }
 
