@@ -431,7 +431,8 @@ void EndZygote(const Zygote& zygote) {
 }
 
 // Whether an order's case process comes from the zygote that keeps the
-// start-up's translations: Python's counted cases, unless measured in
+// start-up's translations: Python's cases (natively, for wall time, there
+// are no translations and both zygotes are alike), unless measured in
 // worker 0.8's tree (main --template_per_case, which therefore also checks
 // that the zygote changes no count: bench/process_tree_counts.sh).
 bool FromTranslationsKeepingZygote(const worker::WorkOrderProto& order) {
