@@ -44,6 +44,8 @@ import sys
 import tempfile
 import time
 
+import machine  # bench/machine.py, beside this file
+
 CASE = "^Pointwise / Math / add / Case:  0$"
 
 
@@ -207,9 +209,7 @@ def main():
     args = parser.parse_args()
     if args.aggregate and args.filter == CASE:
         args.filter = ""
-    with open("/proc/cpuinfo") as f:
-        cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
-    print(f"machine: {cpu}, {os.cpu_count()} CPUs; case {args.filter!r}, "
+    print(f"machine: {machine.cpu_description()}; case {args.filter!r}, "
           f"--repeats={args.repeats}")
     for language, flag in (("C++", "--no_python"), ("Python", "--no_cpp")):
         rows, elapsed = run(args, flag)

@@ -12,21 +12,63 @@ prints per phase: its results, the seconds from the start to its first and
 its last result, and the gap before it: from the previous phase's last
 result to this one's first, which is the previous phase's tail, stopping
 its workers and starting this phase's (issue #20: "no idle tail"). The
-first phase's gap is the workers' start. With --runs=N, every run's table.
+first phase's gap is the workers' start. For each phase with its gap, and
+for the whole run, it also samples /proc/stat: how busy the machine's CPUs
+were and how many CPU-seconds idled (other programs count as busy, so run
+it on an otherwise idle machine). With --runs=N, every run's table.
 """
 import argparse
+import os
 import re
 import subprocess
 import sys
+import threading
 import time
+
+import machine  # bench/machine.py, beside this file
 
 PROGRESS = re.compile(r"icount: (\d+)/(\d+) done, (.+?), \S+ elapsed")
 
 
-def timeline(command):
+def cpu_seconds():
+    """(all CPU-seconds, idle CPU-seconds) the machine has counted since boot:
+    /proc/stat's first line, idle and iowait as idle."""
+    with open("/proc/stat") as stat:
+        ticks = [int(field) for field in stat.readline().split()[1:]]
+    per_second = os.sysconf("SC_CLK_TCK")
+    return sum(ticks) / per_second, (ticks[3] + ticks[4]) / per_second
+
+
+def cpu_use(samples, begin, end):
+    """(busy share, idle CPU-seconds) between `begin` and `end` (seconds
+    since the start), from samples [(seconds since start, all, idle)]: the
+    last sample at or before `begin`, the first at or after `end`."""
+    before = [s for s in samples if s[0] <= begin] or samples[:1]
+    after = [s for s in samples if s[0] >= end] or samples[-1:]
+    all_seconds = after[0][1] - before[-1][1]
+    idle = after[0][2] - before[-1][2]
+    return (1 - idle / all_seconds if all_seconds > 0 else 0.0), idle
+
+
+def timeline(command, samples=None):
     """[(seconds since start, finished orders, phase)] whenever the number
-    of finished orders grows, and the run's total seconds and exit code."""
+    of finished orders grows, and the run's total seconds and exit code.
+    With `samples`, a list, appends (seconds since start, all CPU-seconds,
+    idle CPU-seconds) to it every 0.2 s while the command runs."""
     start = time.monotonic()
+    running = threading.Event()
+    running.set()
+
+    def sample():
+        while True:
+            samples.append((time.monotonic() - start, *cpu_seconds()))
+            if not running.is_set():
+                return
+            time.sleep(0.2)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    if samples is not None:
+        sampler.start()
     process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
     events, line, last_done = [], b"", -1
     while True:
@@ -42,7 +84,11 @@ def timeline(command):
             last_done = int(match.group(1))
             events.append((time.monotonic() - start, last_done, match.group(3)))
     code = process.wait()
-    return events, time.monotonic() - start, code
+    total = time.monotonic() - start
+    if samples is not None:
+        running.clear()
+        sampler.join()
+    return events, total, code
 
 
 def phases(events):
@@ -67,17 +113,24 @@ def main():
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
+    print(f"machine: {machine.cpu_description()}")
     for run in range(args.runs):
-        events, total, code = timeline(args.command)
+        samples = []
+        events, total, code = timeline(args.command, samples)
         if code != 0:
             print(f"the command exited with code {code}", file=sys.stderr)
             return code
-        print(f"run {run + 1}: {total:.2f} s in all")
-        print(f"{'phase':<22} {'results':>7} {'first s':>8} {'last s':>8} {'gap before s':>12}")
+        busy, idle = cpu_use(samples, 0, total)
+        print(f"run {run + 1}: {total:.2f} s in all; CPUs {100 * busy:.0f}% busy, "
+              f"{idle:.1f} CPU-seconds idle")
+        print(f"{'phase':<22} {'results':>7} {'first s':>8} {'last s':>8} {'gap before s':>12} "
+              f"{'busy %':>7} {'idle CPU s':>10}")
         previous_last = 0.0
         for phase, results, first, last in phases(events):
+            # The phase with the gap before it, which its start is part of.
+            busy, idle = cpu_use(samples, previous_last, last)
             print(f"{phase:<22} {results:>7} {first:>8.2f} {last:>8.2f} "
-                  f"{first - previous_last:>12.2f}")
+                  f"{first - previous_last:>12.2f} {100 * busy:>7.0f} {idle:>10.1f}")
             previous_last = last
     return 0
 

@@ -33,8 +33,31 @@ class PhaseGapsTest(unittest.TestCase):
             ["wall time, 2 threads", 1, 16.0, 16.0],
         ])
 
+    def test_cpu_use_between_the_samples_around_a_span(self):
+        # 2 CPUs: from 0 to 1 s both busy, from 1 to 2 s one idle.
+        samples = [(0.0, 100.0, 10.0), (0.5, 101.0, 10.0), (1.0, 102.0, 10.0),
+                   (1.5, 103.0, 10.5), (2.0, 104.0, 11.0)]
+        self.assertEqual(phase_gaps.cpu_use(samples, 0.0, 1.0), (1.0, 0.0))
+        self.assertEqual(phase_gaps.cpu_use(samples, 1.0, 2.0), (0.5, 1.0))
+        self.assertEqual(phase_gaps.cpu_use(samples, 0.0, 2.0), (0.75, 1.0))
+        # A span between samples widens to the samples around it.
+        self.assertEqual(phase_gaps.cpu_use(samples, 1.2, 1.7), (0.5, 1.0))
+        # Past the last sample: up to the last.
+        self.assertEqual(phase_gaps.cpu_use(samples, 1.0, 9.0), (0.5, 1.0))
+
+    def test_the_machine_counts_idle_time_below_all_time(self):
+        all_seconds, idle = phase_gaps.cpu_seconds()
+        self.assertGreater(all_seconds, 0)
+        self.assertGreaterEqual(idle, 0)
+        self.assertLess(idle, all_seconds)
+
     def test_a_real_command_is_timed_by_its_progress_lines(self):
-        events, total, code = phase_gaps.timeline([sys.executable, "-c", FAKE_RUN])
+        samples = []
+        events, total, code = phase_gaps.timeline([sys.executable, "-c", FAKE_RUN], samples)
+        # Sampled from the start to the end, in order.
+        self.assertGreaterEqual(len(samples), 2)
+        self.assertEqual(samples, sorted(samples))
+        self.assertGreaterEqual(samples[-1][0], total)
         self.assertEqual(code, 0)
         self.assertEqual([(done, phase) for _, done, phase in events],
                          [(0, "instruction counts"), (1, "instruction counts"),

@@ -4,48 +4,71 @@
 # prints one summary line per figure. Each figure's full output is kept in
 # OUT (default /tmp/icount-figures).
 #
-#   bench/readme_figures.sh [OUT] [FIGURE...]
+#   bench/readme_figures.sh [--against=COMMIT [--rounds=N]] [OUT] [FIGURE...]
 #
 # FIGURE is any of: timer main full5 ab abtime cold (default: all).
+#
+# --against=COMMIT measures before and after on the same day: it builds
+# COMMIT in a git worktree (OUT/against) and runs each of the figures main,
+# full5 and ab there and here alternately, N rounds (default 1). Compare
+# builds so: machines of one kind run the suite 2-4x apart (CPUs a
+# generation apart, by one name), and not by the same factor for every
+# build.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+against=""
+rounds=1
+while [[ $# -gt 0 && "$1" == --* ]]; do
+  case "$1" in
+    --against=*) against="${1#--against=}" ;;
+    --rounds=*) rounds="${1#--rounds=}" ;;
+    *) echo "unknown option $1 (see the header of $0)"; exit 2 ;;
+  esac
+  shift
+done
 out="${1:-/tmp/icount-figures}"
 shift || true
 figures=("$@")
-[[ ${#figures[@]} -gt 0 ]] || figures=(timer main full5 ab abtime cold)
-mkdir -p "$out"
+if [[ ${#figures[@]} -eq 0 ]]; then
+  if [[ -n "$against" ]]; then figures=(main full5 ab); else figures=(timer main full5 ab abtime cold); fi
+fi
+mkdir -p "$out" && out=$(realpath "$out")
 
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs," \
-  "rdtscp in CPUID: $(grep -qw rdtscp /proc/cpuinfo && echo yes || echo no)," \
-  "commit $(git rev-parse --short HEAD)"
+echo "machine: $(python3 bench/machine.py), commit $(git rev-parse --short HEAD)"
 ./bazelw build //tools:main //tools:ab_test //timer:timer_benchmark >"$out/build.log" 2>&1 \
   || { echo "build failed: see $out/build.log"; exit 1; }
 
-# timed NAME COMMAND...: runs it, output in $out/$name.{out,err}, prints seconds.
+# timed NAME COMMAND...: runs it, output in $out/$name.{out,err}, prints
+# its seconds of wall, user and system time (bash's `time`: the command and
+# every process it waited for).
 timed() {
   local name="$1"
   shift
-  local start
-  start=$(date +%s%N)
-  "$@" >"$out/$name.out" 2>"$out/$name.err"
-  local status=$?
-  echo "$name: $(( ($(date +%s%N) - start) / 1000000000 )) s (exit $status)"
+  local TIMEFORMAT="%R %U %S" seconds status
+  seconds=$({ time "$@" >"$out/$name.out" 2>"$out/$name.err"; } 2>&1)
+  status=$?
+  read -r wall user sys <<<"$seconds"
+  echo "$name: ${wall} s wall, ${user} s user, ${sys} s system (exit $status)"
 }
 
-for figure in "${figures[@]}"; do
+# run_figure TREE SUFFIX FIGURE: one figure, with the build in TREE, its
+# files named with SUFFIX.
+run_figure() {
+  local tree="$1" suffix="$2" figure="$3"
   case "$figure" in
     timer)
-      timed timer_benchmark ./bazel-bin/timer/timer_benchmark
+      timed timer_benchmark env -C "$tree" bazel-bin/timer/timer_benchmark
       grep -E 's$|instructions|ns' "$out/timer_benchmark.out" | sed 's/^/  /'
       ;;
     main)
-      timed main_default ./bazel-bin/tools/main
-      grep -E 'failed|done' "$out/main_default.err" | tail -1 | sed 's/^/  /'
+      timed "main_default$suffix" env -C "$tree" bazel-bin/tools/main
+      grep -E 'failed|done' "$out/main_default$suffix.err" | tail -1 | sed 's/^/  /'
       ;;
     full5)
-      rm -f "$out/full5.json" "$out/full5.json.journal"
-      timed full5 ./bazel-bin/tools/main --repeats=5 --output="$out/full5.json"
-      /usr/bin/python3 - "$out/full5.json" <<'PY'
+      rm -f "$out/full5$suffix.json" "$out/full5$suffix.json.journal"
+      timed "full5$suffix" env -C "$tree" bazel-bin/tools/main --repeats=5 \
+        --output="$out/full5$suffix.json"
+      /usr/bin/python3 - "$out/full5$suffix.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 counts = d["instruction_counts"]
@@ -55,13 +78,18 @@ print(f"  {len(counts)} count cases, {same} with all repeats identical; "
 PY
       ;;
     ab)
-      rm -f "$out/ab.json"*
-      timed ab_counts /usr/bin/time -v ./bazel-bin/tools/ab_test --A=true --B=true --json="$out/ab.json"
-      grep 'Maximum resident' "$out/ab_counts.err" | sed 's/^\s*/  /'
+      rm -f "$out/ab$suffix.json"*
+      # Peak RSS from GNU time where it is installed.
+      local rss=()
+      [[ -x /usr/bin/time ]] && rss=(/usr/bin/time -v)
+      timed "ab_counts$suffix" env -C "$tree" "${rss[@]}" bazel-bin/tools/ab_test --A=true --B=true \
+        --json="$out/ab$suffix.json"
+      grep 'Maximum resident' "$out/ab_counts$suffix.err" | sed 's/^\s*/  /'
       ;;
     abtime)
       rm -f "$out/abt.json"*
-      timed ab_time ./bazel-bin/tools/ab_test --A=true --B=true --display_time --json="$out/abt.json"
+      timed ab_time env -C "$tree" bazel-bin/tools/ab_test --A=true --B=true --display_time \
+        --json="$out/abt.json"
       ;;
     cold)
       # A clean clone, as CI sees it: the workspace's own bazel-* symlinks
@@ -76,4 +104,30 @@ PY
       ;;
     *) echo "unknown figure $figure" ;;
   esac
+}
+
+if [[ -n "$against" ]]; then
+  before="$out/against"
+  commit=$(git rev-parse --short "$against") || exit 1
+  git worktree remove --force "$before" >/dev/null 2>&1
+  { git worktree add --force --detach "$before" "$commit" &&
+    (cd "$before" && ./bazelw build //tools:main //tools:ab_test); } >"$out/build_against.log" 2>&1 \
+    || { echo "building $commit failed: see $out/build_against.log"; exit 1; }
+  echo "before: $commit (in $before); after: $(git rev-parse --short HEAD) with this worktree's changes"
+  for ((round = 1; round <= rounds; ++round)); do
+    for figure in "${figures[@]}"; do
+      case "$figure" in main | full5 | ab) ;; *) echo "--against measures main, full5 and ab, not $figure"; continue ;; esac
+      echo "round $round, $figure:"
+      run_figure "$before" "_before_$round" "$figure" | sed 's/^/  before /'
+      run_figure "$PWD" "_after_$round" "$figure" | sed 's/^/  after  /'
+    done
+  done
+  # The worktree's Bazel server and output base (its own) go with it.
+  (cd "$before" && ./bazelw clean --expunge >/dev/null 2>&1)
+  git worktree remove --force "$before"
+  exit 0
+fi
+
+for figure in "${figures[@]}"; do
+  run_figure "$PWD" "" "$figure"
 done

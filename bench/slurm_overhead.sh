@@ -18,7 +18,7 @@ seconds() { local start=$(date +%s.%N); "$@" >/dev/null 2>&1; echo "$(date +%s.%
 local_s=$(seconds "$main" --filter="$filter" --no_wall_time)
 one=$(seconds "$main" --filter="$filter" --no_wall_time --executor=slurm --shared_dir="$work/shared" --shards=1)
 three=$(seconds "$main" --filter="$filter" --no_wall_time --executor=slurm --shared_dir="$work/shared" --shards=3)
-printf 'filter %s, counts only, %s\n' "$filter" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
+printf 'filter %s, counts only, %s\n' "$filter" "$(python3 bench/machine.py)"
 printf 'local                      %6.1f s\n' "$local_s"
 printf 'slurm, 1 shard             %6.1f s (+%.1f s)\n' "$one" "$(echo "$one - $local_s" | bc)"
 printf 'slurm, 3 shards in turn    %6.1f s (+%.1f s per extra task)\n' "$three" "$(echo "($three - $one) / 2" | bc -l)"

@@ -30,6 +30,8 @@ import sys
 import tempfile
 import time
 
+import machine  # bench/machine.py, beside this file
+
 SUBSET = "^(Empty|Pointwise / Math|Reduction|Indexing)"
 
 
@@ -76,9 +78,7 @@ def main():
     parser.add_argument("--keep", help="a directory to keep each run's ab_test --json in")
     parser.add_argument("extra", nargs="*", help="more ab_test flags (after --)")
     args = parser.parse_args()
-    with open("/proc/cpuinfo") as f:
-        cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
-    print(f"machine: {cpu}, {os.cpu_count()} CPUs; --filter={args.filter!r} "
+    print(f"machine: {machine.cpu_description()}; --filter={args.filter!r} "
           f"{' '.join(args.extra)}")
     runs_with_alarm = 0
     cases = alarms = 0
