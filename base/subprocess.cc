@@ -33,6 +33,20 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
 
 }  // namespace
 
+void UsePidsBelow300() {
+  constexpr pid_t kReservedPids = 300;  // the kernel's RESERVED_PIDS
+  if (getpid() >= kReservedPids) return;
+  for (int i = 0; i < kReservedPids; ++i) {
+    // vfork: nothing is copied; the child only exits.
+    const pid_t pid = vfork();
+    if (pid == 0) _exit(0);
+    if (pid < 0) return;
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    if (pid >= kReservedPids - 1) return;
+  }
+}
+
 absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
   if (argv.empty()) return absl::InvalidArgumentError("Spawn: empty command");
   posix_spawn_file_actions_t actions;
@@ -58,12 +72,13 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
   std::vector<char*> args = CStrings(argv);
   std::vector<char*> envp = options.env.has_value() ? CStrings(*options.env) : std::vector<char*>{};
   pid_t pid = -1;
+  if (options.reproducible_layout) UsePidsBelow300();
   // The personality is inherited across exec; set it only around the spawn.
   const int previous_personality = personality(0xffffffff);
-  if (options.disable_aslr) personality(previous_personality | ADDR_NO_RANDOMIZE);
+  if (options.reproducible_layout) personality(previous_personality | ADDR_NO_RANDOMIZE);
   const int error = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(),
                                  options.env.has_value() ? envp.data() : environ);
-  if (options.disable_aslr) personality(previous_personality);
+  if (options.reproducible_layout) personality(previous_personality);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   if (error != 0) {
@@ -91,7 +106,7 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
   }
   SpawnOptions spawn;
   spawn.env = options.env;
-  spawn.disable_aslr = options.disable_aslr;
+  spawn.reproducible_layout = options.reproducible_layout;
   spawn.fds = {{pipe_fds[1], STDOUT_FILENO}, {pipe_fds[1], STDERR_FILENO}};
   spawn.stdin_path = "/dev/null";
   absl::StatusOr<pid_t> pid = Spawn(argv, spawn);

@@ -30,8 +30,10 @@ namespace icount::base {
 struct SpawnOptions {
   // Replaces the environment ("NAME=value" strings) when set.
   std::optional<std::vector<std::string>> env;
-  // Starts the child with address-space randomisation off (as `setarch -R`).
-  bool disable_aslr = false;
+  // Starts the child so that where its memory lies, and so what it counts,
+  // repeats from run to run: address-space randomisation off (as `setarch
+  // -R`), and a pid of at least 300 (UsePidsBelow300).
+  bool reproducible_layout = false;
   // Puts the child in a new process group (its pid is the group id), so
   // kill(-pid, ...) reaches it and everything it starts.
   bool new_process_group = false;
@@ -59,9 +61,22 @@ struct CommandResult {
 struct CommandOptions {
   // Replaces the environment ("NAME=value" strings) when set.
   std::optional<std::vector<std::string>> env;
-  // As SpawnOptions::disable_aslr.
-  bool disable_aslr = false;
+  // As SpawnOptions::reproducible_layout.
+  bool reproducible_layout = false;
 };
+
+// When this process's pid is below 300, starts and reaps children that exit
+// at once until the next pid is at least 300; otherwise does nothing.
+//
+// Why: a fresh PID namespace (a container, bazel's sandbox) hands out small
+// pids first, and a small pid is stored differently: Python preallocates
+// the ints up to 256, so a process whose pid (its main thread's id, which
+// `threading` records) is at most 256 allocates one object fewer, and the
+// heap after it, and counts, move (torch.add: 0.03%; a run's first worker in
+// a container against a later one's). The kernel hands out pids below 300
+// (RESERVED_PIDS) only until a namespace's pids first wrap, and this
+// process's children get larger pids than it, or wrapped ones of 300 on.
+void UsePidsBelow300();
 
 // Runs argv[0] (looked up on PATH) with `argv`, waiting for it, with stdin
 // from /dev/null. Fails only when the command cannot be started; a non-zero

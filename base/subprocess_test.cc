@@ -1,6 +1,7 @@
 #include "base/subprocess.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,13 +40,54 @@ TEST(RunCommandTest, ReplacesTheEnvironmentAndReadsDevNull) {
   EXPECT_EQ(result->output, "this nohome\n");
 }
 
-TEST(RunCommandTest, DisableAslrReachesTheChild) {
+TEST(RunCommandTest, ReproducibleLayoutTurnsAslrOffInTheChild) {
   CommandOptions options;
-  options.disable_aslr = true;
+  options.reproducible_layout = true;
   // setarch's personality flag ADDR_NO_RANDOMIZE is 0x0040000.
   absl::StatusOr<CommandResult> result = RunCommand({"cat", "/proc/self/personality"}, options);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(std::stoul(result->output, nullptr, 16) & 0x0040000, 0x0040000u) << result->output;
+}
+
+// The pid `sh -c 'echo $$'` gets when run by the first process of a fresh
+// PID namespace, as in a container; -1 when this machine does not let the
+// test make one (it needs root).
+int PidInAFreshPidNamespace(bool reproducible_layout) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return -1;
+  const pid_t outer = fork();
+  if (outer == 0) {
+    close(pipe_fds[0]);
+    if (unshare(CLONE_NEWPID) != 0) _exit(2);
+    const pid_t first = fork();  // pid 1 in the new namespace
+    if (first == 0) {
+      CommandOptions options;
+      options.reproducible_layout = reproducible_layout;
+      absl::StatusOr<CommandResult> result = RunCommand({"sh", "-c", "echo $$"}, options);
+      if (!result.ok()) _exit(3);
+      _exit(write(pipe_fds[1], result->output.data(), result->output.size()) > 0 ? 0 : 4);
+    }
+    int status = 0;
+    waitpid(first, &status, 0);
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 5);
+  }
+  close(pipe_fds[1]);
+  char text[32] = {};
+  const ssize_t n = read(pipe_fds[0], text, sizeof(text) - 1);
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(outer, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) == 2) return -1;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  return n > 0 ? std::atoi(text) : 0;
+}
+
+TEST(RunCommandTest, ReproducibleLayoutStartsAboveTheFirstPidsOfANamespace) {
+  const int plain = PidInAFreshPidNamespace(false);
+  if (plain < 0) GTEST_SKIP() << "cannot make a PID namespace here (needs root)";
+  // The namespace's second process: a pid Python keeps preallocated.
+  EXPECT_EQ(plain, 2);
+  EXPECT_GE(PidInAFreshPidNamespace(true), 300);
 }
 
 TEST(RunCommandTest, NamesACommandThatCannotStart) {

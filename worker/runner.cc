@@ -279,8 +279,8 @@ class Run {
       command = *std::move(wrapped);
     }
     command.insert(command.begin(), options_.command_prefix.begin(), options_.command_prefix.end());
-    absl::StatusOr<WorkerProcess> process =
-        SpawnWorker(command, env, absl::StrCat(scratch_, "/", tag, ".log"), /*disable_aslr=*/true);
+    absl::StatusOr<WorkerProcess> process = SpawnWorker(
+        command, env, absl::StrCat(scratch_, "/", tag, ".log"), /*reproducible_layout=*/true);
     if (process.ok()) {
       process->command = absl::StrJoin(command, " ");
       if (phase.valgrind) process->valgrind_log_path = ValgrindLogPath(out_directory);

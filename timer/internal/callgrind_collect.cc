@@ -368,7 +368,7 @@ absl::StatusOr<base::CommandResult> RunUnderCallgrind(const std::vector<std::str
   PadEnvironmentForStackLayout(command, env);
   base::CommandOptions options;
   options.env = std::move(env);
-  options.disable_aslr = true;
+  options.reproducible_layout = true;
   return base::RunCommand(*argv, options);
 }
 

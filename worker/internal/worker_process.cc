@@ -20,7 +20,7 @@ namespace icount::worker_internal {
 
 absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
                                           const std::vector<std::string>& env,
-                                          const std::string& log_path, bool disable_aslr) {
+                                          const std::string& log_path, bool reproducible_layout) {
   int orders[2];
   int results[2];
   if (pipe(orders) != 0 || pipe(results) != 0) {
@@ -30,7 +30,7 @@ absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
   fcntl(results[0], F_SETFD, FD_CLOEXEC);
   base::SpawnOptions options;
   options.env = env;
-  options.disable_aslr = disable_aslr;
+  options.reproducible_layout = reproducible_layout;
   // Its own process group: an interrupt kills the worker and everything it
   // started (valgrind, zygote, cases) with one kill(-pgid).
   options.new_process_group = true;

@@ -40,7 +40,7 @@ struct WorkerProcess {
 // stdout and stderr in `log_path`, in a new process group.
 absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
                                           const std::vector<std::string>& env,
-                                          const std::string& log_path, bool disable_aslr);
+                                          const std::string& log_path, bool reproducible_layout);
 
 // Stops the worker and everything in its process group; returns how the
 // worker ended ("exit code 1", "killed by signal 4 (Illegal instruction)").
