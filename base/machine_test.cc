@@ -2,9 +2,14 @@
 
 #include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 
 namespace icount::base {
@@ -24,6 +29,31 @@ TEST(MachineTest, AnswersWhatTheSystemSays) {
   EXPECT_FALSE(model.empty());
   if (model != "unknown CPU") {
     EXPECT_NE(text.find(": " + model + "\n"), std::string::npos) << model;
+  }
+}
+
+TEST(MachineTest, CpuIdIsTheFirstProcessorsFamilyModelAndStepping) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  const std::string text((std::istreambuf_iterator<char>(cpuinfo)),
+                         std::istreambuf_iterator<char>());
+  const std::string cpuid = CpuId();
+  if (text.find("\ncpu family\t: ") == std::string::npos) {
+    EXPECT_EQ(cpuid, "") << "no family in /proc/cpuinfo";
+    return;
+  }
+  // "family F, model M, stepping S", each the first such line's value.
+  const std::vector<std::string> parts = absl::StrSplit(cpuid, ", ");
+  ASSERT_EQ(parts.size(), 3) << cpuid;
+  const std::pair<const char*, const char*> fields[] = {{"family ", "\ncpu family\t: "},
+                                                        {"model ", "\nmodel\t\t: "},
+                                                        {"stepping ", "\nstepping\t: "}};
+  for (size_t i = 0; i < parts.size(); ++i) {
+    ASSERT_TRUE(absl::StartsWith(parts[i], fields[i].first)) << cpuid;
+    const std::string value = parts[i].substr(std::strlen(fields[i].first));
+    const size_t at = text.find(fields[i].second);
+    ASSERT_NE(at, std::string::npos) << fields[i].second;
+    EXPECT_EQ(text.substr(at + std::strlen(fields[i].second), value.size() + 1), value + "\n")
+        << cpuid;
   }
 }
 

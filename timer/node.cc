@@ -58,6 +58,7 @@ std::vector<std::string> CountRelevantDifferences(const timer::NodeProto& a,
     if (!x.empty() && !y.empty() && x != y) differences.push_back(absl::StrCat(what, x, " vs ", y));
   };
   compare("CPU ", a.cpu_model(), b.cpu_model());
+  compare("CPUID ", a.cpuid(), b.cpuid());
   compare("ATen's CPU capability ", a.aten_cpu_capability(), b.aten_cpu_capability());
   compare("", a.valgrind(), b.valgrind());
   return differences;
@@ -70,6 +71,7 @@ bool DifferentHosts(const timer::NodeProto& a, const timer::NodeProto& b) {
 std::string DescribeNode(const timer::NodeProto& node) {
   std::vector<std::string> parts;
   if (!node.cpu_model().empty()) parts.push_back(node.cpu_model());
+  if (!node.cpuid().empty()) parts.push_back(node.cpuid());
   if (node.cpus() > 0) parts.push_back(absl::StrCat(node.cpus(), " CPUs"));
   if (!node.aten_cpu_capability().empty()) {
     parts.push_back(absl::StrCat("ATen ", node.aten_cpu_capability()));

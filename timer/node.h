@@ -42,9 +42,10 @@ timer::NodeProto NodeOfCase(const ResultsFile& results,
                             const std::map<std::string, std::string>& metadata);
 
 // What differs between two nodes that can change instruction counts: CPU
-// model, ATen's CPU capability, valgrind version (fields known on both
-// only), one phrase each, e.g. "CPU AMD EPYC vs Intel Xeon". Empty: the
-// nodes count alike.
+// model, CPUID (family, model, stepping), ATen's CPU capability, valgrind
+// version (fields known on both only), one phrase each, e.g. "CPU AMD EPYC
+// vs Intel Xeon" or "CPUID family 23, model 49, stepping 0 vs family 26,
+// model 2, stepping 1". Empty: the nodes count alike.
 std::vector<std::string> CountRelevantDifferences(const timer::NodeProto& a,
                                                   const timer::NodeProto& b);
 
@@ -52,7 +53,8 @@ std::vector<std::string> CountRelevantDifferences(const timer::NodeProto& a,
 // not compare (false when either host is unknown, as in hand-made files).
 bool DifferentHosts(const timer::NodeProto& a, const timer::NodeProto& b);
 
-// For people: "host1 (AMD EPYC, 2 CPUs, ATen AVX2, valgrind-3.19.0)".
+// For people: "host1 (AMD EPYC, family 26, model 2, stepping 1, 2 CPUs,
+// ATen AVX2, valgrind-3.19.0)"; what is unknown is left out.
 std::string DescribeNode(const timer::NodeProto& node);
 
 }  // namespace icount

@@ -66,6 +66,18 @@ TEST(CountRelevantDifferencesTest, NamesWhatCanChangeCounts) {
   intel.set_cpu_model("Intel Xeon");
   EXPECT_THAT(CountRelevantDifferences(Node("a", "AVX2"), intel),
               ElementsAre("CPU AMD EPYC vs Intel Xeon"));
+  // One name, CPUs a generation apart.
+  timer::NodeProto zen2 = Node("a", "AVX2");
+  zen2.set_cpuid("family 23, model 49, stepping 0");
+  timer::NodeProto zen5 = Node("b", "AVX2");
+  zen5.set_cpuid("family 26, model 2, stepping 1");
+  EXPECT_THAT(
+      CountRelevantDifferences(zen2, zen5),
+      ElementsAre("CPUID family 23, model 49, stepping 0 vs family 26, model 2, stepping 1"));
+  EXPECT_EQ(DescribeNode(zen5),
+            "b (AMD EPYC, family 26, model 2, stepping 1, 2 CPUs, ATen AVX2, valgrind-3.19.0)");
+  // Unknown CPUID on one side (files before timer 0.14): not a difference.
+  EXPECT_THAT(CountRelevantDifferences(Node("a", "AVX2"), zen5), IsEmpty());
   // Unknown on one side: not a difference (older files).
   EXPECT_THAT(CountRelevantDifferences(Node("a", ""), Node("b", "AVX512", "")), IsEmpty());
 }

@@ -370,7 +370,9 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
 }
 
 std::string MachineDescription() {
-  return absl::StrCat(base::HostName(), ", ", base::OnlineCpus(), " CPUs, ", base::CpuModel());
+  const std::string cpuid = base::CpuId();
+  return absl::StrCat(base::HostName(), ", ", base::OnlineCpus(), " CPUs, ", base::CpuModel(),
+                      cpuid.empty() ? "" : absl::StrCat(" (", cpuid, ")"));
 }
 
 }  // namespace icount

@@ -116,7 +116,8 @@ absl::StatusOr<RunnerReport> RunWithProgress(const std::vector<worker::WorkOrder
 std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
                         const SuiteResults& results);
 
-// "hostname, N CPUs, model name".
+// "hostname, N CPUs, model name (family F, model M, stepping S)", the
+// CPUID part where /proc/cpuinfo has it.
 std::string MachineDescription();
 
 // The settings in force, for ResultsFile::settings: for counts valgrind's

@@ -713,6 +713,7 @@ absl::Status RunWorker(const WorkerOptions& options) {
   timer::NodeProto node;
   node.set_host(base::HostName());
   node.set_cpu_model(base::CpuModel());
+  node.set_cpuid(base::CpuId());
   node.set_cpus(base::OnlineCpus());
   node.set_aten_cpu_capability(AtenCpuCapability());
   SharedBaselines shared_baselines(zygotes);
