@@ -83,6 +83,9 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
     rounds[key].b.push_back(m.Median());
   }
   report.node_warnings = CountNodeWarnings(baseline, current, "the baseline", "this run");
+  for (std::string& warning : CountSettingWarnings(baseline, current, "the baseline", "this run")) {
+    report.node_warnings.push_back(std::move(warning));
+  }
   const std::set<std::string> across_hosts = CasesTimedOnDifferentHosts(
       baseline, current, "the baseline", "this run", &report.node_warnings);
   if (!across_hosts.empty()) {

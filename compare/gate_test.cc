@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "compare/node_check.h"
 #include "timer/node.h"
 
 namespace icount {
@@ -183,6 +184,20 @@ TEST(GateTest, WallTimesOfDifferentHostsAreNotComparedUnlessAsked) {
   ASSERT_TRUE(report->cases[0].time.has_value());
   EXPECT_EQ(report->cases[0].time->verdict, TimeVerdict::kSlower);
   EXPECT_THAT(report->node_warnings[1], HasSubstr("(compared anyway"));
+}
+
+TEST(GateTest, WarnsWhenOnlyOneSideRehearsedTorchScript) {
+  ResultsFile before;
+  ResultsFile after;
+  before.instruction_counts = {Counts("a", 1000)};
+  after.instruction_counts = {Counts("a", 1000)};
+  after.settings[kTorchScriptCasesSetting] = "rehearsed";
+  absl::StatusOr<GateReport> report = Gate(before, after, GateOptions());
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->node_warnings.size(), 1);
+  EXPECT_THAT(report->node_warnings[0],
+              HasSubstr("this run counted TorchScript cases after icount's TorchScript rehearsal "
+                        "and the baseline did not"));
 }
 
 TEST(GateTest, BadOverrideIsAnError) {

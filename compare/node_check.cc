@@ -62,6 +62,21 @@ std::vector<std::string> CountNodeWarnings(const ResultsFile& before, const Resu
   return warnings;
 }
 
+std::vector<std::string> CountSettingWarnings(const ResultsFile& before, const ResultsFile& after,
+                                              absl::string_view before_name,
+                                              absl::string_view after_name) {
+  if (before.instruction_counts.empty() || after.instruction_counts.empty()) return {};
+  const bool before_rehearsed = before.settings.count(kTorchScriptCasesSetting) > 0;
+  const bool after_rehearsed = after.settings.count(kTorchScriptCasesSetting) > 0;
+  if (before_rehearsed == after_rehearsed) return {};
+  return {absl::StrCat(before_rehearsed ? before_name : after_name,
+                       " counted TorchScript cases after icount's TorchScript rehearsal and ",
+                       before_rehearsed ? after_name : before_name,
+                       " did not (--rehearse_torchscript; settings \"", kTorchScriptCasesSetting,
+                       "\"): their counts differ by up to ~1.5% from that alone; measure both "
+                       "with or both without it")};
+}
+
 std::set<std::string> CasesTimedOnDifferentHosts(const ResultsFile& before,
                                                  const ResultsFile& after,
                                                  absl::string_view before_name,

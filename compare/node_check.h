@@ -28,6 +28,24 @@ std::vector<std::string> CountNodeWarnings(const ResultsFile& before, const Resu
                                            absl::string_view before_name,
                                            absl::string_view after_name);
 
+// The results files' setting (ResultsFile::settings) that main, ci and
+// ab_test write when TorchScript cases were counted after icount's
+// TorchScript rehearsal (--rehearse_torchscript, worker 0.16): those cases'
+// counts differ from an unrehearsed run's by up to ~1.5% (another history).
+// A file without it counted them unrehearsed.
+inline constexpr char kTorchScriptCasesSetting[] = "torchscript_cases";
+
+// One warning per count-relevant setting (kTorchScriptCasesSetting) whose
+// value differs between two files that both have instruction counts; empty
+// when they were counted alike.
+//
+//   "the baseline counted TorchScript cases after the rehearsal and this
+//    run did not (--rehearse_torchscript): their counts differ by up to
+//    ~1.5% from that alone; measure both alike"
+std::vector<std::string> CountSettingWarnings(const ResultsFile& before, const ResultsFile& after,
+                                              absl::string_view before_name,
+                                              absl::string_view after_name);
+
 // The case keys whose wall times the two files took on hosts known to
 // differ (any of a case's measurements), with one line per pair of hosts
 // in `why`.

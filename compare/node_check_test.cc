@@ -72,6 +72,29 @@ TEST(CountNodeWarningsTest, OlderFilesCompareTheirMachines) {
               ElementsAre(HasSubstr("(CPU AMD EPYC vs Intel Xeon)")));
 }
 
+TEST(CountSettingWarningsTest, NamesTheSideThatRehearsedTorchScript) {
+  ResultsFile a, b;
+  AddCounts(a, "x", Node("n1", "AMD EPYC"));
+  AddCounts(b, "x", Node("n1", "AMD EPYC"));
+  EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), IsEmpty());
+  b.settings[kTorchScriptCasesSetting] = "rehearsed";
+  EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"),
+              ElementsAre(HasSubstr("B counted TorchScript cases after icount's TorchScript "
+                                    "rehearsal and A did not (--rehearse_torchscript")));
+  EXPECT_THAT(CountSettingWarnings(b, a, "A", "B"),
+              ElementsAre(HasSubstr("A counted TorchScript cases after")));
+  a.settings[kTorchScriptCasesSetting] = "rehearsed";
+  EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), IsEmpty());
+}
+
+TEST(CountSettingWarningsTest, OnlyWhenBothFilesHaveCounts) {
+  ResultsFile a, b;
+  AddTimes(a, "x", Node("n1", "AMD EPYC"));
+  AddCounts(b, "x", Node("n1", "AMD EPYC"));
+  b.settings[kTorchScriptCasesSetting] = "rehearsed";
+  EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), IsEmpty());
+}
+
 TEST(CasesTimedOnDifferentHostsTest, NamesTheCasesAndTheHosts) {
   ResultsFile a, b;
   AddTimes(a, "x", Node("n1", "AMD EPYC", ""));

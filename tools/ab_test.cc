@@ -86,6 +86,7 @@ ABSL_FLAG(double, min_run_time, 0.05,
 ABSL_FLAG(int, time_rounds, 6,
           "With --display_time: paired rounds; each times every case on A and on B (A B, B A, "
           "...). More rounds resolve smaller changes; fewer than 3 give no verdict.");
+ABSL_FLAG(bool, rehearse_torchscript, false, icount::kRehearseTorchScriptHelp);
 ABSL_FLAG(bool, colorize, false, "ANSI colours in the table.");
 ABSL_FLAG(bool, markdown, false, "Print the table as Markdown (for pull requests).");
 ABSL_FLAG(int, top, 3, "Cases whose per-function deltas are shown.");
@@ -721,6 +722,7 @@ int RunSides(const Suite& suite, const std::vector<expand::SuiteCaseProto>& sele
 
   MeasureOptions measure;
   measure.wall_time = false;
+  measure.rehearse_torchscript = absl::GetFlag(FLAGS_rehearse_torchscript);
   const std::vector<worker::WorkOrderProto> orders = MakeOrders(suite, *cases, measure);
   const std::string json_path = absl::GetFlag(FLAGS_json);
   const std::string journal_base =
@@ -868,6 +870,7 @@ int Main(int argc, char** argv) {
   measure.wall_time = absl::GetFlag(FLAGS_display_time) || absl::GetFlag(FLAGS_no_counts);
   measure.instruction_counts = !absl::GetFlag(FLAGS_no_counts);
   measure.min_run_time = absl::GetFlag(FLAGS_min_run_time);
+  measure.rehearse_torchscript = absl::GetFlag(FLAGS_rehearse_torchscript);
   const std::string json_path = absl::GetFlag(FLAGS_json);
   const std::string journal_base =
       json_path.empty() ? absl::StrCat("/tmp/icount-ab-", getpid()) : json_path;

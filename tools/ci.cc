@@ -50,6 +50,7 @@ ABSL_FLAG(bool, subset, false, "Only the first case of every top-level group (a 
 ABSL_FLAG(std::string, filter, "", "RE2 regex on labels: only matching cases.");
 ABSL_FLAG(std::string, markdown, "", "Also write the Markdown summary to this file.");
 ABSL_FLAG(int, repeats, 5, "Callgrind repeats per case.");
+ABSL_FLAG(bool, rehearse_torchscript, false, icount::kRehearseTorchScriptHelp);
 ABSL_FLAG(int, jobs, 0, "Worker processes; 0: one per CPU.");
 ABSL_FLAG(int, time_rounds, 3,
           "Wall-time rounds, each a pass over every case; a comparison needs 3 in this run and "
@@ -120,6 +121,7 @@ absl::StatusOr<SuiteResults> Measure(const Suite& suite,
                                      const std::string& destination) {
   MeasureOptions measure;
   measure.callgrind_repeats = absl::GetFlag(FLAGS_repeats);
+  measure.rehearse_torchscript = absl::GetFlag(FLAGS_rehearse_torchscript);
   // Wall time in rounds: round 0 is MakeOrders' order per case, each later
   // round a copy after all of it, so a case's rounds are a whole pass apart.
   std::vector<worker::WorkOrderProto> orders = MakeOrders(suite, cases, measure);

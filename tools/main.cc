@@ -47,6 +47,7 @@ ABSL_FLAG(bool, template_per_case, false,
           "worker 0.9, instead of in the case process itself, and fork Python cases from the "
           "zygote that threw valgrind's translations away, as before worker 0.13: the same "
           "counts, slower. For checking that (bench/process_tree_counts.sh).");
+ABSL_FLAG(bool, rehearse_torchscript, false, icount::kRehearseTorchScriptHelp);
 ABSL_FLAG(bool, no_cpp, false, "Skip C++ cases.");
 ABSL_FLAG(bool, no_python, false, "Skip Python cases.");
 ABSL_FLAG(bool, no_wall_time, false, "Only instruction counts.");
@@ -94,6 +95,7 @@ MeasureOptions MeasureFlags() {
   measure.callgrind_repeats = absl::GetFlag(FLAGS_repeats);
   measure.baseline_per_case = absl::GetFlag(FLAGS_baseline_per_case);
   measure.template_per_case = absl::GetFlag(FLAGS_template_per_case);
+  measure.rehearse_torchscript = absl::GetFlag(FLAGS_rehearse_torchscript);
   return measure;
 }
 

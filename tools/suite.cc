@@ -26,6 +26,7 @@
 #include "cli/flags.h"
 #include "cli/tool_flags.h"
 #include "compare/delta_table.h"
+#include "compare/node_check.h"
 #include "compare/text_table.h"
 #include "expand/case_modes.h"
 #include "re2/re2.h"
@@ -131,6 +132,7 @@ std::vector<worker::WorkOrderProto> MakeOrders(const Suite& suite,
     if (!c.torchscript_artifact().empty()) {
       base.set_torchscript_artifact(
           absl::StrCat(suite.artifacts_directory, "/", c.torchscript_artifact(), ".pt"));
+      base.set_torchscript_rehearsal(options.rehearse_torchscript);
     }
     if (options.instruction_counts) {
       worker::WorkOrderProto order = base;
@@ -333,11 +335,20 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
   bool timed = false;
   bool baseline_per_case = false;
   bool template_per_case = false;
+  bool rehearsed = false;
   for (const worker::WorkOrderProto& order : orders) {
+    rehearsed = rehearsed || order.torchscript_rehearsal();
     counted = counted || order.callgrind();
     timed = timed || order.wall_time();
     baseline_per_case = baseline_per_case || (order.callgrind() && order.baseline_per_case());
     template_per_case = template_per_case || (order.callgrind() && order.template_per_case());
+  }
+  if (rehearsed) {
+    settings[kTorchScriptCasesSetting] =
+        "forked from a zygote that first loaded and ran icount's TorchScript rehearsal model "
+        "(worker/internal/torchscript_rehearsal_model.py, forward and backward 3 times; "
+        "--rehearse_torchscript): their counts are exact, but differ from an unrehearsed run's "
+        "by up to ~1.5%";
   }
   if (timed) {
     // Asked once per process, like valgrind's version below.
@@ -363,8 +374,14 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
       template_per_case
           ? "one per worker, valgrind's translations of the worker's start-up thrown away "
             "(worker 0.12)"
-          : "two per worker: C++ cases fork from one that threw valgrind's translations of the "
-            "worker's start-up away, Python cases from one that keeps them (same counts)";
+          : rehearsed
+              ? "three per worker: C++ cases fork from one that threw valgrind's translations "
+                "of the worker's start-up away, Python cases from one that keeps them (same "
+                "counts), TorchScript cases from one that rehearsed TorchScript (see "
+                "torchscript_cases)"
+              : "two per worker: C++ cases fork from one that threw valgrind's translations of "
+                "the worker's start-up away, Python cases from one that keeps them (same "
+                "counts)";
   settings["dumps_parsed_by"] = "the runner, outside valgrind";
   return settings;
 }

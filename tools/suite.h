@@ -53,7 +53,20 @@ struct MeasureOptions {
   // Each count order is measured in a template forked from its case
   // process (WorkOrderProto's template_per_case), as before worker 0.9.
   bool template_per_case = false;
+  // TorchScript cases fork from a zygote that first loaded and ran
+  // icount's rehearsal model (WorkOrderProto's torchscript_rehearsal):
+  // much cheaper under valgrind, counts from another history.
+  bool rehearse_torchscript = false;
 };
+// The help of main's, ci's and ab_test's --rehearse_torchscript.
+inline constexpr char kRehearseTorchScriptHelp[] =
+    "Fork TorchScript cases from a zygote that first loaded and ran a built-in TorchScript "
+    "model (forward and backward, 3 times), so that each case's setup finds loading and "
+    "running a model translated by valgrind and LibTorch's lazy state made (the whole suite's "
+    "counts ~10-20% sooner). Their counts are exact and repeatable but differ by up to ~1.5% "
+    "from a run without (another history; other cases' counts are unchanged): compare runs "
+    "made alike. Recorded in the results' settings (torchscript_cases); compare, ci and "
+    "report warn when a baseline was made otherwise.";
 
 // An error naming the flag (--min_run_time, --callgrind_number, --repeats)
 // whose value is out of range.

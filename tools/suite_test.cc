@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/files.h"
+#include "compare/node_check.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -47,6 +48,38 @@ TEST(RunSettingsTest, RecordWhatWallTimeRanBeside) {
   const std::vector<std::string> here = WallTimeDisturbances();
   EXPECT_EQ(settings.at("wall_time_disturbances"), here.empty() ? "none found" : here[0]);
   EXPECT_TRUE(RunSettings({}).empty());
+}
+
+TEST(MakeOrdersTest, RehearsesTorchScriptCasesOnlyWhenAsked) {
+  Suite suite;
+  suite.artifacts_directory = "/artifacts";
+  expand::SuiteCaseProto eager;
+  eager.set_key("eager");
+  expand::SuiteCaseProto scripted;
+  scripted.set_key("scripted");
+  scripted.set_torchscript_artifact("model");
+  MeasureOptions measure;
+  for (const worker::WorkOrderProto& order : MakeOrders(suite, {eager, scripted}, measure)) {
+    EXPECT_FALSE(order.torchscript_rehearsal()) << order.id();
+  }
+  const std::map<std::string, std::string> unrehearsed =
+      RunSettings(MakeOrders(suite, {eager, scripted}, measure));
+  EXPECT_EQ(unrehearsed.count(kTorchScriptCasesSetting), 0);
+  EXPECT_THAT(unrehearsed.at("zygotes"), HasSubstr("two per worker"));
+
+  measure.rehearse_torchscript = true;
+  const std::vector<worker::WorkOrderProto> orders = MakeOrders(suite, {eager, scripted}, measure);
+  ASSERT_EQ(orders.size(), 4u);  // counts and wall time of each
+  for (const worker::WorkOrderProto& order : orders) {
+    const bool scripted_case = order.case_key() == "scripted";
+    EXPECT_EQ(order.torchscript_rehearsal(), scripted_case) << order.id();
+    EXPECT_EQ(order.torchscript_artifact(), scripted_case ? "/artifacts/model.pt" : "")
+        << order.id();
+  }
+  const std::map<std::string, std::string> settings = RunSettings(orders);
+  ASSERT_EQ(settings.count(kTorchScriptCasesSetting), 1);
+  EXPECT_THAT(settings.at(kTorchScriptCasesSetting), HasSubstr("rehearsal model"));
+  EXPECT_THAT(settings.at("zygotes"), HasSubstr("three per worker"));
 }
 
 }  // namespace

@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "timer/callgrind.pb.h"
+#include "worker/internal/torchscript_rehearsal.h"
 #include "worker/runner.h"
 
 namespace icount {
@@ -194,6 +196,51 @@ TEST(BatchInvarianceTest, TemplateInTheCaseProcessChangesNoCount) {
   EXPECT_THAT(specs["python add"], HasSubstr("setup: \"\\n  x = torch.ones(4, 4)\\n  y = x\\n\""));
   EXPECT_THAT(specs["python add"], HasSubstr("label: \"add\""));
   EXPECT_THAT(specs["python add"], HasSubstr("number_per_run: 20"));
+}
+
+// A TorchScript case whose order asks for the rehearsal (main
+// --rehearse_torchscript) forks from the zygote that loaded and ran the
+// rehearsal model before its first case: its count is the same alone and
+// among other cases, whichever case that zygote served first, and its
+// repeats agree (Counts). It differs from the same case unrehearsed
+// (another history), which shows that the order went to that zygote.
+TEST(BatchInvarianceTest, RehearsedTorchScriptCountAmongOthersEqualsCountAlone) {
+  // Any TorchScript model will do as the case's; the rehearsal's own has
+  // the signature the statements below call.
+  const std::string model = std::string(std::getenv("TEST_TMPDIR")) + "/model.pt";
+  ASSERT_TRUE(
+      base::WriteFileAtomically(model, std::string(worker_internal::TorchScriptRehearsalModel()))
+          .ok());
+  auto scripted = [&model](const std::string& id, timer::Language language, bool rehearsed) {
+    worker::WorkOrderProto order =
+        language == timer::CPP
+            ? CountOrder(id, language, "auto y = m.forward({x, w});",
+                         "auto m = torch::jit::load(ICOUNT_ARTIFACT_PATH);\n"
+                         "auto x = torch::ones({2, 4, 4, 4});\n"
+                         "auto w = torch::ones({4}, torch::requires_grad());\n"
+                         "for (int i = 0; i < 3; i++) m.forward({x, w});")
+            : CountOrder(id, language, "y = m(x, w)",
+                         "m = torch.jit.load(ICOUNT_ARTIFACT_PATH)\n"
+                         "x = torch.ones(2, 4, 4, 4)\n"
+                         "w = torch.ones(4, requires_grad=True)\n"
+                         "for _ in range(3):\n"
+                         "    m(x, w)");
+    order.set_torchscript_artifact(model);
+    order.set_torchscript_rehearsal(rehearsed);
+    return order;
+  };
+  const worker::WorkOrderProto cpp = scripted("cpp scripted", timer::CPP, true);
+  const worker::WorkOrderProto python = scripted("python scripted", timer::PYTHON, true);
+  std::map<std::string, int64_t> alone = Counts({cpp, python}, "rehearsed-alone.journal");
+  std::map<std::string, int64_t> among =
+      Counts({kPythonAdd, python, kCppAdd, cpp, scripted("cpp unrehearsed", timer::CPP, false)},
+             "rehearsed-mixed.journal");
+  ASSERT_EQ(alone.size(), 2u);
+  ASSERT_EQ(among.size(), 5u);
+  EXPECT_GT(alone["cpp scripted"], 0);
+  EXPECT_EQ(among["cpp scripted"], alone["cpp scripted"]);
+  EXPECT_EQ(among["python scripted"], alone["python scripted"]);
+  EXPECT_NE(among["cpp unrehearsed"], among["cpp scripted"]);
 }
 
 }  // namespace

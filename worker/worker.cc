@@ -36,6 +36,7 @@
 #include "worker/compiled_cases.h"
 #include "worker/failure.h"
 #include "worker/framing.h"
+#include "worker/internal/torchscript_rehearsal.h"
 #include "worker/loaded_libtorch.h"
 
 namespace icount {
@@ -65,12 +66,32 @@ struct ZygoteRequest {
 };
 // Zygote -> worker: how the case process ended.
 struct ZygoteReply {
-  int32_t kind;  // kExited, kSignalled or kTimedOut
+  int32_t kind;  // kExited, kSignalled, kTimedOut or kRehearsalFailed
   int32_t code;  // exit code or signal
 };
 constexpr int32_t kExited = 0;
 constexpr int32_t kSignalled = 1;
 constexpr int32_t kTimedOut = 2;
+// The TorchScript zygote's rehearsal failed, so it forks no case; why is in
+// RehearsalErrorPath.
+constexpr int32_t kRehearsalFailed = 3;
+
+// What a zygote does before its cases fork (ForkZygote). All fork from the
+// same state of the worker.
+enum class ZygoteKind {
+  // Throws away valgrind's translations of the worker's start-up: C++ cases.
+  kTranslationsEmptied,
+  // Keeps them: Python cases (compiling a snippet needs Python's compiler).
+  kTranslationsKept,
+  // Keeps them and, before its first case, loads and runs the TorchScript
+  // rehearsal model (worker/internal/torchscript_rehearsal.h): the
+  // TorchScript cases of orders that ask for it (torchscript_rehearsal).
+  kTorchScriptRehearsed,
+};
+
+std::string RehearsalErrorPath(const std::string& scratch) {
+  return absl::StrCat(scratch, "/torchscript-rehearsal-error.txt");
+}
 
 constexpr size_t kMaxOrderBytes = 8 << 20;
 char zygote_order[kMaxOrderBytes];
@@ -186,17 +207,17 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order, const Ca
   process.Finish(RunOrder(order, process));
 }
 
-// Forks a case process per request and reports how it ended. With
-// `keep_translations`, its cases inherit the translations valgrind made of
-// the worker's start-up; otherwise it throws them away first.
+// Forks a case process per request and reports how it ended. Its cases
+// inherit the translations valgrind made of the worker's start-up unless
+// `kind` is kTranslationsEmptied.
 [[noreturn]] void ZygoteLoop(int requests_fd, int replies_fd, const std::string& scratch,
-                             bool keep_translations) {
+                             ZygoteKind kind) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   // Consolidate the allocator's free chunks and return the top of the heap
   // once, before any case forks: its fast bins then hold nothing left over
   // from start-up, whose allocations depend on the worker binary.
   malloc_trim(0);
-  if (!keep_translations) {
+  if (kind == ZygoteKind::kTranslationsEmptied) {
     // Starting or stopping instrumentation throws away every translation
     // valgrind holds, as each case does when its warm-up starts it. With
     // all of LibTorch's and Python's start-up translated that cost a C++
@@ -213,6 +234,8 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order, const Ca
   std::memset(&alarm_action, 0, sizeof(alarm_action));
   alarm_action.sa_handler = IgnoreAlarm;  // interrupts waitpid (no SA_RESTART)
   sigaction(SIGALRM, &alarm_action, nullptr);
+  bool rehearsed = false;
+  bool rehearsal_failed = false;
   for (;;) {
     ZygoteRequest request;
     if (ReadAll(requests_fd, reinterpret_cast<char*>(&request), sizeof(request)) !=
@@ -220,6 +243,29 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order, const Ca
         request.size > kMaxOrderBytes ||
         ReadAll(requests_fd, zygote_order, request.size) != request.size) {
       _exit(0);  // the worker closed the stream
+    }
+    if (kind == ZygoteKind::kTorchScriptRehearsed && !rehearsed) {
+      // Once, before the first case, whatever it is: every case of this
+      // zygote then forks from the same state. (Lazily, so that a run
+      // without TorchScript cases never pays for it.)
+      rehearsed = true;
+      const base::PhaseMark before = base::PhaseNow();
+      const absl::Status rehearsal = worker_internal::RehearseTorchScript(
+          worker_internal::TorchScriptRehearsalModel());
+      if (!rehearsal.ok()) {
+        rehearsal_failed = true;
+        (void)base::WriteFileAtomically(RehearsalErrorPath(scratch),
+                                        std::string(rehearsal.message()));
+      }
+      // As at the zygote's start: no free chunks left over from the
+      // rehearsal in the allocator's fast bins.
+      malloc_trim(0);
+      base::RecordPhase("zygote", "rehearse TorchScript (before its first case)", before);
+    }
+    if (rehearsal_failed) {
+      const ZygoteReply reply{kRehearsalFailed, 0};
+      if (!WriteAll(replies_fd, reinterpret_cast<const char*>(&reply), sizeof(reply))) _exit(0);
+      continue;
     }
     const base::PhaseMark before_fork = base::PhaseNow();
     const pid_t child = fork();
@@ -400,7 +446,7 @@ struct Zygote {
 // descriptors (its order stream, other zygotes' pipes), which the zygote
 // closes so that each zygote sees EOF when the worker closes its requests.
 // Allocates nothing: the zygotes fork from the same heap.
-absl::StatusOr<Zygote> ForkZygote(const std::string& scratch, bool keep_translations,
+absl::StatusOr<Zygote> ForkZygote(const std::string& scratch, ZygoteKind kind,
                                   std::initializer_list<int> worker_fds) {
   int requests[2];
   int replies[2];
@@ -413,8 +459,10 @@ absl::StatusOr<Zygote> ForkZygote(const std::string& scratch, bool keep_translat
   if (pid == 0) {
     close(requests[1]);
     close(replies[0]);
-    for (int fd : worker_fds) close(fd);
-    ZygoteLoop(requests[0], replies[1], scratch, keep_translations);
+    for (int fd : worker_fds) {
+      if (fd >= 0) close(fd);
+    }
+    ZygoteLoop(requests[0], replies[1], scratch, kind);
   }
   close(requests[0]);
   close(replies[1]);
@@ -439,12 +487,20 @@ bool FromTranslationsKeepingZygote(const worker::WorkOrderProto& order) {
   return order.task_spec().language() == timer::PYTHON && !order.template_per_case();
 }
 
+// Whether an order's case process comes from the zygote that rehearsed
+// TorchScript (ZygoteKind::kTorchScriptRehearsed): a TorchScript case
+// whose order asks for it, counted or timed.
+bool FromTorchScriptRehearsedZygote(const worker::WorkOrderProto& order) {
+  return order.torchscript_rehearsal() && !order.torchscript_artifact().empty();
+}
+
 // The worker's side of its zygotes: sends the measured part of one order
 // to the zygote for it, waits for its case process to end and turns what
 // it left into a result.
 struct ZygoteChannel {
   Zygote translations_emptied;
   std::optional<Zygote> translations_kept;  // when Python is initialised
+  Zygote torchscript_rehearsed;
   std::string scratch_directory;
 
   // An error only when the zygote itself is gone.
@@ -452,9 +508,11 @@ struct ZygoteChannel {
                                                 int64_t sequence) const {
     const auto start = std::chrono::steady_clock::now();
     base::PhaseMark mark = base::PhaseNow();
-    const Zygote& zygote = translations_kept.has_value() && FromTranslationsKeepingZygote(order)
-                               ? *translations_kept
-                               : translations_emptied;
+    const Zygote& zygote =
+        FromTorchScriptRehearsedZygote(order) ? torchscript_rehearsed
+        : translations_kept.has_value() && FromTranslationsKeepingZygote(order)
+            ? *translations_kept
+            : translations_emptied;
     const std::string order_bytes = MeasuredPart(order).SerializeAsString();
     ZygoteRequest request{static_cast<uint32_t>(order_bytes.size()), order.timeout_seconds(),
                           sequence};
@@ -471,7 +529,11 @@ struct ZygoteChannel {
     worker::WorkerResultProto result;
     absl::StatusOr<std::string> bytes = base::ReadFileToString(case_file);
     std::remove(case_file.c_str());
-    if (reply.kind == kTimedOut) {
+    if (reply.kind == kRehearsalFailed) {
+      absl::StatusOr<std::string> why = base::ReadFileToString(RehearsalErrorPath(scratch_directory));
+      result = FailureResult(worker::FAILURE_SETUP,
+                             why.ok() ? *why : "the TorchScript rehearsal failed");
+    } else if (reply.kind == kTimedOut) {
       result = FailureResult(worker::FAILURE_TIMEOUT,
                              absl::StrCat("timed out after ", order.timeout_seconds(), " s"));
     } else if (reply.kind == kSignalled) {
@@ -688,26 +750,32 @@ absl::Status RunWorker(const WorkerOptions& options) {
     }
     mark = base::RecordPhase("worker", "initialise Python (import torch)", mark);
   }
-  // Two zygotes from the same state, one after the other: Python's
-  // counted cases reuse what `import torch` translated (compiling a
-  // snippet needs the Python compiler: 91 ms -> 13 ms a case); C++ cases
-  // are cheaper without inheriting translations they would throw away.
-  // Either way a case's counts are the same (valgrind's translations are
-  // not the program's state; bench/process_tree_counts.sh).
+  // Zygotes from the same state, one after the other: Python's counted
+  // cases reuse what `import torch` translated (compiling a snippet needs
+  // the Python compiler: 91 ms -> 13 ms a case); C++ cases are cheaper
+  // without inheriting translations they would throw away. Either way a
+  // case's counts are the same (valgrind's translations are not the
+  // program's state; bench/process_tree_counts.sh). A third serves
+  // rehearsed TorchScript cases, whose counts do depend on its rehearsal.
   // Nothing between the forks allocates.
-  absl::StatusOr<Zygote> emptied =
-      ForkZygote(options.scratch_directory, /*keep_translations=*/false, {options.orders_fd});
+  absl::StatusOr<Zygote> emptied = ForkZygote(options.scratch_directory,
+                                              ZygoteKind::kTranslationsEmptied, {options.orders_fd});
   if (!emptied.ok()) return emptied.status();
   std::optional<Zygote> kept;
   if (options.python) {
     absl::StatusOr<Zygote> forked =
-        ForkZygote(options.scratch_directory, /*keep_translations=*/true,
+        ForkZygote(options.scratch_directory, ZygoteKind::kTranslationsKept,
                    {options.orders_fd, emptied->requests_fd, emptied->replies_fd});
     if (!forked.ok()) return forked.status();
     kept = *forked;
   }
+  absl::StatusOr<Zygote> rehearsed = ForkZygote(
+      options.scratch_directory, ZygoteKind::kTorchScriptRehearsed,
+      {options.orders_fd, emptied->requests_fd, emptied->replies_fd,
+       kept.has_value() ? kept->requests_fd : -1, kept.has_value() ? kept->replies_fd : -1});
+  if (!rehearsed.ok()) return rehearsed.status();
   base::RecordPhase("worker", "fork the zygotes (parent side)", mark);
-  const ZygoteChannel zygotes{*emptied, kept, options.scratch_directory};
+  const ZygoteChannel zygotes{*emptied, kept, *rehearsed, options.scratch_directory};
   // Asked here, in the worker, after the zygote has forked: nothing a case
   // inherits changes (at::show_config() allocates).
   timer::NodeProto node;
@@ -752,6 +820,7 @@ absl::Status RunWorker(const WorkerOptions& options) {
   }
   EndZygote(zygotes.translations_emptied);
   if (zygotes.translations_kept.has_value()) EndZygote(*zygotes.translations_kept);
+  EndZygote(zygotes.torchscript_rehearsed);
   return status;
 }
 
