@@ -3,6 +3,7 @@
 
     bench/case_phases.py [--main=bazel-bin/tools/main] [--repeats=5]
                          [--filter=REGEX] [--markdown] [--aggregate]
+                         [-- MAIN_FLAG...]
 
 Runs `main --no_wall_time --jobs=1` once for the C++ and once for the
 Python variants of a case (default: Pointwise / Math / add / Case:  0;
@@ -35,6 +36,10 @@ it (one worker per CPU) and each language's table sums every case the
 filter selects (default: the whole suite), canaries and shared baselines
 included: where a whole suite's time goes. Build first:
 ./bazelw build //tools:main
+
+Flags after `--` go to main as they are, e.g. `bench/case_phases.py
+--filter='^nn Modules / Conv2d' -- --rehearse_torchscript` for what the
+TorchScript rehearsal changes in a TorchScript case.
 """
 import argparse
 import collections
@@ -112,6 +117,9 @@ def repeats_tree(template, repeat):
 # reaped children, page faults) is part of its parent's; a parent's "rest"
 # row is what its children do not account for.
 CASE_TREE = [
+    # Once per worker, before the first case of the TorchScript zygote
+    # (main --rehearse_torchscript).
+    ("zygote", "rehearse TorchScript (before its first case)", []),
     ("zygote", "fork the case (parent side)", []),
     ("zygote", "case process (whole life)", [
         ("case", "compile the C++ string (in a child)", []),
@@ -189,7 +197,7 @@ def run(args, language_flag):
         command = [args.main, f"--filter={args.filter}", "--no_wall_time",
                    "--jobs=0" if args.aggregate else "--jobs=1",
                    f"--repeats={args.repeats}", language_flag,
-                   f"--output={os.path.join(tmp, 'results.json')}"]
+                   f"--output={os.path.join(tmp, 'results.json')}"] + args.main_flags
         start = time.monotonic()
         done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True)
@@ -206,11 +214,13 @@ def main():
     parser.add_argument("--filter", default=CASE)
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--aggregate", action="store_true")
+    parser.add_argument("main_flags", nargs="*", metavar="MAIN_FLAG",
+                        help="after --: more flags for main")
     args = parser.parse_args()
     if args.aggregate and args.filter == CASE:
         args.filter = ""
     print(f"machine: {machine.cpu_description()}; case {args.filter!r}, "
-          f"--repeats={args.repeats}")
+          f"--repeats={args.repeats}{''.join(' ' + f for f in args.main_flags)}")
     for language, flag in (("C++", "--no_python"), ("Python", "--no_cpp")):
         rows, elapsed = run(args, flag)
         if args.aggregate:
