@@ -222,6 +222,24 @@ if "$ab_test" --A=true --B="export ICOUNT_LIBTORCH_VERSION=latest" --filter="$fi
 fi
 grep -q 'environment B reports an unreadable LibTorch version (from ICOUNT_LIBTORCH_VERSION): "latest"' \
   "$tmp/bad_version.err" || fail "bad version message: $(cat "$tmp/bad_version.err")"
+# B's worker answers the LibTorch probe but dies under valgrind: the
+# canaries run side by side, and the error names B's.
+cat > "$tmp/probe_only_worker" <<EOF
+#!/bin/sh
+case " \$* " in *" --print_libtorch_version "*) exec "$PWD/definitions/full_suite_worker" "\$@" ;; esac
+echo "probe_only_worker: refusing to measure" >&2
+exit 3
+EOF
+chmod +x "$tmp/probe_only_worker"
+if "$ab_test" --A=true --B=true --B_worker="$tmp/probe_only_worker" --filter="$filter" \
+  > /dev/null 2> "$tmp/canary.err"; then
+  fail "a side whose canary dies must fail"
+fi
+grep -q "^ab_test: canary in A, B at once...$" "$tmp/canary.err" || fail "canaries: $(cat "$tmp/canary.err")"
+grep -q "^ab_test: environment B (true) is broken: its canary could not run: instruction counts cannot be collected" \
+  "$tmp/canary.err" || fail "canary message: $(cat "$tmp/canary.err")"
+grep -q "refusing to measure" "$tmp/canary.err" || fail "canary's worker output: $(cat "$tmp/canary.err")"
+grep -q "Finished results are kept" "$tmp/canary.err" && fail "a canary keeps no results: $(cat "$tmp/canary.err")"
 if "$ab_test" --A=true --B="exit 7" --filter="$filter" > /dev/null 2> "$tmp/broken.err"; then
   fail "a broken environment must fail"
 fi
