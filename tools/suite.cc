@@ -370,18 +370,15 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
           : "each case's own process (setup, warm-up, then a fork per repeat; it exits once "
             "measured, instrumentation still on, and the worker makes its result from the "
             "order)";
-  settings["zygotes"] =
+  settings["zygotes"] = absl::StrCat(
       template_per_case
           ? "one per worker, valgrind's translations of the worker's start-up thrown away "
             "(worker 0.12)"
-          : rehearsed
-              ? "three per worker: C++ cases fork from one that threw valgrind's translations "
-                "of the worker's start-up away, Python cases from one that keeps them (same "
-                "counts), TorchScript cases from one that rehearsed TorchScript (see "
-                "torchscript_cases)"
-              : "two per worker: C++ cases fork from one that threw valgrind's translations of "
-                "the worker's start-up away, Python cases from one that keeps them (same "
-                "counts)";
+          : "two per worker: C++ cases fork from one that threw valgrind's translations of the "
+            "worker's start-up away, Python cases from one that keeps them (same counts)",
+      rehearsed ? "; TorchScript cases fork from another, which rehearsed TorchScript first "
+                  "(see torchscript_cases)"
+                : "");
   settings["dumps_parsed_by"] = "the runner, outside valgrind";
   return settings;
 }
