@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -21,29 +20,34 @@ std::string HostName() {
   return host;
 }
 
-std::string CpuModel() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (absl::StartsWith(line, "model name") && line.find(':') != std::string::npos) {
-      const size_t value = line.find_first_not_of(' ', line.find(':') + 1);
-      if (value != std::string::npos) return line.substr(value);
-    }
-  }
-  return "unknown CPU";
-}
+namespace {
 
-std::string CpuId() {
+// The first processor's block of /proc/cpuinfo, by field name ("model
+// name", "cpu family", ...), values without surrounding spaces.
+std::map<std::string, std::string> FirstProcessorFields() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
   std::map<std::string, std::string> fields;
-  // The first processor's block ends at its blank line.
+  // The block ends at its blank line.
   while (std::getline(cpuinfo, line) && !line.empty()) {
     const size_t colon = line.find(':');
     if (colon == std::string::npos) continue;
     fields.emplace(std::string(absl::StripTrailingAsciiWhitespace(line.substr(0, colon))),
                    std::string(absl::StripAsciiWhitespace(line.substr(colon + 1))));
   }
+  return fields;
+}
+
+}  // namespace
+
+std::string CpuModel() {
+  const std::map<std::string, std::string> fields = FirstProcessorFields();
+  auto it = fields.find("model name");
+  return it == fields.end() || it->second.empty() ? "unknown CPU" : it->second;
+}
+
+std::string CpuId() {
+  const std::map<std::string, std::string> fields = FirstProcessorFields();
   std::vector<std::string> parts;
   for (const auto& [field, name] : {std::pair<const char*, const char*>{"cpu family", "family"},
                                     {"model", "model"},
