@@ -4,9 +4,9 @@
 #include <tuple>
 #include <vector>
 
+#include "compare/node_check.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "compare/node_check.h"
 #include "timer/node.h"
 
 namespace icount {

@@ -386,7 +386,8 @@ absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
     const std::string before = absl::StrCat("the baseline (", input.baseline_name, ")");
     const std::string after = absl::StrCat("this run (", input.current_name, ")");
     node_warnings = CountNodeWarnings(*input.baseline, input.current, before, after);
-    for (std::string& warning : CountSettingWarnings(*input.baseline, input.current, before, after)) {
+    for (std::string& warning :
+         CountSettingWarnings(*input.baseline, input.current, before, after)) {
       node_warnings.push_back(std::move(warning));
     }
     CasesTimedOnDifferentHosts(*input.baseline, input.current, before, after, &node_warnings);

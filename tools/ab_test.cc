@@ -230,9 +230,8 @@ absl::Status CheckCanaries(const std::vector<const Side*>& sides, const Suite& s
     std::vector<std::future<absl::Status>> running;
     for (size_t k = first; k < end; ++k) {
       names.push_back(sides[k]->name);
-      running.push_back(std::async(std::launch::async, [&, k] {
-        return Canary(*sides[k], suite, canary);
-      }));
+      running.push_back(
+          std::async(std::launch::async, [&, k] { return Canary(*sides[k], suite, canary); }));
     }
     std::fprintf(stderr, "ab_test: canary in %s%s...\n", absl::StrJoin(names, ", ").c_str(),
                  names.size() > 1 ? " at once" : "");

@@ -250,8 +250,8 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order, const Ca
       // without TorchScript cases never pays for it.)
       rehearsed = true;
       const base::PhaseMark before = base::PhaseNow();
-      const absl::Status rehearsal = worker_internal::RehearseTorchScript(
-          worker_internal::TorchScriptRehearsalModel());
+      const absl::Status rehearsal =
+          worker_internal::RehearseTorchScript(worker_internal::TorchScriptRehearsalModel());
       if (!rehearsal.ok()) {
         rehearsal_failed = true;
         (void)base::WriteFileAtomically(RehearsalErrorPath(scratch),
@@ -508,11 +508,10 @@ struct ZygoteChannel {
                                                 int64_t sequence) const {
     const auto start = std::chrono::steady_clock::now();
     base::PhaseMark mark = base::PhaseNow();
-    const Zygote& zygote =
-        FromTorchScriptRehearsedZygote(order) ? torchscript_rehearsed
-        : translations_kept.has_value() && FromTranslationsKeepingZygote(order)
-            ? *translations_kept
-            : translations_emptied;
+    const Zygote& zygote = FromTorchScriptRehearsedZygote(order) ? torchscript_rehearsed
+                           : translations_kept.has_value() && FromTranslationsKeepingZygote(order)
+                               ? *translations_kept
+                               : translations_emptied;
     const std::string order_bytes = MeasuredPart(order).SerializeAsString();
     ZygoteRequest request{static_cast<uint32_t>(order_bytes.size()), order.timeout_seconds(),
                           sequence};
@@ -530,7 +529,8 @@ struct ZygoteChannel {
     absl::StatusOr<std::string> bytes = base::ReadFileToString(case_file);
     std::remove(case_file.c_str());
     if (reply.kind == kRehearsalFailed) {
-      absl::StatusOr<std::string> why = base::ReadFileToString(RehearsalErrorPath(scratch_directory));
+      absl::StatusOr<std::string> why =
+          base::ReadFileToString(RehearsalErrorPath(scratch_directory));
       result = FailureResult(worker::FAILURE_SETUP,
                              why.ok() ? *why : "the TorchScript rehearsal failed");
     } else if (reply.kind == kTimedOut) {
@@ -758,8 +758,8 @@ absl::Status RunWorker(const WorkerOptions& options) {
   // program's state; bench/process_tree_counts.sh). A third serves
   // rehearsed TorchScript cases, whose counts do depend on its rehearsal.
   // Nothing between the forks allocates.
-  absl::StatusOr<Zygote> emptied = ForkZygote(options.scratch_directory,
-                                              ZygoteKind::kTranslationsEmptied, {options.orders_fd});
+  absl::StatusOr<Zygote> emptied =
+      ForkZygote(options.scratch_directory, ZygoteKind::kTranslationsEmptied, {options.orders_fd});
   if (!emptied.ok()) return emptied.status();
   std::optional<Zygote> kept;
   if (options.python) {
