@@ -34,3 +34,38 @@ def forbid_dependencies(name, targets, forbidden):
             forbidden = forbidden,
         ),
     )
+
+# icount's packages. allow_dependencies forbids every one that it does not
+# allow, so a package added here is forbidden everywhere until allowed.
+ICOUNT_PACKAGES = [
+    "base",
+    "cli",
+    "compare",
+    "definitions",
+    "expand",
+    "fuzzer",
+    "history",
+    "report",
+    "slurm",
+    "timer",
+    "tools",
+    "worker",
+]
+
+def allow_dependencies(name, targets, allowed):
+    """forbid_dependencies on every package of ICOUNT_PACKAGES not in `allowed`.
+
+        allow_dependencies(
+            name = "timer_depends_on_base_only",
+            targets = ["//timer", "//timer:node"],
+            allowed = ["base", "timer"],
+        )
+    """
+    unknown = [p for p in allowed if p not in ICOUNT_PACKAGES]
+    if unknown:
+        fail("allow_dependencies(%s): unknown packages %s" % (name, unknown))
+    forbid_dependencies(
+        name = name,
+        targets = targets,
+        forbidden = "|".join([p for p in ICOUNT_PACKAGES if p not in allowed]),
+    )

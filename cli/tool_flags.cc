@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "cli/flags.h"
+#include "base/flags.h"
 #include "compare/version.h"
 #include "expand/version.h"
 #include "fuzzer/version.h"
@@ -21,21 +21,21 @@
 
 namespace icount {
 
-VersionList AllLibraryVersions() {
+base::VersionList AllLibraryVersions() {
   return {{"timer", kTimerVersion},   {"compare", kCompareVersion}, {"fuzzer", kFuzzerVersion},
           {"expand", kExpandVersion}, {"worker", kWorkerVersion},   {"history", kHistoryVersion},
           {"report", kReportVersion}, {"slurm", kSlurmVersion}};
 }
 
-std::string LibraryVersions() { return DescribeVersions(AllLibraryVersions()); }
+std::string LibraryVersions() { return base::DescribeVersions(AllLibraryVersions()); }
 
 std::map<std::string, std::string> LibraryVersionMap() {
-  const VersionList versions = AllLibraryVersions();
+  const base::VersionList versions = AllLibraryVersions();
   return {versions.begin(), versions.end()};
 }
 
 std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage) {
-  return ParseFlags(argc, argv, usage, AllLibraryVersions());
+  return base::ParseFlags(argc, argv, usage, AllLibraryVersions());
 }
 
 std::string ToolCommandLine() {

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/flags.h"
+#include "base/flags.h"
 
 // The command line of the //tools binaries, which are built from every icount
-// library: ParseFlags (cli/flags.h) with all their versions.
+// library: base::ParseFlags (base/flags.h) with all their versions.
 //
 //   int main(int argc, char** argv) {
 //     icount::ParseToolFlags(argc, argv, "Does X.\n\nUsage: tool --flag=V");
@@ -18,7 +18,7 @@
 namespace icount {
 
 // Every icount library and its version, in --version order.
-VersionList AllLibraryVersions();
+base::VersionList AllLibraryVersions();
 
 // "icount libraries: timer 0.1.0, compare 0.1.0, ..." for every tool's --version.
 std::string LibraryVersions();
@@ -26,7 +26,7 @@ std::string LibraryVersions();
 // {"timer": "0.1.0", "compare": ..., ...}, as results files record them.
 std::map<std::string, std::string> LibraryVersionMap();
 
-// ParseFlags(argc, argv, usage, AllLibraryVersions()).
+// base::ParseFlags(argc, argv, usage, AllLibraryVersions()).
 std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage);
 
 // This process's command line, arguments with spaces quoted, e.g.

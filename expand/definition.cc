@@ -25,38 +25,12 @@ GroupedVariants GroupedVariants::FromTable(std::string table, std::vector<int> n
 
 BenchmarkTree::BenchmarkTree(std::initializer_list<Entry> entries) : entries_(entries) {}
 
-BenchmarkTree& BenchmarkTree::Add(LabelKey key, TimerArgs benchmark, SourceLocation where) {
-  entries_.emplace_back(std::move(key), std::move(benchmark), where);
+BenchmarkTree& BenchmarkTree::Add(LabelKey key, Value value, SourceLocation where) {
+  entries_.emplace_back(std::move(key), std::move(value), where);
   return *this;
 }
 
-BenchmarkTree& BenchmarkTree::Add(LabelKey key, GroupedStmts benchmark, SourceLocation where) {
-  entries_.emplace_back(std::move(key), std::move(benchmark), where);
-  return *this;
-}
-
-BenchmarkTree& BenchmarkTree::Add(LabelKey key, GroupedModules benchmark, SourceLocation where) {
-  entries_.emplace_back(std::move(key), std::move(benchmark), where);
-  return *this;
-}
-
-BenchmarkTree& BenchmarkTree::Add(LabelKey key, GroupedVariants benchmark, SourceLocation where) {
-  entries_.emplace_back(std::move(key), std::move(benchmark), where);
-  return *this;
-}
-
-BenchmarkTree& BenchmarkTree::Add(LabelKey key, BenchmarkTree subtree, SourceLocation where) {
-  entries_.emplace_back(std::move(key), std::move(subtree), where);
-  return *this;
-}
-
-BenchmarkTree::Entry::Entry(LabelKey key, TimerArgs value, SourceLocation where)
-    : key(std::move(key)), value(std::move(value)), where(where) {}
-BenchmarkTree::Entry::Entry(LabelKey key, GroupedStmts value, SourceLocation where)
-    : key(std::move(key)), value(std::move(value)), where(where) {}
-BenchmarkTree::Entry::Entry(LabelKey key, GroupedModules value, SourceLocation where)
-    : key(std::move(key)), value(std::move(value)), where(where) {}
-BenchmarkTree::Entry::Entry(LabelKey key, GroupedVariants value, SourceLocation where)
+BenchmarkTree::Entry::Entry(LabelKey key, Value value, SourceLocation where)
     : key(std::move(key)), value(std::move(value)), where(where) {}
 BenchmarkTree::Entry::Entry(LabelKey key, BenchmarkTree value, SourceLocation where)
     : key(std::move(key)), value(std::move(value)), where(where) {}

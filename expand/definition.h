@@ -242,13 +242,13 @@ class BenchmarkTree {
   BenchmarkTree() = default;
   BenchmarkTree(std::initializer_list<Entry> entries);
 
+  // A leaf's definition, or a subtree.
+  using Value =
+      std::variant<TimerArgs, GroupedStmts, GroupedModules, GroupedVariants, BenchmarkTree>;
+
   // Appends an entry; returns *this for chaining. `where` defaults to the
   // caller's location (definitions also carry their own; see Entry::where).
-  BenchmarkTree& Add(LabelKey key, TimerArgs benchmark, SourceLocation where = {});
-  BenchmarkTree& Add(LabelKey key, GroupedStmts benchmark, SourceLocation where = {});
-  BenchmarkTree& Add(LabelKey key, GroupedModules benchmark, SourceLocation where = {});
-  BenchmarkTree& Add(LabelKey key, GroupedVariants benchmark, SourceLocation where = {});
-  BenchmarkTree& Add(LabelKey key, BenchmarkTree subtree, SourceLocation where = {});
+  BenchmarkTree& Add(LabelKey key, Value value, SourceLocation where = {});
 
   const std::vector<Entry>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }
@@ -258,14 +258,11 @@ class BenchmarkTree {
 };
 
 struct BenchmarkTree::Entry {
-  using Value =
-      std::variant<TimerArgs, GroupedStmts, GroupedModules, GroupedVariants, BenchmarkTree>;
-
   // Implicit, so that a tree reads like a dict literal: {"label", value}.
-  Entry(LabelKey key, TimerArgs value, SourceLocation where = {});
-  Entry(LabelKey key, GroupedStmts value, SourceLocation where = {});
-  Entry(LabelKey key, GroupedModules value, SourceLocation where = {});
-  Entry(LabelKey key, GroupedVariants value, SourceLocation where = {});
+  // A subtree has a constructor of its own so that it can be written as a
+  // bare braced list, {"label", {{"a", ...}, {"b", ...}}}, which no variant
+  // converts from.
+  Entry(LabelKey key, Value value, SourceLocation where = {});
   Entry(LabelKey key, BenchmarkTree value, SourceLocation where = {});
 
   LabelKey key;

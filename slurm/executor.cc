@@ -21,19 +21,19 @@
 #include "absl/strings/str_split.h"
 #include "base/files.h"
 #include "base/fnv.h"
+#include "base/interrupts.h"
 #include "base/status.h"
 #include "slurm/shard_task.pb.h"
 #include "slurm/shards.h"
 #include "slurm/slurm_commands.h"
 #include "worker/failure.h"
-#include "worker/internal/interrupts.h"
 
 namespace icount {
 namespace {
 
-using worker_internal::Interrupted;
-using worker_internal::InterruptFd;
-using worker_internal::InterruptScope;
+using base::Interrupted;
+using base::InterruptFd;
+using base::InterruptScope;
 
 // Lines of a task's log quoted when it is given up.
 constexpr int kLogTailLines = 15;

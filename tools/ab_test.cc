@@ -413,7 +413,7 @@ std::string SideTag(size_t k) { return absl::StrCat("S", k + 1); }
 // The flags that can be checked before anything runs, and journals left by
 // an interrupted run (said now, not after the canaries).
 absl::Status CheckFlags(const std::vector<char*>& positional) {
-  ICOUNT_RETURN_IF_ERROR(CheckNoPositionalArguments(positional));
+  ICOUNT_RETURN_IF_ERROR(base::CheckNoPositionalArguments(positional));
   ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag());
   ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
   const bool sides = !absl::GetFlag(FLAGS_sides).empty();
@@ -437,9 +437,11 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
     return absl::InvalidArgumentError(
         "--A and --B are required (shell commands setting up each environment), or --sides=FILE");
   }
-  ICOUNT_RETURN_IF_ERROR(CheckFlagPositive("min_run_time", absl::GetFlag(FLAGS_min_run_time)));
-  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("time_rounds", absl::GetFlag(FLAGS_time_rounds), 1));
-  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("top", absl::GetFlag(FLAGS_top), 0));
+  ICOUNT_RETURN_IF_ERROR(
+      base::CheckFlagPositive("min_run_time", absl::GetFlag(FLAGS_min_run_time)));
+  ICOUNT_RETURN_IF_ERROR(
+      base::CheckFlagAtLeast("time_rounds", absl::GetFlag(FLAGS_time_rounds), 1));
+  ICOUNT_RETURN_IF_ERROR(base::CheckFlagAtLeast("top", absl::GetFlag(FLAGS_top), 0));
   if (absl::GetFlag(FLAGS_resume) && absl::GetFlag(FLAGS_json).empty()) {
     return absl::InvalidArgumentError("--resume needs the --json of the run to continue");
   }
@@ -728,7 +730,7 @@ void ReportStopped(const absl::Status& status, const std::string& json_path, con
 // changed.
 int RunSides(const Suite& suite, const std::vector<expand::SuiteCaseProto>& selected) {
   absl::StatusOr<std::vector<SideSpec>> specs = ReadSidesFlag();
-  if (!specs.ok()) return Fail(specs.status());
+  if (!specs.ok()) return base::Fail(specs.status());
   std::vector<Side> sides;
   for (const SideSpec& spec : *specs) {
     sides.push_back(Side{spec.name, spec.command, suite.worker_path, {}, {}});
@@ -736,8 +738,8 @@ int RunSides(const Suite& suite, const std::vector<expand::SuiteCaseProto>& sele
   std::vector<const Side*> side_pointers;
   for (Side& side : sides) {
     if (absl::Status status = ProbeLibTorch(side); !status.ok()) {
-      return Fail(absl::StrCat(absl::GetFlag(FLAGS_sides), ":", (*specs)[&side - &sides[0]].line,
-                               ": ", status.message()));
+      return base::Fail(absl::StrCat(absl::GetFlag(FLAGS_sides), ":",
+                                     (*specs)[&side - &sides[0]].line, ": ", status.message()));
     }
     std::fprintf(stderr, "ab_test: %s runs LibTorch %s (from %s)\n", side.name.c_str(),
                  side.libtorch.version.c_str(), side.libtorch.source.c_str());
@@ -746,14 +748,14 @@ int RunSides(const Suite& suite, const std::vector<expand::SuiteCaseProto>& sele
   std::vector<expand::SuiteCaseProto> skipped;
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases =
       CasesToRun(selected, side_pointers, skipped);
-  if (!cases.ok()) return Fail(cases.status());
+  if (!cases.ok()) return base::Fail(cases.status());
   absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(suite);
-  if (!canary.ok()) return Fail(canary.status());
+  if (!canary.ok()) return base::Fail(canary.status());
   if (absl::Status status = CheckCanaries(side_pointers, suite, *canary); !status.ok()) {
-    return Fail(status);
+    return base::Fail(status);
   }
   absl::StatusOr<std::optional<history::Store>> history = OpenHistoryFlag();
-  if (!history.ok()) return Fail(history.status());
+  if (!history.ok()) return base::Fail(history.status());
 
   MeasureOptions measure;
   measure.wall_time = false;
@@ -844,8 +846,8 @@ int RunSides(const Suite& suite, const std::vector<expand::SuiteCaseProto>& sele
                      ",\n\"skipped_by_backtesting\": ", SkippedJson(skipped),
                      ", \"node_warnings\": ", base::JsonStringArray(node_warnings), "}\n");
     if (absl::Status s = base::WriteFileAtomically(json_path, json); !s.ok()) {
-      return Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
-                               ".S*.counts.journal keep every result)"));
+      return base::Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
+                                     ".S*.counts.journal keep every result)"));
     }
   }
   if (history->has_value()) {
@@ -877,27 +879,27 @@ int Main(int argc, char** argv) {
       "Compares the suite's instruction counts in two environments (or many).\n\nUsage: "
       "bazel run //tools:ab_test -- --A=\"<shell command>\" --B=\"<shell "
       "command>\"\n       bazel run //tools:ab_test -- --sides=FILE");
-  if (absl::Status flags = CheckFlags(positional); !flags.ok()) return Fail(flags);
+  if (absl::Status flags = CheckFlags(positional); !flags.ok()) return base::Fail(flags);
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
-  if (!suite.ok()) return Fail(suite.status());
+  if (!suite.ok()) return base::Fail(suite.status());
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> selected = SelectedCases(*suite);
-  if (!selected.ok()) return Fail(selected.status());
+  if (!selected.ok()) return base::Fail(selected.status());
   if (!absl::GetFlag(FLAGS_sides).empty()) return RunSides(*suite, *selected);
   Side a, b;
-  if (absl::Status sides = MakeSides(*suite, a, b); !sides.ok()) return Fail(sides);
+  if (absl::Status sides = MakeSides(*suite, a, b); !sides.ok()) return base::Fail(sides);
   for (Side* side : {&a, &b}) {
-    if (absl::Status status = ProbeLibTorch(*side); !status.ok()) return Fail(status);
+    if (absl::Status status = ProbeLibTorch(*side); !status.ok()) return base::Fail(status);
     std::fprintf(stderr, "ab_test: %s runs LibTorch %s (from %s)\n", side->name.c_str(),
                  side->libtorch.version.c_str(), side->libtorch.source.c_str());
   }
   std::vector<expand::SuiteCaseProto> skipped;
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases =
       CasesToRun(*selected, {&a, &b}, skipped);
-  if (!cases.ok()) return Fail(cases.status());
+  if (!cases.ok()) return base::Fail(cases.status());
   absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(*suite);
-  if (!canary.ok()) return Fail(canary.status());
+  if (!canary.ok()) return base::Fail(canary.status());
   if (absl::Status status = CheckCanaries({&a, &b}, *suite, *canary); !status.ok()) {
-    return Fail(status);
+    return base::Fail(status);
   }
 
   MeasureOptions measure;
@@ -909,7 +911,7 @@ int Main(int argc, char** argv) {
   const std::string journal_base =
       json_path.empty() ? absl::StrCat("/tmp/icount-ab-", getpid()) : json_path;
   absl::StatusOr<std::optional<history::Store>> history = OpenHistoryFlag();
-  if (!history.ok()) return Fail(history.status());
+  if (!history.ok()) return base::Fail(history.status());
   SideRun a_run, b_run;
   const std::string start = NowRfc3339();
   if (absl::Status status = RunBothSides(a, b, MakeOrders(*suite, *cases, measure), journal_base,
@@ -940,8 +942,8 @@ int Main(int argc, char** argv) {
                                       ComparisonsJson(*cases, a_results, b_results, times), skipped,
                                       node_warnings));
         !s.ok()) {
-      return Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
-                               ".{A,B}.*.journal keep every result)"));
+      return base::Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
+                                     ".{A,B}.*.journal keep every result)"));
     }
   }
   int exit_code = a_results.file.failures.empty() && b_results.file.failures.empty() ? 0 : 1;

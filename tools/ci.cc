@@ -165,8 +165,9 @@ absl::Status CheckNumberFlags() {
   MeasureOptions measure;
   measure.callgrind_repeats = absl::GetFlag(FLAGS_repeats);
   ICOUNT_RETURN_IF_ERROR(CheckMeasureOptions(measure));
-  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("time_rounds", absl::GetFlag(FLAGS_time_rounds), 1));
-  return CheckFlagAtLeast("jobs", absl::GetFlag(FLAGS_jobs), 0);
+  ICOUNT_RETURN_IF_ERROR(
+      base::CheckFlagAtLeast("time_rounds", absl::GetFlag(FLAGS_time_rounds), 1));
+  return base::CheckFlagAtLeast("jobs", absl::GetFlag(FLAGS_jobs), 0);
 }
 
 int Main(int argc, char** argv) {
@@ -175,30 +176,30 @@ int Main(int argc, char** argv) {
       "Runs the suite and gates on instruction-count regressions.\n\nUsage: bazel run "
       "//tools:ci -- --destination=FILE [--baseline=FILE] [--threshold_pct=P] "
       "[--threshold_abs=N] [--subset] [--time_rounds=N] [--gate_on_time] [--json=FILE]");
-  if (absl::Status s = CheckNoPositionalArguments(positional); !s.ok()) return Fail(s);
-  if (absl::Status s = CheckNumberFlags(); !s.ok()) return Fail(s);
-  if (absl::Status s = CheckExecutorFlags(); !s.ok()) return Fail(s);
+  if (absl::Status s = base::CheckNoPositionalArguments(positional); !s.ok()) return base::Fail(s);
+  if (absl::Status s = CheckNumberFlags(); !s.ok()) return base::Fail(s);
+  if (absl::Status s = CheckExecutorFlags(); !s.ok()) return base::Fail(s);
   const std::string destination = absl::GetFlag(FLAGS_destination);
-  if (destination.empty()) return Fail("--destination is required");
+  if (destination.empty()) return base::Fail("--destination is required");
   if (absl::Status s = CheckResultsDestination(destination); !s.ok()) {
-    return Fail(absl::StrCat("--destination: ", s.message()));
+    return base::Fail(absl::StrCat("--destination: ", s.message()));
   }
   if (!absl::GetFlag(FLAGS_json).empty() && absl::GetFlag(FLAGS_baseline).empty()) {
-    return Fail("--json writes the comparisons with the baseline: it needs --baseline");
+    return base::Fail("--json writes the comparisons with the baseline: it needs --baseline");
   }
-  if (absl::Status s = CheckHtmlFlag(); !s.ok()) return Fail(s);
+  if (absl::Status s = CheckHtmlFlag(); !s.ok()) return base::Fail(s);
   absl::StatusOr<GateOptions> gate = GateFlags();
-  if (!gate.ok()) return Fail(gate.status());
+  if (!gate.ok()) return base::Fail(gate.status());
   absl::StatusOr<std::optional<ResultsFile>> baseline = ReadBaseline();
-  if (!baseline.ok()) return Fail(baseline.status());
+  if (!baseline.ok()) return base::Fail(baseline.status());
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
-  if (!suite.ok()) return Fail(suite.status());
+  if (!suite.ok()) return base::Fail(suite.status());
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = CasesToMeasure(*suite);
-  if (!cases.ok()) return Fail(cases.status());
+  if (!cases.ok()) return base::Fail(cases.status());
   absl::StatusOr<SuiteHistory> history = OpenSuiteHistory(suite->worker_path);
-  if (!history.ok()) return Fail(history.status());
+  if (!history.ok()) return base::Fail(history.status());
   absl::StatusOr<SuiteResults> results = Measure(*suite, *cases, destination);
-  if (!results.ok()) return Fail(results.status());
+  if (!results.ok()) return base::Fail(results.status());
   int exit_code = 0;
   for (const auto& [key, reason] : results->file.failures) {
     std::fprintf(stderr, "ci: case failed: %s: %s\n", key.c_str(), reason.c_str());
@@ -218,11 +219,11 @@ int Main(int argc, char** argv) {
   report.current_name = destination;
   if (history->store.has_value()) report.history = &*history->store;
   if (!baseline->has_value()) {
-    if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) return Fail(s);
+    if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) return base::Fail(s);
     return exit_code;
   }
   absl::StatusOr<GateReport> gated = Gate(**baseline, results->file, *gate);
-  if (!gated.ok()) return Fail(gated.status());
+  if (!gated.ok()) return base::Fail(gated.status());
   for (const std::string& warning : gated->node_warnings) {
     std::fprintf(stderr, "ci: warning: %s\n", warning.c_str());
   }
@@ -232,13 +233,13 @@ int Main(int argc, char** argv) {
   for (const CaseVerdict& c : gated->cases) {
     if (c.time.has_value()) (*report.time_comparisons)[c.key] = *c.time;
   }
-  if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) return Fail(s);
+  if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) return base::Fail(s);
   const std::string markdown = GateMarkdown(*gated, *gate);
   std::printf("%s", markdown.c_str());
   for (const auto& [path, text] : {std::make_pair(absl::GetFlag(FLAGS_markdown), markdown),
                                    std::make_pair(absl::GetFlag(FLAGS_json), GateJson(*gated))}) {
     if (path.empty()) continue;
-    if (absl::Status s = base::WriteFileAtomically(path, text); !s.ok()) return Fail(s);
+    if (absl::Status s = base::WriteFileAtomically(path, text); !s.ok()) return base::Fail(s);
   }
   return GateFails(*gated, *gate) ? 3 : exit_code;
 }

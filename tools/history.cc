@@ -131,7 +131,7 @@ absl::StatusOr<std::vector<CaseSeries>> LoadSeries(Store& store, Metric metric) 
 }
 
 int Import(Store& store, const std::vector<char*>& files) {
-  if (files.empty()) return Fail("import: name the results files to import");
+  if (files.empty()) return base::Fail("import: name the results files to import");
   int failures = 0;
   for (const char* file : files) {
     absl::StatusOr<std::vector<history::ImportedRun>> runs = history::ReadRunsToImport(file);
@@ -160,7 +160,7 @@ int Import(Store& store, const std::vector<char*>& files) {
 
 int List(Store& store) {
   absl::StatusOr<std::vector<RunRow>> runs = store.Runs();
-  if (!runs.ok()) return Fail(runs.status());
+  if (!runs.ok()) return base::Fail(runs.status());
   if (runs->empty()) {
     std::printf("%s holds no runs yet\n", store.path().c_str());
     return 0;
@@ -188,12 +188,12 @@ int List(Store& store) {
 
 int Show(Store& store) {
   absl::StatusOr<std::vector<Metric>> metrics = MetricsFlag(false);
-  if (!metrics.ok()) return Fail(metrics.status());
+  if (!metrics.ok()) return base::Fail(metrics.status());
   for (Metric metric : *metrics) {
     absl::StatusOr<std::vector<CaseSeries>> all = LoadSeries(store, metric);
-    if (!all.ok()) return Fail(all.status());
+    if (!all.ok()) return base::Fail(all.status());
     if (all->empty()) {
-      return Fail(
+      return base::Fail(
           absl::StrCat("no case has ", history::MetricName(metric),
                        absl::GetFlag(FLAGS_filter).empty()
                            ? ""
@@ -261,18 +261,18 @@ absl::StatusOr<std::string> FunctionChanges(Store& store, const std::string& key
 
 int Steps(Store& store) {
   absl::StatusOr<std::vector<Metric>> metrics = MetricsFlag(true);
-  if (!metrics.ok()) return Fail(metrics.status());
+  if (!metrics.ok()) return base::Fail(metrics.status());
   std::vector<std::vector<CaseSeries>> series_of(metrics->size());
   bool any_series = false;
   for (size_t m = 0; m < metrics->size(); ++m) {
     absl::StatusOr<std::vector<CaseSeries>> all = LoadSeries(store, (*metrics)[m]);
-    if (!all.ok()) return Fail(all.status());
+    if (!all.ok()) return base::Fail(all.status());
     any_series = any_series || !all->empty();
     series_of[m] = *std::move(all);
   }
   if (!any_series) {
-    return Fail(absl::StrCat("no case matches --filter=", absl::GetFlag(FLAGS_filter), " in ",
-                             store.path()));
+    return base::Fail(absl::StrCat("no case matches --filter=", absl::GetFlag(FLAGS_filter), " in ",
+                                   store.path()));
   }
   for (size_t m = 0; m < metrics->size(); ++m) {
     const Metric metric = (*metrics)[m];
@@ -304,7 +304,7 @@ int Steps(Store& store) {
         if (metric == Metric::kCounts) {
           absl::StatusOr<std::string> functions =
               FunctionChanges(store, series.key, previous.run_id, at.run_id);
-          if (!functions.ok()) return Fail(functions.status());
+          if (!functions.ok()) return base::Fail(functions.status());
           any_partial = any_partial || functions->find("* ") != std::string::npos;
           absl::StrAppend(&body, *functions);
         }
@@ -397,47 +397,47 @@ absl::StatusOr<std::string> ExportBmf(Store& store, const std::vector<RunRow>& r
 int Export(Store& store) {
   const std::string format = absl::GetFlag(FLAGS_format);
   absl::StatusOr<std::vector<RunRow>> runs = store.Runs();
-  if (!runs.ok()) return Fail(runs.status());
-  if (runs->empty()) return Fail(absl::StrCat(store.path(), " holds no runs yet"));
+  if (!runs.ok()) return base::Fail(runs.status());
+  if (runs->empty()) return base::Fail(absl::StrCat(store.path(), " holds no runs yet"));
   absl::StatusOr<std::string> text;
   if (format == "csv") {
     text = ExportCsv(store, *runs);
   } else if (format == "bmf") {
     text = ExportBmf(store, *runs);
   } else {
-    return Fail(absl::StrCat("--format=", format, ": must be csv or bmf"));
+    return base::Fail(absl::StrCat("--format=", format, ": must be csv or bmf"));
   }
-  if (!text.ok()) return Fail(text.status());
+  if (!text.ok()) return base::Fail(text.status());
   const std::string output = absl::GetFlag(FLAGS_output);
   if (output.empty()) {
     std::printf("%s", text->c_str());
     return 0;
   }
-  if (absl::Status s = base::WriteFileAtomically(output, *text); !s.ok()) return Fail(s);
+  if (absl::Status s = base::WriteFileAtomically(output, *text); !s.ok()) return base::Fail(s);
   return 0;
 }
 
 int Main(int argc, char** argv) {
   std::vector<char*> positional = ParseToolFlags(argc, argv, kUsage);
-  if (positional.size() < 2) return Fail(absl::StrCat("name a command\n\n", kUsage));
+  if (positional.size() < 2) return base::Fail(absl::StrCat("name a command\n\n", kUsage));
   const std::string command = positional[1];
   const std::string db = absl::GetFlag(FLAGS_db);
-  if (db.empty()) return Fail("--db=FILE is required (the history store)");
-  if (absl::GetFlag(FLAGS_functions) < 0) return Fail("--functions must be >= 0");
+  if (db.empty()) return base::Fail("--db=FILE is required (the history store)");
+  if (absl::GetFlag(FLAGS_functions) < 0) return base::Fail("--functions must be >= 0");
   const std::vector<char*> rest(positional.begin() + 2, positional.end());
   if (command != "import" && !rest.empty()) {
-    return Fail(absl::StrCat(command, " takes no arguments, got \"", rest[0], "\""));
+    return base::Fail(absl::StrCat(command, " takes no arguments, got \"", rest[0], "\""));
   }
   if (command == "import") {
     absl::StatusOr<Store> store = Store::OpenForWriting(db);
-    if (!store.ok()) return Fail(store.status());
+    if (!store.ok()) return base::Fail(store.status());
     return Import(*store, rest);
   }
   if (command != "list" && command != "show" && command != "steps" && command != "export") {
-    return Fail(absl::StrCat("unknown command \"", command, "\"\n\n", kUsage));
+    return base::Fail(absl::StrCat("unknown command \"", command, "\"\n\n", kUsage));
   }
   absl::StatusOr<Store> store = Store::OpenForReading(db);
-  if (!store.ok()) return Fail(store.status());
+  if (!store.ok()) return base::Fail(store.status());
   if (command == "list") return List(*store);
   if (command == "show") return Show(*store);
   if (command == "steps") return Steps(*store);

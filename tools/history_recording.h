@@ -7,7 +7,7 @@
 // writes is then recorded as one run (each side of an A/B its own).
 //
 //   absl::StatusOr<std::optional<history::Store>> store = OpenHistoryFlag();
-//   if (!store.ok()) return Fail(store.status());
+//   if (!store.ok()) return base::Fail(store.status());
 //   ... run, write the results file ...
 //   if (*store) RecordHistory(**store, results.file, "main", "", &libtorch);
 

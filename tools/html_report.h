@@ -8,7 +8,7 @@
 //   ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag());
 //   ... run ...
 //   ReportInput input;  input.current = results.file;  ...
-//   if (absl::Status s = WriteHtmlFlag(input); !s.ok()) return Fail(s);
+//   if (absl::Status s = WriteHtmlFlag(input); !s.ok()) return base::Fail(s);
 
 #include <string>
 

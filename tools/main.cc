@@ -103,7 +103,7 @@ MeasureOptions MeasureFlags() {
 // in range, and an --output that may be written (and, with --resume,
 // continued).
 absl::Status CheckFlags(const std::vector<char*>& positional) {
-  ICOUNT_RETURN_IF_ERROR(CheckNoPositionalArguments(positional));
+  ICOUNT_RETURN_IF_ERROR(base::CheckNoPositionalArguments(positional));
   if (absl::GetFlag(FLAGS_mode) != "debug") {
     return absl::InvalidArgumentError(absl::StrCat("unknown --mode=", absl::GetFlag(FLAGS_mode),
                                                    " (only \"debug\" is supported)"));
@@ -115,8 +115,8 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
         "--no_counts and --no_wall_time together leave nothing to measure: drop one of them");
   }
   ICOUNT_RETURN_IF_ERROR(CheckMeasureOptions(MeasureFlags()));
-  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("jobs", absl::GetFlag(FLAGS_jobs), 0));
-  ICOUNT_RETURN_IF_ERROR(CheckFlagPositive("timeout", absl::GetFlag(FLAGS_timeout)));
+  ICOUNT_RETURN_IF_ERROR(base::CheckFlagAtLeast("jobs", absl::GetFlag(FLAGS_jobs), 0));
+  ICOUNT_RETURN_IF_ERROR(base::CheckFlagPositive("timeout", absl::GetFlag(FLAGS_timeout)));
   const std::string output = absl::GetFlag(FLAGS_output);
   if (absl::GetFlag(FLAGS_resume) && output.empty()) {
     return absl::InvalidArgumentError("--resume needs the --output of the run to continue");
@@ -209,15 +209,15 @@ int Main(int argc, char** argv) {
       ParseToolFlags(argc, argv,
                      "Runs icount's standard suite: instruction counts (callgrind) and wall time "
                      "for every case.\n\nUsage: bazel run //tools:main -- [flags]");
-  if (absl::Status flags = CheckFlags(positional); !flags.ok()) return Fail(flags);
+  if (absl::Status flags = CheckFlags(positional); !flags.ok()) return base::Fail(flags);
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
-  if (!suite.ok()) return Fail(suite.status());
+  if (!suite.ok()) return base::Fail(suite.status());
   CaseFilter filter;
   filter.label_regex = absl::GetFlag(FLAGS_filter);
   filter.cpp = !absl::GetFlag(FLAGS_no_cpp);
   filter.python = !absl::GetFlag(FLAGS_no_python);
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = SelectCases(*suite, filter);
-  if (!cases.ok()) return Fail(cases.status());
+  if (!cases.ok()) return base::Fail(cases.status());
   if (absl::GetFlag(FLAGS_list)) {
     for (const expand::SuiteCaseProto& c : *cases) {
       std::printf("%s\n", absl::GetFlag(FLAGS_json) ? ListJson(c).c_str() : c.list_line().c_str());
@@ -225,17 +225,17 @@ int Main(int argc, char** argv) {
     return 0;
   }
   absl::StatusOr<SuiteHistory> history = OpenSuiteHistory(suite->worker_path);
-  if (!history.ok()) return Fail(history.status());
+  if (!history.ok()) return base::Fail(history.status());
   const MeasureOptions measure = MeasureFlags();
   absl::StatusOr<SuiteResults> results =
       Run(*cases, MakeOrders(*suite, *cases, measure), RunnerFlags(*suite));
-  if (!results.ok()) return Fail(results.status());
+  if (!results.ok()) return base::Fail(results.status());
   const int exit_code = Report(*cases, measure, *results);
   if (history->store.has_value()) {
     if (absl::Status s = RecordHistory(*history->store, results->file, "main", "",
                                        &history->libtorch, absl::GetFlag(FLAGS_output));
         !s.ok()) {
-      return Fail(s);
+      return base::Fail(s);
     }
   }
   ReportInput report;
@@ -243,7 +243,7 @@ int Main(int argc, char** argv) {
   report.current = results->file;
   if (!absl::GetFlag(FLAGS_output).empty()) report.current_name = absl::GetFlag(FLAGS_output);
   if (history->store.has_value()) report.history = &*history->store;
-  if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) return Fail(s);
+  if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) return base::Fail(s);
   return exit_code;
 }
 

@@ -82,7 +82,7 @@ grep -q -- "--destination: $tmp/foreign.csv exists and is not an icount results 
 [ "$(cat "$tmp/foreign.csv")" = "$(printf 'name,count\nadd,1')" ] || fail "ci touched the CSV"
 
 # A real run: two cases, counts and wall time, results written, and the
-# HTML report (drawn in a browser by //report:report_browser_test).
+# HTML report (drawn in a browser by //tests:report_browser_test).
 "$main" --filter='^Empty / no allocation$' --output="$tmp/main.json" --html="$tmp/main.html" \
   > "$tmp/main.out" 2> "$tmp/main.err" || fail "main run failed: $(cat "$tmp/main.err")"
 grep -q "icount: HTML report written to $tmp/main.html" "$tmp/main.err" || fail "--html not reported"

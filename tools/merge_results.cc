@@ -181,19 +181,20 @@ int Main(int argc, char** argv) {
     return 1;
   }
   if (absl::Status s = CheckResultsDestination(output); !s.ok()) {
-    return Fail(absl::StrCat("--output: ", s.message()));
+    return base::Fail(absl::StrCat("--output: ", s.message()));
   }
   std::vector<std::string> names;
   std::vector<ResultsFile> files;
   for (size_t i = 1; i < inputs.size(); ++i) {
     absl::StatusOr<ResultsFile> file = ReadResultsFile(inputs[i]);
-    if (!file.ok()) return Fail(file.status());
+    if (!file.ok()) return base::Fail(file.status());
     names.push_back(inputs[i]);
     files.push_back(*std::move(file));
   }
   absl::StatusOr<ResultsFile> merged = Merge(names, files);
-  if (!merged.ok()) return Fail(merged.status());
-  if (absl::Status status = WriteResultsFile(output, *merged); !status.ok()) return Fail(status);
+  if (!merged.ok()) return base::Fail(merged.status());
+  if (absl::Status status = WriteResultsFile(output, *merged); !status.ok())
+    return base::Fail(status);
   std::printf("merged %zu files: %zu measurements, %zu instruction counts, %zu failures -> %s\n",
               files.size(), merged->measurements.size(), merged->instruction_counts.size(),
               merged->failures.size(), output.c_str());

@@ -18,8 +18,8 @@
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/flags.h"
 #include "base/status.h"
-#include "cli/flags.h"
 #include "cli/tool_flags.h"
 #include "compare/time_comparison.h"
 #include "history/import.h"
@@ -79,7 +79,7 @@ std::map<std::string, TimeComparison> PairedRoundComparisons(const ResultsFile& 
 }
 
 absl::Status Run(const std::vector<char*>& positional) {
-  ICOUNT_RETURN_IF_ERROR(CheckNoPositionalArguments(positional));
+  ICOUNT_RETURN_IF_ERROR(base::CheckNoPositionalArguments(positional));
   const std::string input_path = absl::GetFlag(FLAGS_input);
   const std::string baseline_path = absl::GetFlag(FLAGS_baseline);
   const std::string output = absl::GetFlag(FLAGS_output);
@@ -89,7 +89,8 @@ absl::Status Run(const std::vector<char*>& positional) {
   if (output.empty())
     return absl::InvalidArgumentError("--output is required: the HTML file to write");
   ICOUNT_RETURN_IF_ERROR(CheckHtmlPath("output", output));
-  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("history_runs", absl::GetFlag(FLAGS_history_runs), 1));
+  ICOUNT_RETURN_IF_ERROR(
+      base::CheckFlagAtLeast("history_runs", absl::GetFlag(FLAGS_history_runs), 1));
 
   ReportInput input;
   ICOUNT_ASSIGN_OR_RETURN(std::vector<history::ImportedRun> runs,
@@ -138,6 +139,7 @@ int main(int argc, char** argv) {
       "Writes one self-contained HTML report of a run or a comparison.\n\nUsage: bazel run "
       "//tools:report -- --input=RESULTS.json [--baseline=OTHER.json] [--history=DB] "
       "--output=report.html");
-  if (absl::Status status = icount::Run(positional); !status.ok()) return icount::Fail(status);
+  if (absl::Status status = icount::Run(positional); !status.ok())
+    return icount::base::Fail(status);
   return 0;
 }

@@ -2,7 +2,7 @@
 # //tools:report: pages from results files, a baseline, a history store and
 # an ab_test --json file; every kind of bad input refused with one clear
 # line and no file written. (The pages themselves are checked in a browser
-# by //report:report_browser_test.)
+# by //tests:report_browser_test.)
 set -u
 report="$PWD/$1"
 fake_inputs="$PWD/$2"

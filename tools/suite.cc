@@ -19,11 +19,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/files.h"
+#include "base/flags.h"
 #include "base/fnv.h"
 #include "base/machine.h"
 #include "base/runfiles.h"
 #include "base/status.h"
-#include "cli/flags.h"
 #include "cli/tool_flags.h"
 #include "compare/delta_table.h"
 #include "compare/node_check.h"
@@ -112,11 +112,11 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectCases(const Suite& sui
 
 absl::Status CheckMeasureOptions(const MeasureOptions& options) {
   if (options.wall_time) {
-    ICOUNT_RETURN_IF_ERROR(CheckFlagPositive("min_run_time", options.min_run_time));
+    ICOUNT_RETURN_IF_ERROR(base::CheckFlagPositive("min_run_time", options.min_run_time));
   }
   if (options.instruction_counts) {
-    ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("callgrind_number", options.callgrind_number, 1));
-    ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("repeats", options.callgrind_repeats, 1));
+    ICOUNT_RETURN_IF_ERROR(base::CheckFlagAtLeast("callgrind_number", options.callgrind_number, 1));
+    ICOUNT_RETURN_IF_ERROR(base::CheckFlagAtLeast("repeats", options.callgrind_repeats, 1));
   }
   return absl::OkStatus();
 }

@@ -124,8 +124,8 @@ absl::StatusOr<RunnerReport> RunWithProgress(const std::vector<worker::WorkOrder
                                              RunnerOptions options,
                                              const OrderRunner& run = RunOrders);
 
-// An aligned text table of per-run instruction counts: rows CaseRow,
-// columns CaseColumn, one block per thread count.
+// An aligned text table of per-run instruction counts, its rows and
+// columns as PlaceCase places cases, one block per thread count.
 std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
                         const SuiteResults& results);
 
@@ -139,11 +139,10 @@ std::string MachineDescription();
 std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrderProto>& orders);
 
 // What on this machine is known to disturb wall time, one sentence each;
-// empty when nothing is found. Today: DAMON monitors that are on (on the
-// AMD EPYC VM a kdamond with a pageout scheme made 7 of 42 `add`
-// measurements run 50-90% slow, none with it off; locking the workers'
-// memory with mlockall did not help, so it is the monitoring, not the
-// reclaim). `sysfs` is /sys (a test gives a stand-in).
+// empty when nothing is found: DAMON monitors that are on (a kdamond
+// monitoring memory slows some measurements by half or more; see the
+// README's "Wall time you can trust"). `sysfs` is /sys (a test gives a
+// stand-in).
 std::vector<std::string> WallTimeDisturbances(const std::string& sysfs = "/sys");
 // RFC 3339 UTC timestamp of now (base/timestamp.h).
 using base::NowRfc3339;

@@ -68,7 +68,7 @@ int Measure(const std::string& language, bool number, bool adaptive, double thre
                 absl::GetFlag(FLAGS_stmt),
                 absl::GetFlag(FLAGS_setup).empty() ? "pass" : absl::GetFlag(FLAGS_setup), options);
   if (!timer.ok()) {
-    return Fail(timer.status());
+    return base::Fail(timer.status());
   }
   ResultsFile results;
   results.start_time = NowRfc3339();
@@ -78,7 +78,7 @@ int Measure(const std::string& language, bool number, bool adaptive, double thre
       : adaptive ? timer->AdaptiveAutorange(threshold)
                  : timer->BlockedAutorange(absl::GetFlag(FLAGS_min_run_time));
   if (!measurement.ok()) {
-    return Fail(measurement.status());
+    return base::Fail(measurement.status());
   }
   std::printf("%s\n", measurement->Summary().c_str());
   results.measurements.push_back(*measurement);
@@ -88,7 +88,7 @@ int Measure(const std::string& language, bool number, bool adaptive, double thre
     callgrind.repeats = absl::GetFlag(FLAGS_repeats);
     absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(callgrind);
     if (!stats.ok()) {
-      return Fail(stats.status());
+      return base::Fail(stats.status());
     }
     const CallgrindStats& first = stats->front();
     std::printf("\n%s\n\nTop functions (exclusive, noise removed, all %lld runs):\n%s\n",
@@ -99,7 +99,7 @@ int Measure(const std::string& language, bool number, bool adaptive, double thre
   results.end_time = NowRfc3339();
   if (!absl::GetFlag(FLAGS_json).empty()) {
     if (absl::Status status = WriteResultsFile(absl::GetFlag(FLAGS_json), results); !status.ok()) {
-      return Fail(status);
+      return base::Fail(status);
     }
   }
   return 0;
@@ -108,16 +108,18 @@ int Measure(const std::string& language, bool number, bool adaptive, double thre
 // The numbers in range, before the statement runs.
 absl::Status CheckNumberFlags() {
   if (std::optional<int64_t> number = absl::GetFlag(FLAGS_number); number.has_value()) {
-    ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("number", *number, 1));
+    ICOUNT_RETURN_IF_ERROR(base::CheckFlagAtLeast("number", *number, 1));
   }
-  ICOUNT_RETURN_IF_ERROR(CheckFlagPositive("min_run_time", absl::GetFlag(FLAGS_min_run_time)));
-  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("num_threads", absl::GetFlag(FLAGS_num_threads), 1));
-  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("timeout", absl::GetFlag(FLAGS_timeout), 0));
+  ICOUNT_RETURN_IF_ERROR(
+      base::CheckFlagPositive("min_run_time", absl::GetFlag(FLAGS_min_run_time)));
+  ICOUNT_RETURN_IF_ERROR(
+      base::CheckFlagAtLeast("num_threads", absl::GetFlag(FLAGS_num_threads), 1));
+  ICOUNT_RETURN_IF_ERROR(base::CheckFlagAtLeast("timeout", absl::GetFlag(FLAGS_timeout), 0));
   if (!absl::GetFlag(FLAGS_callgrind)) return absl::OkStatus();
   ICOUNT_RETURN_IF_ERROR(
-      CheckFlagAtLeast("callgrind_number", absl::GetFlag(FLAGS_callgrind_number), 1));
-  ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("repeats", absl::GetFlag(FLAGS_repeats), 1));
-  return CheckFlagAtLeast("top", absl::GetFlag(FLAGS_top), 0);
+      base::CheckFlagAtLeast("callgrind_number", absl::GetFlag(FLAGS_callgrind_number), 1));
+  ICOUNT_RETURN_IF_ERROR(base::CheckFlagAtLeast("repeats", absl::GetFlag(FLAGS_repeats), 1));
+  return base::CheckFlagAtLeast("top", absl::GetFlag(FLAGS_top), 0);
 }
 
 int Main(int argc, char** argv) {
@@ -137,7 +139,8 @@ int Main(int argc, char** argv) {
     return Usage(absl::StrCat("--language must be cpp or python, got \"", language, "\""));
   }
   if (absl::GetFlag(FLAGS_stmt).empty()) return Usage("--stmt is required");
-  if (absl::Status s = CheckNoPositionalArguments(positional); !s.ok()) return Usage(s.message());
+  if (absl::Status s = base::CheckNoPositionalArguments(positional); !s.ok())
+    return Usage(s.message());
   if (absl::Status s = CheckNumberFlags(); !s.ok()) return Usage(s.message());
   const bool number = absl::GetFlag(FLAGS_number).has_value();
   const bool adaptive = !absl::GetFlag(FLAGS_adaptive).empty();
@@ -155,12 +158,12 @@ int Main(int argc, char** argv) {
   }
   if (!absl::GetFlag(FLAGS_json).empty()) {
     if (absl::Status s = CheckResultsDestination(absl::GetFlag(FLAGS_json)); !s.ok()) {
-      return Fail(absl::StrCat("--json: ", s.message()));
+      return base::Fail(absl::StrCat("--json: ", s.message()));
     }
   }
   absl::StatusOr<base::ChildOutcome> outcome = base::RunInChild(
       [&] { return Measure(language, number, adaptive, threshold); }, absl::GetFlag(FLAGS_timeout));
-  if (!outcome.ok()) return Fail(outcome.status());
+  if (!outcome.ok()) return base::Fail(outcome.status());
   if (outcome->returned) return outcome->exit.exit_code;
   const std::string what =
       outcome->timed_out ? absl::StrCat("did not finish within ", absl::GetFlag(FLAGS_timeout),
@@ -169,11 +172,11 @@ int Main(int argc, char** argv) {
           ? absl::StrCat("crashed (", base::DescribeExit(outcome->exit), ")")
           : absl::StrCat("ended the process (", base::DescribeExit(outcome->exit),
                          ") before timing finished");
-  return Fail(absl::StrCat("the statement or its setup ", what,
-                           "\n  stmt: ", absl::GetFlag(FLAGS_stmt),
-                           absl::GetFlag(FLAGS_setup).empty()
-                               ? ""
-                               : absl::StrCat("\n  setup: ", absl::GetFlag(FLAGS_setup))));
+  return base::Fail(absl::StrCat("the statement or its setup ", what,
+                                 "\n  stmt: ", absl::GetFlag(FLAGS_stmt),
+                                 absl::GetFlag(FLAGS_setup).empty()
+                                     ? ""
+                                     : absl::StrCat("\n  setup: ", absl::GetFlag(FLAGS_setup))));
 }
 
 }  // namespace

@@ -1,13 +1,17 @@
 #ifndef ICOUNT_WORKER_COMPILED_CASES_H_
 #define ICOUNT_WORKER_COMPILED_CASES_H_
 
-// C++ benchmark cases compiled into a worker binary at build time. The
-// generated translation units (expand's suite generator) register each case
-// under its key:
+// C++ benchmark cases compiled into a worker binary at build time. Each
+// translation unit the suite generator writes (expand/generate.cc) defines
+// a function per case with the snippet ABI (SnippetFunctionSource in
+// timer/snippet_abi.h) and registers it under the case's key:
 //
-//   extern "C" int icount_case_17(const IcountBlockControl*, char*, size_t);
-//   static icount::CompiledCaseRegistrar registrar_17("Pointwise/add/C++/...",
-//                                                     &icount_case_17);
+//   namespace {
+//   // Pointwise / Math / add / Case:  0
+//   int icount_case_17(const IcountBlockControl* control, char* error, size_t size) {...}
+//   const icount::CompiledCaseRegistrar icount_registrar_17(
+//       "Pointwise/Math/add/Case:  0|Eager|Forward|C++|1", &icount_case_17);
+//   }  // namespace
 //
 // and a work order names the key in `compiled_case`.
 

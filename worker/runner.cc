@@ -21,23 +21,23 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/files.h"
+#include "base/interrupts.h"
 #include "base/phase_log.h"
 #include "base/status.h"
 #include "timer/callgrind_command.h"
 #include "worker/case_dumps.h"
 #include "worker/failure.h"
 #include "worker/framing.h"
-#include "worker/internal/interrupts.h"
 #include "worker/internal/journal.h"
 #include "worker/internal/worker_process.h"
 
 namespace icount {
 namespace {
 
+using base::Interrupted;
+using base::InterruptFd;
+using base::InterruptScope;
 using worker_internal::AppendToJournal;
-using worker_internal::Interrupted;
-using worker_internal::InterruptFd;
-using worker_internal::InterruptScope;
 using worker_internal::Journal;
 using worker_internal::OrdersChecksum;
 using worker_internal::ParseJournal;

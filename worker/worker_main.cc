@@ -16,7 +16,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "cli/flags.h"
+#include "base/flags.h"
 #include "timer/version.h"
 #include "worker/loaded_libtorch.h"
 #include "worker/version.h"
@@ -35,11 +35,11 @@ ABSL_FLAG(bool, print_libtorch_version, false,
 
 int main(int argc, char** argv) {
   // The worker is built from //timer and //worker alone.
-  icount::ParseFlags(argc, argv,
-                     "icount worker: runs work orders (see worker/worker.h).\n\n"
-                     "Usage: worker --scratch=DIR [--orders=FILE] [--results_fd=N]\n"
-                     "       worker --print_libtorch_version",
-                     {{"timer", icount::kTimerVersion}, {"worker", icount::kWorkerVersion}});
+  icount::base::ParseFlags(argc, argv,
+                           "icount worker: runs work orders (see worker/worker.h).\n\n"
+                           "Usage: worker --scratch=DIR [--orders=FILE] [--results_fd=N]\n"
+                           "       worker --print_libtorch_version",
+                           {{"timer", icount::kTimerVersion}, {"worker", icount::kWorkerVersion}});
   if (absl::GetFlag(FLAGS_print_libtorch_version)) {
     std::printf("%s\n", icount::LibTorchVersionLine(icount::LoadedLibTorchVersion()).c_str());
     return 0;

@@ -1,5 +1,5 @@
-#ifndef ICOUNT_WORKER_INTERNAL_INTERRUPTS_H_
-#define ICOUNT_WORKER_INTERNAL_INTERRUPTS_H_
+#ifndef ICOUNT_BASE_INTERRUPTS_H_
+#define ICOUNT_BASE_INTERRUPTS_H_
 
 // SIGINT and SIGTERM while runs are active: a run polls InterruptFd()
 // beside its workers' result streams and stops when Interrupted().
@@ -7,7 +7,7 @@
 //   InterruptScope interrupts;  // handlers installed
 //   while (!Interrupted()) { poll({..., {InterruptFd(), POLLIN}}); ... }
 
-namespace icount::worker_internal {
+namespace icount::base {
 
 // Runs may overlap (ab_test runs A and B at once): the first scope installs
 // the handler and a self-pipe, the last restores the previous handlers, so
@@ -27,6 +27,6 @@ bool Interrupted();
 // Readable once interrupted; -1 outside any scope.
 int InterruptFd();
 
-}  // namespace icount::worker_internal
+}  // namespace icount::base
 
-#endif  // ICOUNT_WORKER_INTERNAL_INTERRUPTS_H_
+#endif  // ICOUNT_BASE_INTERRUPTS_H_

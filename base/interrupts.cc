@@ -1,4 +1,4 @@
-#include "worker/internal/interrupts.h"
+#include "base/interrupts.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <mutex>
 
-namespace icount::worker_internal {
+namespace icount::base {
 namespace {
 
 int interrupt_pipe[2] = {-1, -1};
@@ -55,4 +55,4 @@ bool Interrupted() { return interrupted != 0; }
 
 int InterruptFd() { return interrupt_pipe[0]; }
 
-}  // namespace icount::worker_internal
+}  // namespace icount::base

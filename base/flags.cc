@@ -1,4 +1,4 @@
-#include "cli/flags.h"
+#include "base/flags.h"
 
 #include <csignal>
 #include <cstdio>
@@ -17,7 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
-namespace icount {
+namespace icount::base {
 
 std::string DescribeVersions(const VersionList& versions) {
   std::string text = "icount libraries:";
@@ -82,4 +82,4 @@ int Fail(absl::string_view message) {
 
 int Fail(const absl::Status& status) { return Fail(status.message()); }
 
-}  // namespace icount
+}  // namespace icount::base

@@ -1,5 +1,5 @@
-#ifndef ICOUNT_CLI_FLAGS_H_
-#define ICOUNT_CLI_FLAGS_H_
+#ifndef ICOUNT_BASE_FLAGS_H_
+#define ICOUNT_BASE_FLAGS_H_
 
 #include <string>
 #include <utility>
@@ -14,15 +14,15 @@
 // itself, so a program depends on the version of nothing it does not link:
 //
 //   int main(int argc, char** argv) {
-//     icount::ParseFlags(argc, argv, "Does X.\n\nUsage: tool --flag=V",
-//                        {{"timer", icount::kTimerVersion}});
+//     icount::base::ParseFlags(argc, argv, "Does X.\n\nUsage: tool --flag=V",
+//                              {{"timer", icount::kTimerVersion}});
 //     ...
 //   }
 //
 // The //tools binaries use ParseToolFlags (cli/tool_flags.h), which names
-// all libraries.
+// all libraries; the worker names the two it links.
 
-namespace icount {
+namespace icount::base {
 
 // (library, version) pairs in the order --version prints them.
 using VersionList = std::vector<std::pair<std::string, std::string>>;
@@ -57,6 +57,6 @@ absl::Status CheckNoPositionalArguments(const std::vector<char*>& positional);
 int Fail(absl::string_view message);
 int Fail(const absl::Status& status);
 
-}  // namespace icount
+}  // namespace icount::base
 
-#endif  // ICOUNT_CLI_FLAGS_H_
+#endif  // ICOUNT_BASE_FLAGS_H_
