@@ -79,10 +79,15 @@ absl::Status AppendLineDurably(const std::string& path, absl::string_view line) 
   return absl::OkStatus();
 }
 
+std::string TemporaryParentDirectory() {
+  for (const char* name : {"TEST_TMPDIR", "TMPDIR"}) {
+    if (const char* value = std::getenv(name); value != nullptr && *value != '\0') return value;
+  }
+  return "/tmp";
+}
+
 absl::StatusOr<std::string> MakeTemporaryDirectory(const std::string& prefix) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern =
-      absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/", prefix, "-XXXXXX");
+  std::string pattern = absl::StrCat(TemporaryParentDirectory(), "/", prefix, "-XXXXXX");
   if (mkdtemp(pattern.data()) == nullptr) {
     return absl::InternalError(
         absl::StrCat("cannot create a directory like ", pattern, ": ", std::strerror(errno)));

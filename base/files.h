@@ -30,8 +30,16 @@ absl::Status WriteFileAtomically(const std::string& path, absl::string_view cont
 // leaves only whole lines (a journal's contract).
 absl::Status AppendLineDurably(const std::string& path, absl::string_view line);
 
-// A fresh private directory under $TMPDIR (or /tmp) named PREFIX-XXXXXX.
+// A fresh private directory named PREFIX-XXXXXX under the first of
+// $TEST_TMPDIR (inside `bazel test`, so a test's runs leave nothing outside
+// its own directory), $TMPDIR and /tmp that is set. The caller removes it.
+//
+//   absl::StatusOr<std::string> dir = MakeTemporaryDirectory("icount-run");
+//   // e.g. "/tmp/icount-run-a81Xq2", or ".../_tmp/<hash>/icount-run-a81Xq2"
 absl::StatusOr<std::string> MakeTemporaryDirectory(const std::string& prefix);
+
+// The directory MakeTemporaryDirectory creates its directories in.
+std::string TemporaryParentDirectory();
 
 // Removes `path` and everything below it, ignoring errors.
 void RemoveDirectoryTree(const std::string& path);

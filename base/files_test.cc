@@ -55,5 +55,25 @@ TEST(FilesTest, ADirectoryIsNotReadAsAnEmptyFile) {
   EXPECT_EQ(read.status().message(), directory + ": is a directory, not a file");
 }
 
+// Inside `bazel test` a test's runs leave nothing outside its own directory;
+// elsewhere TMPDIR, then /tmp.
+TEST(FilesTest, TemporaryDirectoriesPreferTestTmpdirThenTmpdir) {
+  const std::string test_tmpdir = std::getenv("TEST_TMPDIR");
+  const std::string other = test_tmpdir + "/other";
+  ASSERT_EQ(mkdir(other.c_str(), 0700), 0);
+  setenv("TMPDIR", other.c_str(), 1);
+  EXPECT_EQ(TemporaryParentDirectory(), test_tmpdir);
+  absl::StatusOr<std::string> directory = MakeTemporaryDirectory("files_test");
+  ASSERT_TRUE(directory.ok()) << directory.status();
+  EXPECT_EQ(directory->rfind(test_tmpdir + "/files_test-", 0), 0u) << *directory;
+
+  unsetenv("TEST_TMPDIR");
+  EXPECT_EQ(TemporaryParentDirectory(), other);
+  unsetenv("TMPDIR");
+  EXPECT_EQ(TemporaryParentDirectory(), "/tmp");
+  setenv("TEST_TMPDIR", test_tmpdir.c_str(), 1);
+  RemoveDirectoryTree(*directory);
+}
+
 }  // namespace
 }  // namespace icount::base

@@ -38,10 +38,13 @@ for language in ("C++", "Python"):
     assert "case: baseline template (whole life)" not in rows, language
     baseline = section.split("the shared baseline")[1].split("\nthe case (")[0]
     assert re.search(r"case's repeat: measured block\s+1 ", baseline), (language, baseline)
-    # A parent's figures contain its children's: what is left over is small.
+    # A parent's wall time contains its children's: every phase is timed on
+    # one clock (CLOCK_MONOTONIC) and a child's phases lie inside its
+    # parent's, so what is left over is never negative, whatever the load,
+    # beyond the table's rounding (its 3 decimals: 1 ms).
     whole = rows["zygote: case process (whole life)"][0][1]
     for n, wall in rows["rest (not logged: process start, exit, ...)"]:
-        assert -0.05 * whole <= wall <= whole, (language, wall, whole)
+        assert -0.001 <= wall <= whole, (language, wall, whole)
     assert "worker: start: valgrind, loading LibTorch, static init" in section, language
 print("ok")
 PY

@@ -12,8 +12,8 @@
 # (A worker killed mid-case, a hung and a crashing case: worker/runner_test.)
 set -u
 main="$1"
-tmp="${TEST_TMPDIR:-/tmp}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp="$TEST_TMPDIR"
+source "$TEST_SRCDIR/icount/tests/test_steps.sh"
 # Two Python and two C++ count orders, one worker: they finish one by one.
 cases='^(Empty / no allocation|Pointwise / Math / add / Case:  0)$'
 run() { "$main" --filter="$cases" --no_wall_time --jobs=1 "$@"; }
@@ -37,32 +37,43 @@ for c in sorted(json.load(open(sys.argv[1]))["instruction_counts"], key=lambda c
 PY
 }
 
-# The reference: an uninterrupted run.
+step "the reference: an uninterrupted run"
 run --output="$tmp/reference.json" > /dev/null 2> "$tmp/reference.err" \
   || fail "reference run: $(cat "$tmp/reference.err")"
 [ "$(counts "$tmp/reference.json" | wc -l)" -eq 4 ] || fail "reference: $(counts "$tmp/reference.json")"
 
-# 1 and 2: a run killed with SIGKILL once one result is journaled.
+# 1 and 2: a run stopped (SIGSTOP) once one result is journaled, then
+# killed with SIGKILL. Stopped, it writes nothing more and keeps its lock, so
+# the second run below meets a run that is certainly still going. A run
+# that journaled all four results before the stop reached it (possible only
+# if the other three took less than the 0.1 s poll) tells nothing and is
+# started again, up to three times.
 out="$tmp/killed.json"
-# main itself in the background (not a shell function: $! is main's pid).
-"$main" --filter="$cases" --no_wall_time --jobs=1 --output="$out" > /dev/null 2> "$tmp/killed.err" &
-runner=$!
-for _ in $(seq 1 1200); do
-  [ -f "$out.journal" ] && [ "$(wc -l < "$out.journal")" -ge 2 ] && break
-  sleep 0.1
+for attempt in 1 2 3; do
+  step "a run stopped once one result is journaled (attempt $attempt)"
+  rm -f "$out" "$out.journal"
+  # main itself in the background (not a shell function: $! is main's pid).
+  "$main" --filter="$cases" --no_wall_time --jobs=1 --output="$out" > /dev/null 2> "$tmp/killed.err" &
+  runner=$!
+  wait_for 600 "a journaled result ($(cat "$tmp/killed.err"))" file_has_lines "$out.journal" 2
+  kill -STOP "$runner"
+  kept=$(($(wc -l < "$out.journal") - 1))
+  [ "$kept" -lt 4 ] && break
+  kill -KILL "$runner"
+  wait "$runner" 2>/dev/null
 done
-[ "$(wc -l < "$out.journal")" -ge 2 ] || fail "no result journaled: $(cat "$tmp/killed.err")"
+[ "$kept" -lt 4 ] || fail "three runs finished before they could be stopped"
+step "a second run on the same output while the first holds it"
 if run --output="$out" > /dev/null 2> "$tmp/second.err"; then fail "a second run on the same output must fail"; fi
 grep -q "is being written by another icount run (pid $runner)" "$tmp/second.err" \
   || fail "second run: $(cat "$tmp/second.err")"
+step "SIGKILL, a journal line cut off, --resume"
 kill -KILL "$runner"
 wait "$runner" 2>/dev/null
 check_journal "$out.journal"
-kept=$(($(wc -l < "$out.journal") - 1))
 kept_ids=$(/usr/bin/python3 -c "
 import json, sys
 print([json.loads(l).get('id') for l in open(sys.argv[1])][1:])" "$out.journal")
-[ "$kept" -lt 4 ] || fail "the run finished before it was killed"
 [ ! -e "$out" ] || fail "a killed run must not have written $out"
 printf '{"id":"cut off mid-wri' >> "$out.journal"  # power loss while appending
 run --output="$out" --resume > /dev/null 2> "$tmp/resumed.err" || fail "resume: $(cat "$tmp/resumed.err")"
@@ -71,6 +82,7 @@ grep -q "$kept of 4 results resumed from $out.journal (its last line was cut off
 [ "$(counts "$out")" = "$(counts "$tmp/reference.json")" ] \
   || fail "resumed counts differ (kept from the killed run: $kept_ids): $(counts "$out") vs $(counts "$tmp/reference.json")"
 
+step "a file-size limit"
 # 3: a file-size limit that the journal reaches mid-run (wall time: nothing
 # else written is big). Its lines are 57 bytes of header, then results of
 # 0.5 KB (the first, 9 samples of Python) to 7 KB (more samples for cheaper
@@ -96,6 +108,7 @@ timed --resume > /dev/null 2> "$tmp/unlimited.err" || fail "resume after the lim
 /usr/bin/python3 -c "import json,sys; assert len(json.load(open(sys.argv[1]))['measurements']) == 4" "$out" \
   || fail "the resumed run should have 4 measurements"
 
+step "nothing to resume; files that are not ours"
 # 4: nothing to resume; files that are not ours.
 if run --output="$tmp/never.json" --resume 2> "$tmp/never.err"; then fail "--resume without a journal"; fi
 grep -q -- "--resume: there is no journal $tmp/never.json.journal to continue" "$tmp/never.err" \

@@ -17,7 +17,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.environ["TEST_SRCDIR"], "icount", "report", "testing"))
-from browser import Browser  # noqa: E402
+from browser import Browser, event_deadline  # noqa: E402
 from report_page import ReportPage  # noqa: E402
 
 FAKE_INPUTS, REPORT = sys.argv[1], sys.argv[2]
@@ -159,7 +159,7 @@ class ReportBrowserTest(unittest.TestCase):
         # Chart.js handles pointer events on the next animation frame, which a
         # loaded machine delays: wait for the zoom rather than read at once.
         zoomed = b.wait_for("(() => { const x = %s.scales.x; return x.max - x.min < %r && [x.min, x.max]; })()"
-                            % (flame, total), timeout=20)
+                            % (flame, total), timeout=event_deadline())
         self.assertLess(zoomed[1] - zoomed[0], total)
         # History: both series, the count step at the first taxed build.
         titles = b.evaluate("[...document.querySelectorAll('#detail h3')].map(h => h.textContent)")
@@ -183,7 +183,7 @@ class ReportBrowserTest(unittest.TestCase):
         run(REPORT, "--input=" + os.path.join(big, "current.json"),
             "--baseline=" + os.path.join(big, "baseline.json"), "--output=" + html)
         self.assertLess(os.path.getsize(html), 8 << 20)
-        page = ReportPage(self.browser, html, timeout=120)
+        page = ReportPage(self.browser, html, timeout=event_deadline())
         self.assertEqual(len(page.table()), 5000)
         page.b.type_text("#filter", "/op 12[0-9]{2}\\b/")  # benchmarks 1200-1249, 4 variants each
         self.assertEqual(len(page.table()), 200)

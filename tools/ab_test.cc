@@ -92,8 +92,9 @@ ABSL_FLAG(bool, markdown, false, "Print the table as Markdown (for pull requests
 ABSL_FLAG(int, top, 3, "Cases whose per-function deltas are shown.");
 ABSL_FLAG(std::string, json, "",
           "Write both sides' results here ({\"A\": ..., \"B\": ...}); finished results are "
-          "journaled in JSON.A.*.journal and JSON.B.*.journal until then. A file ab_test wrote "
-          "is replaced; any other file is refused before the run starts.");
+          "journaled in JSON.A.*.journal and JSON.B.*.journal until then (without --json, in a "
+          "directory under $TMPDIR, removed once the run finishes). A file ab_test wrote is "
+          "replaced; any other file is refused before the run starts.");
 ABSL_FLAG(std::string, sides, "",
           "Instead of --A/--B: a file of environment commands, one per line (\"[NAME] command\" "
           "names a side; # comments): the counts of every case in each, and the side at which "
@@ -186,16 +187,23 @@ RunnerOptions SideOptions(const Side& side, int jobs, std::string journal_path) 
 }
 
 // A trivial case that must work in the environment before anything long
-// starts, counted once.
-absl::Status Canary(const Side& side, const Suite& suite, const expand::SuiteCaseProto& canary) {
+// starts: counted once under valgrind when the run counts; timed briefly
+// otherwise, since an A/B of wall time alone needs no valgrind.
+absl::Status Canary(const Side& side, const Suite& suite, const expand::SuiteCaseProto& canary,
+                    bool counts) {
   MeasureOptions measure;
-  measure.wall_time = false;
+  measure.wall_time = !counts;
+  measure.instruction_counts = counts;
   measure.callgrind_number = 1;
+  measure.min_run_time = 0.01;
   const std::vector<worker::WorkOrderProto> orders = MakeOrders(suite, {canary}, measure);
-  RunnerOptions options = SideOptions(
-      side, 1, absl::StrCat("/tmp/icount-ab-", getpid(), "-canary-", side.name, ".journal"));
+  // A canary keeps nothing: its journal lives in a directory of its own
+  // under $TMPDIR, gone when it ends.
+  absl::StatusOr<std::string> directory = base::MakeTemporaryDirectory("icount-canary");
+  if (!directory.ok()) return directory.status();
+  RunnerOptions options = SideOptions(side, 1, *directory + "/canary.journal");
   absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
-  std::remove(options.journal_path.c_str());
+  base::RemoveDirectoryTree(*directory);
   if (!report.ok()) {
     // The canaries run side by side: say whose it was. Its journal, which
     // the runner's message offers, is gone: a canary keeps nothing.
@@ -217,12 +225,12 @@ absl::Status Canary(const Side& side, const Suite& suite, const expand::SuiteCas
 }
 
 // The canary in every side, as many sides at once as there are CPUs (each
-// canary is one worker on one CPU, and its count is not kept): the
+// canary is one worker on one CPU, and its result is not kept): the
 // environments are checked in the time of one worker's start (~11 s under
 // valgrind) instead of one after another. The first broken side, in the
 // sides' order, is the error.
 absl::Status CheckCanaries(const std::vector<const Side*>& sides, const Suite& suite,
-                           const expand::SuiteCaseProto& canary) {
+                           const expand::SuiteCaseProto& canary, bool counts) {
   const size_t at_once = std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
   for (size_t first = 0; first < sides.size(); first += at_once) {
     const size_t end = std::min(sides.size(), first + at_once);
@@ -230,8 +238,8 @@ absl::Status CheckCanaries(const std::vector<const Side*>& sides, const Suite& s
     std::vector<std::future<absl::Status>> running;
     for (size_t k = first; k < end; ++k) {
       names.push_back(sides[k]->name);
-      running.push_back(
-          std::async(std::launch::async, [&, k] { return Canary(*sides[k], suite, canary); }));
+      running.push_back(std::async(std::launch::async,
+                                   [&, k] { return Canary(*sides[k], suite, canary, counts); }));
     }
     std::fprintf(stderr, "ab_test: canary in %s%s...\n", absl::StrJoin(names, ", ").c_str(),
                  names.size() > 1 ? " at once" : "");
@@ -248,6 +256,16 @@ std::string JournalPath(const std::string& base, const std::string& side, const 
   return absl::StrCat(base, ".", side, ".", part, ".journal");
 }
 
+// The base of a run's journal names (JournalPath). With --json, the file
+// itself, so that --resume finds them next to it; without, a fresh
+// directory under $TMPDIR (base::MakeTemporaryDirectory) that a finished
+// run removes (RemoveJournals) and an unfinished one keeps and names.
+absl::StatusOr<std::string> JournalBase(const std::string& json_path) {
+  if (!json_path.empty()) return json_path;
+  ICOUNT_ASSIGN_OR_RETURN(const std::string directory, base::MakeTemporaryDirectory("icount-ab"));
+  return directory + "/ab";
+}
+
 // --time_rounds, at least one.
 int TimeRounds() { return absl::GetFlag(FLAGS_time_rounds); }  // >= 1 (CheckFlags)
 
@@ -261,6 +279,16 @@ struct SideRun {
   std::vector<int> rounds;
   std::vector<std::string> journals;
 };
+
+// Once the results are out: the sides' journals (or Slurm run
+// directories), and the directory JournalBase made for them.
+void RemoveJournals(const std::vector<const SideRun*>& runs, const std::string& json_path,
+                    const std::string& journal_base) {
+  for (const SideRun* run : runs) {
+    for (const std::string& journal : run->journals) base::RemoveDirectoryTree(journal);
+  }
+  if (json_path.empty()) base::RemoveDirectoryTree(journal_base.substr(0, journal_base.rfind('/')));
+}
 
 // Counts (round -1) run on the chosen executor; wall-time rounds always
 // here, so that both sides of a round are timed on one machine.
@@ -714,13 +742,16 @@ std::string ComparisonJson(const Side& a, const Side& b, const SuiteResults& a_r
 void ReportStopped(const absl::Status& status, const std::string& json_path, const SideRun& a_run,
                    const SideRun& b_run) {
   std::fprintf(stderr, "ab_test: %s\n", std::string(status.message()).c_str());
-  if (status.code() == absl::StatusCode::kCancelled && json_path.empty()) {
-    std::fprintf(stderr, "ab_test: (pass --json=FILE to be able to --resume a run)\n");
-  } else if (status.code() != absl::StatusCode::kCancelled) {
+  const bool cancelled = status.code() == absl::StatusCode::kCancelled;
+  // An interrupted run with --json has had the runner name its journal.
+  if (!cancelled || json_path.empty()) {
     std::vector<std::string> journals = a_run.journals;
     journals.insert(journals.end(), b_run.journals.begin(), b_run.journals.end());
     std::fprintf(stderr, "ab_test: finished results are kept in %s\n",
                  absl::StrJoin(journals, ", ").c_str());
+  }
+  if (cancelled && json_path.empty()) {
+    std::fprintf(stderr, "ab_test: (pass --json=FILE to be able to --resume a run)\n");
   }
 }
 
@@ -751,7 +782,8 @@ int RunSides(const Suite& suite, const std::vector<expand::SuiteCaseProto>& sele
   if (!cases.ok()) return base::Fail(cases.status());
   absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(suite);
   if (!canary.ok()) return base::Fail(canary.status());
-  if (absl::Status status = CheckCanaries(side_pointers, suite, *canary); !status.ok()) {
+  if (absl::Status status = CheckCanaries(side_pointers, suite, *canary, /*counts=*/true);
+      !status.ok()) {
     return base::Fail(status);
   }
   absl::StatusOr<std::optional<history::Store>> history = OpenHistoryFlag();
@@ -762,8 +794,9 @@ int RunSides(const Suite& suite, const std::vector<expand::SuiteCaseProto>& sele
   measure.rehearse_torchscript = absl::GetFlag(FLAGS_rehearse_torchscript);
   const std::vector<worker::WorkOrderProto> orders = MakeOrders(suite, *cases, measure);
   const std::string json_path = absl::GetFlag(FLAGS_json);
-  const std::string journal_base =
-      json_path.empty() ? absl::StrCat("/tmp/icount-ab-", getpid()) : json_path;
+  absl::StatusOr<std::string> journal_base_or = JournalBase(json_path);
+  if (!journal_base_or.ok()) return base::Fail(journal_base_or.status());
+  const std::string& journal_base = *journal_base_or;
   std::vector<std::string> names;
   for (const Side& side : sides) names.push_back(side.name);
   SidesProgress progress(names, static_cast<int>(orders.size()));
@@ -867,9 +900,9 @@ int RunSides(const Suite& suite, const std::vector<expand::SuiteCaseProto>& sele
       exit_code = 1;
     }
   }
-  for (const SideRun& run : runs) {
-    for (const std::string& journal : run.journals) base::RemoveDirectoryTree(journal);
-  }
+  std::vector<const SideRun*> finished;
+  for (const SideRun& run : runs) finished.push_back(&run);
+  RemoveJournals(finished, json_path, journal_base);
   return exit_code;
 }
 
@@ -898,7 +931,9 @@ int Main(int argc, char** argv) {
   if (!cases.ok()) return base::Fail(cases.status());
   absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(*suite);
   if (!canary.ok()) return base::Fail(canary.status());
-  if (absl::Status status = CheckCanaries({&a, &b}, *suite, *canary); !status.ok()) {
+  if (absl::Status status =
+          CheckCanaries({&a, &b}, *suite, *canary, !absl::GetFlag(FLAGS_no_counts));
+      !status.ok()) {
     return base::Fail(status);
   }
 
@@ -908,8 +943,9 @@ int Main(int argc, char** argv) {
   measure.min_run_time = absl::GetFlag(FLAGS_min_run_time);
   measure.rehearse_torchscript = absl::GetFlag(FLAGS_rehearse_torchscript);
   const std::string json_path = absl::GetFlag(FLAGS_json);
-  const std::string journal_base =
-      json_path.empty() ? absl::StrCat("/tmp/icount-ab-", getpid()) : json_path;
+  absl::StatusOr<std::string> journal_base_or = JournalBase(json_path);
+  if (!journal_base_or.ok()) return base::Fail(journal_base_or.status());
+  const std::string& journal_base = *journal_base_or;
   absl::StatusOr<std::optional<history::Store>> history = OpenHistoryFlag();
   if (!history.ok()) return base::Fail(history.status());
   SideRun a_run, b_run;
@@ -976,10 +1012,7 @@ int Main(int argc, char** argv) {
                    side == &a_results ? "A" : "B", reason.c_str());
     }
   }
-  for (const SideRun* run : {&a_run, &b_run}) {
-    // A journal, or a Slurm run directory.
-    for (const std::string& journal : run->journals) base::RemoveDirectoryTree(journal);
-  }
+  RemoveJournals({&a_run, &b_run}, json_path, journal_base);
   return exit_code;
 }
 

@@ -16,6 +16,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/files.h"
 #include "base/status.h"
 #include "base/text.h"
 #include "cli/tool_flags.h"
@@ -142,7 +143,9 @@ RunnerOptions RunnerFlags(const Suite& suite) {
   options.jobs = absl::GetFlag(FLAGS_jobs);
   options.timeout_seconds = absl::GetFlag(FLAGS_timeout);
   options.resume = absl::GetFlag(FLAGS_resume);
-  options.journal_path = output.empty() ? absl::StrCat("/tmp/icount-main-", getpid(), ".journal")
+  // Without --output the journal only guards this run: under $TMPDIR.
+  options.journal_path = output.empty() ? absl::StrCat(base::TemporaryParentDirectory(),
+                                                       "/icount-main-", getpid(), ".journal")
                                         : output + ".journal";
   return options;
 }

@@ -6,9 +6,10 @@ set -u
 main="$1"
 ci="$2"
 history="$4"
-tmp="${TEST_TMPDIR:-/tmp}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp="$TEST_TMPDIR"
+source "$TEST_SRCDIR/icount/tests/test_steps.sh"
 
+step "--list, --help, --version"
 [ "$("$main" --list | wc -l)" -eq 201 ] || fail "--list should print 201 cases"
 "$main" --list --json | head -1 | grep -q '^{"label": \["Empty", "no allocation"\], "runtime": "Eager", "autograd": "Forward", "language": "Python", "num_threads": 1}$' \
   || fail "--list --json first line: $("$main" --list --json | head -1)"
@@ -17,6 +18,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$main" --help > "$tmp/help.txt" || fail "--help should exit 0"
 grep -q -- "--filter" "$tmp/help.txt" || fail "--help should list --filter"
 "$main" --version | grep -qE "^icount libraries: timer [0-9]+\.[0-9]+\.[0-9]+, compare [0-9.]+, fuzzer [0-9.]+, expand [0-9.]+, worker [0-9.]+, history [0-9.]+, report [0-9.]+, slurm [0-9.]+$" || fail "--version"
+step "bad input"
 # Bad input: exit 1 before anything runs, with this first line on stderr.
 source "$3"  # expect_first_line
 expect_first_line "$main" "main: --filter=( is not a valid RE2 regex: missing ): (" --filter='('
@@ -81,9 +83,10 @@ grep -q -- "--destination: $tmp/foreign.csv exists and is not an icount results 
   "$tmp/ci_foreign.err" || fail "ci foreign destination: $(cat "$tmp/ci_foreign.err")"
 [ "$(cat "$tmp/foreign.csv")" = "$(printf 'name,count\nadd,1')" ] || fail "ci touched the CSV"
 
+step "a real run of two cases with --html"
 # A real run: two cases, counts and wall time, results written, and the
 # HTML report (drawn in a browser by //tests:report_browser_test).
-"$main" --filter='^Empty / no allocation$' --output="$tmp/main.json" --html="$tmp/main.html" \
+"$main" --filter='^Empty / no allocation$' --jobs=1 --output="$tmp/main.json" --html="$tmp/main.html" \
   > "$tmp/main.out" 2> "$tmp/main.err" || fail "main run failed: $(cat "$tmp/main.err")"
 grep -q "icount: HTML report written to $tmp/main.html" "$tmp/main.err" || fail "--html not reported"
 grep -q '"title":"icount main","kind":"run"' "$tmp/main.html" || fail "--html page: $(head -c 300 "$tmp/main.html")"
@@ -105,6 +108,7 @@ assert "'--filter=^Empty / no allocation$'" in d["command"], d["command"]
 PY
 [ ! -e "$tmp/main.json.journal" ] || fail "journal should be gone after success"
 
+step "a valgrind that dies of SIGILL"
 # A machine where valgrind cannot run LibTorch (a CPU whose CPUID hides
 # RDTSCP, seen before icount replaced libhwy's use of it): a stand-in
 # valgrind writes such a log and dies of SIGILL. main stops at once, naming
@@ -136,9 +140,10 @@ grep -q "valgrind cannot run the instruction RDTSCP (bytes 0xF 0x1 0xF9 0x48) in
 if grep -q "(no output)" "$tmp/cannot.err"; then fail "(no output) reached the user"; fi
 rm -f "$tmp/cannot.json.journal"
 
+step "ci: a baseline, then the same build against it"
 # The gate: a baseline with a 20% lower count must make ci exit 3. The
 # baseline and the identical rerun below also go into one history store.
-"$ci" --filter='^Empty / no allocation$' --repeats=1 --destination="$tmp/base.json" \
+"$ci" --filter='^Empty / no allocation$' --jobs=1 --repeats=1 --destination="$tmp/base.json" \
   --history="$tmp/h.db" --history_label=first > /dev/null 2> "$tmp/ci_history.err" \
   || fail "ci baseline run failed: $(cat "$tmp/ci_history.err")"
 grep -q "^ci: recorded as run 1 \"first\" in $tmp/h.db$" "$tmp/ci_history.err" \
@@ -156,7 +161,7 @@ for c in d["instruction_counts"]:
     c["counts_per_run"] *= 0.8
 json.dump(d, open(sys.argv[2], "w"))
 PY
-"$ci" --filter='^Empty / no allocation$' --repeats=1 --destination="$tmp/again.json" \
+"$ci" --filter='^Empty / no allocation$' --jobs=1 --repeats=1 --destination="$tmp/again.json" \
   --baseline="$tmp/base.json" --history="$tmp/h.db" --history_label=second \
   --json="$tmp/same.json" --html="$tmp/ci.html" > "$tmp/same.md" 2>/dev/null
 [ $? -eq 0 ] || fail "identical code should pass the gate: $(cat "$tmp/same.md")"
@@ -190,6 +195,7 @@ for c in gate["comparisons"]:
     assert c["time_rounds"] == 3 and c["time_verdict"] in ("unchanged", "slower", "faster"), c
 PY
 grep -q "^Wall time: each case's rounds against the baseline's" "$tmp/same.md" || fail "ci's wall-time legend"
+step "history of the two ci runs"
 # Two runs of the same build in one store: same counts, so no step; the
 # store knows the machine, valgrind and LibTorch of each run.
 "$history" --db="$tmp/h.db" list > "$tmp/list.txt" || fail "history list"
@@ -205,7 +211,8 @@ if "$history" --db="$tmp/h.db" import "$tmp/base.json" 2> "$tmp/import.err"; the
 fi
 grep -q "is already in the store as run 1 (label \"first\"" "$tmp/import.err" \
   || fail "re-import: $(cat "$tmp/import.err")"
-"$ci" --filter='^Empty / no allocation$' --repeats=1 --destination="$tmp/again2.json" \
+step "ci against a baseline with lower counts: the gate fails"
+"$ci" --filter='^Empty / no allocation$' --jobs=1 --repeats=1 --destination="$tmp/again2.json" \
   --baseline="$tmp/lowered.json" > "$tmp/gate.md" 2>/dev/null
 [ $? -eq 3 ] || fail "a 25% count increase should exit 3"
 grep -q "2 instruction-count regressions" "$tmp/gate.md" || fail "summary: $(cat "$tmp/gate.md")"

@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <iterator>
 #include <string>
@@ -211,7 +213,9 @@ TEST(RunnerTest, InterruptKeepsFinishedResultsAndLeavesNoWorkers) {
   options.on_progress = [&](const RunnerProgress& progress) {
     if (progress.done == 1 && !interrupter.joinable()) {
       interrupter = std::thread([] {
-        std::this_thread::sleep_for(std::chrono::seconds(2));  // a slow case is running
+        // Into a slow case, not between cases: it sleeps 30 s, so any delay
+        // of this thread short of ~28 s (a loaded machine) still lands in it.
+        std::this_thread::sleep_for(std::chrono::seconds(2));
         kill(getpid(), SIGINT);
       });
     }
@@ -262,7 +266,8 @@ TEST(RunnerTest, InterruptReachesConcurrentRunsAfterOneHasEnded) {
     if (progress.done == 1 && !interrupter.joinable()) {
       interrupter = std::thread([&] {
         short_thread.join();
-        std::this_thread::sleep_for(std::chrono::seconds(1));  // slow cases are running
+        // Into the slow cases (30 s each): see the test above.
+        std::this_thread::sleep_for(std::chrono::seconds(1));
         kill(getpid(), SIGINT);
       });
     }
@@ -277,13 +282,20 @@ TEST(RunnerTest, InterruptReachesConcurrentRunsAfterOneHasEnded) {
   EXPECT_THAT(ProcessesMentioning(WorkerPath()), ::testing::IsEmpty());
 }
 
-// Count orders, one slower than the other, and wall-time orders.
-std::vector<worker::WorkOrderProto> CountsThenWallTime() {
+// Two count orders and two wall-time orders. The first count order waits
+// (up to 2 minutes, then the test fails) until `release` exists, so the
+// counts phase cannot end before the test has seen what it looks for.
+std::vector<worker::WorkOrderProto> CountsThenWallTime(const std::string& release) {
   std::vector<worker::WorkOrderProto> orders;
-  for (const auto& [id, seconds] :
-       {std::pair<const char*, const char*>{"counted slowly", "3"}, {"counted", "1"}}) {
-    worker::WorkOrderProto order =
-        PythonOrder(id, absl::StrCat("time.sleep(", seconds, ")"), "import time");
+  for (const auto& [id, stmt] :
+       {std::pair<std::string, std::string>{"counted until released",
+                                            absl::StrCat("deadline = time.monotonic() + 120\n"
+                                                         "while not os.path.exists('",
+                                                         release,
+                                                         "') and time.monotonic() < deadline:\n"
+                                                         "    time.sleep(0.01)")},
+        {"counted", "pass"}}) {
+    worker::WorkOrderProto order = PythonOrder(id, stmt, "import os, time");
     order.set_wall_time(false);
     order.set_callgrind(true);
     order.set_callgrind_number(1);  // a warm-up call and a measured one
@@ -306,21 +318,49 @@ std::vector<std::string> WallTimeWorkers() {
   return found;
 }
 
+// Runs `then` once, from a thread of its own, as soon as a wall-time worker
+// of this test is running; stops looking when destroyed.
+class OnWallTimeWorker {
+ public:
+  explicit OnWallTimeWorker(std::function<void()> then)
+      : thread_([this, then = std::move(then)] {
+          while (!stop_) {
+            if (!WallTimeWorkers().empty()) {
+              seen_ = true;
+              then();
+              return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          }
+        }) {}
+  ~OnWallTimeWorker() {
+    stop_ = true;
+    thread_.join();
+  }
+  bool seen() const { return seen_; }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> seen_{false};
+  std::thread thread_;
+};
+
 // Once every count order is handed out, a valgrind worker left with nothing
 // to do makes way for a wall-time worker, which starts while the last
-// count runs instead of after it; the results are as usual.
+// count runs instead of after it; the results are as usual. The last count
+// runs until the test has seen that worker, so the order of events is
+// certain, not a race of two sleeps.
 TEST(RunnerTest, WallTimeWorkersStartWhileTheLastCountsRun) {
   RunnerOptions options = Options("tail.journal");
   options.jobs = 2;
-  bool wall_time_worker_during_counts = false;
-  options.on_progress = [&](const RunnerProgress& progress) {
-    if (progress.phase == "instruction counts" && !WallTimeWorkers().empty()) {
-      wall_time_worker_during_counts = true;
-    }
-  };
-  absl::StatusOr<RunnerReport> report = RunOrders(CountsThenWallTime(), options);
+  const std::string release = TempPath("tail.release");
+  absl::StatusOr<RunnerReport> report;
+  {
+    OnWallTimeWorker watcher([&] { std::ofstream(release) << "go\n"; });
+    report = RunOrders(CountsThenWallTime(release), options);
+    EXPECT_TRUE(watcher.seen()) << "no wall-time worker started while a count was running";
+  }
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_TRUE(wall_time_worker_during_counts);
   ASSERT_EQ(report->results.size(), 4u);
   for (const worker::WorkerResultProto& result : report->results) {
     EXPECT_FALSE(result.has_failure()) << result.id() << ": " << result.failure().reason();
@@ -333,18 +373,17 @@ TEST(RunnerTest, WallTimeWorkersStartWhileTheLastCountsRun) {
 }
 
 // An interrupt while wall-time workers start in the counts' tail stops
-// them too.
+// them too (the last count is never released).
 TEST(RunnerTest, InterruptInTheCountsTailLeavesNoWorkers) {
   RunnerOptions options = Options("tail-interrupted.journal");
   options.jobs = 2;
+  absl::StatusOr<RunnerReport> report;
   bool interrupted = false;
-  options.on_progress = [&](const RunnerProgress& progress) {
-    if (!interrupted && progress.phase == "instruction counts" && !WallTimeWorkers().empty()) {
-      interrupted = true;
-      kill(getpid(), SIGINT);
-    }
-  };
-  absl::StatusOr<RunnerReport> report = RunOrders(CountsThenWallTime(), options);
+  {
+    OnWallTimeWorker watcher([] { kill(getpid(), SIGINT); });
+    report = RunOrders(CountsThenWallTime(TempPath("never.release")), options);
+    interrupted = watcher.seen();
+  }
   ASSERT_TRUE(interrupted);
   EXPECT_EQ(report.status().code(), absl::StatusCode::kCancelled) << report.status();
   EXPECT_THAT(ProcessesMentioning(WorkerPath()), ::testing::IsEmpty());

@@ -36,6 +36,16 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 _STDERR_NOISE = ("dbus/", "unexpected operator")
 
 
+def event_deadline(default=120):
+    """Seconds to wait for something a page does (a load, a click's effect):
+    half the Bazel test's timeout (TEST_TIMEOUT) inside a test, else
+    `default`. Such events take well under a second on an idle machine; the
+    deadline only stops a test on a machine that makes no progress, so it is
+    generous and leaves the test time to report what it waited for."""
+    timeout = os.environ.get("TEST_TIMEOUT", "")
+    return int(timeout) // 2 if timeout.isdigit() else default
+
+
 class BrowserError(RuntimeError):
     """Chromium died, refused a command, or a page failed to load."""
 

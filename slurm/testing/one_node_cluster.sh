@@ -91,14 +91,17 @@ CONF
   export SLURM_CONF="$dir/slurm.conf"
   /usr/sbin/slurmctld -f "$SLURM_CONF"
   /usr/sbin/slurmd -f "$SLURM_CONF"
-  for _ in $(seq 100); do
+  # The node registers within a second or two on an idle machine; the
+  # deadline is for one that makes no progress at all.
+  local deadline=$((SECONDS + 120))
+  while ((SECONDS < deadline)); do
     if sinfo -h -o '%T' 2>/dev/null | grep -qx idle; then
       echo "SLURM_CONF=$SLURM_CONF"
       return 0
     fi
     sleep 0.2
   done
-  echo "$0: the node did not become idle in 20 s; sinfo says: $(sinfo -h 2>&1 || true)" >&2
+  echo "$0: the node did not become idle in 120 s; sinfo says: $(sinfo -h 2>&1 || true)" >&2
   tail -n 20 "$dir/slurmctld.log" "$dir/slurmd.log" >&2 || true
   stop
   exit 1

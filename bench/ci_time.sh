@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# How long the README's test command takes on this machine, as CI and a
+# newcomer meet it: this checkout's HEAD cloned into a new directory, run
+# with a new Bazel output base and an empty disk cache (cold), then run
+# again with nothing changed (cached test results).
+#
+#   bench/ci_time.sh [OUT]     # OUT defaults to /tmp/icount-ci-time
+#
+# Writes OUT/ci_time.md (the CPU, the commit, both wall times, the number of
+# test targets Bazel ran, and the ten slowest tests of the cold run) and
+# keeps both runs' logs in OUT; removes the clone and its output base. The
+# system packages must already be installed (./bazelw installs them once;
+# that time is not counted). Takes about as long as a cold CI run.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=$(realpath -m "${1:-/tmp/icount-ci-time}")
+mkdir -p "$out"
+rm -rf "$out/clone" "$out/output-base" "$out/disk-cache"
+git clone --quiet "$here" "$out/clone"
+commit=$(git -C "$out/clone" rev-parse --short HEAD)
+# The nested build of //tests:consumer_test caches in the disk cache too.
+flags=(--disk_cache="$out/disk-cache" --test_env=ICOUNT_TEST_DISK_CACHE="$out/disk-cache")
+
+timed_test() {  # timed_test LOG: seconds of ./bazelw test //... in the clone
+  local started=$SECONDS
+  (cd "$out/clone" && ./bazelw --output_base="$out/output-base" test //... "${flags[@]}") > "$1" 2>&1 \
+    || { echo "ci_time: ./bazelw test //... failed, see $1" >&2; tail -30 "$1" >&2; exit 1; }
+  echo $((SECONDS - started))
+}
+
+cold=$(timed_test "$out/cold.log")
+warm=$(timed_test "$out/warm.log")
+(cd "$out/clone" && ./bazelw --output_base="$out/output-base" shutdown) > /dev/null 2>&1 || true
+tests=$(grep -oE "Executed [0-9]+ out of [0-9]+ tests?" "$out/cold.log" | grep -oE "[0-9]+ tests?$" | grep -oE "[0-9]+")
+slowest=$(sed -nE 's/^(\/\/[^ ]+) +(\(cached\) )?([A-Z]+) in ([0-9.]+)s$/\4 \1/p' "$out/cold.log" | sort -rn | head -10 \
+  | awk '{ printf "| %s | %.1f |\n", $2, $1 }')
+{
+  echo "Machine: $(python3 "$here/bench/machine.py"); commit $commit; command \`bench/ci_time.sh\`."
+  echo
+  echo "| run of \`./bazelw test //...\` | wall time | test targets |"
+  echo "|---|---|---|"
+  echo "| cold (new clone, new output base, empty disk cache) | $((cold / 60)) min $((cold % 60)) s | $tests |"
+  echo "| nothing changed (cached results) | $((warm / 60)) min $((warm % 60)) s | $tests |"
+  echo
+  echo "The ten slowest tests of the cold run (seconds):"
+  echo
+  echo "| test | seconds |"
+  echo "|---|---|"
+  echo "$slowest"
+} > "$out/ci_time.md"
+rm -rf "$out/clone" "$out/output-base" "$out/disk-cache"
+cat "$out/ci_time.md"

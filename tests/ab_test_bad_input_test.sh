@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# //tools:ab_test's bad input: every message names what is wrong and how to
+# fix it, and stops before any long work; a side whose worker answers the
+# LibTorch probe but dies under valgrind, or whose command fails, is named.
+set -u
+source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+ab_test="$PWD/$1"
+source "$PWD/$2"  # expect_first_line
+old="export ICOUNT_LIBTORCH_VERSION=1.8"
+tmp="$TEST_TMPDIR"
+filter='^Empty / with allocation$'
+
+step "bad flags and environments"
+# Bad input stops before any long work.
+"$ab_test" --A=true --B=true --display_time --min_run_time=0 > /dev/null 2> "$tmp/mrt.err" \
+  && fail "--min_run_time=0 must fail"
+grep -q -- "--min_run_time=0: must be greater than 0" "$tmp/mrt.err" \
+  || fail "min_run_time message: $(cat "$tmp/mrt.err")"
+if "$ab_test" --A=true --B=true --B_worker=/nonexistent/worker > /dev/null 2> "$tmp/worker.err"; then
+  fail "a missing worker must fail"
+fi
+grep -q -- "--B_worker=/nonexistent/worker does not exist or is not executable" "$tmp/worker.err" \
+  || fail "missing worker message: $(cat "$tmp/worker.err")"
+if "$ab_test" --A="$old" --B=true --backtesting --filter='^InferenceMode' > /dev/null 2> "$tmp/none.err"; then
+  fail "--backtesting with nothing left to run must fail"
+fi
+grep -q "leaves no case to run" "$tmp/none.err" || fail "nothing-left message: $(cat "$tmp/none.err")"
+if "$ab_test" --A=true --B="export ICOUNT_LIBTORCH_VERSION=latest" --filter="$filter" \
+  > /dev/null 2> "$tmp/bad_version.err"; then
+  fail "an unreadable LibTorch version must fail"
+fi
+grep -q 'environment B reports an unreadable LibTorch version (from ICOUNT_LIBTORCH_VERSION): "latest"' \
+  "$tmp/bad_version.err" || fail "bad version message: $(cat "$tmp/bad_version.err")"
+# B's worker answers the LibTorch probe but dies under valgrind: the
+# canaries run side by side, and the error names B's.
+cat > "$tmp/probe_only_worker" <<EOF
+#!/bin/sh
+case " \$* " in *" --print_libtorch_version "*) exec "$PWD/definitions/full_suite_worker" "\$@" ;; esac
+echo "probe_only_worker: refusing to measure" >&2
+exit 3
+EOF
+chmod +x "$tmp/probe_only_worker"
+if "$ab_test" --A=true --B=true --B_worker="$tmp/probe_only_worker" --filter="$filter" \
+  > /dev/null 2> "$tmp/canary.err"; then
+  fail "a side whose canary dies must fail"
+fi
+grep -q "^ab_test: canary in A, B at once...$" "$tmp/canary.err" || fail "canaries: $(cat "$tmp/canary.err")"
+grep -q "^ab_test: environment B (true) is broken: its canary could not run: instruction counts cannot be collected" \
+  "$tmp/canary.err" || fail "canary message: $(cat "$tmp/canary.err")"
+grep -q "refusing to measure" "$tmp/canary.err" || fail "canary's worker output: $(cat "$tmp/canary.err")"
+grep -q "Finished results are kept" "$tmp/canary.err" && fail "a canary keeps no results: $(cat "$tmp/canary.err")"
+if "$ab_test" --A=true --B="exit 7" --filter="$filter" > /dev/null 2> "$tmp/broken.err"; then
+  fail "a broken environment must fail"
+fi
+grep -q "environment B" "$tmp/broken.err" || fail "broken environment message: $(cat "$tmp/broken.err")"
+expect_first_line "$ab_test" "ab_test: --A and --B are required (shell commands setting up each environment), or --sides=FILE" --A=true
+expect_first_line "$ab_test" "ERROR: Unknown command line flag 'no_such_flag'" --A=true --B=true --no_such_flag
+expect_first_line "$ab_test" 'ab_test: unexpected argument "x": this program takes only flags (--name=value; see --help)' --A=true --B=true x
+expect_first_line "$ab_test" "ab_test: --filter=( is not a valid RE2 regex: missing ): (" --A=true --B=true --filter='('
+expect_first_line "$ab_test" 'ab_test: no case matches --filter=^no such case$ (it is searched in labels such as "Pointwise / Math / add"; --list shows them all)' \
+  --A=true --B=true --filter='^no such case$'
+expect_first_line "$ab_test" "ab_test: --time_rounds=0: must be at least 1" --A=true --B=true --time_rounds=0
+expect_first_line "$ab_test" "ab_test: --top=-1: must be at least 0" --A=true --B=true --top=-1
+expect_first_line "$ab_test" "ab_test: --resume needs the --json of the run to continue" --A=true --B=true --resume
+printf 'name,count\nadd,1\n' > "$tmp/foreign.csv"
+if "$ab_test" --A=true --B=true --json="$tmp/foreign.csv" > /dev/null 2> "$tmp/foreign.err"; then fail "a CSV --json"; fi
+grep -q -- "--json: $tmp/foreign.csv exists and is not a file this tool wrote" "$tmp/foreign.err" \
+  || fail "foreign --json: $(cat "$tmp/foreign.err")"
+[ "$(cat "$tmp/foreign.csv")" = "$(printf 'name,count\nadd,1')" ] || fail "ab_test touched the CSV"
+echo PASS

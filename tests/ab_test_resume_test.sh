@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# //tools:ab_test: an interrupted run keeps its results and --resume finishes
+# it; a run over old journals is refused. Backtesting: environments that
+# declare an old LibTorch (ICOUNT_LIBTORCH_VERSION) skip the cases that need
+# a newer one. Two identical environments show no change at all.
+set -u
+source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+ab_test="$PWD/$1"
+tmp="$TEST_TMPDIR"
+filter='^Empty / with allocation$'
+
+old="export ICOUNT_LIBTORCH_VERSION=1.8"
+same_run=("$ab_test" --A="$old" --B="$old" --backtesting --json="$tmp/same.json" --colorize=false
+  --filter='^(Empty / with allocation|InferenceMode / View)$')
+# Interrupted (SIGTERM) once A has journaled a count, then resumed. A run
+# that finished before the signal reached it (its last counts done within
+# the 0.1 s poll) tells nothing and is started again, up to three times.
+for attempt in 1 2 3; do
+  step "a run interrupted once A has journaled a count (attempt $attempt)"
+  rm -f "$tmp/same.json" "$tmp"/same.json.*.journal
+  "${same_run[@]}" > /dev/null 2> "$tmp/interrupted.err" &
+  pid=$!
+  wait_for 600 "A's first journaled count" file_has_lines "$tmp/same.json.A.counts.journal" 2
+  kill -TERM "$pid"
+  wait "$pid" || break
+done
+[ -e "$tmp/same.json" ] && fail "three runs finished before they could be interrupted"
+grep -q "interrupted: .* kept in $tmp/same.json.A.counts.journal; run the same command with --resume" \
+  "$tmp/interrupted.err" || fail "interrupt message: $(cat "$tmp/interrupted.err")"
+step "a run over the interrupted run's journals"
+"${same_run[@]}" > /dev/null 2> "$tmp/again.err" && fail "a run over old journals must fail"
+grep -q "same.json.A.counts.journal exists from an earlier run: pass --resume" "$tmp/again.err" \
+  || fail "old journal message: $(cat "$tmp/again.err")"
+grep -q canary "$tmp/again.err" && fail "old journals must be reported before the canaries"
+step "--resume"
+"${same_run[@]}" --resume > "$tmp/same.txt" 2> "$tmp/same.err" \
+  || fail "ab_test --resume failed: $(cat "$tmp/same.err")"
+cat "$tmp/same.err" "$tmp/same.txt"
+grep -q "results resumed from $tmp/same.json.A.counts.journal" "$tmp/same.err" \
+  || fail "--resume should reuse A's journaled counts"
+ls "$tmp"/same.json.*.journal 2> /dev/null && fail "journals must be removed after success"
+if grep -Eq '[+-][0-9.]+%' "$tmp/same.txt"; then fail "identical environments show a change"; fi
+grep -q '\.\.\.' "$tmp/same.txt" || fail "equal cells should read ..."
+grep -q '^  InferenceMode / View | Eager | Forward | C++ | 1 thread (needs 1.9)$' "$tmp/same.err" \
+  || fail "--backtesting should list the skipped case"
+if grep -q InferenceMode "$tmp/same.txt"; then fail "a skipped case is in the table"; fi
+/usr/bin/python3 - "$tmp/same.json" <<'PY' || fail "--json: $(cat "$tmp/same.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["skipped_by_backtesting"] == ["InferenceMode/View|Eager|Forward|C++|1"], d
+assert d["libtorch"]["B"] == {"version": "1.8", "source": "ICOUNT_LIBTORCH_VERSION"}, d
+assert d["A"]["versions"]["worker"] and d["B"]["versions"]["expand"], d["A"]["versions"]
+assert all(c["label"] != "InferenceMode" for c in d["A"]["instruction_counts"]), d["A"]
+# One comparison per case: identical counts, no wall time measured.
+assert [c["case"] for c in d["comparisons"]] == ["Empty/with allocation|Eager|Forward|Python|1",
+                                                 "Empty/with allocation|Eager|Forward|C++|1"], d
+for c in d["comparisons"]:
+    assert c["counts_delta_pct"] == 0 and c["time_delta_pct"] is None, c
+    assert c["time_ci_pct"] is None and c["time_significant"] is False, c
+PY
+
+echo PASS

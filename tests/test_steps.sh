@@ -1,0 +1,39 @@
+# shellcheck shell=bash
+# What the shell tests share: a line on stderr per step (so that a test
+# killed at its timeout shows in its test.log where it stopped), failing
+# with a message, and waiting on an event with a deadline.
+#
+#   source "${TEST_SRCDIR}/icount/tests/test_steps.sh"
+#   step "a run killed mid-way"
+#   wait_for 300 "a journaled result" journal_has_lines "$out.journal" 2
+#   [[ -s $out ]] || fail "no output"
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# step WHAT: a numbered line with the seconds since the test began.
+step() {
+  _test_step=$((${_test_step:-0} + 1))
+  echo "--- step ${_test_step} (${SECONDS} s): $*" >&2
+}
+
+# wait_for SECONDS WHAT COMMAND [ARG...]: runs COMMAND every 0.1 s until it
+# succeeds, and fails naming WHAT when SECONDS pass first. The deadline is
+# for a machine that is not making progress at all: pick it many times the
+# event's usual time, well inside the test's timeout.
+wait_for() {
+  local seconds=$1 what=$2
+  shift 2
+  local deadline=$((SECONDS + seconds))
+  until "$@"; do
+    ((SECONDS < deadline)) || fail "waited ${seconds} s for ${what}"
+    sleep 0.1
+  done
+}
+
+# file_has_lines FILE N: FILE exists and holds at least N lines.
+file_has_lines() {
+  [[ -f $1 ]] && (($(wc -l < "$1") >= $2))
+}
