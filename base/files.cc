@@ -86,6 +86,25 @@ std::string TemporaryParentDirectory() {
   return "/tmp";
 }
 
+std::string CacheDirectory() {
+  if (const char* dir = std::getenv("ICOUNT_CACHE_DIR"); dir != nullptr && *dir != '\0') {
+    return dir;
+  }
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    return absl::StrCat(xdg, "/icount");
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return absl::StrCat(home, "/.cache/icount");
+  }
+  // Inside `bazel test` HOME is unset: the test's own directory, so tests
+  // neither share a cache nor leave one behind.
+  if (const char* test_tmpdir = std::getenv("TEST_TMPDIR");
+      test_tmpdir != nullptr && *test_tmpdir != '\0') {
+    return absl::StrCat(test_tmpdir, "/icount-cache");
+  }
+  return absl::StrCat("/tmp/icount-cache-", getuid());
+}
+
 absl::StatusOr<std::string> MakeTemporaryDirectory(const std::string& prefix) {
   std::string pattern = absl::StrCat(TemporaryParentDirectory(), "/", prefix, "-XXXXXX");
   if (mkdtemp(pattern.data()) == nullptr) {

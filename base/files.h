@@ -41,6 +41,13 @@ absl::StatusOr<std::string> MakeTemporaryDirectory(const std::string& prefix);
 // The directory MakeTemporaryDirectory creates its directories in.
 std::string TemporaryParentDirectory();
 
+// Where icount keeps what it builds for later runs (compiled snippets,
+// workers built for another LibTorch): $ICOUNT_CACHE_DIR, else
+// $XDG_CACHE_HOME/icount, else $HOME/.cache/icount, else (inside `bazel
+// test`, where HOME is unset) $TEST_TMPDIR/icount-cache, else
+// /tmp/icount-cache-<uid>. Not created here.
+std::string CacheDirectory();
+
 // Removes `path` and everything below it, ignoring errors.
 void RemoveDirectoryTree(const std::string& path);
 

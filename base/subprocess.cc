@@ -116,15 +116,21 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
     return pid.status();
   }
   std::string output;
+  size_t reported = 0;  // output before this offset went to on_line
   char buffer[65536];
   for (;;) {
     const ssize_t n = read(pipe_fds[0], buffer, sizeof(buffer));
     if (n > 0) {
       output.append(buffer, static_cast<size_t>(n));
+      for (size_t end; options.on_line && (end = output.find('\n', reported)) != std::string::npos;
+           reported = end + 1) {
+        options.on_line(output.substr(reported, end - reported));
+      }
     } else if (n == 0 || errno != EINTR) {
       break;
     }
   }
+  if (options.on_line && reported < output.size()) options.on_line(output.substr(reported));
   close(pipe_fds[0]);
   int status = 0;
   while (waitpid(*pid, &status, 0) < 0 && errno == EINTR) {

@@ -63,6 +63,9 @@ struct CommandOptions {
   std::optional<std::vector<std::string>> env;
   // As SpawnOptions::reproducible_layout.
   bool reproducible_layout = false;
+  // Called with each line of output (without its newline) as it arrives,
+  // for progress; the result still has all of it.
+  std::function<void(const std::string& line)> on_line;
 };
 
 // When this process's pid is below 300, starts and reaps children that exit

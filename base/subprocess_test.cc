@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "base/files.h"
 #include "gtest/gtest.h"
@@ -22,6 +23,28 @@ TEST(RunCommandTest, CapturesOutputAndExitCode) {
   EXPECT_EQ(result->signal, 0);
   EXPECT_EQ(result->output, "out\nerr\n");
   EXPECT_EQ(DescribeExit(*result), "exit code 3");
+}
+
+TEST(RunCommandTest, HandsOverEachLineAsItArrives) {
+  // The second line is printed only after the first has been handed over
+  // (the command waits for the file the callback writes): lines are not
+  // held back until the command ends.
+  const std::string marker = std::string(std::getenv("TEST_TMPDIR")) + "/first_line_seen";
+  CommandOptions options;
+  std::vector<std::string> lines;
+  options.on_line = [&](const std::string& line) {
+    lines.push_back(line);
+    if (line == "first") {
+      ASSERT_TRUE(WriteFileAtomically(marker, "").ok());
+    }
+  };
+  absl::StatusOr<CommandResult> result = RunCommand(
+      {"sh", "-c", "echo first; while [ ! -e \"$1\" ]; do sleep 0.01; done; printf 'second\\nlast'",
+       "sh", marker},
+      options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(lines, (std::vector<std::string>{"first", "second", "last"}));
+  EXPECT_EQ(result->output, "first\nsecond\nlast");
 }
 
 TEST(RunCommandTest, ReportsTheSignal) {

@@ -42,6 +42,7 @@ ICOUNT_PACKAGES = [
     "cli",
     "compare",
     "definitions",
+    "environment",
     "expand",
     "fuzzer",
     "history",

@@ -132,7 +132,10 @@ absl::Status WriteTorchScriptArtifacts(const std::vector<TorchScriptArtifact>& a
   if (artifacts.empty()) return absl::OkStatus();
   // torch.jit.script reads a function's source with `inspect`, so each
   // model's code is imported from a real file rather than exec()'d.
+  // TorchImportPrelude: scripted by the torch of the LibTorch the suite's
+  // worker is built against, where it has one.
   std::string script =
+      TorchImportPrelude() +
       "import importlib.util, sys, torch\n"
       "def _icount_build(key, source, py_path, pt_path):\n"
       "    with open(py_path, 'w') as f:\n"

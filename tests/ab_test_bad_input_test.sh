@@ -53,6 +53,39 @@ if "$ab_test" --A=true --B="exit 7" --filter="$filter" > /dev/null 2> "$tmp/brok
   fail "a broken environment must fail"
 fi
 grep -q "environment B" "$tmp/broken.err" || fail "broken environment message: $(cat "$tmp/broken.err")"
+step "sides whose PyTorch cannot be measured"
+# Each is refused before anything is built or measured, saying what to do.
+if "$ab_test" --A=true --B=true --B_libtorch="$tmp" > /dev/null 2> "$tmp/no_libtorch.err"; then
+  fail "a directory that is no LibTorch must fail"
+fi
+grep -q -- "--B_libtorch: the LibTorch directory $tmp has no include/torch" "$tmp/no_libtorch.err" \
+  || fail "no-LibTorch message: $(cat "$tmp/no_libtorch.err")"
+# A torch that is there but does not import.
+mkdir -p "$tmp/broken_site/torch"
+echo 'raise OSError("libtorch_global_deps.so: cannot open shared object file")' \
+  > "$tmp/broken_site/torch/__init__.py"
+if "$ab_test" --A=true --B="export PATH=/usr/bin:\$PATH PYTHONPATH=$tmp/broken_site" \
+  > /dev/null 2> "$tmp/broken_torch.err"; then
+  fail "a torch that fails to import must fail"
+fi
+grep -q 'B: `import torch` fails in the environment' "$tmp/broken_torch.err" \
+  || fail "broken torch message: $(cat "$tmp/broken_torch.err")"
+grep -q "OSError: libtorch_global_deps.so" "$tmp/broken_torch.err" \
+  || fail "broken torch's error: $(cat "$tmp/broken_torch.err")"
+# A LibTorch directory that is fine, but no source tree to build for it in.
+mkdir -p "$tmp/libtorch/include/torch/csrc/api/include/torch" "$tmp/libtorch/lib"
+printf '#define TORCH_VERSION_MAJOR 2\n#define TORCH_VERSION_MINOR 1\n#define TORCH_VERSION_PATCH 0\n' \
+  > "$tmp/libtorch/include/torch/csrc/api/include/torch/version.h"
+touch "$tmp/libtorch/lib/libtorch_cpu.so" "$tmp/libtorch/lib/libc10.so"
+if env -u BUILD_WORKSPACE_DIRECTORY -u ICOUNT_WORKSPACE "$ab_test" --A=true --B=true \
+  --B_libtorch="$tmp/libtorch" > /dev/null 2> "$tmp/no_tree.err"; then
+  fail "a build without icount's source tree must fail"
+fi
+grep -q "^ab_test: B: torch 2.1.0 (LibTorch directory) at $tmp/libtorch, found by --B_libtorch$" \
+  "$tmp/no_tree.err" || fail "what B has: $(cat "$tmp/no_tree.err")"
+grep -q "set ICOUNT_WORKSPACE=<icount checkout>" "$tmp/no_tree.err" \
+  || fail "no source tree message: $(cat "$tmp/no_tree.err")"
+
 expect_first_line "$ab_test" "ab_test: --A and --B are required (shell commands setting up each environment), or --sides=FILE" --A=true
 expect_first_line "$ab_test" "ERROR: Unknown command line flag 'no_such_flag'" --A=true --B=true --no_such_flag
 expect_first_line "$ab_test" 'ab_test: unexpected argument "x": this program takes only flags (--name=value; see --help)' --A=true --B=true x

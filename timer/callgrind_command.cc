@@ -13,8 +13,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "base/files.h"
 #include "base/subprocess.h"
-#include "timer/internal/cpp_snippet.h"
 
 namespace icount {
 
@@ -90,7 +90,7 @@ std::vector<std::string> MeasurementEnvironment(int num_threads) {
       "PYTHONHASHSEED=0",
       "LC_ALL=C",
       absl::StrCat("OMP_NUM_THREADS=", num_threads),
-      absl::StrCat("ICOUNT_CACHE_DIR=", timer_internal::CacheDirectory()),
+      absl::StrCat("ICOUNT_CACHE_DIR=", base::CacheDirectory()),
   };
   // TMPDIR always, "/tmp" (the default) when unset: a Slurm task sets it,
   // a shell seldom does, and Python's counts follow the environment's

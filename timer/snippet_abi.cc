@@ -3,6 +3,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/text.h"
+#include "third_party/libtorch/libtorch_install.h"
 
 namespace icount {
 
@@ -53,6 +55,12 @@ std::string SnippetFunctionSource(const std::string& function_name, const std::s
 std::string ArtifactPathDefinition(bool cpp, const std::string& value) {
   return cpp ? absl::StrCat("const std::string ", kArtifactPathName, " = ", value, ";\n")
              : absl::StrCat(kArtifactPathName, " = ", value, "\n");
+}
+
+std::string TorchImportPrelude() {
+  const std::string path = libtorch_install::kTorchPythonPath;
+  if (path.empty()) return "";
+  return absl::StrCat("import sys\nsys.path.insert(0, ", base::PythonRawLiteral(path), ")\n");
 }
 
 }  // namespace icount

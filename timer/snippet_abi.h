@@ -78,6 +78,15 @@ inline constexpr char kArtifactPathName[] = "ICOUNT_ARTIFACT_PATH";
 //       == "ICOUNT_ARTIFACT_PATH = r'''/a/m.pt'''\n"
 std::string ArtifactPathDefinition(bool cpp, const std::string& value);
 
+// Python code to run before the first `import torch`, so that it loads the
+// torch package of the LibTorch this binary is built against
+// (third_party/libtorch/libtorch_install.h) and never a second LibTorch:
+// "" for Debian's python3-torch, else a sys.path insertion such as
+//
+//   import sys
+//   sys.path.insert(0, r'/venv/lib/python3.11/site-packages')
+std::string TorchImportPrelude();
+
 }  // namespace icount
 #endif
 

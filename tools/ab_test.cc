@@ -5,9 +5,15 @@
 //       [--A_worker=PATH] [--B_worker=PATH] [--backtesting] [--display_time]
 //       [--time_rounds=N] [--colorize] [--markdown] [--json=out.json [--resume]]
 //
+// A side is an environment, as in upstream's A/B: its PyTorch is the torch
+// that `import torch` loads there (or --A_libtorch=DIR, or Debian's when
+// neither gives one), and icount's worker and C++ cases are built against
+// that PyTorch's headers and libraries, once (tools/environment_suite.h).
 // Each side's workers start through `/bin/sh -c '<command> && exec "$@"'`,
-// so a side can load another LibTorch (LD_LIBRARY_PATH, PYTHONPATH), preload
-// a library, or use a worker built against it (--A_worker). In order:
+// so a side can also swap libraries (LD_LIBRARY_PATH) or preload one, or
+// use a worker built elsewhere (--A_worker). In order:
+//   0. each side's PyTorch is found and said, and built for when it is not
+//      Debian's;
 //   1. each side's worker reports the LibTorch it runs on
 //      (worker/libtorch_version_line.h); with --backtesting, cases that declare a
 //      newer min_libtorch_version than either side has are skipped (and
@@ -60,9 +66,11 @@
 #include "compare/delta_table.h"
 #include "compare/node_check.h"
 #include "compare/time_comparison.h"
+#include "environment/pytorch_install.h"
 #include "expand/libtorch_version.h"
 #include "timer/function_counts.h"
 #include "timer/measurement_io.h"
+#include "tools/environment_suite.h"
 #include "tools/executor.h"
 #include "tools/history_recording.h"
 #include "tools/html_report.h"
@@ -73,8 +81,14 @@
 
 ABSL_FLAG(std::string, A, "", "Shell command setting up environment A (required).");
 ABSL_FLAG(std::string, B, "", "Shell command setting up environment B (required).");
-ABSL_FLAG(std::string, A_worker, "", "Worker binary for A; default: the suite's.");
-ABSL_FLAG(std::string, B_worker, "", "Worker binary for B; default: the suite's.");
+ABSL_FLAG(std::string, A_libtorch, "",
+          "A LibTorch directory (include/, lib/, share/cmake/Torch) for A instead of the torch "
+          "that `import torch` loads in A; C++ cases only.");
+ABSL_FLAG(std::string, B_libtorch, "", "As --A_libtorch, for B.");
+ABSL_FLAG(std::string, A_worker, "",
+          "Worker binary for A, used as it is; default: the suite's, built for A's PyTorch.");
+ABSL_FLAG(std::string, B_worker, "", "As --A_worker, for B.");
+ABSL_FLAG(bool, no_python, false, "C++ cases only.");
 ABSL_FLAG(std::string, filter, "", "RE2 regex on labels: only matching cases.");
 ABSL_FLAG(bool, backtesting, false,
           "Skip cases that declare a newer min_libtorch_version than A or B reports.");
@@ -106,23 +120,46 @@ ABSL_FLAG(bool, resume, false,
 namespace icount {
 namespace {
 
-std::vector<std::string> ShellPrefix(const std::string& command) {
-  return {"/bin/sh", "-c", absl::StrCat(command, " && exec \"$@\""), "icount-env"};
-}
-
 struct Side {
   std::string name;
   std::string command;
-  std::string worker;
+  EnvironmentSuite environment;  // its PyTorch, and the suite built for it
+  // Whether its workers import torch (RunnerOptions::python): the same on
+  // every side, false when one side's PyTorch has no torch package.
+  bool workers_import_torch = true;
   LibTorchVersionReport libtorch;  // as the side's worker reports it
   expand::LibTorchVersion libtorch_version;
+
+  const Suite& suite() const { return environment.suite; }
 };
+
+// The side's PyTorch and suite (tools/environment_suite.h); with
+// --X_worker, the suite's cases with that worker, used as it is.
+absl::Status SetUpSide(const Suite& own_suite, const std::string& libtorch_directory,
+                       const std::string& libtorch_flag, const std::string& worker, Side& side) {
+  if (worker.empty()) {
+    ICOUNT_ASSIGN_OR_RETURN(
+        side.environment,
+        SuiteForEnvironment({side.name, side.command, libtorch_directory, libtorch_flag}, own_suite,
+                            "ab_test"));
+    return absl::OkStatus();
+  }
+  if (access(worker.c_str(), X_OK) != 0) {
+    return absl::NotFoundError(
+        absl::StrCat("--", side.name, "_worker=", worker, " does not exist or is not executable"));
+  }
+  side.environment.install = environment::SystemInstall();
+  side.environment.install.how_found = absl::StrCat("--", side.name, "_worker");
+  side.environment.suite = own_suite;
+  side.environment.suite.worker_path = worker;
+  return absl::OkStatus();
+}
 
 // Asks the side's worker, started through the side's command, which
 // LibTorch it runs on. Also the first sign of a broken environment.
 absl::Status ProbeLibTorch(Side& side) {
-  std::vector<std::string> argv = ShellPrefix(side.command);
-  argv.push_back(side.worker);
+  std::vector<std::string> argv = environment::EnvironmentPrefix(side.command);
+  argv.push_back(side.suite().worker_path);
   argv.push_back("--print_libtorch_version");
   absl::StatusOr<base::CommandResult> result = base::RunCommand(argv);
   if (!result.ok()) return result.status();
@@ -176,9 +213,10 @@ absl::Status SplitByMinLibTorch(const std::vector<expand::SuiteCaseProto>& cases
 
 RunnerOptions SideOptions(const Side& side, int jobs, std::string journal_path) {
   RunnerOptions options;
-  options.worker_path = side.worker;
+  options.worker_path = side.suite().worker_path;
   options.jobs = jobs;
-  options.command_prefix = ShellPrefix(side.command);
+  options.command_prefix = environment::EnvironmentPrefix(side.command);
+  options.python = side.workers_import_torch;
   options.journal_path = std::move(journal_path);
   // A case that crashes in one environment (a preloaded library, another
   // LibTorch) will crash again.
@@ -189,14 +227,13 @@ RunnerOptions SideOptions(const Side& side, int jobs, std::string journal_path) 
 // A trivial case that must work in the environment before anything long
 // starts: counted once under valgrind when the run counts; timed briefly
 // otherwise, since an A/B of wall time alone needs no valgrind.
-absl::Status Canary(const Side& side, const Suite& suite, const expand::SuiteCaseProto& canary,
-                    bool counts) {
+absl::Status Canary(const Side& side, const expand::SuiteCaseProto& canary, bool counts) {
   MeasureOptions measure;
   measure.wall_time = !counts;
   measure.instruction_counts = counts;
   measure.callgrind_number = 1;
   measure.min_run_time = 0.01;
-  const std::vector<worker::WorkOrderProto> orders = MakeOrders(suite, {canary}, measure);
+  const std::vector<worker::WorkOrderProto> orders = MakeOrders(side.suite(), {canary}, measure);
   // A canary keeps nothing: its journal lives in a directory of its own
   // under $TMPDIR, gone when it ends.
   absl::StatusOr<std::string> directory = base::MakeTemporaryDirectory("icount-canary");
@@ -229,7 +266,7 @@ absl::Status Canary(const Side& side, const Suite& suite, const expand::SuiteCas
 // environments are checked in the time of one worker's start (~11 s under
 // valgrind) instead of one after another. The first broken side, in the
 // sides' order, is the error.
-absl::Status CheckCanaries(const std::vector<const Side*>& sides, const Suite& suite,
+absl::Status CheckCanaries(const std::vector<const Side*>& sides,
                            const expand::SuiteCaseProto& canary, bool counts) {
   const size_t at_once = std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
   for (size_t first = 0; first < sides.size(); first += at_once) {
@@ -238,8 +275,8 @@ absl::Status CheckCanaries(const std::vector<const Side*>& sides, const Suite& s
     std::vector<std::future<absl::Status>> running;
     for (size_t k = first; k < end; ++k) {
       names.push_back(sides[k]->name);
-      running.push_back(std::async(std::launch::async,
-                                   [&, k] { return Canary(*sides[k], suite, canary, counts); }));
+      running.push_back(
+          std::async(std::launch::async, [&, k] { return Canary(*sides[k], canary, counts); }));
     }
     std::fprintf(stderr, "ab_test: canary in %s%s...\n", absl::StrJoin(names, ", ").c_str(),
                  names.size() > 1 ? " at once" : "");
@@ -366,12 +403,16 @@ void FixBlockSizes(const SideRun& a_run, std::vector<worker::WorkOrderProto>& ti
 // Runs `orders` in A and in B: counts at once, wall time in paired rounds
 // (see the file comment). Journals are named after `journal_base`.
 absl::Status RunBothSides(const Side& a, const Side& b,
-                          const std::vector<worker::WorkOrderProto>& orders,
-                          const std::string& journal_base, bool resume, SideRun& a_run,
-                          SideRun& b_run) {
-  std::vector<worker::WorkOrderProto> count_orders, time_orders;
-  for (const worker::WorkOrderProto& order : orders) {
-    (order.callgrind() ? count_orders : time_orders).push_back(order);
+                          const std::vector<expand::SuiteCaseProto>& cases,
+                          const MeasureOptions& measure, const std::string& journal_base,
+                          bool resume, SideRun& a_run, SideRun& b_run) {
+  // Each side's orders name its own suite's TorchScript artifacts.
+  std::vector<worker::WorkOrderProto> count_orders[2], time_orders[2];
+  for (const Side* side : {&a, &b}) {
+    const int k = side == &a ? 0 : 1;
+    for (const worker::WorkOrderProto& order : MakeOrders(side->suite(), cases, measure)) {
+      (order.callgrind() ? count_orders[k] : time_orders[k]).push_back(order);
+    }
   }
   auto options = [&](const Side& side, const std::string& part, int jobs) {
     RunnerOptions o = SideOptions(side, jobs, JournalPath(journal_base, side.name, part));
@@ -381,18 +422,18 @@ absl::Status RunBothSides(const Side& a, const Side& b,
   auto side_error = [](const Side& side, const absl::Status& status) {
     return absl::Status(status.code(), absl::StrCat(side.name, ": ", status.message()));
   };
-  if (!count_orders.empty()) {
+  if (!count_orders[0].empty()) {
     const int jobs = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) / 2);
     std::fprintf(stderr, "ab_test: instruction counts of %zu cases in A and B at once...\n",
-                 count_orders.size());
-    SidesProgress progress({"A", "B"}, static_cast<int>(count_orders.size()));
+                 count_orders[0].size());
+    SidesProgress progress({"A", "B"}, static_cast<int>(count_orders[0].size()));
     RunnerOptions a_options = options(a, "counts", jobs);
     RunnerOptions b_options = options(b, "counts", jobs);
     a_options.on_progress = progress.For(0);
     b_options.on_progress = progress.For(1);
     auto a_done =
-        std::async(std::launch::async, [&] { return RunInto(count_orders, a_options, a_run); });
-    const absl::Status b_status = RunInto(count_orders, b_options, b_run);
+        std::async(std::launch::async, [&] { return RunInto(count_orders[0], a_options, a_run); });
+    const absl::Status b_status = RunInto(count_orders[1], b_options, b_run);
     const absl::Status a_status = a_done.get();
     if (!a_status.ok()) return side_error(a, a_status);
     if (!b_status.ok()) return side_error(b, b_status);
@@ -404,15 +445,20 @@ absl::Status RunBothSides(const Side& a, const Side& b,
   // measurements ran up to 2x slow beside the other side's processes
   // (README, "Wall time you can trust").
   const int rounds = TimeRounds();
-  for (int round = 0; round < rounds && !time_orders.empty(); ++round) {
+  for (int round = 0; round < rounds && !time_orders[0].empty(); ++round) {
     const Side* first = round % 2 == 0 ? &a : &b;
     for (const Side* side : {first, first == &a ? &b : &a}) {
+      const int k = side == &a ? 0 : 1;
       std::fprintf(stderr, "ab_test: wall time, round %d of %d, %s: %zu cases...\n", round + 1,
-                   rounds, side->name.c_str(), time_orders.size());
-      const absl::Status status = RunInto(time_orders, options(*side, TimeRoundPart(round), 0),
+                   rounds, side->name.c_str(), time_orders[k].size());
+      const absl::Status status = RunInto(time_orders[k], options(*side, TimeRoundPart(round), 0),
                                           side == &a ? a_run : b_run, round);
       if (!status.ok()) return side_error(*side, status);
-      if (round == 0 && side == &a) FixBlockSizes(a_run, time_orders);
+      if (round == 0 && side == &a) {
+        for (std::vector<worker::WorkOrderProto>& orders : time_orders) {
+          FixBlockSizes(a_run, orders);
+        }
+      }
     }
   }
   return absl::OkStatus();
@@ -505,25 +551,41 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   return absl::OkStatus();
 }
 
-// The sides as the flags describe them, with workers that exist.
-absl::Status MakeSides(const Suite& suite, Side& a, Side& b) {
-  auto worker = [&](const std::string& flag) { return flag.empty() ? suite.worker_path : flag; };
-  a = Side{"A", absl::GetFlag(FLAGS_A), worker(absl::GetFlag(FLAGS_A_worker)), {}, {}};
-  b = Side{"B", absl::GetFlag(FLAGS_B), worker(absl::GetFlag(FLAGS_B_worker)), {}, {}};
-  for (const Side* side : {&a, &b}) {
-    if (access(side->worker.c_str(), X_OK) != 0) {
-      return absl::NotFoundError(absl::StrCat("--", side->name, "_worker=", side->worker,
-                                              " does not exist or is not executable"));
-    }
+// The sides as the flags describe them, each with its PyTorch and suite.
+absl::Status MakeSides(const Suite& own_suite, Side& a, Side& b) {
+  a.name = "A";
+  a.command = absl::GetFlag(FLAGS_A);
+  b.name = "B";
+  b.command = absl::GetFlag(FLAGS_B);
+  ICOUNT_RETURN_IF_ERROR(SetUpSide(own_suite, absl::GetFlag(FLAGS_A_libtorch), "A_libtorch",
+                                   absl::GetFlag(FLAGS_A_worker), a));
+  return SetUpSide(own_suite, absl::GetFlag(FLAGS_B_libtorch), "B_libtorch",
+                   absl::GetFlag(FLAGS_B_worker), b);
+}
+
+// Whether Python cases run: not with --no_python, nor when a side's
+// PyTorch is a LibTorch directory (it has no torch package to import); then
+// no side's workers import torch, so that C++ cases have the same history
+// on every side.
+bool PythonCases(const std::vector<Side*>& sides) {
+  for (const Side* side : sides) {
+    if (side->environment.python_cases()) continue;
+    std::fprintf(stderr,
+                 "ab_test: %s: %s: Python cases are skipped, and no side's workers import "
+                 "torch\n",
+                 side->name.c_str(), side->environment.install.python_problem.c_str());
+    for (Side* other : sides) other->workers_import_torch = false;
+    return false;
   }
-  return absl::OkStatus();
+  return !absl::GetFlag(FLAGS_no_python);
 }
 
 // The cases --filter and --no_cpp select.
-absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectedCases(const Suite& suite) {
+absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectedCases(const Suite& suite, bool python) {
   CaseFilter filter;
   filter.label_regex = absl::GetFlag(FLAGS_filter);
   filter.cpp = !absl::GetFlag(FLAGS_no_cpp);
+  filter.python = python;
   return SelectCases(suite, filter);
 }
 
@@ -562,13 +624,16 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToRun(
   return runnable;
 }
 
-// The canary: the suite's first Python case that runs on both sides.
-absl::StatusOr<expand::SuiteCaseProto> ChooseCanary(const Suite& suite) {
+// The canary: the suite's first Python case (C++ when Python cases do not
+// run) that runs on every side.
+absl::StatusOr<expand::SuiteCaseProto> ChooseCanary(const Suite& suite, bool python) {
+  const timer::Language language = python ? timer::PYTHON : timer::CPP;
   for (const expand::SuiteCaseProto& c : suite.manifest.cases()) {
-    if (c.task_spec().language() == timer::PYTHON && c.min_libtorch_version().empty()) return c;
+    if (c.task_spec().language() == language && c.min_libtorch_version().empty()) return c;
   }
   return absl::FailedPreconditionError(
-      "the suite has no Python case without a min_libtorch_version to be the canary");
+      absl::StrCat("the suite has no ", python ? "Python" : "C++",
+                   " case without a min_libtorch_version to be the canary"));
 }
 
 // Each side's results by case key.
@@ -712,10 +777,17 @@ std::string ComparisonsJson(const std::vector<expand::SuiteCaseProto>& cases,
   return absl::StrCat("[", objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]");
 }
 
-// A side's LibTorch in --json: {"version": ..., "source": ...}.
+// A side's LibTorch in --json: {"version": ..., "source": ..., "install":
+// ..., "fingerprint": ...} (the last for one that is not Debian's).
 std::string LibTorchJson(const Side& side) {
-  return absl::StrCat("{\"version\": ", base::JsonString(side.libtorch.version),
-                      ", \"source\": ", base::JsonString(side.libtorch.source), "}");
+  return absl::StrCat(
+      "{\"version\": ", base::JsonString(side.libtorch.version),
+      ", \"source\": ", base::JsonString(side.libtorch.source),
+      ", \"install\": ", base::JsonString(environment::Describe(side.environment.install)),
+      side.environment.fingerprint.empty()
+          ? ""
+          : absl::StrCat(", \"fingerprint\": ", base::JsonString(side.environment.fingerprint)),
+      "}");
 }
 
 // The keys of the cases --backtesting skipped, as a JSON array.
@@ -759,31 +831,37 @@ void ReportStopped(const absl::Status& status, const std::string& json_path, con
 // once; here one side after the other, each on every CPU), then a table of
 // counts per case across the sides with the first side at which each
 // changed.
-int RunSides(const Suite& suite, const std::vector<expand::SuiteCaseProto>& selected) {
+int RunSides(const Suite& own_suite) {
   absl::StatusOr<std::vector<SideSpec>> specs = ReadSidesFlag();
   if (!specs.ok()) return base::Fail(specs.status());
-  std::vector<Side> sides;
-  for (const SideSpec& spec : *specs) {
-    sides.push_back(Side{spec.name, spec.command, suite.worker_path, {}, {}});
-  }
+  std::vector<Side> sides(specs->size());
   std::vector<const Side*> side_pointers;
+  std::vector<Side*> mutable_sides;
   for (Side& side : sides) {
-    if (absl::Status status = ProbeLibTorch(side); !status.ok()) {
-      return base::Fail(absl::StrCat(absl::GetFlag(FLAGS_sides), ":",
-                                     (*specs)[&side - &sides[0]].line, ": ", status.message()));
+    mutable_sides.push_back(&side);
+    const SideSpec& spec = (*specs)[&side - &sides[0]];
+    side.name = spec.name;
+    side.command = spec.command;
+    absl::Status status = SetUpSide(own_suite, "", "", "", side);
+    if (status.ok()) status = ProbeLibTorch(side);
+    if (!status.ok()) {
+      return base::Fail(
+          absl::StrCat(absl::GetFlag(FLAGS_sides), ":", spec.line, ": ", status.message()));
     }
     std::fprintf(stderr, "ab_test: %s runs LibTorch %s (from %s)\n", side.name.c_str(),
                  side.libtorch.version.c_str(), side.libtorch.source.c_str());
     side_pointers.push_back(&side);
   }
+  const bool python = PythonCases(mutable_sides);
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> selected = SelectedCases(own_suite, python);
+  if (!selected.ok()) return base::Fail(selected.status());
   std::vector<expand::SuiteCaseProto> skipped;
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases =
-      CasesToRun(selected, side_pointers, skipped);
+      CasesToRun(*selected, side_pointers, skipped);
   if (!cases.ok()) return base::Fail(cases.status());
-  absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(suite);
+  absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(own_suite, python);
   if (!canary.ok()) return base::Fail(canary.status());
-  if (absl::Status status = CheckCanaries(side_pointers, suite, *canary, /*counts=*/true);
-      !status.ok()) {
+  if (absl::Status status = CheckCanaries(side_pointers, *canary, /*counts=*/true); !status.ok()) {
     return base::Fail(status);
   }
   absl::StatusOr<std::optional<history::Store>> history = OpenHistoryFlag();
@@ -792,28 +870,29 @@ int RunSides(const Suite& suite, const std::vector<expand::SuiteCaseProto>& sele
   MeasureOptions measure;
   measure.wall_time = false;
   measure.rehearse_torchscript = absl::GetFlag(FLAGS_rehearse_torchscript);
-  const std::vector<worker::WorkOrderProto> orders = MakeOrders(suite, *cases, measure);
+  const size_t orders_per_side = MakeOrders(own_suite, *cases, measure).size();
   const std::string json_path = absl::GetFlag(FLAGS_json);
   absl::StatusOr<std::string> journal_base_or = JournalBase(json_path);
   if (!journal_base_or.ok()) return base::Fail(journal_base_or.status());
   const std::string& journal_base = *journal_base_or;
   std::vector<std::string> names;
   for (const Side& side : sides) names.push_back(side.name);
-  SidesProgress progress(names, static_cast<int>(orders.size()));
+  SidesProgress progress(names, static_cast<int>(orders_per_side));
   std::vector<SideRun> runs(sides.size());
   auto run_side = [&](size_t k) {
     RunnerOptions options =
         SideOptions(sides[k], 0, JournalPath(journal_base, SideTag(k), "counts"));
     options.resume = absl::GetFlag(FLAGS_resume);
     options.on_progress = progress.For(static_cast<int>(k));
-    const absl::Status status = RunInto(orders, options, runs[k]);
+    const absl::Status status =
+        RunInto(MakeOrders(sides[k].suite(), *cases, measure), options, runs[k]);
     return status.ok()
                ? status
                : absl::Status(status.code(), absl::StrCat(sides[k].name, ": ", status.message()));
   };
   const std::string start = NowRfc3339();
-  std::fprintf(stderr, "ab_test: instruction counts of %zu cases in %zu sides...\n", orders.size(),
-               sides.size());
+  std::fprintf(stderr, "ab_test: instruction counts of %zu cases in %zu sides...\n",
+               orders_per_side, sides.size());
   absl::Status status;
   if (SlurmExecutorChosen()) {
     std::vector<std::future<absl::Status>> running;
@@ -915,11 +994,17 @@ int Main(int argc, char** argv) {
   if (absl::Status flags = CheckFlags(positional); !flags.ok()) return base::Fail(flags);
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
   if (!suite.ok()) return base::Fail(suite.status());
-  absl::StatusOr<std::vector<expand::SuiteCaseProto>> selected = SelectedCases(*suite);
-  if (!selected.ok()) return base::Fail(selected.status());
-  if (!absl::GetFlag(FLAGS_sides).empty()) return RunSides(*suite, *selected);
+  // A --filter or --no_cpp that leaves nothing is an error before any side
+  // is looked at (or built for).
+  if (absl::Status s = SelectedCases(*suite, !absl::GetFlag(FLAGS_no_python)).status(); !s.ok()) {
+    return base::Fail(s);
+  }
+  if (!absl::GetFlag(FLAGS_sides).empty()) return RunSides(*suite);
   Side a, b;
   if (absl::Status sides = MakeSides(*suite, a, b); !sides.ok()) return base::Fail(sides);
+  const bool python = PythonCases({&a, &b});
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> selected = SelectedCases(*suite, python);
+  if (!selected.ok()) return base::Fail(selected.status());
   for (Side* side : {&a, &b}) {
     if (absl::Status status = ProbeLibTorch(*side); !status.ok()) return base::Fail(status);
     std::fprintf(stderr, "ab_test: %s runs LibTorch %s (from %s)\n", side->name.c_str(),
@@ -929,10 +1014,9 @@ int Main(int argc, char** argv) {
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases =
       CasesToRun(*selected, {&a, &b}, skipped);
   if (!cases.ok()) return base::Fail(cases.status());
-  absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(*suite);
+  absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(*suite, python);
   if (!canary.ok()) return base::Fail(canary.status());
-  if (absl::Status status =
-          CheckCanaries({&a, &b}, *suite, *canary, !absl::GetFlag(FLAGS_no_counts));
+  if (absl::Status status = CheckCanaries({&a, &b}, *canary, !absl::GetFlag(FLAGS_no_counts));
       !status.ok()) {
     return base::Fail(status);
   }
@@ -950,7 +1034,7 @@ int Main(int argc, char** argv) {
   if (!history.ok()) return base::Fail(history.status());
   SideRun a_run, b_run;
   const std::string start = NowRfc3339();
-  if (absl::Status status = RunBothSides(a, b, MakeOrders(*suite, *cases, measure), journal_base,
+  if (absl::Status status = RunBothSides(a, b, *cases, measure, journal_base,
                                          absl::GetFlag(FLAGS_resume), a_run, b_run);
       !status.ok()) {
     ReportStopped(status, json_path, a_run, b_run);

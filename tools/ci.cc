@@ -33,6 +33,8 @@
 #include "base/status.h"
 #include "cli/tool_flags.h"
 #include "compare/gate.h"
+#include "environment/pytorch_install.h"
+#include "tools/environment_suite.h"
 #include "tools/executor.h"
 #include "tools/history_recording.h"
 #include "tools/html_report.h"
@@ -60,6 +62,8 @@ ABSL_FLAG(bool, gate_on_time, false,
 ABSL_FLAG(bool, compare_time_across_hosts, false,
           "With --baseline: compare wall times even of cases the baseline timed on another host "
           "(results record each case's node); by default they are listed, not compared.");
+ABSL_FLAG(std::string, env, "", icount::kEnvHelp);
+ABSL_FLAG(std::string, libtorch, "", icount::kLibTorchHelp);
 ABSL_FLAG(std::string, json, "",
           "With --baseline: also write the per-case comparisons as JSON here "
           "({\"regressions\", \"time_regressions\", \"comparisons\": [...]}).");
@@ -101,9 +105,16 @@ absl::StatusOr<std::optional<ResultsFile>> ReadBaseline() {
 
 // The cases --filter selects; with --subset the first of each top-level
 // group, per language.
-absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToMeasure(const Suite& suite) {
+absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToMeasure(
+    const EnvironmentSuite& environment) {
+  const Suite& suite = environment.suite;
   CaseFilter filter;
   filter.label_regex = absl::GetFlag(FLAGS_filter);
+  if (!environment.python_cases()) {
+    std::fprintf(stderr, "ci: %s: Python cases are skipped\n",
+                 environment.install.python_problem.c_str());
+    filter.python = false;
+  }
   ICOUNT_ASSIGN_OR_RETURN(std::vector<expand::SuiteCaseProto> all, SelectCases(suite, filter));
   std::vector<expand::SuiteCaseProto> cases;
   std::set<std::string> groups;
@@ -116,9 +127,10 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToMeasure(const Suite& 
 
 // Counts (--repeats) and wall time of `cases`, written to `destination`
 // with the suite checksum; the journal goes once the file is written.
-absl::StatusOr<SuiteResults> Measure(const Suite& suite,
+absl::StatusOr<SuiteResults> Measure(const EnvironmentSuite& environment,
                                      const std::vector<expand::SuiteCaseProto>& cases,
                                      const std::string& destination) {
+  const Suite& suite = environment.suite;
   MeasureOptions measure;
   measure.callgrind_repeats = absl::GetFlag(FLAGS_repeats);
   measure.rehearse_torchscript = absl::GetFlag(FLAGS_rehearse_torchscript);
@@ -141,12 +153,17 @@ absl::StatusOr<SuiteResults> Measure(const Suite& suite,
   }
   RunnerOptions options;
   options.worker_path = suite.worker_path;
+  if (!absl::GetFlag(FLAGS_env).empty()) {
+    options.command_prefix = environment::EnvironmentPrefix(absl::GetFlag(FLAGS_env));
+  }
+  options.python = environment.python_cases();
   options.jobs = absl::GetFlag(FLAGS_jobs);
   options.journal_path = destination + ".journal";
   options.resume = true;  // a rerun of an interrupted CI job continues it
   const std::string start = NowRfc3339();
   ICOUNT_ASSIGN_OR_RETURN(RunnerReport report, RunWithProgress(orders, options, ExecuteOrders));
   SuiteResults results = CollectResults(cases, orders, report.results, &rounds);
+  AddLibTorchSettings(environment, results.file.settings);
   results.file.start_time = start;
   results.file.end_time = NowRfc3339();
   results.file.suite_checksum = SuiteChecksum(cases);
@@ -192,13 +209,16 @@ int Main(int argc, char** argv) {
   if (!gate.ok()) return base::Fail(gate.status());
   absl::StatusOr<std::optional<ResultsFile>> baseline = ReadBaseline();
   if (!baseline.ok()) return base::Fail(baseline.status());
-  absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
-  if (!suite.ok()) return base::Fail(suite.status());
-  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = CasesToMeasure(*suite);
+  absl::StatusOr<Suite> own_suite = LoadSuite("definitions", "full_suite");
+  if (!own_suite.ok()) return base::Fail(own_suite.status());
+  absl::StatusOr<EnvironmentSuite> environment = SuiteForEnvironmentFlags(
+      absl::GetFlag(FLAGS_env), absl::GetFlag(FLAGS_libtorch), *own_suite, "ci");
+  if (!environment.ok()) return base::Fail(environment.status());
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = CasesToMeasure(*environment);
   if (!cases.ok()) return base::Fail(cases.status());
-  absl::StatusOr<SuiteHistory> history = OpenSuiteHistory(suite->worker_path);
+  absl::StatusOr<SuiteHistory> history = OpenSuiteHistory(environment->suite.worker_path);
   if (!history.ok()) return base::Fail(history.status());
-  absl::StatusOr<SuiteResults> results = Measure(*suite, *cases, destination);
+  absl::StatusOr<SuiteResults> results = Measure(*environment, *cases, destination);
   if (!results.ok()) return base::Fail(results.status());
   int exit_code = 0;
   for (const auto& [key, reason] : results->file.failures) {

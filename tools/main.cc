@@ -21,7 +21,9 @@
 #include "base/text.h"
 #include "cli/tool_flags.h"
 #include "compare/compare.h"
+#include "environment/pytorch_install.h"
 #include "expand/case_modes.h"
+#include "tools/environment_suite.h"
 #include "tools/executor.h"
 #include "tools/history_recording.h"
 #include "tools/html_report.h"
@@ -61,6 +63,8 @@ ABSL_FLAG(bool, resume, false,
           "Continue an interrupted run with the same --output (an error when it left no "
           "journal).");
 ABSL_FLAG(double, timeout, 300, "Seconds per case before it is killed and reported.");
+ABSL_FLAG(std::string, env, "", icount::kEnvHelp);
+ABSL_FLAG(std::string, libtorch, "", icount::kLibTorchHelp);
 
 namespace icount {
 namespace {
@@ -140,6 +144,9 @@ RunnerOptions RunnerFlags(const Suite& suite) {
   const std::string output = absl::GetFlag(FLAGS_output);
   RunnerOptions options;
   options.worker_path = suite.worker_path;
+  if (!absl::GetFlag(FLAGS_env).empty()) {
+    options.command_prefix = environment::EnvironmentPrefix(absl::GetFlag(FLAGS_env));
+  }
   options.jobs = absl::GetFlag(FLAGS_jobs);
   options.timeout_seconds = absl::GetFlag(FLAGS_timeout);
   options.resume = absl::GetFlag(FLAGS_resume);
@@ -154,7 +161,8 @@ RunnerOptions RunnerFlags(const Suite& suite) {
 // and the journal removed.
 absl::StatusOr<SuiteResults> Run(const std::vector<expand::SuiteCaseProto>& cases,
                                  const std::vector<worker::WorkOrderProto>& orders,
-                                 const RunnerOptions& options) {
+                                 const RunnerOptions& options,
+                                 const EnvironmentSuite& environment) {
   const std::string output = absl::GetFlag(FLAGS_output);
   const std::string state = RunStatePath(orders, options);
   std::fprintf(stderr, "icount: %zu cases, %zu work orders; finished results kept in %s\n",
@@ -176,6 +184,7 @@ absl::StatusOr<SuiteResults> Run(const std::vector<expand::SuiteCaseProto>& case
                      : "");
   }
   SuiteResults results = CollectResults(cases, orders, report->results);
+  AddLibTorchSettings(environment, results.file.settings);
   results.file.start_time = start;
   results.file.end_time = NowRfc3339();
   if (!output.empty()) {
@@ -213,12 +222,30 @@ int Main(int argc, char** argv) {
                      "Runs icount's standard suite: instruction counts (callgrind) and wall time "
                      "for every case.\n\nUsage: bazel run //tools:main -- [flags]");
   if (absl::Status flags = CheckFlags(positional); !flags.ok()) return base::Fail(flags);
-  absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
-  if (!suite.ok()) return base::Fail(suite.status());
+  absl::StatusOr<Suite> own_suite = LoadSuite("definitions", "full_suite");
+  if (!own_suite.ok()) return base::Fail(own_suite.status());
   CaseFilter filter;
   filter.label_regex = absl::GetFlag(FLAGS_filter);
   filter.cpp = !absl::GetFlag(FLAGS_no_cpp);
   filter.python = !absl::GetFlag(FLAGS_no_python);
+  // --list needs no environment: the cases are the same in every one.
+  absl::StatusOr<EnvironmentSuite> environment =
+      absl::GetFlag(FLAGS_list)
+          ? SuiteForEnvironmentFlags("", "", *own_suite, "icount")
+          : SuiteForEnvironmentFlags(absl::GetFlag(FLAGS_env), absl::GetFlag(FLAGS_libtorch),
+                                     *own_suite, "icount");
+  if (!environment.ok()) return base::Fail(environment.status());
+  if (!environment->python_cases() && filter.python) {
+    const std::string& why = environment->install.python_problem;
+    if (!filter.cpp) {
+      return base::Fail(absl::StrCat(why,
+                                     ": Python cases cannot run, and --no_cpp leaves "
+                                     "nothing else"));
+    }
+    std::fprintf(stderr, "icount: %s: Python cases are skipped\n", why.c_str());
+    filter.python = false;
+  }
+  const Suite* suite = &environment->suite;
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = SelectCases(*suite, filter);
   if (!cases.ok()) return base::Fail(cases.status());
   if (absl::GetFlag(FLAGS_list)) {
@@ -230,8 +257,10 @@ int Main(int argc, char** argv) {
   absl::StatusOr<SuiteHistory> history = OpenSuiteHistory(suite->worker_path);
   if (!history.ok()) return base::Fail(history.status());
   const MeasureOptions measure = MeasureFlags();
+  RunnerOptions runner = RunnerFlags(*suite);
+  runner.python = environment->python_cases();
   absl::StatusOr<SuiteResults> results =
-      Run(*cases, MakeOrders(*suite, *cases, measure), RunnerFlags(*suite));
+      Run(*cases, MakeOrders(*suite, *cases, measure), runner, *environment);
   if (!results.ok()) return base::Fail(results.status());
   const int exit_code = Report(*cases, measure, *results);
   if (history->store.has_value()) {

@@ -61,11 +61,13 @@ std::string Abbreviated(const std::string& text) {
 
 }  // namespace
 
-absl::StatusOr<Suite> LoadSuite(const std::string& package, const std::string& name) {
-  const std::string prefix = absl::StrCat("icount/", package, "/", name);
-  absl::StatusOr<std::string> manifest_path = base::FindRunfile(prefix + "_sources_manifest.pb");
-  absl::StatusOr<std::string> worker = base::FindRunfile(prefix + "_worker");
-  absl::StatusOr<std::string> artifacts = base::FindRunfile(prefix + "_sources_artifacts");
+namespace {
+
+// The suite whose manifest, worker and artifacts directory are at these
+// paths (or the first error among them).
+absl::StatusOr<Suite> SuiteAt(const absl::StatusOr<std::string>& manifest_path,
+                              const absl::StatusOr<std::string>& worker,
+                              const absl::StatusOr<std::string>& artifacts) {
   for (const auto* status : {&manifest_path.status(), &worker.status(), &artifacts.status()}) {
     if (!status->ok()) return *status;
   }
@@ -78,6 +80,28 @@ absl::StatusOr<Suite> LoadSuite(const std::string& package, const std::string& n
   suite.worker_path = *worker;
   suite.artifacts_directory = *artifacts;
   return suite;
+}
+
+}  // namespace
+
+absl::StatusOr<Suite> LoadSuite(const std::string& package, const std::string& name) {
+  const std::string prefix = absl::StrCat("icount/", package, "/", name);
+  return SuiteAt(base::FindRunfile(prefix + "_sources_manifest.pb"),
+                 base::FindRunfile(prefix + "_worker"),
+                 base::FindRunfile(prefix + "_sources_artifacts"));
+}
+
+absl::StatusOr<Suite> LoadSuiteFromDirectory(const std::string& bin_directory,
+                                             const std::string& package, const std::string& name) {
+  const std::string prefix = absl::StrCat(bin_directory, "/", package, "/", name);
+  auto existing = [](const std::string& path) -> absl::StatusOr<std::string> {
+    if (access(path.c_str(), F_OK) != 0) {
+      return absl::NotFoundError(absl::StrCat(path, " is missing from the suite's build"));
+    }
+    return path;
+  };
+  return SuiteAt(existing(prefix + "_sources_manifest.pb"), existing(prefix + "_worker"),
+                 existing(prefix + "_sources_artifacts"));
 }
 
 absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectCases(const Suite& suite,

@@ -30,6 +30,11 @@ struct Suite {
 // "icount/<package>/<name>_..."), e.g. LoadSuite("definitions", "full_suite").
 absl::StatusOr<Suite> LoadSuite(const std::string& package, const std::string& name);
 
+// The same suite from a Bazel output tree (bazel-bin) instead of runfiles,
+// e.g. one built for another LibTorch (tools/environment_suite.h).
+absl::StatusOr<Suite> LoadSuiteFromDirectory(const std::string& bin_directory,
+                                             const std::string& package, const std::string& name);
+
 struct CaseFilter {
   std::string label_regex;  // RE2, searched in "A / B / C"; empty: all
   bool cpp = true;

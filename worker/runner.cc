@@ -263,6 +263,7 @@ class Run {
     std::vector<std::string> command = {options_.worker_path,
                                         absl::StrCat("--scratch=", scratch_, "/", tag),
                                         "--results_fd=3", "--canary"};
+    if (!options_.python) command.push_back("--python=false");
     if (!phase.worker_cpus[w].empty()) {
       std::vector<std::string> cpus;
       for (int cpu : phase.worker_cpus[w]) cpus.push_back(absl::StrCat(cpu));
@@ -424,6 +425,23 @@ absl::Status CheckNoOldJournal(const std::string& journal_path) {
   return CheckNoJournalLeft(journal_path);
 }
 
+namespace {
+
+// `to` as a hard link to `from`, or, across file systems, a copy that is
+// executable.
+absl::Status LinkOrCopyExecutable(const std::string& from, const std::string& to) {
+  if (link(from.c_str(), to.c_str()) == 0) return absl::OkStatus();
+  ICOUNT_ASSIGN_OR_RETURN(const std::string bytes, base::ReadFileToString(from));
+  ICOUNT_RETURN_IF_ERROR(base::WriteFileAtomically(to, bytes));
+  if (chmod(to.c_str(), 0755) != 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot make ", to, " executable: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>& orders,
                                        const RunnerOptions& options) {
   std::set<std::string> ids;
@@ -507,8 +525,19 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
 
   absl::StatusOr<std::string> scratch = base::MakeTemporaryDirectory("icount-run");
   if (!scratch.ok()) return scratch.status();
+  // Workers start as <scratch>/worker, the same binary at a path whose
+  // length is the same for every worker of a run, wherever the binary was
+  // built: a process's heap holds its argv[0] (the flags library keeps it)
+  // and its executable's path, so a worker's counts moved with them (up to
+  // 1.5% in allocating cases between a checkout's worker and one built
+  // elsewhere, e.g. for another side's LibTorch). A hard link where the
+  // file system allows one, else a copy. The stack is evened out by
+  // PadEnvironmentForStackLayout.
+  RunnerOptions run_options = options;
+  run_options.worker_path = *scratch + "/worker";
+  ICOUNT_RETURN_IF_ERROR(LinkOrCopyExecutable(options.worker_path, run_options.worker_path));
   InterruptScope interrupts;
-  Run run(orders, options, *scratch, results, report.resumed);
+  Run run(orders, run_options, *scratch, results, report.resumed);
   absl::Status status;
   phases.erase(std::remove_if(phases.begin(), phases.end(),
                               [](const Phase& phase) { return phase.orders.empty(); }),

@@ -55,6 +55,12 @@ struct RunnerOptions {
   // "source env.sh && exec \"$@\"", "sh"} to run workers in another
   // environment (ab_test).
   std::vector<std::string> command_prefix;
+  // Workers import torch into their embedded Python before the first case
+  // (so Python cases share that cost). false passes --python=false: for
+  // runs beside a LibTorch without a torch package, whose workers cannot;
+  // C++ counts then come from another history, so every side of an A/B
+  // must be alike.
+  bool python = true;
   // Called for each finished result and at least once a second.
   std::function<void(const RunnerProgress&)> on_progress;
 };

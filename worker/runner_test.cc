@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,6 +40,10 @@ std::string WorkerPath() {
 std::string TempPath(const std::string& name) {
   return std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
 }
+
+// What this test's workers' command lines hold: the runner starts each as
+// <its scratch directory>/worker, under TEST_TMPDIR/icount-run-XXXXXX.
+std::string WorkerCommandMark() { return TempPath("icount-run-"); }
 
 worker::WorkOrderProto PythonOrder(const std::string& id, const std::string& stmt,
                                    const std::string& setup = "pass") {
@@ -230,7 +235,7 @@ TEST(RunnerTest, InterruptKeepsFinishedResultsAndLeavesNoWorkers) {
   ASSERT_EQ(journal->size(), 1u);
   EXPECT_EQ((*journal)[0].id(), "fast");
   // No worker, zygote or case process survives the interrupt.
-  EXPECT_THAT(ProcessesMentioning(WorkerPath()), ::testing::IsEmpty());
+  EXPECT_THAT(ProcessesMentioning(WorkerCommandMark()), ::testing::IsEmpty());
 }
 
 // ab_test runs two RunOrders at once. One that ends early must not take the
@@ -279,7 +284,7 @@ TEST(RunnerTest, InterruptReachesConcurrentRunsAfterOneHasEnded) {
   ASSERT_TRUE(short_run.ok()) << short_run.status();
   EXPECT_EQ(long_run.status().code(), absl::StatusCode::kCancelled) << long_run.status();
   EXPECT_EQ(other_run.status().code(), absl::StatusCode::kCancelled) << other_run.status();
-  EXPECT_THAT(ProcessesMentioning(WorkerPath()), ::testing::IsEmpty());
+  EXPECT_THAT(ProcessesMentioning(WorkerCommandMark()), ::testing::IsEmpty());
 }
 
 // Two count orders and two wall-time orders. The first count order waits
@@ -310,7 +315,7 @@ std::vector<worker::WorkOrderProto> CountsThenWallTime(const std::string& releas
 // scratch directories "wall-<worker>-<n>").
 std::vector<std::string> WallTimeWorkers() {
   std::vector<std::string> found;
-  for (const std::string& pid : ProcessesMentioning(WorkerPath())) {
+  for (const std::string& pid : ProcessesMentioning(WorkerCommandMark())) {
     std::ifstream in("/proc/" + pid + "/cmdline");
     std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (cmdline.find("/wall-") != std::string::npos) found.push_back(pid);
@@ -369,7 +374,7 @@ TEST(RunnerTest, WallTimeWorkersStartWhileTheLastCountsRun) {
   EXPECT_EQ(report->results[1].output().callgrind_size(), 1);
   EXPECT_GT(report->results[2].output().wall_time().raw_times_size(), 0);
   EXPECT_GT(report->results[3].output().wall_time().raw_times_size(), 0);
-  EXPECT_THAT(ProcessesMentioning(WorkerPath()), ::testing::IsEmpty());
+  EXPECT_THAT(ProcessesMentioning(WorkerCommandMark()), ::testing::IsEmpty());
 }
 
 // An interrupt while wall-time workers start in the counts' tail stops
@@ -386,7 +391,29 @@ TEST(RunnerTest, InterruptInTheCountsTailLeavesNoWorkers) {
   }
   ASSERT_TRUE(interrupted);
   EXPECT_EQ(report.status().code(), absl::StatusCode::kCancelled) << report.status();
-  EXPECT_THAT(ProcessesMentioning(WorkerPath()), ::testing::IsEmpty());
+  EXPECT_THAT(ProcessesMentioning(WorkerCommandMark()), ::testing::IsEmpty());
+}
+
+// Workers start as <scratch>/worker, whatever the binary's path: a
+// process's heap holds its argv[0], so counts followed the path's length.
+TEST(RunnerTest, TheWorkerStartsAtAPathOfFixedLength) {
+  const std::string directory = TempPath("a/directory/deeper/than/the/scratch/one");
+  ASSERT_EQ(system(("mkdir -p " + directory).c_str()), 0);
+  const std::string recorder = directory + "/worker_recording_its_name";
+  const std::string recorded = TempPath("argv0");
+  {
+    std::ofstream script(recorder);
+    script << "#!/bin/sh\necho \"$0\" > " << recorded << "\nexit 1\n";
+  }
+  ASSERT_EQ(chmod(recorder.c_str(), 0755), 0);
+  RunnerOptions options = Options("argv0.journal");
+  options.worker_path = recorder;
+  options.retries = 0;
+  (void)RunOrders({PythonOrder("x", "pass")}, options);  // the "worker" fails; fine
+  std::ifstream in(recorded);
+  std::string argv0;
+  std::getline(in, argv0);
+  EXPECT_THAT(argv0, ::testing::MatchesRegex(WorkerCommandMark() + "[A-Za-z0-9]{6}/worker"));
 }
 
 TEST(RunnerTest, InvalidOrders) {

@@ -17,6 +17,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "base/flags.h"
+#include "third_party/libtorch/libtorch_install.h"
 #include "timer/version.h"
 #include "worker/loaded_libtorch.h"
 #include "worker/version.h"
@@ -47,7 +48,10 @@ int main(int argc, char** argv) {
   icount::WorkerOptions options;
   options.results_fd = absl::GetFlag(FLAGS_results_fd);
   options.scratch_directory = absl::GetFlag(FLAGS_scratch);
-  options.python = absl::GetFlag(FLAGS_python);
+  // A worker built for a LibTorch without a torch Python package never
+  // imports one (it would load a second LibTorch): its Python cases fail,
+  // each with a message that says why.
+  options.python = absl::GetFlag(FLAGS_python) && icount::libtorch_install::kTorchPythonAvailable;
   options.canary = absl::GetFlag(FLAGS_canary);
   if (!absl::GetFlag(FLAGS_orders).empty()) {
     options.orders_fd = open(absl::GetFlag(FLAGS_orders).c_str(), O_RDONLY);

@@ -20,6 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "base/files.h"
 #include "base/subprocess.h"
+#include "third_party/libtorch/libtorch_install.h"
 #include "timer/internal/kernel.h"
 #include "timer/measurement_io.h"
 
@@ -28,24 +29,28 @@ namespace {
 
 // The compiler and flags used for snippets. -O2 matches how LibTorch users
 // build; no -g: callgrind attributes counts by symbol, and debug info would
-// double compile time (and need -gdwarf-4 for valgrind 3.19).
+// double compile time (and need -gdwarf-4 for valgrind 3.19). The headers
+// and libraries are those of the LibTorch this binary was built against
+// (third_party/libtorch/libtorch_install.h), so a snippet never mixes two.
 std::vector<std::string> CompilerCommand(const std::string& source_path,
                                          const std::string& output_path) {
   const char* cxx = std::getenv("ICOUNT_CXX");
-  return {cxx != nullptr && *cxx != '\0' ? cxx : "c++",
-          "-std=c++17",
-          "-O2",
-          "-fPIC",
-          "-shared",
-          "-w",  // the user's snippet is not ours to lint
-          "-isystem",
-          "/usr/include/torch/csrc/api/include",
-          "-o",
-          output_path,
-          source_path,
-          "-ltorch",
-          "-ltorch_cpu",
-          "-lc10"};
+  std::vector<std::string> command = {cxx != nullptr && *cxx != '\0' ? cxx : "c++",
+                                      "-std=c++17",
+                                      "-O2",
+                                      "-fPIC",
+                                      "-shared",
+                                      "-w"};  // the user's snippet is not ours to lint
+  for (const char* directory : libtorch_install::kIncludeDirectories) {
+    command.insert(command.end(), {"-isystem", directory});
+  }
+  command.insert(command.end(), {"-o", output_path, source_path});
+  const std::string library_directory = libtorch_install::kLibraryDirectory;
+  if (!library_directory.empty()) {
+    command.insert(command.end(), {"-L" + library_directory, "-Wl,-rpath," + library_directory});
+  }
+  command.insert(command.end(), {"-ltorch", "-ltorch_cpu", "-lc10"});
+  return command;
 }
 
 // 128-bit FNV-1a over the inputs that determine the shared object. Not
@@ -102,25 +107,6 @@ std::string SnippetCompilerMessages(const std::string& output) {
 
 }  // namespace
 
-std::string CacheDirectory() {
-  if (const char* dir = std::getenv("ICOUNT_CACHE_DIR"); dir != nullptr && *dir != '\0') {
-    return dir;
-  }
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
-    return absl::StrCat(xdg, "/icount");
-  }
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    return absl::StrCat(home, "/.cache/icount");
-  }
-  // Inside `bazel test` HOME is unset: the test's own directory, so tests
-  // neither share a cache nor leave one behind.
-  if (const char* test_tmpdir = std::getenv("TEST_TMPDIR");
-      test_tmpdir != nullptr && *test_tmpdir != '\0') {
-    return absl::StrCat(test_tmpdir, "/icount-cache");
-  }
-  return absl::StrCat("/tmp/icount-cache-", getuid());
-}
-
 std::string GenerateCppSnippetSource(const CompiledCppSnippet::Source& source) {
   // #line directives make the compiler report the user's own line numbers,
   // under the names "global_setup", "setup" and "stmt".
@@ -138,10 +124,14 @@ std::string GenerateCppSnippetSource(const CompiledCppSnippet::Source& source) {
 absl::StatusOr<std::shared_ptr<CompiledCppSnippet>> CompiledCppSnippet::Compile(
     const Source& source) {
   const std::string text = GenerateCppSnippetSource(source);
-  const std::string directory = absl::StrCat(CacheDirectory(), "/snippets");
+  const std::string directory = absl::StrCat(base::CacheDirectory(), "/snippets");
   if (absl::Status status = MakeDirectories(directory); !status.ok()) return status;
-  const std::string key = ContentHash({text, absl::StrJoin(CompilerCommand("", ""), " "),
-                                       TORCH_VERSION, absl::StrCat(kBlockControlAbiVersion)});
+  std::vector<std::string> key_parts = {text, absl::StrJoin(CompilerCommand("", ""), " "),
+                                        TORCH_VERSION, absl::StrCat(kBlockControlAbiVersion)};
+  // A LibTorch other than Debian's may change in place (a developer's
+  // build): its headers' fingerprint keeps stale objects out.
+  if (*libtorch_install::kFingerprint != '\0') key_parts.push_back(libtorch_install::kFingerprint);
+  const std::string key = ContentHash(key_parts);
   const std::string source_path = absl::StrCat(directory, "/", key, ".cc");
   const std::string object_path = absl::StrCat(directory, "/", key, ".so");
 

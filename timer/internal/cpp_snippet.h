@@ -13,7 +13,8 @@ namespace icount::timer_internal {
 // system compiler into a shared object against LibTorch's headers and loaded
 // into this process.
 //
-// The shared object is cached on disk under CacheDirectory(), keyed by a
+// The shared object is cached on disk under base::CacheDirectory()
+// "/snippets", keyed by a
 // hash of the generated source, the compiler command and LibTorch's
 // version, so a second snippet with the same code loads without compiling.
 // Compile errors come back as InvalidArgument with the compiler's messages,
@@ -48,12 +49,6 @@ class CompiledCppSnippet {
 
 // The generated translation unit, for tests and for error context.
 std::string GenerateCppSnippetSource(const CompiledCppSnippet::Source& source);
-
-// $ICOUNT_CACHE_DIR, else $XDG_CACHE_HOME/icount, else $HOME/.cache/icount,
-// else (inside `bazel test`, where HOME is unset) $TEST_TMPDIR/icount-cache,
-// else /tmp/icount-cache-<uid>; snippets live in its "snippets"
-// subdirectory.
-std::string CacheDirectory();
 
 }  // namespace icount::timer_internal
 

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/text.h"
+#include "third_party/libtorch/libtorch_install.h"
 
 namespace icount::timer_internal {
 namespace {
@@ -105,12 +106,26 @@ absl::Status InitializeOnce() {
     PyEval_SaveThread();  // release the GIL; every use takes it with GilScope
   }
   GilScope gil;
+  if (!libtorch_install::kTorchPythonAvailable) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "Python cases cannot run in this worker: it is built for the LibTorch in ",
+        libtorch_install::kLibraryDirectory,
+        ", which has no torch Python package beside it (importing another torch would load a "
+        "second LibTorch); run C++ cases only (--no_python)"));
+  }
+  if (const std::string prelude = TorchImportPrelude();
+      !prelude.empty() && PyRun_SimpleString(prelude.c_str()) != 0) {
+    return absl::InternalError(absl::StrCat("cannot put ", libtorch_install::kTorchPythonPath,
+                                            " on the embedded Python's sys.path"));
+  }
   PyObject* torch = PyImport_ImportModule("torch");
   if (torch == nullptr) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the embedded Python cannot import torch (install Debian's python3-torch; ./bazelw "
-        "does):\n",
-        FetchPythonError()));
+    return absl::FailedPreconditionError(
+        absl::StrCat("the embedded Python cannot import torch (",
+                     *libtorch_install::kTorchPythonPath == '\0'
+                         ? std::string("install Debian's python3-torch; ./bazelw does")
+                         : absl::StrCat("from ", libtorch_install::kTorchPythonPath),
+                     "):\n", FetchPythonError()));
   }
   Py_DECREF(torch);
   return absl::OkStatus();

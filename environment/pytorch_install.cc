@@ -1,0 +1,303 @@
+#include "environment/pytorch_install.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "base/files.h"
+#include "base/fnv.h"
+#include "base/subprocess.h"
+
+namespace icount::environment {
+namespace {
+
+// The worker embeds Debian's CPython (third_party/python): a torch package
+// must be built for this Python to be imported there.
+constexpr char kWorkerPythonVersion[] = "3.11";
+constexpr char kSystemPackage[] = "/usr/lib/python3/dist-packages/torch";
+
+// Prints one line: "ICOUNT_TORCH\t<version>\t<package dir>\t<cxx11 abi>\t
+// <python version>\t<python>", "ICOUNT_NO_TORCH\t<why>" when there is no
+// torch module, or "ICOUNT_BROKEN_TORCH\t<why>" when importing it fails.
+constexpr char kProbe[] = R"(import sys
+try:
+    import os, torch
+except Exception as e:
+    why = (str(e).splitlines() or [''])[0]
+    missing = isinstance(e, ModuleNotFoundError) and e.name == 'torch'
+    print(('ICOUNT_NO_TORCH\t' if missing else 'ICOUNT_BROKEN_TORCH\t') + type(e).__name__ +
+          (': ' + why if why else ''))
+    sys.exit(0)
+print('\t'.join(['ICOUNT_TORCH', torch.__version__,
+                 os.path.dirname(os.path.abspath(torch.__file__)),
+                 str(int(torch._C._GLIBCXX_USE_CXX11_ABI)),
+                 '%d.%d' % sys.version_info[:2], sys.executable]))
+)";
+
+constexpr char kPreCxx11AbiProblem[] =
+    " is built with the pre-C++11 string ABI (_GLIBCXX_USE_CXX11_ABI=0), and icount's worker "
+    "links Debian's abseil and protobuf, built with the C++11 ABI.";
+
+bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+
+std::string RealPath(const std::string& path) {
+  char* resolved = realpath(path.c_str(), nullptr);
+  if (resolved == nullptr) return path;
+  std::string result = resolved;
+  free(resolved);
+  return result;
+}
+
+std::string Parent(const std::string& path) { return path.substr(0, path.rfind('/')); }
+
+// "2.1.0" from include/torch/csrc/api/include/torch/version.h's
+// TORCH_VERSION_MAJOR/MINOR/PATCH.
+absl::StatusOr<std::string> HeaderVersion(const std::string& include_directory) {
+  const std::string path = include_directory + "/torch/csrc/api/include/torch/version.h";
+  absl::StatusOr<std::string> text = base::ReadFileToString(path);
+  if (!text.ok()) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::vector<std::string> parts;
+  for (const char* name : {"TORCH_VERSION_MAJOR", "TORCH_VERSION_MINOR", "TORCH_VERSION_PATCH"}) {
+    const std::string define = absl::StrCat("#define ", name, " ");
+    const size_t at = text->find(define);
+    int value = 0;
+    if (at == std::string::npos ||
+        !absl::SimpleAtoi(absl::StripAsciiWhitespace(absl::string_view(*text).substr(
+                              at + define.size(), text->find('\n', at) - at - define.size())),
+                          &value)) {
+      return absl::InvalidArgumentError(absl::StrCat(path, " has no readable ", name));
+    }
+    parts.push_back(absl::StrCat(value));
+  }
+  return absl::StrJoin(parts, ".");
+}
+
+// An error when share/cmake/Torch/TorchConfig.cmake says the library was
+// built with the pre-C++11 string ABI.
+absl::Status CheckCxx11Abi(const std::string& root, const std::string& name) {
+  absl::StatusOr<std::string> config =
+      base::ReadFileToString(root + "/share/cmake/Torch/TorchConfig.cmake");
+  if (config.ok() && absl::StrContains(*config, "_GLIBCXX_USE_CXX11_ABI=0")) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(name, ": the LibTorch in ", root, kPreCxx11AbiProblem,
+                     " Use a cxx11-ABI build (the libtorch-cxx11-abi-* archive, or a source "
+                     "build with _GLIBCXX_USE_CXX11_ABI=1)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckLayout(const std::string& root, const std::string& what) {
+  for (const char* part : {"/include/torch", "/lib/libtorch_cpu.so", "/lib/libc10.so"}) {
+    if (!Exists(root + part)) {
+      return absl::NotFoundError(
+          absl::StrCat(what, " ", root, " has no ", absl::StripPrefix(part, "/"),
+                       " (a LibTorch install has include/{torch,ATen,c10} and "
+                       "lib/{libtorch_cpu,libc10}.so)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+struct ProbeAnswer {
+  bool has_torch = false;
+  std::string why_not;  // when !has_torch
+  std::string version, package, python_version, python;
+  bool cxx11_abi = true;
+};
+
+absl::StatusOr<ProbeAnswer> ProbePython(const EnvironmentSpec& spec) {
+  std::vector<std::string> argv = EnvironmentPrefix(spec.command);
+  argv.insert(argv.end(), {"python3", "-c", kProbe});
+  absl::StatusOr<base::CommandResult> result = base::RunCommand(argv);
+  if (!result.ok()) return result.status();
+  ProbeAnswer answer;
+  for (absl::string_view line : absl::StrSplit(result->output, '\n')) {
+    std::vector<std::string> fields = absl::StrSplit(line, '\t');
+    if (fields[0] == "ICOUNT_NO_TORCH" && fields.size() == 2) {
+      answer.why_not = fields[1];
+      return answer;
+    }
+    if (fields[0] == "ICOUNT_BROKEN_TORCH" && fields.size() == 2) {
+      // A torch that is there but does not import is not "no torch":
+      // measuring Debian's instead would answer another question.
+      return absl::FailedPreconditionError(
+          absl::StrCat(spec.name, ": `import torch` fails in the environment (", spec.command,
+                       "): ", fields[1], "\nRun `python3 -c 'import torch'` there to see why."));
+    }
+    if (fields[0] == "ICOUNT_TORCH" && fields.size() == 6) {
+      answer.has_torch = true;
+      answer.version = fields[1];
+      answer.package = fields[2];
+      answer.cxx11_abi = fields[3] == "1";
+      answer.python_version = fields[4];
+      answer.python = fields[5];
+      return answer;
+    }
+  }
+  if (result->exit_code == 127) {
+    answer.why_not = "no python3 on its PATH";
+    return answer;
+  }
+  // The command itself failed, or python3 did: the environment is broken,
+  // and guessing another PyTorch would measure the wrong thing.
+  return absl::FailedPreconditionError(
+      absl::StrCat("environment ", spec.name, " (", spec.command,
+                   ") is broken: cannot ask it which torch it has (", base::DescribeExit(*result),
+                   "):\n", result->output));
+}
+
+absl::StatusOr<PyTorchInstall> FromPythonPackage(const EnvironmentSpec& spec,
+                                                 const ProbeAnswer& answer) {
+  const std::string found_by =
+      absl::StrCat("`import torch` in ", spec.name, ", with ", answer.python);
+  if (RealPath(answer.package) == RealPath(kSystemPackage)) {
+    PyTorchInstall install = SystemInstall();
+    install.how_found = found_by;
+    return install;
+  }
+  const std::string use_directory = absl::StrCat("; to run its C++ cases only, pass --",
+                                                 spec.libtorch_flag, "=<a LibTorch directory>");
+  if (absl::Status layout = CheckLayout(answer.package, "the torch package"); !layout.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        spec.name, ": ", found_by, " loads torch ", answer.version, " from ", answer.package,
+        ", which is not usable as a LibTorch: ", layout.message(), use_directory));
+  }
+  if (!answer.cxx11_abi) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        spec.name, ": torch ", answer.version, " at ", answer.package, kPreCxx11AbiProblem,
+        " Use a cxx11-ABI build of torch (a source build, or a wheel built with "
+        "_GLIBCXX_USE_CXX11_ABI=1)"));
+  }
+  PyTorchInstall install;
+  install.kind = InstallKind::kPythonPackage;
+  install.version = answer.version;
+  install.root = answer.package;
+  install.include_directory = answer.package + "/include";
+  install.library_directory = answer.package + "/lib";
+  install.how_found = found_by;
+  if (answer.python_version == kWorkerPythonVersion) {
+    install.python_path = Parent(answer.package);
+  } else {
+    install.python_problem =
+        absl::StrCat("its torch is for Python ", answer.python_version,
+                     ", and icount's worker embeds Python ", kWorkerPythonVersion);
+  }
+  return install;
+}
+
+// Appends "path size mtime" of every regular file under `directory`
+// (recursively, following symlinks) whose name passes `keep`.
+void ListFiles(const std::string& directory, const std::string& relative,
+               bool (*keep)(absl::string_view), std::vector<std::string>& out) {
+  DIR* dir = opendir(directory.c_str());
+  if (dir == nullptr) return;
+  while (dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    const std::string path = directory + "/" + name;
+    struct stat info;
+    if (stat(path.c_str(), &info) != 0) continue;
+    if (S_ISDIR(info.st_mode)) {
+      ListFiles(path, relative + name + "/", keep, out);
+    } else if (S_ISREG(info.st_mode) && keep(name)) {
+      out.push_back(absl::StrCat(relative, name, " ", info.st_size, " ", info.st_mtim.tv_sec, ".",
+                                 info.st_mtim.tv_nsec));
+    }
+  }
+  closedir(dir);
+}
+
+bool AnyFile(absl::string_view) { return true; }
+bool SharedLibrary(absl::string_view name) { return absl::StrContains(name, ".so"); }
+
+}  // namespace
+
+std::vector<std::string> EnvironmentPrefix(const std::string& command) {
+  return {"/bin/sh", "-c", absl::StrCat(command.empty() ? "true" : command, " && exec \"$@\""),
+          "icount-env"};
+}
+
+PyTorchInstall SystemInstall() {
+  PyTorchInstall install;
+  install.kind = InstallKind::kSystem;
+  install.root = "/usr";
+  install.include_directory = "/usr/include";
+  install.library_directory = "/usr/lib/x86_64-linux-gnu";
+  install.version = HeaderVersion(install.include_directory).value_or("unknown");
+  install.how_found = "the default";
+  return install;
+}
+
+absl::StatusOr<PyTorchInstall> ReadLibTorchDirectory(const std::string& root) {
+  const std::string resolved = RealPath(root);
+  if (absl::Status layout = CheckLayout(resolved, "the LibTorch directory"); !layout.ok()) {
+    return layout;
+  }
+  absl::StatusOr<std::string> version = HeaderVersion(resolved + "/include");
+  if (!version.ok()) return version.status();
+  PyTorchInstall install;
+  install.kind = InstallKind::kLibTorchDirectory;
+  install.version = *version;
+  install.root = resolved;
+  install.include_directory = resolved + "/include";
+  install.library_directory = resolved + "/lib";
+  install.python_problem = "a LibTorch directory has no torch Python package";
+  return install;
+}
+
+absl::StatusOr<PyTorchInstall> FindPyTorch(const EnvironmentSpec& spec) {
+  if (!spec.libtorch_directory.empty()) {
+    absl::StatusOr<PyTorchInstall> install = ReadLibTorchDirectory(spec.libtorch_directory);
+    if (!install.ok()) {
+      return absl::Status(install.status().code(),
+                          absl::StrCat("--", spec.libtorch_flag, ": ", install.status().message()));
+    }
+    if (absl::Status abi = CheckCxx11Abi(install->root, spec.name); !abi.ok()) return abi;
+    install->how_found = absl::StrCat("--", spec.libtorch_flag);
+    return install;
+  }
+  absl::StatusOr<ProbeAnswer> answer = ProbePython(spec);
+  if (!answer.ok()) return answer.status();
+  if (answer->has_torch) return FromPythonPackage(spec, *answer);
+  PyTorchInstall install = SystemInstall();
+  install.how_found = absl::StrCat("no torch in ", spec.name, ": ", answer->why_not);
+  return install;
+}
+
+std::string Describe(const PyTorchInstall& install) {
+  const char* kind = install.kind == InstallKind::kSystem          ? "Debian's system install"
+                     : install.kind == InstallKind::kPythonPackage ? "Python package"
+                                                                   : "LibTorch directory";
+  return absl::StrCat("torch ", install.version, " (", kind, ") at ", install.root,
+                      install.kind == InstallKind::kSystem ? " (" : ", found by ",
+                      install.how_found, install.kind == InstallKind::kSystem ? ")" : "");
+}
+
+absl::StatusOr<std::string> Fingerprint(const PyTorchInstall& install) {
+  std::vector<std::string> files;
+  ListFiles(install.include_directory, "include/", &AnyFile, files);
+  if (files.empty()) {
+    return absl::NotFoundError(absl::StrCat("no headers under ", install.include_directory));
+  }
+  ListFiles(install.library_directory, "lib/", &SharedLibrary, files);
+  std::sort(files.begin(), files.end());
+  base::Fnv1a<uint64_t> hash;
+  hash.Add(RealPath(install.include_directory));
+  hash.Add(RealPath(install.library_directory));
+  hash.Add(install.python_path);
+  for (const std::string& file : files) hash.Add(file);
+  return hash.Hex();
+}
+
+}  // namespace icount::environment

@@ -1,0 +1,91 @@
+#ifndef ICOUNT_ENVIRONMENT_PYTORCH_INSTALL_H_
+#define ICOUNT_ENVIRONMENT_PYTORCH_INSTALL_H_
+
+// Which PyTorch an environment holds. An environment is a shell command
+// that sets it up ("source ~/venvs/my_branch/bin/activate"), as in
+// upstream's A/B: its PyTorch is the torch package that `import torch`
+// loads there (a wheel or a source build, with include/ and lib/ inside),
+// or a LibTorch directory given outright (the official archive's layout:
+// include/, lib/, share/cmake/Torch), or, when neither gives one, Debian's
+// system install that icount itself is built against.
+//
+//   EnvironmentSpec spec{"B", ". ~/venvs/my_branch/bin/activate", "", "B_libtorch"};
+//   absl::StatusOr<PyTorchInstall> install = FindPyTorch(spec);
+//   if (!install.ok()) return install.status();  // names B and what to do
+//   std::cerr << "B: " << Describe(*install) << "\n";
+//   // B: torch 2.1.0 (Python package) at /home/me/venvs/my_branch/lib/
+//   //    python3.11/site-packages/torch, found by `import torch` in B, with
+//   //    /home/me/venvs/my_branch/bin/python3
+//
+// worker_build.h then builds icount's worker against it.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace icount::environment {
+
+struct EnvironmentSpec {
+  std::string name;     // "A", "B", a --sides name: for messages
+  std::string command;  // shell command that sets the environment up; may be empty
+  // A LibTorch install's root (--A_libtorch, --libtorch); empty: look for
+  // the torch Python package of the environment.
+  std::string libtorch_directory;
+  // The flag that gives libtorch_directory ("A_libtorch"), for messages.
+  std::string libtorch_flag;
+};
+
+enum class InstallKind {
+  kSystem,         // Debian's libtorch-dev and python3-torch
+  kPythonPackage,  // a torch package with include/ and lib/ (wheel, source build)
+  kLibTorchDirectory,
+};
+
+struct PyTorchInstall {
+  InstallKind kind = InstallKind::kSystem;
+  std::string version;            // "2.1.0", "1.13.0"
+  std::string root;               // /usr, the package's torch/, or the LibTorch directory
+  std::string include_directory;  // holds torch/, ATen/, c10/
+  std::string library_directory;  // holds libtorch_cpu.so and libc10.so
+  // The directory holding the torch package, for the worker's sys.path;
+  // empty for Debian's (already there) and for a LibTorch directory, whose
+  // workers run C++ cases only.
+  std::string python_path;
+  // Why Python cases cannot run beside this LibTorch ("a LibTorch
+  // directory has no torch Python package"); empty when they can.
+  std::string python_problem;
+  std::string how_found;  // for people: "`import torch` in B, with /venv/bin/python3"
+};
+
+// /bin/sh -c '<command> && exec "$@"' icount-env: put before a command's
+// argv to run it in the environment `command` sets up.
+std::vector<std::string> EnvironmentPrefix(const std::string& command);
+
+// The install the spec names or its environment holds. Errors name the
+// environment and say what to do: a directory that is not a LibTorch
+// install, a torch package without headers, or one with the pre-C++11
+// string ABI (icount's worker links Debian's abseil and protobuf, built
+// with the C++11 ABI). A torch package for a Python other than the
+// worker's (3.11) is measured in C++ only (python_problem says why).
+absl::StatusOr<PyTorchInstall> FindPyTorch(const EnvironmentSpec& spec);
+
+// Debian's LibTorch 1.13 in /usr, which icount's own build uses.
+PyTorchInstall SystemInstall();
+
+// A LibTorch directory's install (kLibTorchDirectory); an error when
+// `root` lacks include/torch, lib/libtorch_cpu.so or a readable version.
+absl::StatusOr<PyTorchInstall> ReadLibTorchDirectory(const std::string& root);
+
+// "torch 2.1.0 (Python package) at /venv/.../torch, found by ...", or
+// "torch 1.13.0 (Debian's system install) at /usr (no torch in A: ...)".
+std::string Describe(const PyTorchInstall& install);
+
+// 16 hex digits that change when a header under include_directory or a
+// library in library_directory is added, removed or rewritten (paths,
+// sizes and modification times; directories symlinked in are followed).
+absl::StatusOr<std::string> Fingerprint(const PyTorchInstall& install);
+
+}  // namespace icount::environment
+
+#endif  // ICOUNT_ENVIRONMENT_PYTORCH_INSTALL_H_

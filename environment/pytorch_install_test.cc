@@ -1,0 +1,210 @@
+#include "environment/pytorch_install.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "base/files.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace icount::environment {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string TestDirectory(const std::string& name) {
+  absl::StatusOr<std::string> dir = base::MakeTemporaryDirectory(name);
+  EXPECT_TRUE(dir.ok()) << dir.status();
+  return *dir;
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  // Parents first: the fake installs are a few levels deep.
+  for (size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    mkdir(path.substr(0, slash).c_str(), 0755);
+  }
+  ASSERT_TRUE(base::WriteFileAtomically(path, text).ok()) << path;
+}
+
+// A LibTorch install's layout with version 2.1.0: headers, libraries and
+// (optionally) the CMake config that states the string ABI.
+void MakeLibTorch(const std::string& root, int cxx11_abi = 1) {
+  WriteFile(root + "/include/torch/csrc/api/include/torch/version.h",
+            "#pragma once\n#define TORCH_VERSION_MAJOR 2\n#define TORCH_VERSION_MINOR 1\n"
+            "#define TORCH_VERSION_PATCH 0\n");
+  WriteFile(root + "/include/c10/core/TensorImpl.h", "// inline fast paths\n");
+  WriteFile(root + "/lib/libtorch_cpu.so", "elf");
+  WriteFile(root + "/lib/libc10.so", "elf");
+  WriteFile(root + "/share/cmake/Torch/TorchConfig.cmake",
+            absl::StrCat("set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=", cxx11_abi, "\")\n"));
+}
+
+// An environment command whose python3 answers the probe with `line`.
+std::string FakePythonEnvironment(const std::string& line) {
+  const std::string bin = TestDirectory("fake-python");
+  WriteFile(bin + "/answer", line + "\n");
+  WriteFile(bin + "/python3", absl::StrCat("#!/bin/sh\ncat ", bin, "/answer\n"));
+  chmod((bin + "/python3").c_str(), 0755);
+  return absl::StrCat("export PATH=", bin, ":$PATH");
+}
+
+std::string ProbeLine(const std::string& package, const std::string& abi,
+                      const std::string& python_version) {
+  return absl::StrCat("ICOUNT_TORCH\t2.1.0a0+git1234\t", package, "\t", abi, "\t", python_version,
+                      "\t/venv/bin/python3");
+}
+
+TEST(FindPyTorchTest, ReadsALibTorchDirectory) {
+  const std::string root = TestDirectory("libtorch");
+  MakeLibTorch(root);
+  absl::StatusOr<PyTorchInstall> install = FindPyTorch({"B", "true", root, "B_libtorch"});
+  ASSERT_TRUE(install.ok()) << install.status();
+  EXPECT_EQ(install->kind, InstallKind::kLibTorchDirectory);
+  EXPECT_EQ(install->version, "2.1.0");
+  EXPECT_EQ(install->include_directory, root + "/include");
+  EXPECT_EQ(install->library_directory, root + "/lib");
+  EXPECT_EQ(install->python_path, "");
+  EXPECT_EQ(install->python_problem, "a LibTorch directory has no torch Python package");
+  EXPECT_EQ(Describe(*install),
+            absl::StrCat("torch 2.1.0 (LibTorch directory) at ", root, ", found by --B_libtorch"));
+}
+
+TEST(FindPyTorchTest, ALibTorchDirectoryNeedsItsLibraries) {
+  const std::string root = TestDirectory("libtorch");
+  MakeLibTorch(root);
+  std::remove((root + "/lib/libtorch_cpu.so").c_str());
+  absl::StatusOr<PyTorchInstall> install = FindPyTorch({"A", "true", root, "A_libtorch"});
+  ASSERT_FALSE(install.ok());
+  EXPECT_THAT(std::string(install.status().message()),
+              HasSubstr(absl::StrCat("--A_libtorch: the LibTorch directory ", root,
+                                     " has no lib/libtorch_cpu.so")));
+}
+
+TEST(FindPyTorchTest, RefusesThePreCxx11Abi) {
+  const std::string root = TestDirectory("libtorch");
+  MakeLibTorch(root, /*cxx11_abi=*/0);
+  absl::StatusOr<PyTorchInstall> install = FindPyTorch({"B", "true", root, "B_libtorch"});
+  ASSERT_FALSE(install.ok());
+  EXPECT_THAT(std::string(install.status().message()), HasSubstr("_GLIBCXX_USE_CXX11_ABI=0"));
+  EXPECT_THAT(std::string(install.status().message()), HasSubstr("libtorch-cxx11-abi"));
+}
+
+TEST(FindPyTorchTest, FindsThePackageThatImportTorchLoads) {
+  const std::string site = TestDirectory("site-packages");
+  MakeLibTorch(site + "/torch");
+  absl::StatusOr<PyTorchInstall> install = FindPyTorch(
+      {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "1", "3.11")), "", "B_libtorch"});
+  ASSERT_TRUE(install.ok()) << install.status();
+  EXPECT_EQ(install->kind, InstallKind::kPythonPackage);
+  EXPECT_EQ(install->version, "2.1.0a0+git1234");
+  EXPECT_EQ(install->include_directory, site + "/torch/include");
+  EXPECT_EQ(install->library_directory, site + "/torch/lib");
+  EXPECT_EQ(install->python_path, site);
+  EXPECT_EQ(install->python_problem, "");
+  EXPECT_EQ(install->how_found, "`import torch` in B, with /venv/bin/python3");
+}
+
+TEST(FindPyTorchTest, APackageForAnotherPythonIsMeasuredInCppOnly) {
+  const std::string site = TestDirectory("site-packages");
+  MakeLibTorch(site + "/torch");
+  absl::StatusOr<PyTorchInstall> install = FindPyTorch(
+      {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "1", "3.12")), "", "B_libtorch"});
+  ASSERT_TRUE(install.ok()) << install.status();
+  EXPECT_EQ(install->include_directory, site + "/torch/include");
+  EXPECT_EQ(install->python_path, "");
+  EXPECT_EQ(install->python_problem,
+            "its torch is for Python 3.12, and icount's worker embeds Python 3.11");
+}
+
+TEST(FindPyTorchTest, APackageWithoutHeadersIsNoLibTorch) {
+  const std::string site = TestDirectory("site-packages");
+  WriteFile(site + "/torch/__init__.py", "");
+  absl::StatusOr<PyTorchInstall> install = FindPyTorch(
+      {"A", FakePythonEnvironment(ProbeLine(site + "/torch", "1", "3.11")), "", "A_libtorch"});
+  ASSERT_FALSE(install.ok());
+  EXPECT_THAT(std::string(install.status().message()), HasSubstr("has no include/torch"));
+  EXPECT_THAT(std::string(install.status().message()), HasSubstr("--A_libtorch="));
+}
+
+TEST(FindPyTorchTest, APackageWithThePreCxx11AbiIsRefused) {
+  const std::string site = TestDirectory("site-packages");
+  MakeLibTorch(site + "/torch");
+  absl::StatusOr<PyTorchInstall> install = FindPyTorch(
+      {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "0", "3.11")), "", "B_libtorch"});
+  ASSERT_FALSE(install.ok());
+  EXPECT_THAT(std::string(install.status().message()), HasSubstr("_GLIBCXX_USE_CXX11_ABI=0"));
+}
+
+TEST(FindPyTorchTest, WithoutTorchItIsDebiansAndSaysWhy) {
+  absl::StatusOr<PyTorchInstall> install = FindPyTorch(
+      {"A", FakePythonEnvironment("ICOUNT_NO_TORCH\tModuleNotFoundError: No module named 'torch'"),
+       "", "A_libtorch"});
+  ASSERT_TRUE(install.ok()) << install.status();
+  EXPECT_EQ(install->kind, InstallKind::kSystem);
+  EXPECT_EQ(Describe(*install),
+            absl::StrCat("torch ", install->version,
+                         " (Debian's system install) at /usr (no torch "
+                         "in A: ModuleNotFoundError: No module named 'torch')"));
+}
+
+TEST(FindPyTorchTest, ATorchThatFailsToImportIsAnError) {
+  absl::StatusOr<PyTorchInstall> install = FindPyTorch(
+      {"B",
+       FakePythonEnvironment("ICOUNT_BROKEN_TORCH\tOSError: libtorch_global_deps.so: cannot open"),
+       "", "B_libtorch"});
+  ASSERT_FALSE(install.ok());
+  EXPECT_THAT(std::string(install.status().message()),
+              HasSubstr("B: `import torch` fails in the environment"));
+  EXPECT_THAT(std::string(install.status().message()), HasSubstr("libtorch_global_deps.so"));
+}
+
+TEST(FindPyTorchTest, DebiansPython3FindsDebiansTorch) {
+  absl::StatusOr<PyTorchInstall> install =
+      FindPyTorch({"A", "export PATH=/usr/bin:/bin", "", "A_libtorch"});
+  ASSERT_TRUE(install.ok()) << install.status();
+  EXPECT_EQ(install->kind, InstallKind::kSystem);
+  EXPECT_EQ(install->root, "/usr");
+  EXPECT_EQ(install->how_found, "`import torch` in A, with /usr/bin/python3");
+  EXPECT_THAT(install->version, HasSubstr("1.13"));
+}
+
+TEST(FindPyTorchTest, ABrokenEnvironmentIsAnErrorNotAGuess) {
+  absl::StatusOr<PyTorchInstall> install =
+      FindPyTorch({"B", "echo 'no such venv' >&2; false", "", "B_libtorch"});
+  ASSERT_FALSE(install.ok());
+  EXPECT_THAT(std::string(install.status().message()),
+              HasSubstr("environment B (echo 'no such venv' >&2; false) is broken: cannot ask "
+                        "it which torch it has (exit code 1)"));
+  EXPECT_THAT(std::string(install.status().message()), HasSubstr("no such venv"));
+}
+
+TEST(FingerprintTest, ChangesWhenAHeaderChangesAndOnlyThen) {
+  const std::string root = TestDirectory("libtorch");
+  MakeLibTorch(root);
+  absl::StatusOr<PyTorchInstall> install = ReadLibTorchDirectory(root);
+  ASSERT_TRUE(install.ok()) << install.status();
+  absl::StatusOr<std::string> first = Fingerprint(*install);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->size(), 16u);
+  EXPECT_EQ(Fingerprint(*install).value(), *first);
+  // A rewritten header (another size) and a new header each change it.
+  WriteFile(root + "/include/c10/core/TensorImpl.h", "// inline fast paths, now slower\n");
+  const std::string second = Fingerprint(*install).value();
+  EXPECT_NE(second, *first);
+  WriteFile(root + "/include/c10/core/New.h", "");
+  EXPECT_NE(Fingerprint(*install).value(), second);
+}
+
+TEST(EnvironmentPrefixTest, RunsTheCommandThenTheArguments) {
+  EXPECT_EQ(
+      EnvironmentPrefix("source env.sh"),
+      (std::vector<std::string>{"/bin/sh", "-c", "source env.sh && exec \"$@\"", "icount-env"}));
+}
+
+}  // namespace
+}  // namespace icount::environment

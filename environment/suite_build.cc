@@ -1,0 +1,139 @@
+#include "environment/suite_build.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "base/files.h"
+#include "base/fnv.h"
+#include "base/status.h"
+#include "base/subprocess.h"
+
+namespace icount::environment {
+namespace {
+
+// Lines of Bazel's output an error quotes.
+constexpr size_t kQuotedLines = 40;
+
+std::string Bazel(const SuiteBuildOptions& options) {
+  return options.bazel.empty() ? options.workspace + "/bazelw" : options.bazel;
+}
+
+// One output base per install location (not per fingerprint): a developer
+// who rebuilds LibTorch in place gets an incremental build, not a new tree.
+std::string OutputBase(const PyTorchInstall& install, const SuiteBuildOptions& options) {
+  base::Fnv1a<uint64_t> key;
+  key.Add(install.include_directory);
+  key.Add(install.library_directory);
+  key.Add(install.python_path);
+  const std::string builds = options.builds_directory.empty()
+                                 ? base::CacheDirectory() + "/libtorch-builds"
+                                 : options.builds_directory;
+  return absl::StrCat(builds, "/", key.Hex());
+}
+
+// Runs Bazel, handing its lines to on_progress; an error quotes the last
+// ones and the command.
+absl::StatusOr<std::string> RunBazel(const std::vector<std::string>& command,
+                                     const SuiteBuildOptions& options, const std::string& what) {
+  std::deque<std::string> last;
+  std::string first_error;  // a compiler's, located by #line in a case's definition
+  base::CommandOptions run;
+  run.on_line = [&](const std::string& line) {
+    if (options.on_progress) options.on_progress(line);
+    last.push_back(line);
+    if (last.size() > kQuotedLines) last.pop_front();
+    if (first_error.empty() && absl::StrContains(line, ": error: ")) first_error = line;
+  };
+  // In the workspace, as a person would run it: bazelw and .bazelrc (the
+  // disk cache) are found there.
+  std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$1\" && shift && exec \"$@\"",
+                                   "icount-bazel", options.workspace};
+  argv.insert(argv.end(), command.begin(), command.end());
+  absl::StatusOr<base::CommandResult> result = base::RunCommand(argv, run);
+  if (!result.ok()) return result.status();
+  if (result->exit_code != 0 || result->signal != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, " failed (", base::DescribeExit(*result), ")",
+        first_error.empty() ? "" : absl::StrCat("; the first error:\n  ", first_error), "\n",
+        "Bazel's last lines:\n", absl::StrJoin(last, "\n"), "\nThe command, run in ",
+        options.workspace, ":\n  ", absl::StrJoin(command, " ")));
+  }
+  return result->output;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> IcountWorkspace() {
+  for (const char* name : {"ICOUNT_WORKSPACE", "BUILD_WORKSPACE_DIRECTORY"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    absl::StatusOr<std::string> workspace =
+        base::ReadFileToString(absl::StrCat(value, "/WORKSPACE"));
+    if (workspace.ok() && absl::StrContains(*workspace, "workspace(name = \"icount\")")) {
+      return std::string(value);
+    }
+    return absl::NotFoundError(absl::StrCat("$", name, "=", value,
+                                            " is not icount's source tree (no WORKSPACE naming "
+                                            "the icount workspace there)"));
+  }
+  return absl::NotFoundError(
+      "building icount's worker for another LibTorch needs icount's source tree: run the tool "
+      "with `./bazelw run //tools:...` from the tree, or set ICOUNT_WORKSPACE=<icount checkout>");
+}
+
+std::vector<std::string> SuiteBuildCommand(const PyTorchInstall& install,
+                                           const SuiteBuildOptions& options,
+                                           const std::string& output_base,
+                                           const std::string& fingerprint) {
+  return {Bazel(options), "--output_base=" + output_base,
+          // The server is only needed for this build: it goes soon after.
+          "--max_idle_secs=60", "build", "--curses=no", "--color=no",
+          // No bazel-bin/bazel-out links in the workspace: they belong to
+          // the developer's own build.
+          "--symlink_prefix=/",
+          "--repo_env=ICOUNT_BUILD_LIBTORCH_INCLUDE=" + install.include_directory,
+          "--repo_env=ICOUNT_BUILD_LIBTORCH_LIB=" + install.library_directory,
+          "--repo_env=ICOUNT_BUILD_TORCH_PYTHONPATH=" + install.python_path,
+          "--repo_env=ICOUNT_BUILD_LIBTORCH_FINGERPRINT=" + fingerprint, options.target};
+}
+
+absl::StatusOr<BuiltSuite> BuildSuiteFor(const PyTorchInstall& install,
+                                         const SuiteBuildOptions& options) {
+  if (install.kind == InstallKind::kSystem) {
+    return absl::InvalidArgumentError(
+        "BuildSuiteFor: Debian's LibTorch is the one the tools are built with");
+  }
+  BuiltSuite built;
+  ICOUNT_ASSIGN_OR_RETURN(built.fingerprint, Fingerprint(install));
+  built.output_base = OutputBase(install, options);
+  const std::vector<std::string> build =
+      SuiteBuildCommand(install, options, built.output_base, built.fingerprint);
+  ICOUNT_RETURN_IF_ERROR(
+      RunBazel(build, options, absl::StrCat("building icount for ", Describe(install))).status());
+  SuiteBuildOptions quiet = options;
+  quiet.on_progress = nullptr;
+  ICOUNT_ASSIGN_OR_RETURN(const std::string info,
+                          RunBazel({Bazel(options), "--output_base=" + built.output_base,
+                                    "--max_idle_secs=60", "info", "bazel-bin"},
+                                   quiet, "asking Bazel where the build's outputs are"));
+  // The last line is the answer; bazelw or Bazel may print notes before it.
+  absl::string_view answer = absl::StripTrailingAsciiWhitespace(info);
+  answer = answer.substr(answer.rfind('\n') + 1);
+  built.bin_directory = std::string(answer);
+  if (access(built.bin_directory.c_str(), F_OK) != 0) {
+    return absl::InternalError(absl::StrCat("Bazel names ", built.bin_directory,
+                                            " as its outputs' directory, which does not exist"));
+  }
+  return built;
+}
+
+}  // namespace icount::environment

@@ -1,0 +1,68 @@
+#ifndef ICOUNT_ENVIRONMENT_SUITE_BUILD_H_
+#define ICOUNT_ENVIRONMENT_SUITE_BUILD_H_
+
+// icount's suite (its worker with every C++ case compiled in, the manifest,
+// the TorchScript artifacts) built against another LibTorch than Debian's:
+// a nested `bazel build` of icount's own source tree, with @libtorch_api
+// pointing at the install (third_party/repositories.bzl, libtorch_install),
+// in a Bazel output base of its own per install (by location: a
+// developer's rebuild in place reuses it, and Bazel recompiles only what
+// the changed headers reach). The generated C++ case sources are the same
+// genrule outputs as in the default build; what changes is the headers
+// they are compiled against and the libraries they are linked with.
+// Actions that see no LibTorch header come from the shared disk cache, and
+// a second build with nothing changed compiles nothing.
+//
+//   SuiteBuildOptions options;
+//   ICOUNT_ASSIGN_OR_RETURN(options.workspace, IcountWorkspace());
+//   options.on_progress = [](const std::string& line) { std::cerr << line << "\n"; };
+//   absl::StatusOr<BuiltSuite> built = BuildSuiteFor(install, options);
+//   // built->bin_directory + "/definitions/full_suite_worker"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "environment/pytorch_install.h"
+
+namespace icount::environment {
+
+struct SuiteBuildOptions {
+  std::string workspace;  // icount's source tree, e.g. from IcountWorkspace()
+  // The Bazel command; empty: <workspace>/bazelw.
+  std::string bazel;
+  // Where output bases live; empty: base::CacheDirectory() + "/libtorch-builds".
+  std::string builds_directory;
+  std::string target = "//definitions:full_suite";
+  // Bazel's progress and error lines as they come ("[120 / 431] Compiling ...").
+  std::function<void(const std::string& line)> on_progress;
+};
+
+struct BuiltSuite {
+  std::string bin_directory;  // the build's bazel-bin
+  std::string output_base;
+  std::string fingerprint;  // of the install's files when it was built (Fingerprint())
+};
+
+// icount's source tree, needed to build for another LibTorch:
+// $ICOUNT_WORKSPACE, else $BUILD_WORKSPACE_DIRECTORY (set by `bazel run`);
+// an error saying so when neither names a directory with icount's
+// WORKSPACE.
+absl::StatusOr<std::string> IcountWorkspace();
+
+// The Bazel command line BuildSuiteFor runs (for messages and tests).
+std::vector<std::string> SuiteBuildCommand(const PyTorchInstall& install,
+                                           const SuiteBuildOptions& options,
+                                           const std::string& output_base,
+                                           const std::string& fingerprint);
+
+// Builds options.target against `install` (not kSystem: Debian's is what
+// the running tool was built with). An error carries Bazel's last lines
+// and the command to rerun.
+absl::StatusOr<BuiltSuite> BuildSuiteFor(const PyTorchInstall& install,
+                                         const SuiteBuildOptions& options);
+
+}  // namespace icount::environment
+
+#endif  // ICOUNT_ENVIRONMENT_SUITE_BUILD_H_

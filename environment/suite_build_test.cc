@@ -1,0 +1,163 @@
+#include "environment/suite_build.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "base/files.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace icount::environment {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// A stand-in for Bazel: logs each command line, prints a progress line for
+// `build` (failing when told to) and a bin directory for `info bazel-bin`.
+struct FakeBazel {
+  std::string directory = base::MakeTemporaryDirectory("fake-bazel").value();
+  std::string log = directory + "/commands.log";
+  std::string path = directory + "/bazel";
+  std::string bin = directory + "/bazel-bin";
+
+  FakeBazel() {
+    mkdir(bin.c_str(), 0755);
+    EXPECT_TRUE(base::WriteFileAtomically(path, absl::StrCat(R"(#!/bin/sh
+echo "$PWD $*" >> )",
+                                                             log, R"(
+case " $* " in
+  *" build "*)
+    echo "[12 / 431] Compiling definitions/full_suite_sources_shard_0.cc"
+    if [ -e fail ]; then
+      echo "definitions/standard.cc:120:7: error: 'torch::special_op' was not declared"
+      for i in $(seq 50); do echo "  more compiler output $i"; done
+      echo "ERROR: Build did NOT complete successfully"; exit 1
+    fi
+    echo "INFO: Build completed successfully" ;;
+  *" info "*) echo ")",
+                                                             bin, R"(" ;;
+esac
+)"))
+                    .ok());
+    chmod(path.c_str(), 0755);
+  }
+  std::vector<std::string> Commands() const {
+    return absl::StrSplit(base::ReadFileToString(log).value_or(""), '\n', absl::SkipEmpty());
+  }
+};
+
+PyTorchInstall PackageInstall(const std::string& site) {
+  const std::string package = site + "/torch";
+  mkdir(package.c_str(), 0755);
+  mkdir((package + "/include").c_str(), 0755);
+  mkdir((package + "/lib").c_str(), 0755);
+  EXPECT_TRUE(base::WriteFileAtomically(package + "/include/torch.h", "").ok());
+  PyTorchInstall install;
+  install.kind = InstallKind::kPythonPackage;
+  install.version = "2.1.0";
+  install.root = package;
+  install.include_directory = package + "/include";
+  install.library_directory = package + "/lib";
+  install.python_path = site;
+  return install;
+}
+
+SuiteBuildOptions Options(const FakeBazel& bazel, const std::string& workspace) {
+  SuiteBuildOptions options;
+  options.workspace = workspace;
+  options.bazel = bazel.path;
+  options.builds_directory = bazel.directory + "/builds";
+  return options;
+}
+
+TEST(BuildSuiteForTest, BuildsInTheWorkspaceWithTheInstallAsLibTorch) {
+  FakeBazel bazel;
+  const std::string workspace = base::MakeTemporaryDirectory("workspace").value();
+  const std::string site = base::MakeTemporaryDirectory("site").value();
+  const PyTorchInstall install = PackageInstall(site);
+  SuiteBuildOptions options = Options(bazel, workspace);
+  std::vector<std::string> progress;
+  options.on_progress = [&](const std::string& line) { progress.push_back(line); };
+  absl::StatusOr<BuiltSuite> built = BuildSuiteFor(install, options);
+  ASSERT_TRUE(built.ok()) << built.status();
+  EXPECT_EQ(built->bin_directory, bazel.bin);
+  EXPECT_THAT(built->output_base, HasSubstr(bazel.directory + "/builds/"));
+  EXPECT_EQ(built->fingerprint, Fingerprint(install).value());
+  EXPECT_THAT(progress,
+              ElementsAre("[12 / 431] Compiling definitions/full_suite_sources_shard_0.cc",
+                          "INFO: Build completed successfully"));
+  const std::vector<std::string> commands = bazel.Commands();
+  ASSERT_EQ(commands.size(), 2u);
+  EXPECT_EQ(commands[0],
+            absl::StrCat(workspace, " --output_base=", built->output_base,
+                         " --max_idle_secs=60 build --curses=no --color=no --symlink_prefix=/",
+                         " --repo_env=ICOUNT_BUILD_LIBTORCH_INCLUDE=", site,
+                         "/torch/include --repo_env=ICOUNT_BUILD_LIBTORCH_LIB=", site,
+                         "/torch/lib --repo_env=ICOUNT_BUILD_TORCH_PYTHONPATH=", site,
+                         " --repo_env=ICOUNT_BUILD_LIBTORCH_FINGERPRINT=", built->fingerprint,
+                         " //definitions:full_suite"));
+  EXPECT_EQ(commands[1], absl::StrCat(workspace, " --output_base=", built->output_base,
+                                      " --max_idle_secs=60 info bazel-bin"));
+}
+
+TEST(BuildSuiteForTest, OneOutputBasePerInstallLocation) {
+  FakeBazel bazel;
+  const std::string workspace = base::MakeTemporaryDirectory("workspace").value();
+  const PyTorchInstall first = PackageInstall(base::MakeTemporaryDirectory("site").value());
+  const PyTorchInstall second = PackageInstall(base::MakeTemporaryDirectory("site").value());
+  const SuiteBuildOptions options = Options(bazel, workspace);
+  const std::string base_1 = BuildSuiteFor(first, options).value().output_base;
+  // A header edited in place: a new fingerprint, the same output base (an
+  // incremental build).
+  ASSERT_TRUE(base::WriteFileAtomically(first.include_directory + "/torch.h", "// edited\n").ok());
+  const BuiltSuite again = BuildSuiteFor(first, options).value();
+  EXPECT_EQ(again.output_base, base_1);
+  EXPECT_NE(again.fingerprint, Fingerprint(second).value());
+  EXPECT_NE(BuildSuiteFor(second, options).value().output_base, base_1);
+}
+
+TEST(BuildSuiteForTest, AFailedBuildQuotesBazelAndTheCommand) {
+  FakeBazel bazel;
+  const std::string workspace = base::MakeTemporaryDirectory("workspace").value();
+  ASSERT_TRUE(base::WriteFileAtomically(workspace + "/fail", "").ok());
+  const PyTorchInstall install = PackageInstall(base::MakeTemporaryDirectory("site").value());
+  absl::StatusOr<BuiltSuite> built = BuildSuiteFor(install, Options(bazel, workspace));
+  ASSERT_FALSE(built.ok());
+  const std::string message(built.status().message());
+  EXPECT_THAT(message, HasSubstr("building icount for torch 2.1.0 (Python package)"));
+  EXPECT_THAT(message, HasSubstr("the first error:\n  definitions/standard.cc:120:7: error: "
+                                 "'torch::special_op' was not declared"));
+  EXPECT_THAT(message, HasSubstr("ERROR: Build did NOT complete successfully"));
+  EXPECT_THAT(message, HasSubstr(absl::StrCat("The command, run in ", workspace, ":\n  ",
+                                              bazel.path, " --output_base=")));
+}
+
+TEST(BuildSuiteForTest, DebiansLibTorchIsNotRebuilt) {
+  FakeBazel bazel;
+  absl::StatusOr<BuiltSuite> built = BuildSuiteFor(SystemInstall(), Options(bazel, "/"));
+  EXPECT_EQ(built.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(bazel.Commands().empty());
+}
+
+TEST(IcountWorkspaceTest, NamesWhatToDo) {
+  unsetenv("BUILD_WORKSPACE_DIRECTORY");
+  unsetenv("ICOUNT_WORKSPACE");
+  EXPECT_THAT(std::string(IcountWorkspace().status().message()),
+              HasSubstr("set ICOUNT_WORKSPACE=<icount checkout>"));
+  const std::string other = base::MakeTemporaryDirectory("other").value();
+  setenv("ICOUNT_WORKSPACE", other.c_str(), 1);
+  EXPECT_THAT(std::string(IcountWorkspace().status().message()),
+              HasSubstr(absl::StrCat("$ICOUNT_WORKSPACE=", other, " is not icount's source tree")));
+  ASSERT_TRUE(
+      base::WriteFileAtomically(other + "/WORKSPACE", "workspace(name = \"icount\")\n").ok());
+  EXPECT_EQ(IcountWorkspace().value(), other);
+}
+
+}  // namespace
+}  // namespace icount::environment

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# A side that brings its own LibTorch: a relocated copy of Debian's (the
+# libraries copied, as an unpacked LibTorch archive lays them out) with one
+# inline function of a c10 header changed. ab_test builds icount's worker
+# and C++ cases against it (a nested Bazel build of this checkout) and
+# compares it with Debian's: the worker provably loads the copies
+# (/proc/PID/maps), the case that drops tensors changes with the function
+# named, and a case that does not is counted the same.
+#
+# Runs unsandboxed (no-sandbox: the nested build needs this checkout, found
+# through README.md's link) and always (external: Bazel cannot see the
+# checkout's files). Its output base lives in the test's directory and goes
+# with it; its actions come from the machine's icount disk cache, so only
+# those that see the changed header compile.
+set -u
+source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+ab_test="$PWD/$1"
+root="$(dirname "$(readlink -f "$2")")"
+tmp="$TEST_TMPDIR"
+prefix="$tmp/libtorch"
+export ICOUNT_WORKSPACE="$root" ICOUNT_CACHE_DIR="$tmp/cache"
+# Bazel gives a test no HOME; .bazelrc's disk cache is under the user's.
+HOME=$(getent passwd "$(id -u)" | cut -d: -f6)
+export HOME
+shutdown_nested_bazel() {
+  local base
+  for base in "$ICOUNT_CACHE_DIR"/libtorch-builds/*; do
+    [[ -d $base ]] && /usr/bin/bazel --output_base="$base" shutdown 2>/dev/null
+  done
+}
+trap shutdown_nested_bazel EXIT
+
+step "a relocated LibTorch with an edited c10/util/intrusive_ptr.h"
+mkdir -p "$prefix/include" "$prefix/lib" "$prefix/share/cmake/Torch"
+for d in torch ATen caffe2; do ln -s "/usr/include/$d" "$prefix/include/$d"; done
+cp -r /usr/include/c10 "$prefix/include/c10"
+header="$prefix/include/c10/util/intrusive_ptr.h"
+grep -q '^  void reset_() noexcept {$' "$header" || fail "intrusive_ptr.h has no reset_() to edit"
+# Every Tensor's release spins first: more work on a path C++ cases inline.
+sed -i '0,/^  void reset_() noexcept {$/s//  void reset_() noexcept {\n    for (volatile int spin = 0; spin < 16; spin = spin + 1) {}/' "$header"
+grep -q "volatile int spin" "$header" || fail "the edit did not apply"
+for lib in libtorch libtorch_cpu libc10; do
+  real=$(readlink -f "/usr/lib/x86_64-linux-gnu/$lib.so")
+  soname=$(basename "$(readlink "/usr/lib/x86_64-linux-gnu/$lib.so")")
+  cp "$real" "$prefix/lib/"
+  ln -s "$(basename "$real")" "$prefix/lib/$soname"
+  ln -s "$soname" "$prefix/lib/$lib.so"
+done
+cp /usr/lib/x86_64-linux-gnu/cmake/Torch/TorchConfig.cmake "$prefix/share/cmake/Torch/"
+
+step "ab_test, B on the relocated LibTorch (builds the worker for it)"
+filter='^(Empty / no allocation|Metadata and views / size)$'
+"$ab_test" --A=true --B=true --B_libtorch="$prefix" --filter="$filter" --json="$tmp/ab.json" \
+  > "$tmp/ab.txt" 2> "$tmp/ab.log" || fail "ab_test: $(tail -30 "$tmp/ab.log")"
+grep -q "^ab_test: B: torch 1.13.0 (LibTorch directory) at $prefix, found by --B_libtorch$" "$tmp/ab.log" \
+  || fail "what B has: $(head -5 "$tmp/ab.log")"
+grep -q "^ab_test: B: bazel: \[" "$tmp/ab.log" || fail "no build progress: $(head -20 "$tmp/ab.log")"
+grep -q "Python cases are skipped" "$tmp/ab.log" || fail "a LibTorch directory runs C++ cases only"
+worker=$(sed -n 's/^ab_test: B: worker \(.*\) (fingerprint [0-9a-f]*)$/\1/p' "$tmp/ab.log")
+[[ -x $worker ]] || fail "no worker built for B: $(grep worker "$tmp/ab.log")"
+
+step "B's worker loads the copies"
+mkfifo "$tmp/orders"
+# The worker blocks opening its orders (a FIFO): its libraries are mapped.
+"$worker" --scratch="$tmp/scratch" --orders="$tmp/orders" --python=false 2> "$tmp/worker.log" &
+pid=$!
+maps_name_libtorch() { grep -q "libtorch_cpu" "/proc/$pid/maps"; }
+wait_for 60 "the worker to map LibTorch" maps_name_libtorch
+grep "libtorch_cpu\|libc10" "/proc/$pid/maps" > "$tmp/maps"
+kill "$pid"
+wait "$pid" 2>/dev/null
+grep -q "$prefix/lib/libtorch_cpu.so" "$tmp/maps" || fail "B's worker maps: $(cat "$tmp/maps")"
+grep -q "$prefix/lib/libc10.so" "$tmp/maps" || fail "B's worker maps: $(cat "$tmp/maps")"
+grep -q "/usr/lib/x86_64-linux-gnu/libtorch_cpu" "$tmp/maps" && fail "Debian's LibTorch mapped too"
+
+step "the changed function shows where it runs, and only there"
+json_count_delta_pct() {  # CASE_KEY_PREFIX: (B - A) / A in percent
+  /usr/bin/python3 - "$tmp/ab.json" "$1" <<'PY'
+import json, sys
+for c in json.load(open(sys.argv[1]))["comparisons"]:
+    if c["case"].startswith(sys.argv[2]):
+        print(c["counts_delta_pct"])
+PY
+}
+empty=$(json_count_delta_pct "Empty/no allocation|Eager|Forward|C++")
+size=$(json_count_delta_pct "Metadata and views/size|Eager|Forward|C++")
+[[ -n $empty && -n $size ]] || fail "cases missing from the comparisons: $(head -c 2000 "$tmp/ab.json")"
+awk -v d="$empty" 'BEGIN { exit !(d >= 5) }' || fail "Empty / no allocation moved by $empty%, not by the spin"
+awk -v d="$size" 'BEGIN { exit !(d == 0) }' || fail "Metadata and views / size moved by $size%"
+grep -q "intrusive_ptr<c10::TensorImpl.*reset_()" "$tmp/ab.txt" \
+  || grep -q "intrusive_ptr.*reset_()" "$tmp/ab.txt" \
+  || fail "per-function table does not name reset_(): $(cat "$tmp/ab.txt")"
+
+step "a second run builds nothing"
+"$ab_test" --A=true --B=true --B_libtorch="$prefix" --filter='^Metadata and views / size$' \
+  > /dev/null 2> "$tmp/again.log" || fail "second ab_test: $(tail -30 "$tmp/again.log")"
+grep -q "^ab_test: B: bazel: INFO: Build completed successfully" "$tmp/again.log" \
+  || fail "no build in the second run: $(head -20 "$tmp/again.log")"
+grep -q "Compiling" "$tmp/again.log" && fail "the second run compiled: $(grep Compiling "$tmp/again.log" | head)"
+echo PASS

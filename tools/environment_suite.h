@@ -1,0 +1,63 @@
+#ifndef ICOUNT_TOOLS_ENVIRONMENT_SUITE_H_
+#define ICOUNT_TOOLS_ENVIRONMENT_SUITE_H_
+
+// The suite a run uses in an environment (main's and ci's --env and
+// --libtorch, each side of ab_test): the tools' own suite, built against
+// Debian's LibTorch, when the environment's PyTorch is Debian's; otherwise
+// icount's suite built against that PyTorch (environment/suite_build.h),
+// compiled the first time and found in Bazel's cache after that.
+//
+//   environment::EnvironmentSpec spec{"B", ". ~/venvs/b/bin/activate", "", "B_libtorch"};
+//   absl::StatusOr<EnvironmentSuite> b = SuiteForEnvironment(spec, own_suite, "ab_test");
+//   // stderr: "ab_test: B: torch 2.1.0 (Python package) at ..., found by ..."
+//   //         "ab_test: B: building icount's worker and C++ cases against it ..."
+//   RunnerOptions options;
+//   options.worker_path = b->suite.worker_path;
+
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "environment/pytorch_install.h"
+#include "tools/suite.h"
+
+namespace icount {
+
+struct EnvironmentSuite {
+  environment::PyTorchInstall install;
+  Suite suite;
+  std::string fingerprint;  // of the install's files; "" for Debian's
+  bool python_cases() const { return install.python_problem.empty(); }
+};
+
+// Finds the environment's PyTorch, says which on stderr ("<tool>: <name>:
+// torch ..."), and returns the suite to run there; Bazel's progress lines
+// go to stderr while it builds.
+absl::StatusOr<EnvironmentSuite> SuiteForEnvironment(const environment::EnvironmentSpec& spec,
+                                                     const Suite& own_suite,
+                                                     const std::string& tool);
+
+// main's and ci's --env and --libtorch: SuiteForEnvironment for the
+// environment they name, or, when both are empty, the tools' own suite on
+// Debian's LibTorch without asking anything.
+absl::StatusOr<EnvironmentSuite> SuiteForEnvironmentFlags(const std::string& env,
+                                                          const std::string& libtorch,
+                                                          const Suite& own_suite,
+                                                          const std::string& tool);
+inline constexpr char kEnvHelp[] =
+    "Shell command that sets up the environment to measure (e.g. \". ~/venvs/mine/bin/"
+    "activate\"): workers start in it, and the torch that `import torch` loads there is "
+    "measured, with icount's worker and C++ cases built against its headers and libraries "
+    "(once; cached). Without it (and --libtorch): Debian's LibTorch.";
+inline constexpr char kLibTorchHelp[] =
+    "A LibTorch directory to measure (the official archive's layout: include/, lib/, "
+    "share/cmake/Torch); it has no Python package, so only C++ cases run.";
+
+// The results' settings that say which LibTorch was measured: "libtorch"
+// (Describe()) and, for one that is not Debian's, "libtorch_fingerprint".
+void AddLibTorchSettings(const EnvironmentSuite& environment,
+                         std::map<std::string, std::string>& settings);
+
+}  // namespace icount
+
+#endif  // ICOUNT_TOOLS_ENVIRONMENT_SUITE_H_
