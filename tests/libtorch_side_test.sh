@@ -16,6 +16,7 @@ set -u
 source "$TEST_SRCDIR/icount/tests/test_steps.sh"
 ab_test="$PWD/$1"
 root="$(dirname "$(readlink -f "$2")")"
+timeit="$PWD/$3"
 tmp="$TEST_TMPDIR"
 prefix="$tmp/libtorch"
 export ICOUNT_WORKSPACE="$root" ICOUNT_CACHE_DIR="$tmp/cache"
@@ -39,6 +40,8 @@ grep -q '^  void reset_() noexcept {$' "$header" || fail "intrusive_ptr.h has no
 # Every Tensor's release spins first: more work on a path C++ cases inline.
 sed -i '0,/^  void reset_() noexcept {$/s//  void reset_() noexcept {\n    for (volatile int spin = 0; spin < 16; spin = spin + 1) {}/' "$header"
 grep -q "volatile int spin" "$header" || fail "the edit did not apply"
+# And a mark that only code compiled against this copy sees.
+echo '#define ICOUNT_EDITED_HEADER 1' >> "$header"
 for lib in libtorch libtorch_cpu libc10; do
   real=$(readlink -f "/usr/lib/x86_64-linux-gnu/$lib.so")
   soname=$(basename "$(readlink "/usr/lib/x86_64-linux-gnu/$lib.so")")
@@ -97,4 +100,19 @@ step "a second run builds nothing"
 grep -q "^ab_test: B: bazel: INFO: Build completed successfully" "$tmp/again.log" \
   || fail "no build in the second run: $(head -20 "$tmp/again.log")"
 grep -q "Compiling" "$tmp/again.log" && fail "the second run compiled: $(grep Compiling "$tmp/again.log" | head)"
+step "timeit --libtorch: a C++ statement compiled against the relocated LibTorch"
+# The statement compiles only against the copy's headers (the mark), and
+# is measured: the run-time snippet follows the LibTorch timeit is built for.
+stmt='static_assert(ICOUNT_EDITED_HEADER == 1, "the copy"); auto y = torch::empty({0});'
+timeit_flags=(--language=cpp --stmt="$stmt" --number=10 --callgrind --callgrind_number=20)
+"$timeit" "${timeit_flags[@]}" --libtorch="$prefix" > "$tmp/side.txt" 2> "$tmp/side.err" \
+  || fail "timeit --libtorch: $(tail -20 "$tmp/side.err")"
+grep -q "^timeit: --env: torch 1.13.0 (LibTorch directory) at $prefix, found by --libtorch$" \
+  "$tmp/side.err" || fail "what timeit measured against: $(head -5 "$tmp/side.err")"
+grep -q "Per run: *[0-9]" "$tmp/side.txt" || fail "no counts: $(cat "$tmp/side.txt")"
+# Against Debian's headers the same statement does not compile.
+if "$timeit" "${timeit_flags[@]}" > "$tmp/own.txt" 2> "$tmp/own.err"; then
+  fail "the statement compiled against Debian's headers too"
+fi
+grep -q "ICOUNT_EDITED_HEADER" "$tmp/own.err" || fail "timeit without --libtorch: $(tail -5 "$tmp/own.err")"
 echo PASS

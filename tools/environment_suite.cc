@@ -11,35 +11,67 @@
 
 namespace icount {
 
-absl::StatusOr<EnvironmentSuite> SuiteForEnvironment(const environment::EnvironmentSpec& spec,
-                                                     const Suite& own_suite,
-                                                     const std::string& tool) {
-  EnvironmentSuite out;
+namespace {
+
+// The environment's PyTorch, said on stderr, and, when it is not Debian's,
+// `target` built against it (BuiltSuite::bin_directory; empty for Debian's).
+struct FoundAndBuilt {
+  environment::PyTorchInstall install;
+  environment::BuiltSuite built;
+};
+absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& spec,
+                                           const std::string& target, const std::string& what,
+                                           const std::string& tool) {
+  FoundAndBuilt out;
   ICOUNT_ASSIGN_OR_RETURN(out.install, environment::FindPyTorch(spec));
   std::fprintf(stderr, "%s: %s: %s\n", tool.c_str(), spec.name.c_str(),
                environment::Describe(out.install).c_str());
-  if (out.install.kind == environment::InstallKind::kSystem) {
-    out.suite = own_suite;
-    return out;
-  }
+  if (out.install.kind == environment::InstallKind::kSystem) return out;
   environment::SuiteBuildOptions options;
   ICOUNT_ASSIGN_OR_RETURN(options.workspace, environment::IcountWorkspace());
+  options.target = target;
   options.on_progress = [&](const std::string& line) {
     std::fprintf(stderr, "%s: %s: bazel: %s\n", tool.c_str(), spec.name.c_str(), line.c_str());
   };
   std::fprintf(stderr,
-               "%s: %s: building icount's worker and C++ cases against it (minutes the first "
-               "time; Bazel reuses what is built after that)...\n",
-               tool.c_str(), spec.name.c_str());
-  ICOUNT_ASSIGN_OR_RETURN(const environment::BuiltSuite built,
-                          environment::BuildSuiteFor(out.install, options),
+               "%s: %s: building %s against it (minutes the first time; Bazel reuses what is "
+               "built after that)...\n",
+               tool.c_str(), spec.name.c_str(), what.c_str());
+  ICOUNT_ASSIGN_OR_RETURN(out.built, environment::BuildSuiteFor(out.install, options),
                           absl::Status(_.code(), absl::StrCat(spec.name, ": ", _.message())));
-  out.fingerprint = built.fingerprint;
-  ICOUNT_ASSIGN_OR_RETURN(out.suite,
-                          LoadSuiteFromDirectory(built.bin_directory, "definitions", "full_suite"));
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<EnvironmentSuite> SuiteForEnvironment(const environment::EnvironmentSpec& spec,
+                                                     const Suite& own_suite,
+                                                     const std::string& tool) {
+  ICOUNT_ASSIGN_OR_RETURN(FoundAndBuilt found, FindAndBuild(spec, "//definitions:full_suite",
+                                                            "icount's worker and C++ cases", tool));
+  EnvironmentSuite out;
+  out.install = std::move(found.install);
+  if (found.built.bin_directory.empty()) {
+    out.suite = own_suite;
+    return out;
+  }
+  out.fingerprint = found.built.fingerprint;
+  ICOUNT_ASSIGN_OR_RETURN(
+      out.suite, LoadSuiteFromDirectory(found.built.bin_directory, "definitions", "full_suite"));
   std::fprintf(stderr, "%s: %s: worker %s (fingerprint %s)\n", tool.c_str(), spec.name.c_str(),
                out.suite.worker_path.c_str(), out.fingerprint.c_str());
   return out;
+}
+
+absl::StatusOr<std::string> ToolForEnvironment(const environment::EnvironmentSpec& spec,
+                                               const std::string& own_path,
+                                               const std::string& package, const std::string& name,
+                                               const std::string& tool) {
+  ICOUNT_ASSIGN_OR_RETURN(FoundAndBuilt found,
+                          FindAndBuild(spec, absl::StrCat("//", package, ":", name),
+                                       absl::StrCat("//", package, ":", name), tool));
+  if (found.built.bin_directory.empty()) return own_path;
+  return absl::StrCat(found.built.bin_directory, "/", package, "/", name);
 }
 
 absl::StatusOr<EnvironmentSuite> SuiteForEnvironmentFlags(const std::string& env,

@@ -37,6 +37,14 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironment(const environment::Environm
                                                      const Suite& own_suite,
                                                      const std::string& tool);
 
+// The tool //<package>:<name> built for the environment's PyTorch (for
+// timeit, which measures in its own process): `own_path` when that
+// PyTorch is Debian's, which the running tool is built against.
+absl::StatusOr<std::string> ToolForEnvironment(const environment::EnvironmentSpec& spec,
+                                               const std::string& own_path,
+                                               const std::string& package, const std::string& name,
+                                               const std::string& tool);
+
 // main's and ci's --env and --libtorch: SuiteForEnvironment for the
 // environment they name, or, when both are empty, the tools' own suite on
 // Debian's LibTorch without asking anything.

@@ -10,6 +10,9 @@
 // file //tools:compare reads. The statement runs in a child process: one
 // that crashes, calls exit() or hangs (--timeout) is reported as such, with
 // exit code 1, instead of taking timeit down with it.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -17,14 +20,17 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
 #include "base/subprocess.h"
 #include "cli/tool_flags.h"
+#include "environment/pytorch_install.h"
 #include "timer/callgrind_stats.h"
 #include "timer/measurement_io.h"
 #include "timer/timer.h"
+#include "tools/environment_suite.h"
 #include "tools/suite.h"
 
 ABSL_FLAG(std::string, stmt, "", "The statement to time (required).");
@@ -43,6 +49,13 @@ ABSL_FLAG(int, top, 15, "Functions to show with --callgrind.");
 ABSL_FLAG(std::string, json, "",
           "Write the results file (JSON) here; an icount results file already there is "
           "replaced, any other file is refused.");
+ABSL_FLAG(std::string, env, "",
+          "Shell command that sets up the environment to measure in: the statement runs "
+          "against the torch that `import torch` loads there, with timeit built against its "
+          "headers and libraries (once; cached). Default: Debian's LibTorch.");
+ABSL_FLAG(std::string, libtorch, "",
+          "A LibTorch directory (include/, lib/, share/cmake/Torch) to measure against: C++ "
+          "statements only.");
 ABSL_FLAG(double, timeout, 600,
           "Seconds before a statement that does not finish is stopped and reported; 0: none.");
 
@@ -122,6 +135,40 @@ absl::Status CheckNumberFlags() {
   return base::CheckFlagAtLeast("top", absl::GetFlag(FLAGS_top), 0);
 }
 
+// timeit measures in its own process, so for --env or --libtorch it runs
+// itself again: the timeit built against that PyTorch, started in the
+// environment, with the other flags as given.
+int RunInEnvironment(const std::vector<char*>& args) {
+  const std::string env = absl::GetFlag(FLAGS_env);
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (length <= 0) return base::Fail("timeit: cannot read /proc/self/exe");
+  absl::StatusOr<std::string> binary = ToolForEnvironment(
+      {"--env", env, absl::GetFlag(FLAGS_libtorch), "libtorch"},
+      std::string(self, static_cast<size_t>(length)), "tools", "timeit", "timeit");
+  if (!binary.ok()) return base::Fail(binary.status());
+  std::vector<std::string> argv = environment::EnvironmentPrefix(env);
+  argv.push_back(*binary);
+  for (size_t i = 1; i < args.size(); ++i) {
+    const absl::string_view arg = args[i];
+    if (arg == "--env" || arg == "--libtorch") {
+      ++i;  // and its value
+    } else if (!absl::StartsWith(arg, "--env=") && !absl::StartsWith(arg, "--libtorch=")) {
+      argv.emplace_back(arg);
+    }
+  }
+  // The other timeit finds its own runfiles (the callgrind runner built
+  // with it) next to itself, not this one's.
+  for (const char* name : {"RUNFILES_DIR", "RUNFILES_MANIFEST_FILE", "TEST_SRCDIR"}) {
+    unsetenv(name);
+  }
+  std::vector<char*> exec_argv;
+  for (std::string& arg : argv) exec_argv.push_back(arg.data());
+  exec_argv.push_back(nullptr);
+  execv(exec_argv[0], exec_argv.data());
+  return base::Fail(absl::StrCat("cannot run ", argv[0], ": ", std::strerror(errno)));
+}
+
 int Main(int argc, char** argv) {
   // `--adaptive` alone means the reference's default threshold.
   std::vector<char*> args(argv, argv + argc);
@@ -134,6 +181,9 @@ int Main(int argc, char** argv) {
                      "Times a C++ or Python snippet against LibTorch.\n\n"
                      "Usage: bazel run //tools:timeit -- --language=cpp|python --stmt=STMT "
                      "[--setup=S] [--number=N | --autorange | --adaptive[=T]] [--callgrind]");
+  if (!absl::GetFlag(FLAGS_env).empty() || !absl::GetFlag(FLAGS_libtorch).empty()) {
+    return RunInEnvironment(args);
+  }
   const std::string language = absl::GetFlag(FLAGS_language);
   if (language != "cpp" && language != "python") {
     return Usage(absl::StrCat("--language must be cpp or python, got \"", language, "\""));

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -427,15 +428,19 @@ absl::Status CheckNoOldJournal(const std::string& journal_path) {
 
 namespace {
 
-// `to` as a hard link to `from`, or, across file systems, a copy that is
-// executable.
-absl::Status LinkOrCopyExecutable(const std::string& from, const std::string& to) {
+// `to` as a hard link to `from`, or, where the file system refuses one
+// (another mount, as in Bazel's sandbox), a symbolic link: that evens out
+// argv[0] but not the executable's path (/proc/self/exe). A copy would
+// even out both, but costs a write as large as the binary, which a
+// file-size limit or a full disk can refuse.
+absl::Status LinkExecutable(const std::string& from, const std::string& to) {
   if (link(from.c_str(), to.c_str()) == 0) return absl::OkStatus();
-  ICOUNT_ASSIGN_OR_RETURN(const std::string bytes, base::ReadFileToString(from));
-  ICOUNT_RETURN_IF_ERROR(base::WriteFileAtomically(to, bytes));
-  if (chmod(to.c_str(), 0755) != 0) {
+  char* real = realpath(from.c_str(), nullptr);
+  const int linked = real != nullptr ? symlink(real, to.c_str()) : -1;
+  free(real);
+  if (linked != 0) {
     return absl::InternalError(
-        absl::StrCat("cannot make ", to, " executable: ", std::strerror(errno)));
+        absl::StrCat("cannot link ", to, " to the worker ", from, ": ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }
@@ -527,15 +532,14 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
   if (!scratch.ok()) return scratch.status();
   // Workers start as <scratch>/worker, the same binary at a path whose
   // length is the same for every worker of a run, wherever the binary was
-  // built: a process's heap holds its argv[0] (the flags library keeps it)
-  // and its executable's path, so a worker's counts moved with them (up to
+  // built: a process's heap holds its argv[0] (the flags library keeps
+  // it), so a worker's counts moved with its path's length (up to
   // 1.5% in allocating cases between a checkout's worker and one built
-  // elsewhere, e.g. for another side's LibTorch). A hard link where the
-  // file system allows one, else a copy. The stack is evened out by
-  // PadEnvironmentForStackLayout.
+  // elsewhere, e.g. for another side's LibTorch). The stack is evened out
+  // by PadEnvironmentForStackLayout.
   RunnerOptions run_options = options;
   run_options.worker_path = *scratch + "/worker";
-  ICOUNT_RETURN_IF_ERROR(LinkOrCopyExecutable(options.worker_path, run_options.worker_path));
+  ICOUNT_RETURN_IF_ERROR(LinkExecutable(options.worker_path, run_options.worker_path));
   InterruptScope interrupts;
   Run run(orders, run_options, *scratch, results, report.resumed);
   absl::Status status;
