@@ -428,19 +428,24 @@ absl::Status CheckNoOldJournal(const std::string& journal_path) {
 
 namespace {
 
-// `to` as a hard link to `from`, or, where the file system refuses one
-// (another mount, as in Bazel's sandbox), a symbolic link: that evens out
-// argv[0] but not the executable's path (/proc/self/exe). A copy would
-// even out both, but costs a write as large as the binary, which a
-// file-size limit or a full disk can refuse.
+// `to` as a hard link to the file `from` names (through any symbolic
+// links: link() would link the symbolic link itself, and the process's
+// executable would still be the target's path), or, where the file system
+// refuses one (another mount, as in Bazel's sandbox), a symbolic link,
+// which evens out argv[0] but not the executable's path (/proc/self/exe).
+// A copy would even out both, but costs a write as large as the binary,
+// which a file-size limit or a full disk can refuse.
 absl::Status LinkExecutable(const std::string& from, const std::string& to) {
-  if (link(from.c_str(), to.c_str()) == 0) return absl::OkStatus();
   char* real = realpath(from.c_str(), nullptr);
-  const int linked = real != nullptr ? symlink(real, to.c_str()) : -1;
+  if (real == nullptr) {
+    return absl::NotFoundError(absl::StrCat("the worker ", from, ": ", std::strerror(errno)));
+  }
+  const int linked = link(real, to.c_str()) == 0 ? 0 : symlink(real, to.c_str());
+  const int error = errno;
   free(real);
   if (linked != 0) {
     return absl::InternalError(
-        absl::StrCat("cannot link ", to, " to the worker ", from, ": ", std::strerror(errno)));
+        absl::StrCat("cannot link ", to, " to the worker ", from, ": ", std::strerror(error)));
   }
   return absl::OkStatus();
 }

@@ -4,6 +4,7 @@
 #include "worker/runner.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -194,14 +195,27 @@ TEST(RunnerTest, CorruptJournalIsAnErrorAndLeftUntouched) {
   EXPECT_EQ(*base::ReadFileToString(path), contents);
 }
 
+// A process's command line, or "" once it has gone. Read with read(2):
+// libstdc++'s stream iterators throw when the process exits mid-read.
+std::string CommandLineOf(const std::string& pid) {
+  const int fd = open(("/proc/" + pid + "/cmdline").c_str(), O_RDONLY);
+  if (fd < 0) return "";
+  std::string cmdline;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(fd, buffer, sizeof(buffer))) > 0) cmdline.append(buffer, static_cast<size_t>(n));
+  close(fd);
+  return cmdline;
+}
+
 // Every process whose command line mentions `needle`.
 std::vector<std::string> ProcessesMentioning(const std::string& needle) {
   std::vector<std::string> found;
   DIR* proc = opendir("/proc");
   while (dirent* entry = proc ? readdir(proc) : nullptr) {
-    std::ifstream in(std::string("/proc/") + entry->d_name + "/cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline.find(needle) != std::string::npos) found.push_back(entry->d_name);
+    if (CommandLineOf(entry->d_name).find(needle) != std::string::npos) {
+      found.push_back(entry->d_name);
+    }
   }
   if (proc) closedir(proc);
   return found;
@@ -316,9 +330,7 @@ std::vector<worker::WorkOrderProto> CountsThenWallTime(const std::string& releas
 std::vector<std::string> WallTimeWorkers() {
   std::vector<std::string> found;
   for (const std::string& pid : ProcessesMentioning(WorkerCommandMark())) {
-    std::ifstream in("/proc/" + pid + "/cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline.find("/wall-") != std::string::npos) found.push_back(pid);
+    if (CommandLineOf(pid).find("/wall-") != std::string::npos) found.push_back(pid);
   }
   return found;
 }
