@@ -167,6 +167,14 @@ std::string DeltaColumn(Language language, absl::string_view runtime) {
   return absl::StrCat(LanguageName(language), " ", runtime);
 }
 
+std::string FormatAllocations(double per_run) {
+  std::string text = absl::StrFormat("%.2f", per_run);
+  // Trailing zeros and a trailing point go: "4.00" -> "4", "0.50" -> "0.5".
+  while (!text.empty() && text.back() == '0') text.pop_back();
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  return text == "-0" ? "0" : text;
+}
+
 std::vector<std::string> BenchmarkColumns() {
   return {DeltaColumn(Language::kPython, kRuntimeEager),
           DeltaColumn(Language::kPython, kRuntimeTorchScript),

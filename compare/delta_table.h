@@ -40,6 +40,10 @@ inline constexpr char kRuntimeTorchScript[] = "TorchScript";
 // "Python Eager", "C++ TorchScript", ...
 std::string DeltaColumn(Language language, absl::string_view runtime);
 
+// Heap allocations per run as people write them: "4", "0.5", "1.01"
+// (whole numbers without decimals, others with up to two).
+std::string FormatAllocations(double per_run);
+
 // The suite's columns in reading order: Python before C++, eager before
 // TorchScript. Pass it to DeltaTable so columns do not depend on which
 // benchmark happened to come first.

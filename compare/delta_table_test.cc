@@ -291,5 +291,15 @@ TEST(DeltaTableTest, PairedRoundsShowIntervalsAndSignificance) {
   EXPECT_THAT(markdown, HasSubstr("_"));  // the change that is not significant
 }
 
+TEST(FormatAllocationsTest, WholeNumbersWithoutDecimals) {
+  EXPECT_EQ(FormatAllocations(4), "4");
+  EXPECT_EQ(FormatAllocations(0), "0");
+  EXPECT_EQ(FormatAllocations(-0.0001), "0");
+  EXPECT_EQ(FormatAllocations(0.5), "0.5");
+  EXPECT_EQ(FormatAllocations(1.01), "1.01");
+  EXPECT_EQ(FormatAllocations(-2), "-2");
+  EXPECT_EQ(FormatAllocations(120), "120");
+}
+
 }  // namespace
 }  // namespace icount

@@ -13,12 +13,21 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/text.h"
+#include "compare/delta_table.h"
 #include "compare/node_check.h"
 #include "compare/text_table.h"
 #include "compare/time_comparison.h"
 #include "re2/re2.h"
 
 namespace icount {
+namespace {
+
+std::optional<double> AllocationsDelta(const CaseVerdict& verdict) {
+  if (!verdict.allocations_before || !verdict.allocations_after) return std::nullopt;
+  return *verdict.allocations_after - *verdict.allocations_before;
+}
+
+}  // namespace
 
 absl::Status CheckGateOptions(const GateOptions& options) {
   if (!(options.threshold_pct >= 0)) {
@@ -65,10 +74,14 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
     return it->second;
   };
   for (const InstructionCounts& c : current.instruction_counts) {
-    entry(ResultCaseKey(c.metadata, c.task_spec), c.task_spec).after = c.counts_per_run;
+    CaseVerdict& verdict = entry(ResultCaseKey(c.metadata, c.task_spec), c.task_spec);
+    verdict.after = c.counts_per_run;
+    verdict.allocations_after = c.allocations_per_run;
   }
   for (const InstructionCounts& c : baseline.instruction_counts) {
-    entry(ResultCaseKey(c.metadata, c.task_spec), c.task_spec).before = c.counts_per_run;
+    CaseVerdict& verdict = entry(ResultCaseKey(c.metadata, c.task_spec), c.task_spec);
+    verdict.before = c.counts_per_run;
+    verdict.allocations_before = c.allocations_per_run;
   }
   // Each measurement of a case is one round; its median is the round's time.
   std::map<std::string, UnpairedRounds> rounds;
@@ -142,6 +155,7 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
         c.verdict = compare::VERDICT_OK;
       }
     }
+    report.allocation_changes += AllocationsChanged(c);
     report.cases.push_back(c);
   }
   return report;
@@ -168,6 +182,11 @@ bool TimeChanged(const CaseVerdict& verdict) {
   return verdict.time.has_value() && verdict.time->significant;
 }
 
+bool AllocationsChanged(const CaseVerdict& verdict) {
+  return verdict.allocations_before.has_value() && verdict.allocations_after.has_value() &&
+         std::fabs(*verdict.allocations_after - *verdict.allocations_before) > 1e-9;
+}
+
 bool GateFails(const GateReport& report, const GateOptions& options) {
   return report.regressions > 0 || (options.gate_on_time && report.time_regressions > 0);
 }
@@ -178,7 +197,8 @@ std::string GateJson(const GateReport& report) {
     std::optional<double> counts;
     if (c.before && c.after && *c.before != 0) counts = 100 * (*c.after - *c.before) / *c.before;
     if (!counts.has_value() && !c.time.has_value()) continue;
-    objects.push_back(ComparisonJson(c.key, counts, c.time ? &*c.time : nullptr));
+    objects.push_back(
+        ComparisonJson(c.key, counts, AllocationsDelta(c), c.time ? &*c.time : nullptr));
   }
   return absl::StrCat(
       "{\"regressions\": ", report.regressions, ", \"time_regressions\": ", report.time_regressions,
@@ -204,12 +224,20 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
     }
     absl::StrAppend(&md, absl::StrJoin(quoted, "\n>\n"), "\n\n");
   }
+  // Heap allocations appear where both files counted them (results written
+  // before icount counted them have none).
+  const bool allocations_counted =
+      std::any_of(report.cases.begin(), report.cases.end(),
+                  [](const CaseVerdict& c) { return AllocationsDelta(c).has_value(); });
   absl::StrAppendFormat(
       &md,
-      "%d cases compared; %d improved; %d new, %d missing. Thresholds: +%.2f%% "
+      "%d cases compared; %d improved; %d new, %d missing%s. Thresholds: +%.2f%% "
       "and +%.0f instructions per run.%s\n\n",
       static_cast<int>(report.cases.size()), report.improvements, report.new_cases,
-      report.missing_cases, options.threshold_pct, options.threshold_abs,
+      report.missing_cases,
+      allocations_counted ? absl::StrCat("; ", report.allocation_changes, " allocate differently")
+                          : "",
+      options.threshold_pct, options.threshold_abs,
       report.checksum_mismatch ? " **The case sets differ** (suite checksums do not match)." : "");
   absl::StrAppendFormat(
       &md,
@@ -218,14 +246,16 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
       "least %.0f%%; %d slower, %d faster.%s\n\n",
       options.time.min_effect_pct, report.time_regressions, report.time_improvements,
       options.gate_on_time ? " A significant slowdown fails the gate." : "");
-  TextTable table({{"case"},
-                   {"verdict"},
-                   {"before", Align::kRight},
-                   {"after", Align::kRight},
-                   {"change", Align::kRight},
-                   {"wall time (95% CI)"}});
+  std::vector<TextTable::Column> columns = {{"case"},
+                                            {"verdict"},
+                                            {"before", Align::kRight},
+                                            {"after", Align::kRight},
+                                            {"change", Align::kRight}};
+  if (allocations_counted) columns.push_back({"allocations per run", Align::kRight});
+  columns.push_back({"wall time (95% CI)"});
+  TextTable table(std::move(columns));
   for (const CaseVerdict& c : report.cases) {
-    if (c.verdict == compare::VERDICT_OK && !TimeChanged(c)) continue;
+    if (c.verdict == compare::VERDICT_OK && !TimeChanged(c) && !AllocationsChanged(c)) continue;
     std::string change = "";
     if (c.before && c.after && *c.before != 0) {
       change = absl::StrFormat("%+.0f (%+.2f%%)", *c.after - *c.before,
@@ -241,9 +271,18 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
               : std::string();
       absl::StrAppend(&time, FormatTimeChange(t), t.significant ? " *" : "");
     }
-    table.AddRow({MarkdownEscape(c.label), VerdictName(c.verdict),
-                  c.before ? absl::StrFormat("%.0f", *c.before) : "",
-                  c.after ? absl::StrFormat("%.0f", *c.after) : "", change, MarkdownEscape(time)});
+    std::vector<std::string> row = {MarkdownEscape(c.label), VerdictName(c.verdict),
+                                    c.before ? absl::StrFormat("%.0f", *c.before) : "",
+                                    c.after ? absl::StrFormat("%.0f", *c.after) : "", change};
+    if (allocations_counted) {
+      row.push_back(AllocationsChanged(c)
+                        ? absl::StrCat(FormatAllocations(*c.allocations_before), " -> ",
+                                       FormatAllocations(*c.allocations_after))
+                    : c.allocations_after ? FormatAllocations(*c.allocations_after)
+                                          : "");
+    }
+    row.push_back(MarkdownEscape(time));
+    table.AddRow(row);
   }
   return absl::StrCat(md, table.RenderMarkdown());
 }

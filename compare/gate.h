@@ -56,6 +56,9 @@ struct CaseVerdict {
   compare::Verdict verdict = compare::VERDICT_UNSPECIFIED;
   std::optional<double> before;  // instructions per run
   std::optional<double> after;
+  // Heap allocations per run, where both files counted them.
+  std::optional<double> allocations_before;
+  std::optional<double> allocations_after;
   double threshold_pct = 0;
   // Wall time, when both sides have it (a_median: the baseline's median
   // seconds per run over rounds, b_median: this run's).
@@ -70,6 +73,8 @@ struct GateReport {
   int time_improvements = 0;
   int new_cases = 0;
   int missing_cases = 0;
+  // Cases whose heap allocations per run changed (AllocationsChanged).
+  int allocation_changes = 0;
   bool checksum_mismatch = false;
   // Counts taken on nodes that count differently, wall times on different
   // hosts (compare/node_check.h): one line each, for people.
@@ -88,13 +93,18 @@ const char* VerdictName(compare::Verdict verdict);
 // A wall-time change the summary points out: significant after the
 // correction, either way.
 bool TimeChanged(const CaseVerdict& verdict);
+// Whether both sides counted heap allocations and they differ: reported
+// whatever the instruction counts did (an allocation more costs little in
+// instructions and much in time), never gating.
+bool AllocationsChanged(const CaseVerdict& verdict);
 
 // Whether the gate fails: a count regression, or with gate_on_time a
 // significant wall-time slowdown.
 bool GateFails(const GateReport& report, const GateOptions& options);
 
 // The summary for a pull request: a headline, the thresholds, then a table
-// of the cases worth reading (every verdict but ok, and wall-time changes).
+// of the cases worth reading (every verdict but ok, and wall-time and
+// allocation changes).
 std::string GateMarkdown(const GateReport& report, const GateOptions& options);
 
 // ci's --json: {"regressions": N, "time_regressions": M, "comparisons":

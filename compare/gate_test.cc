@@ -108,11 +108,48 @@ TEST(GateTest, WallTimeIsComparedRoundByRoundAndReportedNotGated) {
   const std::string json = GateJson(*report);
   EXPECT_THAT(json, HasSubstr("{\"regressions\": 0, \"time_regressions\": 1, \"node_warnings\": "
                               "[], \"comparisons\": ["));
-  EXPECT_THAT(json, HasSubstr("{\"case\": \"a\", \"counts_delta_pct\": 0, \"time_delta_pct\": 20"));
+  EXPECT_THAT(json, HasSubstr("{\"case\": \"a\", \"counts_delta_pct\": 0, \"allocations_delta\": "
+                              "null, \"time_delta_pct\": 20"));
   EXPECT_THAT(json, HasSubstr("\"time_verdict\": \"too few rounds\", \"time_rounds\": 1"));
   options.gate_on_time = true;
   EXPECT_TRUE(GateFails(*report, options));
   EXPECT_THAT(GateMarkdown(*report, options), HasSubstr("1 wall-time slowdown\n\n"));
+}
+
+TEST(GateTest, AllocationChangesAreReportedWhateverTheCountsDid) {
+  auto with_allocations = [](InstructionCounts c, double allocations) {
+    c.allocations_per_run = allocations;
+    return c;
+  };
+  ResultsFile before;
+  ResultsFile after;
+  before.instruction_counts = {with_allocations(Counts("same", 1000), 4),
+                               with_allocations(Counts("one more", 1000), 4),
+                               Counts("old file", 1000)};
+  after.instruction_counts = {with_allocations(Counts("same", 1000), 4),
+                              with_allocations(Counts("one more", 1001), 5),
+                              with_allocations(Counts("old file", 1000), 2)};
+  GateOptions options;
+  absl::StatusOr<GateReport> report = Gate(before, after, options);
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->regressions, 0);
+  EXPECT_EQ(report->allocation_changes, 1);
+  EXPECT_FALSE(AllocationsChanged(report->cases[0]));
+  EXPECT_TRUE(AllocationsChanged(report->cases[1]));
+  EXPECT_FALSE(AllocationsChanged(report->cases[2]));  // the baseline did not count them
+  EXPECT_FALSE(GateFails(*report, options));
+  const std::string md = GateMarkdown(*report, options);
+  EXPECT_THAT(md, HasSubstr("0 missing; 1 allocate differently."));
+  EXPECT_THAT(md, HasSubstr("| change | allocations per run | wall time (95% CI) |"));
+  EXPECT_THAT(md,
+              HasSubstr("| Group / one more [, 1T] | ok | 1000 | 1001 | +1 (+0.10%) | 4 -> 5 |"));
+  EXPECT_THAT(md, Not(HasSubstr("Group / same")));
+  const std::string json = GateJson(*report);
+  EXPECT_THAT(json, HasSubstr("{\"case\": \"same\", \"counts_delta_pct\": 0, "
+                              "\"allocations_delta\": 0,"));
+  EXPECT_THAT(json, HasSubstr("\"allocations_delta\": 1,"));
+  EXPECT_THAT(json, HasSubstr("{\"case\": \"old file\", \"counts_delta_pct\": 0, "
+                              "\"allocations_delta\": null,"));
 }
 
 TEST(GateTest, MismatchedSuitesAreReportedNotFatal) {

@@ -218,7 +218,7 @@ std::string FormatTimeChange(const TimeComparison& c) {
 }
 
 std::string ComparisonJson(const std::string& case_key, std::optional<double> counts_delta_pct,
-                           const TimeComparison* time) {
+                           std::optional<double> allocations_delta, const TimeComparison* time) {
   auto number = [](double x) {
     return std::isfinite(x) ? absl::StrFormat("%.6g", x) : std::string("null");
   };
@@ -239,9 +239,11 @@ std::string ComparisonJson(const std::string& case_key, std::optional<double> co
         ", \"time_resolvable_pct\": ", verdict ? number(t.resolvable_pct) : "null",
         t.problem.empty() ? "" : absl::StrCat(", \"time_problem\": ", base::JsonString(t.problem)));
   }
-  return absl::StrCat("{\"case\": ", base::JsonString(case_key), ", \"counts_delta_pct\": ",
-                      counts_delta_pct.has_value() ? number(*counts_delta_pct) : "null", ", ",
-                      time_fields, "}");
+  return absl::StrCat(
+      "{\"case\": ", base::JsonString(case_key),
+      ", \"counts_delta_pct\": ", counts_delta_pct.has_value() ? number(*counts_delta_pct) : "null",
+      ", \"allocations_delta\": ",
+      allocations_delta.has_value() ? number(*allocations_delta) : "null", ", ", time_fields, "}");
 }
 
 }  // namespace icount

@@ -107,14 +107,16 @@ std::vector<TimeComparison> CompareUnpairedWallTimes(const std::vector<UnpairedR
 std::string FormatTimeChange(const TimeComparison& comparison);
 
 // One object of the "comparisons" list in ab_test's and ci's --json:
-//   {"case": KEY, "counts_delta_pct": 2.1, "time_delta_pct": 3.1,
+//   {"case": KEY, "counts_delta_pct": 2.1, "allocations_delta": 1,
+//    "time_delta_pct": 3.1,
 //    "time_ci_pct": [1.2, 5.0], "time_significant": true,
 //    "time_verdict": "slower", "time_rounds": 6, "time_p_value": 0.001,
 //    "time_resolvable_pct": 2.4}
-// with null for what was not measured (no counts; no time, or no verdict:
-// then "time_problem" says why).
+// with null for what was not measured (no counts; no allocations on either
+// side; no time, or no verdict: then "time_problem" says why).
+// `allocations_delta` is B - A heap allocations per run.
 std::string ComparisonJson(const std::string& case_key, std::optional<double> counts_delta_pct,
-                           const TimeComparison* time);
+                           std::optional<double> allocations_delta, const TimeComparison* time);
 
 // The pieces, for tests and other callers.
 // Which p-values the Benjamini-Hochberg step-up procedure rejects at

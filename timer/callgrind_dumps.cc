@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "timer/function_counts.h"
+#include "timer/internal/allocation_calls.h"
 #include "timer/internal/call_tree_builder.h"
 #include "timer/internal/callgrind_parser.h"
 
@@ -37,6 +38,11 @@ absl::StatusOr<timer_internal::CallgrindProfile> ParseDump(const std::string& pa
   return profile;
 }
 
+HeapCalls HeapCallsOf(const timer_internal::CallgrindProfile& profile) {
+  const timer_internal::AllocationCalls calls = timer_internal::CountAllocationCalls(profile);
+  return HeapCalls{calls.allocations, calls.frees};
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromDumps(const TaskSpec& spec,
@@ -45,11 +51,13 @@ absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromDumps(const TaskSp
                                                                     bool keep_files) {
   std::optional<FunctionCounts> baseline_inclusive;
   std::optional<FunctionCounts> baseline_exclusive;
+  std::optional<HeapCalls> baseline_heap_calls;
   if (!dumps.baseline_dump.empty()) {
     absl::StatusOr<timer_internal::CallgrindProfile> baseline = ParseDump(dumps.baseline_dump);
     if (!baseline.ok()) return baseline.status();
     baseline_inclusive = FunctionCounts::FromMap(baseline->inclusive, true);
     baseline_exclusive = FunctionCounts::FromMap(baseline->exclusive, false);
+    baseline_heap_calls = HeapCallsOf(*baseline);
   }
   // Dumps are removed once read unless kept for the caller; a long run
   // must not fill the disk (or slow down directory scans).
@@ -64,6 +72,7 @@ absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromDumps(const TaskSp
                        FunctionCounts::FromMap(profile->inclusive, true), std::move(exclusive),
                        baseline_inclusive, baseline_exclusive,
                        keep_files ? std::optional<std::string>(dump) : std::nullopt);
+    stats.back().set_heap_calls(HeapCallsOf(*profile), baseline_heap_calls);
     // Repeats have identical counts; one tree is what reports draw.
     if (stats.size() == 1) stats.back().set_call_tree(timer_internal::BuildCallTree(*profile));
     if (!keep_files) std::remove(dump.c_str());

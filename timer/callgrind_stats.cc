@@ -87,6 +87,19 @@ double CallgrindStats::CountsPerRun(bool denoise) const {
          static_cast<double>(number_per_run_);
 }
 
+std::optional<double> CallgrindStats::AllocationsPerRun() const {
+  if (!heap_calls_.has_value() || number_per_run_ <= 0) return std::nullopt;
+  const int64_t baseline = baseline_heap_calls_ ? baseline_heap_calls_->allocations : 0;
+  return static_cast<double>(heap_calls_->allocations - baseline) /
+         static_cast<double>(number_per_run_);
+}
+
+std::optional<double> CallgrindStats::FreesPerRun() const {
+  if (!heap_calls_.has_value() || number_per_run_ <= 0) return std::nullopt;
+  const int64_t baseline = baseline_heap_calls_ ? baseline_heap_calls_->frees : 0;
+  return static_cast<double>(heap_calls_->frees - baseline) / static_cast<double>(number_per_run_);
+}
+
 FunctionCounts CallgrindStats::Delta(const CallgrindStats& other, bool inclusive) const {
   // Both sides' counts of one kind: the subtraction cannot fail.
   return *Stats(inclusive).Subtract(other.Stats(inclusive));
@@ -97,10 +110,12 @@ CallgrindStats CallgrindStats::AsStandardized() const {
     return counts.has_value() ? std::optional<FunctionCounts>(counts->Standardized())
                               : std::nullopt;
   };
-  return CallgrindStats(task_spec_, number_per_run_, built_with_debug_symbols_,
-                        stmt_inclusive_.Standardized(), stmt_exclusive_.Standardized(),
-                        standardize(baseline_inclusive_), standardize(baseline_exclusive_),
-                        std::nullopt);
+  CallgrindStats standardized(task_spec_, number_per_run_, built_with_debug_symbols_,
+                              stmt_inclusive_.Standardized(), stmt_exclusive_.Standardized(),
+                              standardize(baseline_inclusive_), standardize(baseline_exclusive_),
+                              std::nullopt);
+  if (heap_calls_.has_value()) standardized.set_heap_calls(*heap_calls_, baseline_heap_calls_);
+  return standardized;
 }
 
 std::string CallgrindStats::Summary() const {
@@ -116,6 +131,10 @@ std::string CallgrindStats::Summary() const {
       baseline.Denoise().Sum(), number_per_run_, threads, threads > 1 ? "s" : "");
   absl::StrAppendFormat(&text, "\n    Per run:      %12.2f (%s)", CountsPerRun(false),
                         has_baseline() ? "baseline subtracted" : "no baseline collected");
+  if (std::optional<double> allocations = AllocationsPerRun()) {
+    absl::StrAppendFormat(&text, "\n    Allocations:  %12.2f per run, frees %.2f", *allocations,
+                          FreesPerRun().value_or(0));
+  }
   if (!built_with_debug_symbols_) {
     absl::StrAppend(&text,
                     "\nWarning: LibTorch has no debug symbols here.\n"
@@ -136,6 +155,8 @@ InstructionCounts SummarizeInstructionCounts(const std::vector<CallgrindStats>& 
   counts.counts_per_run = first.CountsPerRun();
   counts.exclusive = first.Stats(/*inclusive=*/false);
   counts.call_tree = first.call_tree();
+  counts.allocations_per_run = first.AllocationsPerRun();
+  counts.frees_per_run = first.FreesPerRun();
   return counts;
 }
 
@@ -153,6 +174,14 @@ timer::CallgrindStatsProto CallgrindStatsToProto(const CallgrindStats& stats) {
   }
   if (stats.stmt_callgrind_out()) proto.set_stmt_callgrind_out(*stats.stmt_callgrind_out());
   if (stats.call_tree()) *proto.mutable_stmt_call_tree() = CallTreeToProto(*stats.call_tree());
+  if (stats.heap_calls()) {
+    proto.mutable_stmt_heap_calls()->set_allocations(stats.heap_calls()->allocations);
+    proto.mutable_stmt_heap_calls()->set_frees(stats.heap_calls()->frees);
+  }
+  if (stats.baseline_heap_calls()) {
+    proto.mutable_baseline_heap_calls()->set_allocations(stats.baseline_heap_calls()->allocations);
+    proto.mutable_baseline_heap_calls()->set_frees(stats.baseline_heap_calls()->frees);
+  }
   return proto;
 }
 
@@ -178,6 +207,15 @@ absl::StatusOr<CallgrindStats> CallgrindStatsFromProto(const timer::CallgrindSta
     absl::StatusOr<CallTree> tree = CallTreeFromProto(proto.stmt_call_tree(), "");
     if (!tree.ok()) return tree.status();
     stats.set_call_tree(*std::move(tree));
+  }
+  if (proto.has_stmt_heap_calls()) {
+    auto heap_calls = [](const timer::HeapCallsProto& calls) {
+      return HeapCalls{calls.allocations(), calls.frees()};
+    };
+    stats.set_heap_calls(heap_calls(proto.stmt_heap_calls()),
+                         proto.has_baseline_heap_calls()
+                             ? std::optional<HeapCalls>(heap_calls(proto.baseline_heap_calls()))
+                             : std::nullopt);
   }
   return stats;
 }

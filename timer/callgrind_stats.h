@@ -17,6 +17,18 @@
 
 namespace icount {
 
+// Calls into the heap allocator counted in a measured region: calls into
+// malloc, calloc, realloc, aligned_alloc, posix_memalign, memalign, valloc
+// or any operator new are allocations; into free or any operator delete,
+// frees. Only calls from outside these functions count (operator new
+// calling malloc is one allocation). Python's small-object arenas
+// (PyObject_Malloc) are not the heap allocator: allocations there do not
+// count.
+struct HeapCalls {
+  int64_t allocations = 0;
+  int64_t frees = 0;
+};
+
 // Instruction counts of one repeat of Timer::CollectCallgrind, like
 // torch.utils.benchmark's CallgrindStats.
 //
@@ -52,6 +64,20 @@ class CallgrindStats {
   const std::optional<CallTree>& call_tree() const { return call_tree_; }
   void set_call_tree(CallTree tree) { call_tree_ = std::move(tree); }
 
+  // Heap calls of the measured region and of the baseline, from the call
+  // counts of the same callgrind dumps; absent in results written before
+  // icount counted them.
+  const std::optional<HeapCalls>& heap_calls() const { return heap_calls_; }
+  const std::optional<HeapCalls>& baseline_heap_calls() const { return baseline_heap_calls_; }
+  void set_heap_calls(HeapCalls stmt, std::optional<HeapCalls> baseline) {
+    heap_calls_ = stmt;
+    baseline_heap_calls_ = baseline;
+  }
+  // Allocations and frees per run of the statement, baseline subtracted;
+  // nullopt without heap_calls().
+  std::optional<double> AllocationsPerRun() const;
+  std::optional<double> FreesPerRun() const;
+
   // Per-function counts of the measured region.
   const FunctionCounts& Stats(bool inclusive = false) const {
     return inclusive ? stmt_inclusive_ : stmt_exclusive_;
@@ -85,6 +111,8 @@ class CallgrindStats {
   std::optional<FunctionCounts> baseline_exclusive_;
   std::optional<std::string> stmt_callgrind_out_;
   std::optional<CallTree> call_tree_;
+  std::optional<HeapCalls> heap_calls_;
+  std::optional<HeapCalls> baseline_heap_calls_;
 };
 
 // The compact form results files carry: totals per repeat, the baseline,

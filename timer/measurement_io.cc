@@ -76,6 +76,8 @@ timer::InstructionCountsProto InstructionCountsToProto(const InstructionCounts& 
   }
   for (const auto& [key, value] : counts.metadata) (*proto.mutable_metadata())[key] = value;
   if (counts.call_tree.has_value()) *proto.mutable_call_tree() = CallTreeToProto(*counts.call_tree);
+  if (counts.allocations_per_run) proto.set_allocations_per_run(*counts.allocations_per_run);
+  if (counts.frees_per_run) proto.set_frees_per_run(*counts.frees_per_run);
   return proto;
 }
 
@@ -105,6 +107,28 @@ absl::StatusOr<InstructionCounts> InstructionCountsFromProto(
   counts.counts.assign(proto.counts().begin(), proto.counts().end());
   counts.baseline = proto.baseline();
   counts.counts_per_run = proto.counts_per_run();
+  // Optional per-run figures: absent in files older than timer 0.15.
+  auto read_per_run = [](bool present, double value, const char* name,
+                         std::optional<double>* field) -> absl::Status {
+    if (!present) return absl::OkStatus();
+    if (!std::isfinite(value)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, " must be a finite number, got ", value));
+    }
+    *field = value;
+    return absl::OkStatus();
+  };
+  if (absl::Status status =
+          read_per_run(proto.has_allocations_per_run(), proto.allocations_per_run(),
+                       "allocations_per_run", &counts.allocations_per_run);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = read_per_run(proto.has_frees_per_run(), proto.frees_per_run(),
+                                         "frees_per_run", &counts.frees_per_run);
+      !status.ok()) {
+    return status;
+  }
   std::vector<FunctionCount> rows;
   for (const timer::FunctionCountProto& row : proto.exclusive().rows()) {
     rows.push_back({row.count(), row.function()});

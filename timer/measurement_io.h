@@ -34,6 +34,10 @@ struct InstructionCounts {
   double counts_per_run = 0;
   FunctionCounts exclusive;           // first repeat
   std::optional<CallTree> call_tree;  // first repeat; absent in older files
+  // Heap allocations and frees per run, baseline subtracted (HeapCalls,
+  // timer/callgrind_stats.h); absent in older files.
+  std::optional<double> allocations_per_run;
+  std::optional<double> frees_per_run;
   std::map<std::string, std::string> metadata;
 };
 

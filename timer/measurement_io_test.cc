@@ -33,6 +33,30 @@ TEST(MeasurementIoTest, ProtoRoundTripKeepsEverything) {
   EXPECT_EQ(back->metadata(), original.metadata());
 }
 
+TEST(MeasurementIoTest, HeapAllocationsRoundTripAndStayAbsentWhenNotCounted) {
+  InstructionCounts counts;
+  counts.number_per_run = 10;
+  counts.counts = {1000};
+  counts.counts_per_run = 100;
+  absl::StatusOr<InstructionCounts> back =
+      InstructionCountsFromProto(InstructionCountsToProto(counts));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_FALSE(back->allocations_per_run.has_value());
+  EXPECT_FALSE(back->frees_per_run.has_value());
+  counts.allocations_per_run = 4;
+  counts.frees_per_run = 0;  // present although zero
+  back = InstructionCountsFromProto(InstructionCountsToProto(counts));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->allocations_per_run, 4.0);
+  EXPECT_EQ(back->frees_per_run, 0.0);
+  absl::StatusOr<ResultsFile> parsed = ParseResultsJson(
+      R"({"instruction_counts": [{"number_per_run": 10, "counts": ["5"], "allocations_per_run": "NaN"}]})",
+      "nan.json");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().message(),
+            "nan.json: instruction_counts 1: allocations_per_run must be a finite number, got nan");
+}
+
 TEST(MeasurementIoTest, JsonRoundTripThroughAFile) {
   ResultsFile results;
   results.measurements = {Sample(), Sample()};

@@ -700,6 +700,36 @@ std::map<std::string, TimeComparison> CompareTimes(const std::vector<expand::Sui
   return by_key;
 }
 
+// The cases whose heap allocations per run differ between the sides, one
+// line each ("Pointwise / add [C++ Eager, 1T]: 4 -> 5 allocations per run
+// (+1)"), whatever their instruction counts did; or "" when none differ.
+std::string AllocationChanges(const std::vector<expand::SuiteCaseProto>& cases,
+                              const SideResults& in_a, const SideResults& in_b) {
+  std::vector<std::string> lines;
+  int compared = 0;
+  for (const expand::SuiteCaseProto& c : cases) {
+    auto a = in_a.counts.find(c.key());
+    auto b = in_b.counts.find(c.key());
+    if (a == in_a.counts.end() || b == in_b.counts.end()) continue;
+    const std::optional<double>& before = a->second->allocations_per_run;
+    const std::optional<double>& after = b->second->allocations_per_run;
+    if (!before || !after) continue;
+    ++compared;
+    if (std::fabs(*after - *before) <= 1e-9) continue;
+    lines.push_back(absl::StrCat("  ", ResultCaseTitle(b->second->task_spec), ": ",
+                                 FormatAllocations(*before), " -> ", FormatAllocations(*after),
+                                 " (", *after > *before ? "+" : "",
+                                 FormatAllocations(*after - *before), ")"));
+  }
+  if (compared == 0) return "";
+  if (lines.empty()) {
+    return absl::StrCat("Heap allocations per run: the same on both sides in all ", compared,
+                        " cases.\n");
+  }
+  return absl::StrCat("Heap allocations per run (A -> B) differ in ", lines.size(), " of ",
+                      compared, " cases:\n", absl::StrJoin(lines, "\n"), "\n");
+}
+
 // The delta table, then the per-function changes of the `--top` cases
 // whose counts changed most.
 std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, const Side& a,
@@ -730,7 +760,7 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
   std::string text =
       absl::StrCat(absl::GetFlag(FLAGS_markdown) ? table.RenderMarkdown()
                                                  : table.Render(absl::GetFlag(FLAGS_colorize)),
-                   "\n");
+                   "\n", AllocationChanges(cases, in_a, in_b));
   std::sort(changes.rbegin(), changes.rend());
   for (int i = 0; i < absl::GetFlag(FLAGS_top) && i < static_cast<int>(changes.size()); ++i) {
     if (changes[i].first == 0) break;
@@ -764,15 +794,21 @@ std::string ComparisonsJson(const std::vector<expand::SuiteCaseProto>& cases,
   std::vector<std::string> objects;
   for (const expand::SuiteCaseProto& c : cases) {
     std::optional<double> counts;
+    std::optional<double> allocations;
     if (in_a.counts.count(c.key()) && in_b.counts.count(c.key())) {
-      const double before = in_a.counts.at(c.key())->counts_per_run;
-      const double after = in_b.counts.at(c.key())->counts_per_run;
-      if (before != 0) counts = (after - before) / before * 100;
+      const InstructionCounts& before = *in_a.counts.at(c.key());
+      const InstructionCounts& after = *in_b.counts.at(c.key());
+      if (before.counts_per_run != 0) {
+        counts = (after.counts_per_run - before.counts_per_run) / before.counts_per_run * 100;
+      }
+      if (before.allocations_per_run && after.allocations_per_run) {
+        allocations = *after.allocations_per_run - *before.allocations_per_run;
+      }
     }
     auto time = times.find(c.key());
     if (!counts.has_value() && time == times.end()) continue;
-    objects.push_back(
-        ComparisonJson(c.key(), counts, time == times.end() ? nullptr : &time->second));
+    objects.push_back(ComparisonJson(c.key(), counts, allocations,
+                                     time == times.end() ? nullptr : &time->second));
   }
   return absl::StrCat("[", objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]");
 }

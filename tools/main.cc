@@ -197,11 +197,16 @@ absl::StatusOr<SuiteResults> Run(const std::vector<expand::SuiteCaseProto>& case
   return results;
 }
 
-// The counts table, Compare's wall-time tables, then the failures; returns
+// The counts and allocations tables, Compare's wall-time tables, then the
+// failures; returns
 // the exit code.
 int Report(const std::vector<expand::SuiteCaseProto>& cases, const MeasureOptions& measure,
            const SuiteResults& results) {
-  if (measure.instruction_counts) std::printf("%s\n", CountsTable(cases, results).c_str());
+  if (measure.instruction_counts) {
+    std::printf("%s\n", CountsTable(cases, results).c_str());
+    const std::string allocations = AllocationsTable(cases, results);
+    if (!allocations.empty()) std::printf("%s\n", allocations.c_str());
+  }
   if (measure.wall_time && !results.file.measurements.empty()) {
     Compare compare(results.file.measurements);
     compare.TrimSignificantFigures(FiguresRule::kBlocks);

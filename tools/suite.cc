@@ -253,6 +253,7 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
         counts.metadata["ci_key"] = c->ci_key();
         if (!node.empty()) counts.metadata[kNodeMetadataKey] = node;
         out.counts_per_run[key] = counts.counts_per_run;
+        if (counts.allocations_per_run) out.allocations_per_run[key] = *counts.allocations_per_run;
         out.counts[key] = counts.counts;
         out.file.instruction_counts.push_back(std::move(counts));
       }
@@ -283,8 +284,14 @@ absl::StatusOr<RunnerReport> RunWithProgress(const std::vector<worker::WorkOrder
   return report;
 }
 
-std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
-                        const SuiteResults& results) {
+namespace {
+
+// A table of one per-run figure per case (`values`, by case key), placed
+// as PlaceCase places cases; "failed" for failed cases, "-" for the rest.
+std::string PerRunTable(const std::vector<expand::SuiteCaseProto>& cases,
+                        const std::map<std::string, double>& values,
+                        const std::map<std::string, std::string>& failures,
+                        const std::string& title, int decimals) {
   std::vector<std::string> columns;
   std::map<int, std::vector<std::string>> rows;  // threads -> row names in order
   std::map<std::tuple<int, std::string, std::string>, std::string> cells;  // threads, row, column
@@ -297,17 +304,16 @@ std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
     if (seen_rows.insert({place.num_threads, place.row}).second) {
       rows[place.num_threads].push_back(place.row);
     }
-    auto counted = results.counts_per_run.find(c.key());
+    auto counted = values.find(c.key());
     std::string cell = "-";
-    if (counted != results.counts_per_run.end()) {
-      cell = absl::StrFormat("%.0f", counted->second);
-    } else if (results.file.failures.count(c.key())) {
+    if (counted != values.end()) {
+      cell = absl::StrFormat("%.*f", decimals, counted->second);
+    } else if (failures.count(c.key())) {
       cell = "failed";
     }
     cells[{place.num_threads, place.row, place.column}] = cell;
   }
-  std::vector<TextTable::Column> layout = {
-      {"Instructions per run", Align::kLeft, Align::kLeft, /*min_width=*/10}};
+  std::vector<TextTable::Column> layout = {{title, Align::kLeft, Align::kLeft, /*min_width=*/10}};
   for (const std::string& column : columns) {
     layout.push_back({column, Align::kRight, Align::kRight, /*min_width=*/12, " | "});
   }
@@ -326,6 +332,26 @@ std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
   TextTable::TextOptions options;
   options.rule_under_header = true;
   return table.RenderText(options);
+}
+
+}  // namespace
+
+std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
+                        const SuiteResults& results) {
+  return PerRunTable(cases, results.counts_per_run, results.file.failures, "Instructions per run",
+                     /*decimals=*/0);
+}
+
+std::string AllocationsTable(const std::vector<expand::SuiteCaseProto>& cases,
+                             const SuiteResults& results) {
+  if (results.allocations_per_run.empty()) return "";
+  // Whole numbers unless some case allocates in only some of its runs.
+  int decimals = 0;
+  for (const auto& [key, value] : results.allocations_per_run) {
+    if (value != static_cast<double>(static_cast<int64_t>(value))) decimals = 2;
+  }
+  return PerRunTable(cases, results.allocations_per_run, results.file.failures,
+                     "Allocations per run", decimals);
 }
 
 std::vector<std::string> WallTimeDisturbances(const std::string& sysfs) {

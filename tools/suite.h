@@ -107,6 +107,7 @@ std::string SuiteChecksum(const std::vector<expand::SuiteCaseProto>& cases);
 struct SuiteResults {
   ResultsFile file;                                    // measurements, counts and failures
   std::map<std::string, double> counts_per_run;        // case key -> instructions
+  std::map<std::string, double> allocations_per_run;   // case key -> heap allocations
   std::map<std::string, std::vector<int64_t>> counts;  // case key -> totals
 };
 
@@ -133,6 +134,10 @@ absl::StatusOr<RunnerReport> RunWithProgress(const std::vector<worker::WorkOrder
 // columns as PlaceCase places cases, one block per thread count.
 std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
                         const SuiteResults& results);
+// The same for heap allocations per run (HeapCalls, timer/callgrind_stats.h);
+// "" when no case has them.
+std::string AllocationsTable(const std::vector<expand::SuiteCaseProto>& cases,
+                             const SuiteResults& results);
 
 // "hostname, N CPUs, model name (family F, model M, stepping S)", the
 // CPUID part where /proc/cpuinfo has it.

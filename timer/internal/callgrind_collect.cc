@@ -96,6 +96,12 @@ struct CollectingBlocks {
       // Throws away every translation valgrind holds: the worker's zygote
       // empties the cache once, so that this costs a case only its own.
       CALLGRIND_START_INSTRUMENTATION;
+      // Collected from here on, so that the child's first dump (Begin)
+      // writes every call arc used since and so resets its call count:
+      // CALLGRIND_ZERO_STATS zeroes costs but not call counts, and an arc
+      // the warm-up used would count the warm-up's calls too (allocations
+      // per run are counted from call counts).
+      CALLGRIND_TOGGLE_COLLECT;
       return std::min<int64_t>(blocks->number, 10);
     }
     if (blocks->in_child) return -1;  // not reached: the child exits in End
@@ -135,6 +141,7 @@ struct CollectingBlocks {
       if (!blocks->ClaimDump(child, repeat)) break;
       blocks->mark = base::RecordPhase(blocks->process, "claim the repeat's dump", before_claim);
     }
+    CALLGRIND_TOGGLE_COLLECT;  // off again, as Next found it
     if (blocks->stop_instrumentation_after) {
       // Before instrumentation stops: stopping throws every translation
       // away (~3 ms a case), wasted on a caller that just ends its process
@@ -153,10 +160,11 @@ struct CollectingBlocks {
     return -1;
   }
 
-  // Renames the dump of the repeat child `child` (callgrind names it
-  // "<directory>/callgrind.out.<pid>.1", FormatCallgrindProcessFile: the
-  // first dump of that pid) to CallgrindDumpPath(directory, tag, repeat),
-  // and removes the empty final profile the child's exit left. So the
+  // Renames the measured dump of the repeat child `child` (callgrind names
+  // it "<directory>/callgrind.out.<pid>.2", FormatCallgrindProcessFile: the
+  // second dump of that pid) to CallgrindDumpPath(directory, tag, repeat),
+  // and removes the child's first dump (Begin's) and the empty final
+  // profile its exit left. So the
   // caller finds the dumps by name, without listing the directory or
   // reading any file (13 ms a case under valgrind when it did). Runs
   // between forks: nothing here may allocate, or later repeats would
@@ -166,7 +174,13 @@ struct CollectingBlocks {
     char dump[4096];
     char claimed[4096];
     if (!FormatCallgrindProcessFile(dump, sizeof(dump), directory, static_cast<int>(child),
-                                    /*dump=*/1) ||
+                                    /*dump=*/1)) {
+      error = absl::StrCat("the callgrind output directory's path is too long: ", directory);
+      return false;
+    }
+    unlink(dump);  // Begin's dump: everything before the measured block
+    if (!FormatCallgrindProcessFile(dump, sizeof(dump), directory, static_cast<int>(child),
+                                    /*dump=*/2) ||
         !FormatCallgrindDumpPath(claimed, sizeof(claimed), directory, tag, repeat)) {
       error = absl::StrCat("the callgrind output directory's path is too long: ", directory);
       return false;
@@ -206,8 +220,10 @@ struct CollectingBlocks {
     if (!blocks->in_child) return;  // warm-up
     blocks->mark =
         base::RecordPhase(blocks->child_process, "from fork to the measured block", blocks->mark);
-    CALLGRIND_ZERO_STATS;
-    CALLGRIND_TOGGLE_COLLECT;
+    // Zeroes costs and, for every arc it writes, call counts (collection
+    // has been on since the warm-up, so that is every arc used since
+    // instrumentation started); the file is thrown away in ClaimDump.
+    CALLGRIND_DUMP_STATS_AT(blocks->tag);
   }
   static void End(void* self) {
     auto* blocks = static_cast<CollectingBlocks*>(self);
