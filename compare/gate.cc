@@ -27,6 +27,20 @@ std::optional<double> AllocationsDelta(const CaseVerdict& verdict) {
   return *verdict.allocations_after - *verdict.allocations_before;
 }
 
+bool AllocationsCounted(const std::vector<CaseVerdict>& cases) {
+  return std::any_of(cases.begin(), cases.end(),
+                     [](const CaseVerdict& c) { return AllocationsDelta(c).has_value(); });
+}
+
+std::vector<SuiteChange> Summarize(const std::vector<CaseVerdict>& cases) {
+  std::vector<CaseValues> values;
+  for (const CaseVerdict& c : cases) {
+    values.push_back({c.before, c.after, c.allocations_before, c.allocations_after,
+                      c.time ? &*c.time : nullptr});
+  }
+  return SummarizeSuite(values);
+}
+
 }  // namespace
 
 absl::Status CheckGateOptions(const GateOptions& options) {
@@ -158,6 +172,7 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
     report.allocation_changes += AllocationsChanged(c);
     report.cases.push_back(c);
   }
+  report.summary = Summarize(report.cases);
   return report;
 }
 
@@ -200,10 +215,11 @@ std::string GateJson(const GateReport& report) {
     objects.push_back(
         ComparisonJson(c.key, counts, AllocationsDelta(c), c.time ? &*c.time : nullptr));
   }
-  return absl::StrCat(
-      "{\"regressions\": ", report.regressions, ", \"time_regressions\": ", report.time_regressions,
-      ", \"node_warnings\": ", base::JsonStringArray(report.node_warnings), ", \"comparisons\": [",
-      objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]}\n");
+  return absl::StrCat("{\"regressions\": ", report.regressions,
+                      ", \"time_regressions\": ", report.time_regressions,
+                      ", \"node_warnings\": ", base::JsonStringArray(report.node_warnings),
+                      ", \"summary\": ", SuiteSummaryJson(report.summary), ", \"comparisons\": [",
+                      objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]}\n");
 }
 
 std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
@@ -226,9 +242,7 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
   }
   // Heap allocations appear where both files counted them (results written
   // before icount counted them have none).
-  const bool allocations_counted =
-      std::any_of(report.cases.begin(), report.cases.end(),
-                  [](const CaseVerdict& c) { return AllocationsDelta(c).has_value(); });
+  const bool allocations_counted = AllocationsCounted(report.cases);
   absl::StrAppendFormat(
       &md,
       "%d cases compared; %d improved; %d new, %d missing%s. Thresholds: +%.2f%% "
@@ -246,6 +260,15 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
       "least %.0f%%; %d slower, %d faster.%s\n\n",
       options.time.min_effect_pct, report.time_regressions, report.time_improvements,
       options.gate_on_time ? " A significant slowdown fails the gate." : "");
+  if (!report.summary.empty()) {
+    absl::StrAppend(&md,
+                    "Overall, this run against the baseline (geometric mean over cases, 95% "
+                    "interval):\n\n");
+    for (const SuiteChange& change : report.summary) {
+      absl::StrAppend(&md, "- ", MarkdownEscape(FormatSuiteChange(change)), "\n");
+    }
+    absl::StrAppend(&md, "\n");
+  }
   std::vector<TextTable::Column> columns = {{"case"},
                                             {"verdict"},
                                             {"before", Align::kRight},

@@ -27,6 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "compare/gate.pb.h"
+#include "compare/suite_summary.h"
 #include "compare/time_comparison.h"
 #include "timer/measurement_io.h"
 
@@ -81,6 +82,10 @@ struct GateReport {
   std::vector<std::string> node_warnings;
   // Cases whose wall times were not compared: timed on different hosts.
   int time_across_hosts = 0;
+  // The suite-level change per metric, this run against the baseline
+  // (compare/suite_summary.h): instructions (up or down beyond 0.1%),
+  // allocations where both files counted them, wall time where compared.
+  std::vector<SuiteChange> summary;
 };
 
 // The verdicts; an error only for an override that is not a valid regex.
@@ -107,8 +112,9 @@ bool GateFails(const GateReport& report, const GateOptions& options);
 // allocation changes).
 std::string GateMarkdown(const GateReport& report, const GateOptions& options);
 
-// ci's --json: {"regressions": N, "time_regressions": M, "comparisons":
-// [ComparisonJson per case compared]}.
+// ci's --json: {"regressions": N, "time_regressions": M, "node_warnings":
+// [...], "summary": SuiteSummaryJson, "comparisons": [ComparisonJson per
+// case compared]}.
 std::string GateJson(const GateReport& report);
 
 }  // namespace icount

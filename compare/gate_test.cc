@@ -107,7 +107,11 @@ TEST(GateTest, WallTimeIsComparedRoundByRoundAndReportedNotGated) {
   EXPECT_THAT(md, Not(HasSubstr("Group / c")));
   const std::string json = GateJson(*report);
   EXPECT_THAT(json, HasSubstr("{\"regressions\": 0, \"time_regressions\": 1, \"node_warnings\": "
-                              "[], \"comparisons\": ["));
+                              "[], \"summary\": {\"instructions\": {\"cases\": 3,"));
+  EXPECT_THAT(json, HasSubstr("\"wall_time\": {\"cases\": 2,"));
+  EXPECT_THAT(json, HasSubstr("\"comparisons\": [\n"));
+  EXPECT_THAT(md, HasSubstr("- wall time: +9.54% [0.00, +20.00] over 2 cases (1 slower, 0 faster "
+                            "significantly, 1 not)\n"));
   EXPECT_THAT(json, HasSubstr("{\"case\": \"a\", \"counts_delta_pct\": 0, \"allocations_delta\": "
                               "null, \"time_delta_pct\": 20"));
   EXPECT_THAT(json, HasSubstr("\"time_verdict\": \"too few rounds\", \"time_rounds\": 1"));
@@ -179,6 +183,8 @@ TEST(GateTest, MarkdownShowsTheCasesWorthReading) {
             "Wall time: each case's rounds against the baseline's, Welch's t-test on log times, "
             "95% intervals; `*` significant after Benjamini-Hochberg over all cases at 5% and at "
             "least 1%; 0 slower, 0 faster.\n\n"
+            "Overall, this run against the baseline (geometric mean over cases, 95% interval):\n\n"
+            "- instructions: +4.88% [0.00, +10.00] over 2 cases (1 up, 0 down, 1 within 0.1%)\n\n"
             "| case | verdict | before | after | change | wall time (95% CI) |\n"
             "| :--- | :--- | ---: | ---: | ---: | :--- |\n"
             "| Group / up\\|pipe [, 1T] | regression | 1000 | 1100 | +100 (+10.00%) |  |\n");

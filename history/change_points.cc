@@ -80,6 +80,13 @@ std::vector<size_t> Pelt(const std::vector<double>& y, double penalty, size_t mi
 
 }  // namespace
 
+std::vector<Step> AllocationSteps(const std::vector<double>& values) {
+  StepOptions options;
+  options.count_tolerance_pct = 0;
+  options.count_tolerance_abs = 0.005;
+  return CountSteps(values, options);
+}
+
 std::vector<Step> CountSteps(const std::vector<double>& values, const StepOptions& options) {
   std::vector<Step> steps;
   for (size_t i = 1; i < values.size(); ++i) {

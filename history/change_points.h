@@ -57,6 +57,9 @@ struct Step {
 };
 
 std::vector<Step> CountSteps(const std::vector<double>& values, const StepOptions& options = {});
+// Heap allocations per run: exact like counts and small, so every change of
+// at least one allocation in 200 runs is a step.
+std::vector<Step> AllocationSteps(const std::vector<double>& values);
 // `values` must be positive (seconds per run).
 std::vector<Step> TimeSteps(const std::vector<double>& values, const StepOptions& options = {});
 

@@ -57,8 +57,9 @@ CREATE TABLE cases (
   key TEXT NOT NULL UNIQUE,
   label TEXT NOT NULL
 );
--- Per case and run: the count of every repeat (comma-separated totals)
--- and the per-run count, baseline subtracted.
+-- Per case and run: the count of every repeat (comma-separated totals),
+-- the per-run count and heap allocations per run (NULL in results that
+-- did not count them), baseline subtracted.
 CREATE TABLE counts (
   case_id INTEGER NOT NULL REFERENCES cases(id),
   run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -66,6 +67,7 @@ CREATE TABLE counts (
   baseline INTEGER NOT NULL,
   per_run REAL NOT NULL,
   repeats TEXT NOT NULL,
+  allocations REAL,
   PRIMARY KEY (case_id, run_id)
 ) WITHOUT ROWID;
 -- Per case and run, one row per measurement (ab_test's rounds are
@@ -207,7 +209,17 @@ class Transaction {
 
 }  // namespace
 
-const char* MetricName(Metric metric) { return metric == Metric::kCounts ? "counts" : "time"; }
+const char* MetricName(Metric metric) {
+  switch (metric) {
+    case Metric::kCounts:
+      return "counts";
+    case Metric::kTime:
+      return "time";
+    case Metric::kAllocations:
+      return "allocations";
+  }
+  return "unknown";
+}
 
 std::string CurrentKernel() {
   struct utsname name;
@@ -321,6 +333,11 @@ absl::Status Store::CheckSchema(bool write) {
     ICOUNT_RETURN_IF_ERROR(db_.Execute(kSchema));
     ICOUNT_RETURN_IF_ERROR(db_.Execute(absl::StrCat(
         "PRAGMA application_id=", kApplicationId, ";PRAGMA user_version=", kHistorySchemaVersion)));
+  } else if (schema < 2) {
+    // Version 1 predates heap allocations: its runs keep NULL there.
+    ICOUNT_RETURN_IF_ERROR(db_.Execute(
+        absl::StrCat("ALTER TABLE counts ADD COLUMN allocations REAL;PRAGMA user_version=",
+                     kHistorySchemaVersion)));
   }
   return transaction->Commit();
 }
@@ -396,8 +413,9 @@ absl::StatusOr<int64_t> Store::AddRun(const ResultsFile& results, const RunInfo&
   const int64_t run_id = db_.LastInsertRowId();
 
   ICOUNT_ASSIGN_OR_RETURN(
-      Statement counts, db_.Prepare("INSERT INTO counts(case_id, run_id, number_per_run, "
-                                    "baseline, per_run, repeats) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+      Statement counts,
+      db_.Prepare("INSERT INTO counts(case_id, run_id, number_per_run, baseline, per_run, "
+                  "repeats, allocations) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
   ICOUNT_ASSIGN_OR_RETURN(
       Statement functions,
       db_.Prepare("INSERT INTO functions(run_id, case_id, top) VALUES (?1, ?2, ?3)"));
@@ -410,6 +428,11 @@ absl::StatusOr<int64_t> Store::AddRun(const ResultsFile& results, const RunInfo&
         .Bind(4, c.baseline)
         .Bind(5, c.counts_per_run)
         .Bind(6, absl::StrJoin(c.counts, ","));
+    if (c.allocations_per_run) {
+      counts.Bind(7, *c.allocations_per_run);
+    } else {
+      counts.BindNull(7);
+    }
     ICOUNT_RETURN_IF_ERROR(counts.Run(),
                            absl::Status(_.code(), absl::StrCat(_.message(), " (case ", key, ")")));
     std::string top;
@@ -540,9 +563,15 @@ absl::StatusOr<std::vector<CaseSeries>> Store::Series(Metric metric, const std::
   }
   // (case id, run id) -> the value and its spread
   std::map<std::pair<int64_t, int64_t>, SeriesPoint> values;
-  if (metric == Metric::kCounts) {
-    ICOUNT_ASSIGN_OR_RETURN(Statement select,
-                            db_.Prepare("SELECT case_id, run_id, per_run FROM counts"));
+  if (metric == Metric::kCounts || metric == Metric::kAllocations) {
+    ICOUNT_ASSIGN_OR_RETURN(int64_t schema, db_.QueryInt("PRAGMA user_version"));
+    // A version 1 store (read, not upgraded) has no allocations.
+    if (metric == Metric::kAllocations && schema < 2) return std::vector<CaseSeries>{};
+    ICOUNT_ASSIGN_OR_RETURN(
+        Statement select,
+        db_.Prepare(metric == Metric::kCounts ? "SELECT case_id, run_id, per_run FROM counts"
+                                              : "SELECT case_id, run_id, allocations FROM counts "
+                                                "WHERE allocations IS NOT NULL"));
     while (true) {
       ICOUNT_ASSIGN_OR_RETURN(bool row, select.Step());
       if (!row) break;

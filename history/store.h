@@ -15,7 +15,8 @@
 // What is kept per run: its label, source and command, the machine (CPU
 // model, cores, kernel), valgrind's version and options, LibTorch's version
 // and build settings when known, icount's library versions; per case the
-// count of every repeat, the per-run count, every wall-time sample and the
+// count of every repeat, the per-run count, the heap allocations per run
+// (when the results have them), every wall-time sample and the
 // kTopFunctions most expensive functions (exclusive counts). The file is in
 // WAL mode and every run is one transaction, so two runs recording at once
 // both land (the second waits for the first's lock). A file that is not a
@@ -36,7 +37,9 @@
 namespace icount::history {
 
 // The store's schema this build writes and the newest it reads.
-inline constexpr int kHistorySchemaVersion = 1;
+// Version 2 adds counts.allocations; a version 1 store is upgraded when
+// opened for writing (its runs have no allocations) and read as it is.
+inline constexpr int kHistorySchemaVersion = 2;
 // Functions kept per case and run (the most expensive, exclusive counts).
 inline constexpr int kTopFunctions = 40;
 
@@ -77,10 +80,11 @@ struct RunRow {
 };
 
 enum class Metric {
-  kCounts,  // instructions per run (baseline subtracted)
-  kTime,    // seconds per run: the median of all the case's samples
+  kCounts,       // instructions per run (baseline subtracted)
+  kTime,         // seconds per run: the median of all the case's samples
+  kAllocations,  // heap allocations per run (baseline subtracted)
 };
-const char* MetricName(Metric metric);  // "counts", "time"
+const char* MetricName(Metric metric);  // "counts", "time", "allocations"
 
 struct SeriesPoint {
   int64_t run_id = 0;

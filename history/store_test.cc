@@ -103,6 +103,52 @@ TEST_F(StoreTest, RecordsRunsAndReadsThemBackAsSeries) {
   EXPECT_EQ(*store->CountsNumberPerRun((*runs)[1].id, "Group/case 1|Eager|Forward|C++|1"), 100);
 }
 
+TEST_F(StoreTest, AllocationsAreASeriesWhereResultsCountedThem) {
+  Store store = *Store::OpenForWriting(Path("h.db"));
+  RunInfo info;
+  info.label = "before allocations were counted";
+  ASSERT_TRUE(store.AddRun(FakeResults(RunAt(1)), info).ok());
+  FakeRun counted = RunAt(2);
+  counted.allocations = [](int k) { return 4.0 + k; };
+  info.label = "counted";
+  ASSERT_TRUE(store.AddRun(FakeResults(counted), info).ok());
+  absl::StatusOr<std::vector<CaseSeries>> allocations =
+      store.Series(Metric::kAllocations, "case 1");
+  ASSERT_TRUE(allocations.ok()) << allocations.status();
+  ASSERT_EQ(allocations->size(), 1);
+  EXPECT_THAT(Values((*allocations)[0]), ElementsAre(5));
+  EXPECT_EQ((*allocations)[0].points[0].run_label, "counted");
+  EXPECT_STREQ(MetricName(Metric::kAllocations), "allocations");
+}
+
+// A store of schema 1 (before allocations) is read as it is, and upgraded
+// in place when opened for writing; its runs keep no allocations.
+TEST_F(StoreTest, AVersionOneStoreIsReadAndUpgradedOnWrite) {
+  {
+    Store store = *Store::OpenForWriting(Path("h.db"));
+    ASSERT_TRUE(store.AddRun(FakeResults(RunAt(1)), RunInfo{}).ok());
+  }
+  {
+    auto db = internal::Database::Open(Path("h.db"), internal::Database::kReadWrite);
+    ASSERT_TRUE(
+        db->Execute("ALTER TABLE counts DROP COLUMN allocations; PRAGMA user_version=1").ok());
+  }
+  {
+    Store store = *Store::OpenForReading(Path("h.db"));
+    EXPECT_TRUE(store.Series(Metric::kAllocations, "")->empty());
+    EXPECT_EQ(store.Series(Metric::kCounts, "")->size(), 3);
+  }
+  Store store = *Store::OpenForWriting(Path("h.db"));
+  FakeRun counted = RunAt(2);
+  counted.allocations = [](int k) { return 1.0 * k; };
+  ASSERT_TRUE(store.AddRun(FakeResults(counted), RunInfo{}).ok());
+  absl::StatusOr<std::vector<CaseSeries>> allocations = store.Series(Metric::kAllocations, "");
+  ASSERT_TRUE(allocations.ok()) << allocations.status();
+  ASSERT_EQ(allocations->size(), 3);
+  EXPECT_EQ((*allocations)[2].points.size(), 1);
+  EXPECT_EQ(store.Series(Metric::kCounts, "")->at(0).points.size(), 2);
+}
+
 TEST(NanosecondsTest, RoundTripsToTheNanosecondInAThirdOfTheSpace) {
   const std::vector<double> seconds = {0.006328215000394266, 0.006424647999665467, 1e-9, 0,
                                        2.5, 0.0063};
@@ -243,7 +289,7 @@ TEST_F(RefusedFileTest, ANewerSchema) {
     ASSERT_TRUE(db->Execute("PRAGMA journal_mode=DELETE; PRAGMA user_version=99").ok());
   }
   ExpectRefused(Path("h.db"), absl::StatusCode::kFailedPrecondition,
-                "schema version 99 is newer than this build reads (1)");
+                "schema version 99 is newer than this build reads (2)");
 }
 
 TEST_F(RefusedFileTest, ADamagedStore) {

@@ -19,6 +19,7 @@
 #include "base/timestamp.h"
 #include "compare/gate.h"
 #include "compare/node_check.h"
+#include "compare/suite_summary.h"
 #include "history/change_points.h"
 #include "report/version.h"
 #include "timer/measurement.h"
@@ -145,7 +146,9 @@ std::string CountsJson(const InstructionCounts& c) {
                  Field("repeats", ArrayOf(c.counts, [](int64_t n) { return absl::StrCat(n); })),
                  Field("number_per_run", absl::StrCat(c.number_per_run)),
                  Field("baseline", absl::StrCat(c.baseline)),
-                 Field("repeats_identical", identical ? "true" : "false")});
+                 Field("repeats_identical", identical ? "true" : "false"),
+                 Field("allocations_per_run", Num(c.allocations_per_run)),
+                 Field("frees_per_run", Num(c.frees_per_run))});
 }
 
 std::string TimeJson(const SideCase& side) {
@@ -246,7 +249,8 @@ absl::StatusOr<HistoryData> LoadHistory(history::Store& store, int last_runs) {
   }
   data.runs_json = Array(runs_json);
   std::map<std::string, std::vector<std::string>> parts;
-  for (history::Metric metric : {history::Metric::kCounts, history::Metric::kTime}) {
+  for (history::Metric metric :
+       {history::Metric::kCounts, history::Metric::kAllocations, history::Metric::kTime}) {
     ICOUNT_ASSIGN_OR_RETURN(std::vector<history::CaseSeries> all, store.Series(metric, ""));
     for (const history::CaseSeries& series : all) {
       std::vector<double> values;
@@ -264,9 +268,10 @@ absl::StatusOr<HistoryData> LoadHistory(history::Store& store, int last_runs) {
         low.push_back(Num(p.low));
         high.push_back(Num(p.high));
       }
-      const std::vector<history::Step> steps = metric == history::Metric::kCounts
-                                                   ? history::CountSteps(values)
-                                                   : history::TimeSteps(values);
+      const std::vector<history::Step> steps =
+          metric == history::Metric::kCounts        ? history::CountSteps(values)
+          : metric == history::Metric::kAllocations ? history::AllocationSteps(values)
+                                                    : history::TimeSteps(values);
       std::vector<std::string> steps_json;
       for (const history::Step& step : steps) {
         if (step.index < before_window) continue;
@@ -336,11 +341,16 @@ absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
         counts_delta = (side.counts->counts_per_run - b.counts->counts_per_run) /
                        std::fabs(b.counts->counts_per_run) * 100;
       }
+      std::optional<double> allocations_delta;
+      if (b.counts != nullptr && side.counts != nullptr && b.counts->allocations_per_run &&
+          side.counts->allocations_per_run) {
+        allocations_delta = *side.counts->allocations_per_run - *b.counts->allocations_per_run;
+      }
       auto time = times.find(key);
       fields.push_back(Field(
           "delta",
           Object(
-              {Field("counts_pct", Num(counts_delta)),
+              {Field("counts_pct", Num(counts_delta)), Field("allocations", Num(allocations_delta)),
                Field("time", time == times.end() ? "null" : TimeComparisonJson(time->second))})));
       if (b.counts != nullptr && b.counts->call_tree.has_value() && !b.counts->call_tree->empty()) {
         fields.push_back(Field("baseline_tree", TreeJson(*b.counts->call_tree, functions)));
@@ -394,19 +404,46 @@ absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
   }
   std::vector<std::string> summary = {
       Field("current", RunJson(input.current, input.current_name, input.command))};
+  // The suite-level change against the baseline (compare/suite_summary.h):
+  // {"lines": ["instructions: +0.42% [...] over 201 cases ...", ...],
+  //  "metrics": {"instructions": {...}, ...}}, or null without a baseline.
+  std::string overall = "null";
   if (input.baseline.has_value()) {
     summary.push_back(Field("baseline", RunJson(*input.baseline, input.baseline_name, "")));
+    std::vector<CaseValues> values;
+    auto add = [&](const std::string& key) {
+      CaseValues& v = values.emplace_back();
+      if (auto b = baseline.find(key); b != baseline.end() && b->second.counts != nullptr) {
+        v.a_instructions = b->second.counts->counts_per_run;
+        v.a_allocations = b->second.counts->allocations_per_run;
+      }
+      if (auto c = current.find(key); c != current.end() && c->second.counts != nullptr) {
+        v.b_instructions = c->second.counts->counts_per_run;
+        v.b_allocations = c->second.counts->allocations_per_run;
+      }
+      if (auto time = times.find(key); time != times.end()) v.time = &time->second;
+    };
+    for (const std::string& key : current_cases.order) add(key);
+    for (const std::string& key : baseline_cases.order) {
+      if (!current.count(key)) add(key);
+    }
+    const std::vector<SuiteChange> changes = SummarizeSuite(values);
+    overall = Object({Field("lines", ArrayOf(changes,
+                                             [](const SuiteChange& change) {
+                                               return JsonString(FormatSuiteChange(change));
+                                             })),
+                      Field("metrics", SuiteSummaryJson(changes))});
   }
-  return Object({Field("report_version", JsonString(kReportVersion)),
-                 Field("title", JsonString(input.title)),
-                 Field("kind", JsonString(input.baseline.has_value() ? "comparison" : "run")),
-                 Field("generated", JsonString(base::NowRfc3339())),
-                 Field("summary", Object(summary)), Field("functions", functions.Json()),
-                 Field("cases", Array(cases)), Field("history_runs", history.runs_json),
-                 Field("unmatched", Object({Field("only_current", Array(only_current)),
-                                            Field("only_baseline", Array(only_baseline))})),
-                 Field("missing", Array(missing)),
-                 Field("node_warnings", ArrayOf(node_warnings, JsonString))});
+  return Object(
+      {Field("report_version", JsonString(kReportVersion)), Field("title", JsonString(input.title)),
+       Field("kind", JsonString(input.baseline.has_value() ? "comparison" : "run")),
+       Field("generated", JsonString(base::NowRfc3339())), Field("summary", Object(summary)),
+       Field("overall", overall), Field("functions", functions.Json()),
+       Field("cases", Array(cases)), Field("history_runs", history.runs_json),
+       Field("unmatched", Object({Field("only_current", Array(only_current)),
+                                  Field("only_baseline", Array(only_baseline))})),
+       Field("missing", Array(missing)),
+       Field("node_warnings", ArrayOf(node_warnings, JsonString))});
 }
 
 }  // namespace icount

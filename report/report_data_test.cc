@@ -125,6 +125,24 @@ TEST(ReportDataTest, AComparisonHasDeltasIntervalsAndUnmatchedCases) {
   EXPECT_LT(ci.values(0).number_value(), At(time, "delta_pct").number_value());
   EXPECT_GT(ci.values(1).number_value(), At(time, "delta_pct").number_value());
   EXPECT_TRUE(At(c, "baseline_tree").has_struct_value());
+  EXPECT_EQ(At(At(c, "counts"), "allocations_per_run").number_value(), 4);
+  EXPECT_EQ(At(At(c, "delta"), "allocations").number_value(), 1);
+  // The suite-level answer: every compared case grew, in instructions and
+  // in allocations; the two cases on one side only are left out.
+  const auto& lines = At(At(data, "overall"), "lines").list_value();
+  ASSERT_EQ(lines.values_size(), 3);
+  EXPECT_THAT(lines.values(0).string_value(),
+              testing::HasSubstr("over 7 cases (7 up, 0 down, 0 within 0.1%); 2 cases on one "
+                                 "side only (A 1, B 1), left out"));
+  EXPECT_THAT(lines.values(1).string_value(),
+              testing::StartsWith("allocations: +33.33% [+33.33, +33.33] over 7 cases (7 up"));
+  EXPECT_THAT(lines.values(2).string_value(), testing::StartsWith("wall time: +"));
+  EXPECT_EQ(At(At(At(data, "overall"), "metrics"), "instructions")
+                .struct_value()
+                .fields()
+                .at("cases")
+                .number_value(),
+            7);
   // Case 8 is new, case 7 failed now: each listed on its side.
   const Value& unmatched = At(data, "unmatched");
   ASSERT_EQ(At(unmatched, "only_current").list_value().values_size(), 1);

@@ -65,6 +65,7 @@
 #include "cli/tool_flags.h"
 #include "compare/delta_table.h"
 #include "compare/node_check.h"
+#include "compare/suite_summary.h"
 #include "compare/time_comparison.h"
 #include "environment/pytorch_install.h"
 #include "expand/libtorch_version.h"
@@ -730,8 +731,40 @@ std::string AllocationChanges(const std::vector<expand::SuiteCaseProto>& cases,
                       compared, " cases:\n", absl::StrJoin(lines, "\n"), "\n");
 }
 
-// The delta table, then the per-function changes of the `--top` cases
-// whose counts changed most.
+// The suite-level answer per metric (compare/suite_summary.h).
+std::vector<SuiteChange> SummarizeSides(const std::vector<expand::SuiteCaseProto>& cases,
+                                        const SuiteResults& a_results,
+                                        const SuiteResults& b_results,
+                                        const std::map<std::string, TimeComparison>& times) {
+  const SideResults in_a(a_results), in_b(b_results);
+  std::vector<CaseValues> values;
+  for (const expand::SuiteCaseProto& c : cases) {
+    CaseValues& v = values.emplace_back();
+    if (auto a = in_a.counts.find(c.key()); a != in_a.counts.end()) {
+      v.a_instructions = a->second->counts_per_run;
+      v.a_allocations = a->second->allocations_per_run;
+    }
+    if (auto b = in_b.counts.find(c.key()); b != in_b.counts.end()) {
+      v.b_instructions = b->second->counts_per_run;
+      v.b_allocations = b->second->allocations_per_run;
+    }
+    if (auto time = times.find(c.key()); time != times.end()) v.time = &time->second;
+  }
+  return SummarizeSuite(values);
+}
+
+// "Overall, B against A:" and one FormatSuiteChange line per metric.
+std::string RenderSummary(const std::vector<SuiteChange>& changes, bool markdown) {
+  std::string text = "\nOverall, B against A (geometric mean of B / A over cases, 95% interval):\n";
+  for (const SuiteChange& change : changes) {
+    absl::StrAppend(&text, markdown ? "- " : "  ", FormatSuiteChange(change), "\n");
+  }
+  return text;
+}
+
+// The delta table, the allocation changes and the suite-level summary,
+// then the per-function changes of the `--top` cases whose counts changed
+// most.
 std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, const Side& a,
                              const Side& b, const SuiteResults& a_results,
                              const SuiteResults& b_results,
@@ -760,7 +793,9 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
   std::string text =
       absl::StrCat(absl::GetFlag(FLAGS_markdown) ? table.RenderMarkdown()
                                                  : table.Render(absl::GetFlag(FLAGS_colorize)),
-                   "\n", AllocationChanges(cases, in_a, in_b));
+                   "\n", AllocationChanges(cases, in_a, in_b),
+                   RenderSummary(SummarizeSides(cases, a_results, b_results, times),
+                                 absl::GetFlag(FLAGS_markdown)));
   std::sort(changes.rbegin(), changes.rend());
   for (int i = 0; i < absl::GetFlag(FLAGS_top) && i < static_cast<int>(changes.size()); ++i) {
     if (changes[i].first == 0) break;
@@ -834,15 +869,17 @@ std::string SkippedJson(const std::vector<expand::SuiteCaseProto>& skipped) {
 }
 
 // {"A": results, "B": results, "libtorch": {...}, "comparisons": [...],
-//  "skipped_by_backtesting": [...], "node_warnings": [...]}
+//  "summary": {...}, "skipped_by_backtesting": [...], "node_warnings": [...]}
 std::string ComparisonJson(const Side& a, const Side& b, const SuiteResults& a_results,
                            const SuiteResults& b_results, const std::string& comparisons,
+                           const std::vector<SuiteChange>& summary,
                            const std::vector<expand::SuiteCaseProto>& skipped,
                            const std::vector<std::string>& node_warnings) {
   return absl::StrCat(
       "{\"A\": ", ResultsToJson(a_results.file), ", \"B\": ", ResultsToJson(b_results.file),
       ", \"libtorch\": {\"A\": ", LibTorchJson(a), ", \"B\": ", LibTorchJson(b),
-      "}, \"comparisons\": ", comparisons, ", \"skipped_by_backtesting\": ", SkippedJson(skipped),
+      "}, \"comparisons\": ", comparisons, ", \"summary\": ", SuiteSummaryJson(summary),
+      ", \"skipped_by_backtesting\": ", SkippedJson(skipped),
       ", \"node_warnings\": ", base::JsonStringArray(node_warnings), "}\n");
 }
 
@@ -1095,7 +1132,8 @@ int Main(int argc, char** argv) {
   if (!json_path.empty()) {
     if (absl::Status s = base::WriteFileAtomically(
             json_path, ComparisonJson(a, b, a_results, b_results,
-                                      ComparisonsJson(*cases, a_results, b_results, times), skipped,
+                                      ComparisonsJson(*cases, a_results, b_results, times),
+                                      SummarizeSides(*cases, a_results, b_results, times), skipped,
                                       node_warnings));
         !s.ok()) {
       return base::Fail(absl::StrCat(s.message(), " (the journals ", journal_base,

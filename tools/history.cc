@@ -23,6 +23,7 @@
 #include "base/status.h"
 #include "base/text.h"
 #include "cli/tool_flags.h"
+#include "compare/delta_table.h"
 #include "compare/text_table.h"
 #include "history/change_points.h"
 #include "history/import.h"
@@ -34,7 +35,7 @@ ABSL_FLAG(std::string, label, "",
           "import: the runs' label (e.g. a LibTorch commit); default: each file's start time.");
 ABSL_FLAG(std::string, filter, "", "show, steps, export: RE2 regex on case keys and labels.");
 ABSL_FLAG(std::string, metric, "",
-          "show, steps: counts or time; default: show counts, steps both.");
+          "show, steps: counts, allocations or time; default: show counts, steps all three.");
 ABSL_FLAG(std::string, since, "", "show, steps: only runs from the first one with this label.");
 ABSL_FLAG(int, functions, 5, "steps: functions shown per count step.");
 ABSL_FLAG(std::string, format, "csv", "export: csv (every run) or bmf (one run, Bencher).");
@@ -60,27 +61,31 @@ constexpr char kUsage[] =
     "Usage: history --db=DB COMMAND\n"
     "  import FILE... [--label=L]   record results files (main, ci, ab_test --json)\n"
     "  list                         the runs\n"
-    "  show [--filter=RE] [--metric=counts|time] [--since=LABEL]\n"
+    "  show [--filter=RE] [--metric=counts|allocations|time] [--since=LABEL]\n"
     "                               each case's series, with a sparkline\n"
-    "  steps [--metric=counts|time] [--since=LABEL] [--filter=RE]\n"
+    "  steps [--metric=counts|allocations|time] [--since=LABEL] [--filter=RE]\n"
     "                               change points per case and metric\n"
     "  export --format=csv|bmf [--run=ID|LABEL] [--output=FILE]";
 
 absl::StatusOr<std::vector<Metric>> MetricsFlag(bool both_by_default) {
   const std::string metric = absl::GetFlag(FLAGS_metric);
   if (metric.empty()) {
-    return both_by_default ? std::vector<Metric>{Metric::kCounts, Metric::kTime}
-                           : std::vector<Metric>{Metric::kCounts};
+    return both_by_default
+               ? std::vector<Metric>{Metric::kCounts, Metric::kAllocations, Metric::kTime}
+               : std::vector<Metric>{Metric::kCounts};
   }
-  if (metric == "counts") return std::vector<Metric>{Metric::kCounts};
-  if (metric == "time") return std::vector<Metric>{Metric::kTime};
-  return absl::InvalidArgumentError(absl::StrCat("--metric=", metric, ": must be counts or time"));
+  for (Metric known : {Metric::kCounts, Metric::kAllocations, Metric::kTime}) {
+    if (metric == history::MetricName(known)) return std::vector<Metric>{known};
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("--metric=", metric, ": must be counts, allocations or time"));
 }
 
 std::string FormatValue(Metric metric, double value) {
   if (metric == Metric::kCounts) {
     return absl::StrFormat("%.1f", value);
   }
+  if (metric == Metric::kAllocations) return FormatAllocations(value);
   const auto [unit, scale] = SelectTimeUnit(value);
   return absl::StrFormat("%.3g %s", value / scale, unit);
 }
@@ -114,8 +119,15 @@ std::vector<Step> StepsOf(Metric metric, const CaseSeries& series) {
   options.time_min_effect_pct = absl::GetFlag(FLAGS_min_effect_pct);
   options.count_tolerance_pct = absl::GetFlag(FLAGS_count_tolerance_pct);
   options.count_tolerance_abs = absl::GetFlag(FLAGS_count_tolerance_abs);
-  return metric == Metric::kCounts ? history::CountSteps(Values(series), options)
-                                   : history::TimeSteps(Values(series), options);
+  switch (metric) {
+    case Metric::kCounts:
+      return history::CountSteps(Values(series), options);
+    case Metric::kAllocations:
+      return history::AllocationSteps(Values(series));
+    case Metric::kTime:
+      break;
+  }
+  return history::TimeSteps(Values(series), options);
 }
 
 // The series of `metric`, with a message when there is nothing to show.
@@ -186,6 +198,19 @@ int List(Store& store) {
   return 0;
 }
 
+// What a metric's values are, for people.
+const char* Quantity(Metric metric) {
+  switch (metric) {
+    case Metric::kCounts:
+      return "instructions per run";
+    case Metric::kAllocations:
+      return "heap allocations per run";
+    case Metric::kTime:
+      return "wall time per run";
+  }
+  return "";
+}
+
 int Show(Store& store) {
   absl::StatusOr<std::vector<Metric>> metrics = MetricsFlag(false);
   if (!metrics.ok()) return base::Fail(metrics.status());
@@ -202,8 +227,7 @@ int Show(Store& store) {
     }
     for (const CaseSeries& series : *all) {
       const std::vector<Step> steps = StepsOf(metric, series);
-      std::printf("%s  (%s)\n  %s  %zu runs\n", series.label.c_str(),
-                  metric == Metric::kCounts ? "instructions per run" : "wall time per run",
+      std::printf("%s  (%s)\n  %s  %zu runs\n", series.label.c_str(), Quantity(metric),
                   Sparkline(series.points).c_str(), series.points.size());
       TextTable table({{"run", Align::kRight},
                        {"label"},
@@ -277,6 +301,9 @@ int Steps(Store& store) {
   for (size_t m = 0; m < metrics->size(); ++m) {
     const Metric metric = (*metrics)[m];
     const std::vector<CaseSeries>* all = &series_of[m];
+    // Runs recorded before icount counted allocations have none: say
+    // nothing rather than "0 steps in 0 cases".
+    if (metric == Metric::kAllocations && all->empty() && metrics->size() > 1) continue;
     int step_count = 0;
     int cases_with_steps = 0;
     std::string body;
@@ -312,8 +339,10 @@ int Steps(Store& store) {
     }
     std::printf("%s: %d step%s in %d of %zu cases%s\n%s", history::MetricName(metric), step_count,
                 step_count == 1 ? "" : "s", cases_with_steps, all->size(),
-                metric == Metric::kCounts
-                    ? " (functions: exclusive instructions per run, largest changes)"
+                metric == Metric::kCounts ? " (functions: exclusive instructions per run, "
+                                            "largest changes)"
+                : metric == Metric::kAllocations
+                    ? " (heap allocations per run)"
                     : absl::StrFormat(" (levels differing by >= %.1f%%)",
                                       absl::GetFlag(FLAGS_min_effect_pct))
                           .c_str(),
@@ -343,16 +372,17 @@ absl::StatusOr<std::string> ExportCsv(Store& store, const std::vector<RunRow>& r
   std::string out = "run,label,start_time,case,title,metric,value,low,high\n";
   std::map<int64_t, std::string> start;
   for (const RunRow& r : runs) start[r.id] = r.start_time;
-  for (Metric metric : {Metric::kCounts, Metric::kTime}) {
+  for (Metric metric : {Metric::kCounts, Metric::kAllocations, Metric::kTime}) {
     ICOUNT_ASSIGN_OR_RETURN(std::vector<CaseSeries> all,
                             store.Series(metric, absl::GetFlag(FLAGS_filter)));
+    const char* name = metric == Metric::kCounts        ? "instructions_per_run"
+                       : metric == Metric::kAllocations ? "allocations_per_run"
+                                                        : "seconds_per_run";
     for (const CaseSeries& series : all) {
       for (const SeriesPoint& p : series.points) {
-        absl::StrAppendFormat(
-            &out, "%d,%s,%s,%s,%s,%s,%.15g,%.15g,%.15g\n", p.run_id, CsvField(p.run_label),
-            start[p.run_id], CsvField(series.key), CsvField(series.label),
-            metric == Metric::kCounts ? "instructions_per_run" : "seconds_per_run", p.value, p.low,
-            p.high);
+        absl::StrAppendFormat(&out, "%d,%s,%s,%s,%s,%s,%.15g,%.15g,%.15g\n", p.run_id,
+                              CsvField(p.run_label), start[p.run_id], CsvField(series.key),
+                              CsvField(series.label), name, p.value, p.low, p.high);
       }
     }
   }
@@ -372,16 +402,18 @@ absl::StatusOr<std::string> ExportBmf(Store& store, const std::vector<RunRow>& r
                                             "`history list` shows them)"));
   }
   std::map<std::string, std::vector<std::string>> measures;  // title -> measure objects
-  for (Metric metric : {Metric::kCounts, Metric::kTime}) {
+  for (Metric metric : {Metric::kCounts, Metric::kAllocations, Metric::kTime}) {
     ICOUNT_ASSIGN_OR_RETURN(std::vector<CaseSeries> all,
                             store.Series(metric, absl::GetFlag(FLAGS_filter)));
-    const double scale = metric == Metric::kCounts ? 1 : 1e9;
+    const double scale = metric == Metric::kTime ? 1e9 : 1;
     for (const CaseSeries& series : all) {
       for (const SeriesPoint& p : series.points) {
         if (p.run_id != run->id) continue;
         measures[series.label].push_back(absl::StrFormat(
             "%s: {\"value\": %.15g, \"lower_value\": %.15g, \"upper_value\": %.15g}",
-            base::JsonString(metric == Metric::kCounts ? "instructions" : "latency"),
+            base::JsonString(metric == Metric::kCounts        ? "instructions"
+                             : metric == Metric::kAllocations ? "allocations"
+                                                              : "latency"),
             p.value * scale, p.low * scale, p.high * scale));
       }
     }

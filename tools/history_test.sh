@@ -69,7 +69,7 @@ grep -Eq '^  at run 9 "r08" \(after run 8 "r07"\): [12]\.[0-9]+ us -> 2\.[0-9]+ 
 grep -q "^counts: 0 steps in 0 of 6 cases" "$tmp/since.txt" || fail "--since: $(cat "$tmp/since.txt")"
 expect_error "no run is labelled \"r99\"" --db="$db" steps --since=r99
 expect_error "no case matches --filter=nothing" --db="$db" steps --filter=nothing
-expect_error "--metric=size: must be counts or time" --db="$db" steps --metric=size
+expect_error "--metric=size: must be counts, allocations or time" --db="$db" steps --metric=size
 
 # show: a sparkline and one row per run, the step marked.
 "$history" --db="$db" show --filter='case 5\b' > "$tmp/show.txt" || fail "show"

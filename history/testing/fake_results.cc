@@ -30,6 +30,7 @@ ResultsFile FakeResults(const FakeRun& run) {
       counts.task_spec = spec;
       counts.number_per_run = kNumber;
       counts.counts_per_run = run.count(k);
+      if (run.allocations) counts.allocations_per_run = run.allocations(k);
       const auto total = static_cast<int64_t>(std::llround(counts.counts_per_run * kNumber));
       counts.counts = {total, total};
       std::vector<FunctionCount> rows;

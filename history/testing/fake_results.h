@@ -23,6 +23,9 @@ struct FakeRun {
   int cases = 3;
   // Instructions per run of case k; nullptr: no counts.
   std::function<double(int)> count = [](int k) { return 1000.0 * (k + 1); };
+  // Heap allocations per run of case k (with counts); nullptr: not counted,
+  // as in results written before icount counted them.
+  std::function<double(int)> allocations = nullptr;
   // Seconds per run of case k; nullptr: no times. Each case gets `blocks`
   // samples spread +-1% around it.
   std::function<double(int)> time = [](int k) { return 1e-6 * (k + 1); };

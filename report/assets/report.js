@@ -32,6 +32,11 @@
     if (n === null || n === undefined) return '';
     return n.toLocaleString('en-US', { maximumFractionDigits: Math.abs(n) < 100 ? 2 : 1 });
   }
+  // Heap allocations per run: whole numbers plain, others to two decimals.
+  function fmtAllocations(n) {
+    if (n === null || n === undefined) return '';
+    return String(Number(n.toFixed(2)));
+  }
   // Seconds with a unit, to `digits` significant figures.
   function fmtTime(s, digits) {
     if (s === null || s === undefined) return '';
@@ -143,6 +148,11 @@
       figures.append(el('div', { class: 'figure' }, [el('b', { text: String(slower) }), 'significantly slower']));
     }
     root.append(figures);
+    if (DATA.overall) {
+      root.append(el('div', { class: 'overall', id: 'overall' }, [
+        el('div', { text: 'Overall, this run against the baseline (geometric mean over cases, 95% interval):' }),
+        el('ul', {}, DATA.overall.lines.map(line => el('li', { text: line })))]));
+    }
     for (const why of DATA.missing) root.append(el('div', { class: 'notice missing', text: 'Not shown: ' + why }));
     for (const why of DATA.node_warnings || []) root.append(el('div', { class: 'notice node-warning', text: 'Warning: ' + why }));
     const cards = el('div', { class: 'cards' }, [runCard(current, COMPARING ? 'This run (' + current.name + ')' : 'Run')]);
@@ -174,6 +184,8 @@
       { id: 'variant', title: 'Variant', value: c => c.column },
       { id: 'threads', title: 'Threads', value: c => c.threads, num: true },
       { id: 'counts', title: 'Instr / run', value: c => c.counts ? c.counts.per_run : null, text: v => fmtCount(v), num: true },
+      { id: 'allocations', title: 'Allocs / run', value: c => c.counts ? c.counts.allocations_per_run : null,
+        text: v => v === null ? '' : fmtAllocations(v), num: true },
       { id: 'repeats', title: 'Repeats', value: c => c.counts ? c.counts.repeats.length : null,
         text: (v, c) => c.counts ? v + (c.counts.repeats_identical ? ' identical' : ' DIFFER') : '', num: true },
       { id: 'time', title: 'Time / run', value: c => c.time ? c.time.median : null,
@@ -188,6 +200,8 @@
       cols.push({ id: 'base_counts', title: 'Baseline instr', value: c => c.baseline && c.baseline.counts ? c.baseline.counts.per_run : null, text: v => fmtCount(v), num: true });
       cols.push({ id: 'counts_delta', title: '\u0394 instr', value: c => c.delta ? c.delta.counts_pct : null,
         text: v => v === null ? '' : fmtPct(v, 2), cls: v => v > 0 ? 'grew' : v < 0 ? 'shrank' : '', num: true });
+      cols.push({ id: 'allocations_delta', title: '\u0394 allocs', value: c => c.delta ? c.delta.allocations : null,
+        text: v => v === null ? '' : (v > 0 ? '+' : '') + fmtAllocations(v), cls: v => v > 0 ? 'grew' : v < 0 ? 'shrank' : '', num: true });
       cols.push({ id: 'time_delta', title: '\u0394 time [95% CI]', value: c => c.delta && c.delta.time ? c.delta.time.delta_pct : null,
         text: (v, c) => timeDeltaText(c), cls: (v, c) => timeDeltaClass(c), num: true });
     }
@@ -598,10 +612,15 @@
     const facts = [];
     if (c.counts) facts.push(fmtCount(c.counts.per_run) + ' instructions per run (' + c.counts.repeats.length + ' repeat(s) of ' +
       c.counts.number_per_run + ' runs' + (c.counts.repeats_identical ? ', identical' : ', NOT identical: ' + c.counts.repeats.join(', ')) + ')');
+    if (c.counts && c.counts.allocations_per_run !== null) {
+      facts.push(fmtAllocations(c.counts.allocations_per_run) + ' heap allocations and ' +
+        fmtAllocations(c.counts.frees_per_run) + ' frees per run');
+    }
     if (c.time) facts.push('wall time ' + fmtTime(c.time.median, 3) + ' per run (median of ' + c.time.samples + ' blocks in ' +
       c.time.rounds + ' round(s); quartiles ' + fmtTime(c.time.p25, 3) + ' .. ' + fmtTime(c.time.p75, 3) + ')');
     if (c.delta) {
       if (c.delta.counts_pct !== null) facts.push('instructions ' + fmtPct(c.delta.counts_pct, 3) + ' against the baseline');
+      if (c.delta.allocations) facts.push('heap allocations ' + (c.delta.allocations > 0 ? '+' : '') + fmtAllocations(c.delta.allocations) + ' per run against the baseline');
       if (c.delta.time) facts.push('wall time ' + timeDeltaText(c) + ' (' + c.delta.time.verdict + ')');
     }
     box.append(el('ul', { class: 'plain' }, facts.map(f => el('li', { text: f }))));

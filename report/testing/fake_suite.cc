@@ -116,6 +116,8 @@ ResultsFile FakeSuiteResults(const FakeSuite& suite) {
       const int64_t total = 50 * kNumber + op + kernel + alloc + tax + counts.baseline;
       counts.counts = {total, total, total};
       counts.counts_per_run = static_cast<double>(total - counts.baseline) / kNumber;
+      counts.allocations_per_run = tax > 0 ? 4 : 3;
+      counts.frees_per_run = counts.allocations_per_run;
       std::vector<FunctionCount> rows = {{kernel, "???:at::native::add_kernel"},
                                          {op, "???:at::add"},
                                          {alloc, "???:malloc"},

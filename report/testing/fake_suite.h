@@ -24,7 +24,8 @@ namespace icount::report_testing {
 struct FakeSuite {
   int cases = 24;
   std::string start_time = "2026-11-01T00:00:00Z";
-  // Instructions per run that icount_test_allocation_tax adds (0: none).
+  // Instructions per run that icount_test_allocation_tax adds (0: none);
+  // with a tax every case allocates (and frees) once more per run: 4, not 3.
   int64_t tax_per_run = 0;
   // Every case's wall time is multiplied by this.
   double time_factor = 1.0;

@@ -1,0 +1,184 @@
+#include "compare/suite_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+
+namespace icount {
+namespace {
+
+constexpr int kResamples = 2000;
+constexpr uint64_t kSeed = 0x1c0047;  // fixed: the same cases give the same interval
+
+double ToPct(double mean_log_ratio) { return (std::exp(mean_log_ratio) - 1) * 100; }
+
+std::string SignedPct(double pct, int decimals) {
+  // "+0.00" and "-0.00" read as changes: one that rounds to zero has no sign.
+  if (std::fabs(pct) < 0.5 * std::pow(10.0, -decimals))
+    return absl::StrFormat("%.*f", decimals, 0.0);
+  return absl::StrFormat("%+.*f", decimals, pct);
+}
+
+std::string JsonNumber(double x) { return absl::StrFormat("%.6g", x); }
+
+}  // namespace
+
+SuiteChangeBuilder::SuiteChangeBuilder(std::string metric, double unchanged_pct)
+    : metric_(std::move(metric)), unchanged_pct_(unchanged_pct) {}
+
+void SuiteChangeBuilder::Add(double a, double b) {
+  const double limit = unchanged_pct_ / 100 * std::fabs(a);
+  if (b - a > limit) {
+    ++up_;
+  } else if (a - b > limit) {
+    ++down_;
+  } else {
+    ++unchanged_;
+  }
+  if (a > 0 && b > 0 && std::isfinite(a) && std::isfinite(b))
+    log_ratios_.push_back(std::log(b / a));
+}
+
+void SuiteChangeBuilder::AddTime(const TimeComparison& comparison) {
+  by_verdict_ = true;
+  if (comparison.verdict == TimeVerdict::kTooFewRounds ||
+      comparison.verdict == TimeVerdict::kUnusable) {
+    return;
+  }
+  up_ += comparison.verdict == TimeVerdict::kSlower;
+  down_ += comparison.verdict == TimeVerdict::kFaster;
+  unchanged_ += comparison.verdict == TimeVerdict::kUnchanged;
+  const double ratio = 1 + comparison.delta_pct / 100;
+  if (ratio > 0 && std::isfinite(ratio)) log_ratios_.push_back(std::log(ratio));
+}
+
+SuiteChange SuiteChangeBuilder::Summarize() const {
+  SuiteChange change;
+  change.metric = metric_;
+  change.cases = static_cast<int>(log_ratios_.size());
+  change.up = up_;
+  change.down = down_;
+  change.unchanged = unchanged_;
+  change.unchanged_pct = unchanged_pct_;
+  change.by_verdict = by_verdict_;
+  change.only_a = only_a_;
+  change.only_b = only_b_;
+  if (log_ratios_.empty()) return change;
+  const size_t n = log_ratios_.size();
+  double sum = 0;
+  for (double x : log_ratios_) sum += x;
+  change.geomean_pct = ToPct(sum / static_cast<double>(n));
+  // Percentile bootstrap over cases. The generator's raw output (not a
+  // std:: distribution, whose results differ between standard libraries)
+  // picks the cases, so the interval is the same everywhere.
+  std::mt19937_64 random(kSeed);
+  std::vector<double> means(kResamples);
+  for (double& mean : means) {
+    double resampled = 0;
+    for (size_t i = 0; i < n; ++i) resampled += log_ratios_[random() % n];
+    mean = resampled / static_cast<double>(n);
+  }
+  std::sort(means.begin(), means.end());
+  change.ci_low_pct = ToPct(means[static_cast<size_t>(0.025 * (kResamples - 1))]);
+  change.ci_high_pct = ToPct(means[static_cast<size_t>(std::ceil(0.975 * (kResamples - 1)))]);
+  return change;
+}
+
+std::vector<SuiteChange> SummarizeSuite(const std::vector<CaseValues>& cases) {
+  SuiteChangeBuilder instructions("instructions", /*unchanged_pct=*/0.1);
+  SuiteChangeBuilder allocations("allocations", /*unchanged_pct=*/0);
+  SuiteChangeBuilder wall_time("wall time", /*unchanged_pct=*/0);
+  bool allocated = false;
+  bool timed = false;
+  for (const CaseValues& c : cases) {
+    if (c.a_instructions && c.b_instructions) {
+      instructions.Add(*c.a_instructions, *c.b_instructions);
+    } else if (c.a_instructions) {
+      instructions.AddOnlyA();
+    } else if (c.b_instructions) {
+      instructions.AddOnlyB();
+    }
+    if (c.a_allocations && c.b_allocations) {
+      allocations.Add(*c.a_allocations, *c.b_allocations);
+      allocated = true;
+    }
+    if (c.time != nullptr) {
+      wall_time.AddTime(*c.time);
+      timed = true;
+    }
+  }
+  std::vector<SuiteChange> changes = {instructions.Summarize()};
+  if (allocated) changes.push_back(allocations.Summarize());
+  if (timed) changes.push_back(wall_time.Summarize());
+  return changes;
+}
+
+std::string FormatSuiteChange(const SuiteChange& change) {
+  std::string text = absl::StrCat(change.metric, ": ");
+  const int compared = change.up + change.down + change.unchanged;
+  if (compared == 0) {
+    absl::StrAppend(&text, "no case measured on both sides");
+  } else {
+    if (change.cases > 0) {
+      absl::StrAppend(&text, SignedPct(change.geomean_pct, 2), "% [",
+                      SignedPct(change.ci_low_pct, 2), ", ", SignedPct(change.ci_high_pct, 2),
+                      "] over ", change.cases, " case", change.cases == 1 ? "" : "s");
+    } else {
+      absl::StrAppend(&text, "no geometric mean (no case above 0 on both sides)");
+    }
+    if (change.by_verdict) {
+      absl::StrAppend(&text, " (", change.up, " slower, ", change.down, " faster significantly, ",
+                      change.unchanged, " not)");
+    } else if (change.unchanged_pct > 0) {
+      absl::StrAppend(&text, " (", change.up, " up, ", change.down, " down, ", change.unchanged,
+                      " within ", absl::StrFormat("%g", change.unchanged_pct), "%)");
+    } else {
+      absl::StrAppend(&text, " (", change.up, " up, ", change.down, " down, ", change.unchanged,
+                      " the same)");
+    }
+    if (change.cases > 0 && change.cases < compared) {
+      absl::StrAppend(&text, "; the mean leaves out ", compared - change.cases,
+                      " with 0 on a side");
+    }
+  }
+  const int one_sided = change.only_a + change.only_b;
+  if (one_sided > 0) {
+    absl::StrAppend(&text, "; ", one_sided, " case", one_sided == 1 ? "" : "s",
+                    " on one side only (A ", change.only_a, ", B ", change.only_b, "), left out");
+  }
+  return text;
+}
+
+std::string SuiteChangeJson(const SuiteChange& change) {
+  return absl::StrCat(
+      "{\"cases\": ", change.cases,
+      ", \"geomean_change_pct\": ", change.cases > 0 ? JsonNumber(change.geomean_pct) : "null",
+      ", \"ci_pct\": ",
+      change.cases > 0 ? absl::StrCat("[", JsonNumber(change.ci_low_pct), ", ",
+                                      JsonNumber(change.ci_high_pct), "]")
+                       : "null",
+      ", \"up\": ", change.up, ", \"down\": ", change.down, ", \"unchanged\": ", change.unchanged,
+      change.by_verdict ? ", \"by\": \"significance\""
+                        : absl::StrCat(", \"unchanged_pct\": ", JsonNumber(change.unchanged_pct)),
+      ", \"only_a\": ", change.only_a, ", \"only_b\": ", change.only_b, "}");
+}
+
+std::string SuiteSummaryJson(const std::vector<SuiteChange>& changes) {
+  std::vector<std::string> members;
+  for (const SuiteChange& change : changes) {
+    members.push_back(absl::StrCat("\"", absl::StrReplaceAll(change.metric, {{" ", "_"}}),
+                                   "\": ", SuiteChangeJson(change)));
+  }
+  return absl::StrCat("{", absl::StrJoin(members, ", "), "}");
+}
+
+}  // namespace icount

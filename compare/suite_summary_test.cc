@@ -1,0 +1,126 @@
+#include "compare/suite_summary.h"
+
+#include <cmath>
+#include <random>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace icount {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(SuiteSummaryTest, IdenticalSidesShowNoChange) {
+  SuiteChangeBuilder builder("instructions", 0.1);
+  for (double a : {1000.0, 2500.0, 40000.0}) builder.Add(a, a);
+  const SuiteChange change = builder.Summarize();
+  EXPECT_EQ(change.cases, 3);
+  EXPECT_EQ(change.geomean_pct, 0);
+  EXPECT_EQ(change.ci_low_pct, 0);
+  EXPECT_EQ(change.ci_high_pct, 0);
+  EXPECT_EQ(FormatSuiteChange(change),
+            "instructions: 0.00% [0.00, 0.00] over 3 cases (0 up, 0 down, 3 within 0.1%)");
+}
+
+TEST(SuiteSummaryTest, GeometricMeanOfRatiosWithItsInterval) {
+  SuiteChangeBuilder builder("instructions", 0.1);
+  builder.Add(1000, 1100);    // +10%
+  builder.Add(2000, 2000);    // the same
+  builder.Add(4000, 4000.4);  // +0.01%: within 0.1%
+  builder.Add(500, 450);      // -10%
+  const SuiteChange change = builder.Summarize();
+  EXPECT_NEAR(change.geomean_pct, (std::pow(1.1 * 1.0001 * 0.9, 0.25) - 1) * 100, 1e-9);
+  EXPECT_EQ(change.up, 1);
+  EXPECT_EQ(change.down, 1);
+  EXPECT_EQ(change.unchanged, 2);
+  // The interval spans what resampling four so different cases gives: at
+  // most every case +10%, at least every case -10%.
+  EXPECT_LT(change.ci_low_pct, change.geomean_pct);
+  EXPECT_GT(change.ci_high_pct, change.geomean_pct);
+  EXPECT_GE(change.ci_low_pct, -10.0 - 1e-9);
+  EXPECT_LE(change.ci_high_pct, 10.0 + 1e-9);
+  // Seeded: the same cases, the same interval.
+  const SuiteChange again = builder.Summarize();
+  EXPECT_EQ(again.ci_low_pct, change.ci_low_pct);
+  EXPECT_EQ(again.ci_high_pct, change.ci_high_pct);
+}
+
+// 400 cases whose log ratios scatter around log(1.005): the interval holds
+// +0.5% and is narrower than the scatter of single cases (sd 2%) by about
+// sqrt(400) = 20.
+TEST(SuiteSummaryTest, IntervalNarrowsWithManyCases) {
+  std::mt19937_64 random(7);
+  std::normal_distribution<double> log_ratio(std::log(1.005), 0.02);
+  SuiteChangeBuilder builder("instructions", 0.1);
+  for (int i = 0; i < 400; ++i) builder.Add(1000, 1000 * std::exp(log_ratio(random)));
+  const SuiteChange change = builder.Summarize();
+  EXPECT_LT(change.ci_low_pct, 0.5);
+  EXPECT_GT(change.ci_high_pct, 0.5);
+  EXPECT_LT(change.ci_high_pct - change.ci_low_pct, 0.5);  // ~4 x 2% / 20 = 0.4
+  EXPECT_GT(change.ci_high_pct - change.ci_low_pct, 0.2);
+}
+
+TEST(SuiteSummaryTest, ZerosAndOneSidedCasesAreCountedNotAveraged) {
+  SuiteChangeBuilder builder("allocations", 0);
+  builder.Add(4, 5);
+  builder.Add(0, 1);  // up, but no ratio
+  builder.Add(0, 0);  // the same
+  builder.Add(3, 3);
+  builder.AddOnlyA();
+  builder.AddOnlyB();
+  builder.AddOnlyB();
+  const SuiteChange change = builder.Summarize();
+  EXPECT_EQ(change.cases, 2);
+  EXPECT_NEAR(change.geomean_pct, (std::sqrt(1.25) - 1) * 100, 1e-9);
+  EXPECT_EQ(change.up, 2);
+  EXPECT_EQ(change.unchanged, 2);
+  const std::string text = FormatSuiteChange(change);
+  EXPECT_THAT(text, HasSubstr("over 2 cases (2 up, 0 down, 2 the same)"));
+  EXPECT_THAT(text, HasSubstr("; the mean leaves out 2 with 0 on a side"));
+  EXPECT_THAT(text, HasSubstr("; 3 cases on one side only (A 1, B 2), left out"));
+}
+
+TEST(SuiteSummaryTest, WallTimeUsesTheVerdicts) {
+  SuiteChangeBuilder builder("wall time", 0);
+  TimeComparison slower;
+  slower.verdict = TimeVerdict::kSlower;
+  slower.delta_pct = 21;
+  TimeComparison same;
+  same.verdict = TimeVerdict::kUnchanged;
+  same.delta_pct = 0;
+  TimeComparison too_few;  // no change to average
+  builder.AddTime(slower);
+  builder.AddTime(same);
+  builder.AddTime(too_few);
+  const SuiteChange change = builder.Summarize();
+  EXPECT_EQ(change.cases, 2);
+  EXPECT_NEAR(change.geomean_pct, 10, 1e-9);  // sqrt(1.21) = 1.1
+  EXPECT_THAT(FormatSuiteChange(change),
+              HasSubstr("over 2 cases (1 slower, 0 faster significantly, 1 not)"));
+  EXPECT_THAT(SuiteChangeJson(change), HasSubstr("\"by\": \"significance\""));
+}
+
+TEST(SuiteSummaryTest, NothingToCompare) {
+  const SuiteChange change = SuiteChangeBuilder("instructions", 0.1).Summarize();
+  EXPECT_EQ(FormatSuiteChange(change), "instructions: no case measured on both sides");
+  EXPECT_EQ(SuiteChangeJson(change),
+            "{\"cases\": 0, \"geomean_change_pct\": null, \"ci_pct\": null, \"up\": 0, "
+            "\"down\": 0, \"unchanged\": 0, \"unchanged_pct\": 0.1, \"only_a\": 0, "
+            "\"only_b\": 0}");
+}
+
+TEST(SuiteSummaryTest, JsonHasOneMemberPerMetric) {
+  SuiteChangeBuilder instructions("instructions", 0.1);
+  instructions.Add(100, 110);
+  SuiteChangeBuilder time("wall time", 0);
+  EXPECT_EQ(SuiteSummaryJson({instructions.Summarize(), time.Summarize()}),
+            "{\"instructions\": {\"cases\": 1, \"geomean_change_pct\": 10, \"ci_pct\": [10, 10], "
+            "\"up\": 1, \"down\": 0, \"unchanged\": 0, \"unchanged_pct\": 0.1, \"only_a\": 0, "
+            "\"only_b\": 0}, \"wall_time\": {\"cases\": 0, \"geomean_change_pct\": null, "
+            "\"ci_pct\": null, \"up\": 0, \"down\": 0, \"unchanged\": 0, \"unchanged_pct\": 0, "
+            "\"only_a\": 0, \"only_b\": 0}}");
+}
+
+}  // namespace
+}  // namespace icount
