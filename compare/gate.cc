@@ -35,8 +35,8 @@ bool AllocationsCounted(const std::vector<CaseVerdict>& cases) {
 std::vector<SuiteChange> Summarize(const std::vector<CaseVerdict>& cases) {
   std::vector<CaseValues> values;
   for (const CaseVerdict& c : cases) {
-    values.push_back({c.before, c.after, c.allocations_before, c.allocations_after,
-                      c.time ? &*c.time : nullptr});
+    values.push_back({c.before, c.after, c.allocations_before, c.allocations_after, c.cycles_before,
+                      c.cycles_after, c.time ? &*c.time : nullptr});
   }
   return SummarizeSuite(values);
 }
@@ -91,11 +91,13 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
     CaseVerdict& verdict = entry(ResultCaseKey(c.metadata, c.task_spec), c.task_spec);
     verdict.after = c.counts_per_run;
     verdict.allocations_after = c.allocations_per_run;
+    verdict.cycles_after = c.estimated_cycles_per_run;
   }
   for (const InstructionCounts& c : baseline.instruction_counts) {
     CaseVerdict& verdict = entry(ResultCaseKey(c.metadata, c.task_spec), c.task_spec);
     verdict.before = c.counts_per_run;
     verdict.allocations_before = c.allocations_per_run;
+    verdict.cycles_before = c.estimated_cycles_per_run;
   }
   // Each measurement of a case is one round; its median is the round's time.
   std::map<std::string, UnpairedRounds> rounds;
@@ -209,11 +211,15 @@ bool GateFails(const GateReport& report, const GateOptions& options) {
 std::string GateJson(const GateReport& report) {
   std::vector<std::string> objects;
   for (const CaseVerdict& c : report.cases) {
-    std::optional<double> counts;
-    if (c.before && c.after && *c.before != 0) counts = 100 * (*c.after - *c.before) / *c.before;
-    if (!counts.has_value() && !c.time.has_value()) continue;
-    objects.push_back(
-        ComparisonJson(c.key, counts, AllocationsDelta(c), c.time ? &*c.time : nullptr));
+    CaseComparison comparison;
+    if (c.before && c.after) comparison.counts_delta_pct = PercentChange(*c.before, *c.after);
+    comparison.allocations_delta = AllocationsDelta(c);
+    if (c.cycles_before && c.cycles_after) {
+      comparison.cycles_delta_pct = PercentChange(*c.cycles_before, *c.cycles_after);
+    }
+    if (c.time) comparison.time = &*c.time;
+    if (!comparison.counts_delta_pct.has_value() && comparison.time == nullptr) continue;
+    objects.push_back(ComparisonJson(c.key, comparison));
   }
   return absl::StrCat("{\"regressions\": ", report.regressions,
                       ", \"time_regressions\": ", report.time_regressions,

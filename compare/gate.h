@@ -60,6 +60,9 @@ struct CaseVerdict {
   // Heap allocations per run, where both files counted them.
   std::optional<double> allocations_before;
   std::optional<double> allocations_after;
+  // Estimated cycles per run, where both files simulated caches.
+  std::optional<double> cycles_before;
+  std::optional<double> cycles_after;
   double threshold_pct = 0;
   // Wall time, when both sides have it (a_median: the baseline's median
   // seconds per run over rounds, b_median: this run's).

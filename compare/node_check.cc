@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "timer/cache_model.h"
 #include "timer/node.h"
 
 namespace icount {
@@ -66,15 +67,29 @@ std::vector<std::string> CountSettingWarnings(const ResultsFile& before, const R
                                               absl::string_view before_name,
                                               absl::string_view after_name) {
   if (before.instruction_counts.empty() || after.instruction_counts.empty()) return {};
+  std::vector<std::string> warnings;
   const bool before_rehearsed = before.settings.count(kTorchScriptCasesSetting) > 0;
   const bool after_rehearsed = after.settings.count(kTorchScriptCasesSetting) > 0;
-  if (before_rehearsed == after_rehearsed) return {};
-  return {absl::StrCat(before_rehearsed ? before_name : after_name,
-                       " counted TorchScript cases after icount's TorchScript rehearsal and ",
-                       before_rehearsed ? after_name : before_name,
-                       " did not (--rehearse_torchscript; settings \"", kTorchScriptCasesSetting,
-                       "\"): their counts differ by up to ~1.5% from that alone; measure both "
-                       "with or both without it")};
+  if (before_rehearsed != after_rehearsed) {
+    warnings.push_back(
+        absl::StrCat(before_rehearsed ? before_name : after_name,
+                     " counted TorchScript cases after icount's TorchScript rehearsal and ",
+                     before_rehearsed ? after_name : before_name,
+                     " did not (--rehearse_torchscript; settings \"", kTorchScriptCasesSetting,
+                     "\"): their counts differ by up to ~1.5% from that alone; measure both "
+                     "with or both without it"));
+  }
+  auto before_model = before.settings.find(kCacheModelSetting);
+  auto after_model = after.settings.find(kCacheModelSetting);
+  if (before_model != before.settings.end() && after_model != after.settings.end() &&
+      before_model->second != after_model->second) {
+    warnings.push_back(
+        absl::StrCat("estimated cycles of ", before_name, " and ", after_name,
+                     " come from different cache models (settings \"", kCacheModelSetting, "\": \"",
+                     before_model->second, "\" and \"", after_model->second,
+                     "\"): their differences may come from the model, not the code"));
+  }
+  return warnings;
 }
 
 std::set<std::string> CasesTimedOnDifferentHosts(const ResultsFile& before,

@@ -35,7 +35,8 @@ std::vector<std::string> CountNodeWarnings(const ResultsFile& before, const Resu
 // A file without it counted them unrehearsed.
 inline constexpr char kTorchScriptCasesSetting[] = "torchscript_cases";
 
-// One warning per count-relevant setting (kTorchScriptCasesSetting) whose
+// One warning per count-relevant setting (kTorchScriptCasesSetting; and
+// kCacheModelSetting, timer/cache_model.h, where both files have one) whose
 // value differs between two files that both have instruction counts; empty
 // when they were counted alike.
 //

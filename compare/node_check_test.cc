@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "timer/cache_model.h"
 #include "timer/node.h"
 #include "timer/node_testutil.h"
 
@@ -85,6 +86,20 @@ TEST(CountSettingWarningsTest, NamesTheSideThatRehearsedTorchScript) {
               ElementsAre(HasSubstr("A counted TorchScript cases after")));
   a.settings[kTorchScriptCasesSetting] = "rehearsed";
   EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), IsEmpty());
+}
+
+TEST(CountSettingWarningsTest, CyclesFromDifferentCacheModels) {
+  ResultsFile a, b;
+  AddCounts(a, "x", Node("n1", "AMD EPYC"));
+  AddCounts(b, "x", Node("n1", "AMD EPYC"));
+  a.settings[kCacheModelSetting] = CacheModelDescription();
+  EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), IsEmpty());  // B has no cycles
+  b.settings[kCacheModelSetting] = CacheModelDescription();
+  EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), IsEmpty());
+  b.settings[kCacheModelSetting] = "LL 4 MiB";
+  EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"),
+              ElementsAre(HasSubstr("estimated cycles of A and B come from different cache "
+                                    "models")));
 }
 
 TEST(CountSettingWarningsTest, OnlyWhenBothFilesHaveCounts) {

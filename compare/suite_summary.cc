@@ -96,7 +96,9 @@ SuiteChange SuiteChangeBuilder::Summarize() const {
 std::vector<SuiteChange> SummarizeSuite(const std::vector<CaseValues>& cases) {
   SuiteChangeBuilder instructions("instructions", /*unchanged_pct=*/0.1);
   SuiteChangeBuilder allocations("allocations", /*unchanged_pct=*/0);
+  SuiteChangeBuilder cycles("estimated cycles", /*unchanged_pct=*/0.1);
   SuiteChangeBuilder wall_time("wall time", /*unchanged_pct=*/0);
+  bool simulated = false;
   bool allocated = false;
   bool timed = false;
   for (const CaseValues& c : cases) {
@@ -111,6 +113,10 @@ std::vector<SuiteChange> SummarizeSuite(const std::vector<CaseValues>& cases) {
       allocations.Add(*c.a_allocations, *c.b_allocations);
       allocated = true;
     }
+    if (c.a_cycles && c.b_cycles) {
+      cycles.Add(*c.a_cycles, *c.b_cycles);
+      simulated = true;
+    }
     if (c.time != nullptr) {
       wall_time.AddTime(*c.time);
       timed = true;
@@ -118,6 +124,7 @@ std::vector<SuiteChange> SummarizeSuite(const std::vector<CaseValues>& cases) {
   }
   std::vector<SuiteChange> changes = {instructions.Summarize()};
   if (allocated) changes.push_back(allocations.Summarize());
+  if (simulated) changes.push_back(cycles.Summarize());
   if (timed) changes.push_back(wall_time.Summarize());
   return changes;
 }

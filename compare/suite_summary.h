@@ -96,12 +96,15 @@ struct CaseValues {
   std::optional<double> b_instructions;
   std::optional<double> a_allocations;  // heap allocations per run
   std::optional<double> b_allocations;
+  std::optional<double> a_cycles;  // estimated cycles per run (--cache_sim)
+  std::optional<double> b_cycles;
   const TimeComparison* time = nullptr;
 };
 
 // The summary ab_test, ci and the report show: instructions (a case is up
 // or down beyond 0.1%), heap allocations where both sides counted them
-// (any change), and wall time where cases were compared (by verdict).
+// (any change), estimated cycles where both sides simulated caches (beyond
+// 0.1%), and wall time where cases were compared (by verdict).
 std::vector<SuiteChange> SummarizeSuite(const std::vector<CaseValues>& cases);
 
 // "instructions: +0.42% [+0.31, +0.55] over 201 cases (37 up, 2 down, 162

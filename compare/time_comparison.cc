@@ -217,8 +217,13 @@ std::string FormatTimeChange(const TimeComparison& c) {
                       percent(c.ci_high_pct), "]");
 }
 
-std::string ComparisonJson(const std::string& case_key, std::optional<double> counts_delta_pct,
-                           std::optional<double> allocations_delta, const TimeComparison* time) {
+std::optional<double> PercentChange(double a, double b) {
+  if (a == 0) return std::nullopt;
+  return (b - a) / std::fabs(a) * 100;
+}
+
+std::string ComparisonJson(const std::string& case_key, const CaseComparison& comparison) {
+  const TimeComparison* time = comparison.time;
   auto number = [](double x) {
     return std::isfinite(x) ? absl::StrFormat("%.6g", x) : std::string("null");
   };
@@ -239,11 +244,15 @@ std::string ComparisonJson(const std::string& case_key, std::optional<double> co
         ", \"time_resolvable_pct\": ", verdict ? number(t.resolvable_pct) : "null",
         t.problem.empty() ? "" : absl::StrCat(", \"time_problem\": ", base::JsonString(t.problem)));
   }
+  auto optional = [&](const std::optional<double>& x) { return x ? number(*x) : "null"; };
   return absl::StrCat(
       "{\"case\": ", base::JsonString(case_key),
-      ", \"counts_delta_pct\": ", counts_delta_pct.has_value() ? number(*counts_delta_pct) : "null",
-      ", \"allocations_delta\": ",
-      allocations_delta.has_value() ? number(*allocations_delta) : "null", ", ", time_fields, "}");
+      ", \"counts_delta_pct\": ", optional(comparison.counts_delta_pct),
+      ", \"allocations_delta\": ", optional(comparison.allocations_delta),
+      comparison.cycles_delta_pct
+          ? absl::StrCat(", \"estimated_cycles_delta_pct\": ", number(*comparison.cycles_delta_pct))
+          : "",
+      ", ", time_fields, "}");
 }
 
 }  // namespace icount

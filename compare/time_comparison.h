@@ -106,17 +106,26 @@ std::vector<TimeComparison> CompareUnpairedWallTimes(const std::vector<UnpairedR
 // of 3)" or "unusable: ..." when there is no verdict.
 std::string FormatTimeChange(const TimeComparison& comparison);
 
+// What ab_test and ci compared for one case (any part may be missing).
+struct CaseComparison {
+  std::optional<double> counts_delta_pct;   // instructions per run, (B - A) / A * 100
+  std::optional<double> allocations_delta;  // heap allocations per run, B - A
+  std::optional<double> cycles_delta_pct;   // estimated cycles per run (--cache_sim)
+  const TimeComparison* time = nullptr;
+};
+
+// (b - a) / |a| * 100, or nullopt when a is 0.
+std::optional<double> PercentChange(double a, double b);
+
 // One object of the "comparisons" list in ab_test's and ci's --json:
 //   {"case": KEY, "counts_delta_pct": 2.1, "allocations_delta": 1,
-//    "time_delta_pct": 3.1,
+//    "estimated_cycles_delta_pct": 2.4, "time_delta_pct": 3.1,
 //    "time_ci_pct": [1.2, 5.0], "time_significant": true,
 //    "time_verdict": "slower", "time_rounds": 6, "time_p_value": 0.001,
 //    "time_resolvable_pct": 2.4}
-// with null for what was not measured (no counts; no allocations on either
-// side; no time, or no verdict: then "time_problem" says why).
-// `allocations_delta` is B - A heap allocations per run.
-std::string ComparisonJson(const std::string& case_key, std::optional<double> counts_delta_pct,
-                           std::optional<double> allocations_delta, const TimeComparison* time);
+// with null for what was not measured (no counts; no allocations or no
+// cycles on a side; no time, or no verdict: then "time_problem" says why).
+std::string ComparisonJson(const std::string& case_key, const CaseComparison& comparison);
 
 // The pieces, for tests and other callers.
 // Which p-values the Benjamini-Hochberg step-up procedure rejects at

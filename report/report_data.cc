@@ -148,7 +148,8 @@ std::string CountsJson(const InstructionCounts& c) {
                  Field("baseline", absl::StrCat(c.baseline)),
                  Field("repeats_identical", identical ? "true" : "false"),
                  Field("allocations_per_run", Num(c.allocations_per_run)),
-                 Field("frees_per_run", Num(c.frees_per_run))});
+                 Field("frees_per_run", Num(c.frees_per_run)),
+                 Field("estimated_cycles_per_run", Num(c.estimated_cycles_per_run))});
 }
 
 std::string TimeJson(const SideCase& side) {
@@ -416,10 +417,12 @@ absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
       if (auto b = baseline.find(key); b != baseline.end() && b->second.counts != nullptr) {
         v.a_instructions = b->second.counts->counts_per_run;
         v.a_allocations = b->second.counts->allocations_per_run;
+        v.a_cycles = b->second.counts->estimated_cycles_per_run;
       }
       if (auto c = current.find(key); c != current.end() && c->second.counts != nullptr) {
         v.b_instructions = c->second.counts->counts_per_run;
         v.b_allocations = c->second.counts->allocations_per_run;
+        v.b_cycles = c->second.counts->estimated_cycles_per_run;
       }
       if (auto time = times.find(key); time != times.end()) v.time = &time->second;
     };

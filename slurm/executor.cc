@@ -203,6 +203,8 @@ class SlurmRun {
       for (const std::string& word : runner_.command_prefix) task.add_command_prefix(word);
       task.set_retries(runner_.retries);
       task.set_timeout_seconds(runner_.timeout_seconds);
+      task.set_no_python(!runner_.python);
+      task.set_cache_sim(runner_.cache_sim);
       task.set_journal_path(ShardPath(dir_, k, ".journal"));
       for (size_t i : split[k]) *task.add_orders() = orders_[i];
       ICOUNT_RETURN_IF_ERROR(

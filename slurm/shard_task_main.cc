@@ -49,6 +49,8 @@ int Main(int argc, char** argv) {
   options.command_prefix.assign(task.command_prefix().begin(), task.command_prefix().end());
   options.retries = task.retries();
   options.timeout_seconds = task.timeout_seconds();
+  options.python = !task.no_python();
+  options.cache_sim = task.cache_sim();
   options.journal_path = task.journal_path();
   options.resume = true;  // a resubmitted task continues what the last one finished
   ProgressLog log;

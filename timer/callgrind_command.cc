@@ -15,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "base/files.h"
 #include "base/subprocess.h"
+#include "timer/cache_model.h"
 
 namespace icount {
 
@@ -34,8 +35,8 @@ absl::StatusOr<std::string> FindValgrind() {
   return FindValgrindIn(path == nullptr ? "/usr/bin:/bin" : absl::StrCat(path, ":/usr/bin"));
 }
 
-std::vector<std::string> CallgrindToolOptions() {
-  return {
+std::vector<std::string> CallgrindToolOptions(bool cache_sim) {
+  std::vector<std::string> options = {
       "--tool=callgrind",
       "--instr-atstart=no",
       "--collect-atstart=no",
@@ -50,6 +51,10 @@ std::vector<std::string> CallgrindToolOptions() {
       // and counts are the same (translations do not change what runs).
       "--num-transtab-sectors=2",
   };
+  if (cache_sim) {
+    for (std::string& option : CacheSimulationOptions()) options.push_back(std::move(option));
+  }
+  return options;
 }
 
 absl::StatusOr<std::string> ValgrindVersion() {
@@ -71,11 +76,12 @@ const absl::StatusOr<std::string>& ValgrindVersionOnce() {
 }
 
 absl::StatusOr<std::vector<std::string>> CallgrindCommand(const std::vector<std::string>& command,
-                                                          const std::string& out_directory) {
+                                                          const std::string& out_directory,
+                                                          bool cache_sim) {
   absl::StatusOr<std::string> valgrind = FindValgrind();
   if (!valgrind.ok()) return valgrind.status();
   std::vector<std::string> argv = {*valgrind};
-  for (std::string& option : CallgrindToolOptions()) argv.push_back(std::move(option));
+  for (std::string& option : CallgrindToolOptions(cache_sim)) argv.push_back(std::move(option));
   // %p: a process that forks gets one set of dumps per pid.
   argv.push_back(
       absl::StrCat("--callgrind-out-file=", out_directory, "/", kCallgrindOutFilePrefix, "%p"));

@@ -39,8 +39,9 @@ absl::StatusOr<std::string> FindValgrind();
 // The options CallgrindCommand gives valgrind besides where files go: the
 // tool, instrumentation and collection off at start, and a translation
 // cache of 2 sectors instead of 32 (see the .cc). Results files record
-// them (ResultsFile::settings).
-std::vector<std::string> CallgrindToolOptions();
+// them (ResultsFile::settings). With `cache_sim`, also callgrind's cache
+// simulation with icount's pinned geometry (timer/cache_model.h).
+std::vector<std::string> CallgrindToolOptions(bool cache_sim = false);
 
 // "valgrind-3.19.0" from `valgrind --version`, or an error when valgrind
 // is missing or says nothing.
@@ -51,9 +52,11 @@ absl::StatusOr<std::string> ValgrindVersion();
 const absl::StatusOr<std::string>& ValgrindVersionOnce();
 
 // The valgrind command line that runs `command` under callgrind with its
-// dumps in `out_directory` (instrumentation off until a client request).
+// dumps in `out_directory` (instrumentation off until a client request),
+// simulating caches with `cache_sim`.
 absl::StatusOr<std::vector<std::string>> CallgrindCommand(const std::vector<std::string>& command,
-                                                          const std::string& out_directory);
+                                                          const std::string& out_directory,
+                                                          bool cache_sim = false);
 
 // Where CallgrindCommand has valgrind write its own log (--log-file): the
 // reason a process under valgrind died is there (timer/valgrind_log.h).

@@ -52,12 +52,14 @@ absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromDumps(const TaskSp
   std::optional<FunctionCounts> baseline_inclusive;
   std::optional<FunctionCounts> baseline_exclusive;
   std::optional<HeapCalls> baseline_heap_calls;
+  std::optional<CacheEvents> baseline_cache_events;
   if (!dumps.baseline_dump.empty()) {
     absl::StatusOr<timer_internal::CallgrindProfile> baseline = ParseDump(dumps.baseline_dump);
     if (!baseline.ok()) return baseline.status();
     baseline_inclusive = FunctionCounts::FromMap(baseline->inclusive, true);
     baseline_exclusive = FunctionCounts::FromMap(baseline->exclusive, false);
     baseline_heap_calls = HeapCallsOf(*baseline);
+    baseline_cache_events = CacheEventsFromTotals(baseline->events, baseline->event_totals);
   }
   // Dumps are removed once read unless kept for the caller; a long run
   // must not fill the disk (or slow down directory scans).
@@ -73,6 +75,10 @@ absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromDumps(const TaskSp
                        baseline_inclusive, baseline_exclusive,
                        keep_files ? std::optional<std::string>(dump) : std::nullopt);
     stats.back().set_heap_calls(HeapCallsOf(*profile), baseline_heap_calls);
+    if (std::optional<CacheEvents> events =
+            CacheEventsFromTotals(profile->events, profile->event_totals)) {
+      stats.back().set_cache_events(*events, baseline_cache_events);
+    }
     // Repeats have identical counts; one tree is what reports draw.
     if (stats.size() == 1) stats.back().set_call_tree(timer_internal::BuildCallTree(*profile));
     if (!keep_files) std::remove(dump.c_str());

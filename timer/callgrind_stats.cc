@@ -39,6 +39,25 @@ FunctionCounts CountsFromProto(const timer::FunctionCountsProto& proto) {
   return FunctionCounts(std::move(rows), proto.inclusive());
 }
 
+timer::CacheEventsProto CacheEventsToProto(const CacheEvents& e) {
+  timer::CacheEventsProto proto;
+  proto.set_ir(e.ir);
+  proto.set_dr(e.dr);
+  proto.set_dw(e.dw);
+  proto.set_i1mr(e.i1mr);
+  proto.set_d1mr(e.d1mr);
+  proto.set_d1mw(e.d1mw);
+  proto.set_ilmr(e.ilmr);
+  proto.set_dlmr(e.dlmr);
+  proto.set_dlmw(e.dlmw);
+  return proto;
+}
+
+CacheEvents CacheEventsFromProto(const timer::CacheEventsProto& p) {
+  return CacheEvents{p.ir(),   p.dr(),   p.dw(),   p.i1mr(), p.d1mr(),
+                     p.d1mw(), p.ilmr(), p.dlmr(), p.dlmw()};
+}
+
 }  // namespace
 
 timer::TaskSpecProto TaskSpecToProto(const TaskSpec& spec) {
@@ -100,6 +119,12 @@ std::optional<double> CallgrindStats::FreesPerRun() const {
   return static_cast<double>(heap_calls_->frees - baseline) / static_cast<double>(number_per_run_);
 }
 
+std::optional<double> CallgrindStats::EstimatedCyclesPerRun() const {
+  if (!cache_events_.has_value() || number_per_run_ <= 0) return std::nullopt;
+  const double baseline = baseline_cache_events_ ? EstimatedCycles(*baseline_cache_events_) : 0;
+  return (EstimatedCycles(*cache_events_) - baseline) / static_cast<double>(number_per_run_);
+}
+
 FunctionCounts CallgrindStats::Delta(const CallgrindStats& other, bool inclusive) const {
   // Both sides' counts of one kind: the subtraction cannot fail.
   return *Stats(inclusive).Subtract(other.Stats(inclusive));
@@ -115,6 +140,9 @@ CallgrindStats CallgrindStats::AsStandardized() const {
                               standardize(baseline_inclusive_), standardize(baseline_exclusive_),
                               std::nullopt);
   if (heap_calls_.has_value()) standardized.set_heap_calls(*heap_calls_, baseline_heap_calls_);
+  if (cache_events_.has_value()) {
+    standardized.set_cache_events(*cache_events_, baseline_cache_events_);
+  }
   return standardized;
 }
 
@@ -134,6 +162,9 @@ std::string CallgrindStats::Summary() const {
   if (std::optional<double> allocations = AllocationsPerRun()) {
     absl::StrAppendFormat(&text, "\n    Allocations:  %12.2f per run, frees %.2f", *allocations,
                           FreesPerRun().value_or(0));
+  }
+  if (std::optional<double> cycles = EstimatedCyclesPerRun()) {
+    absl::StrAppendFormat(&text, "\n    Est. cycles:  %12.2f per run (cache model)", *cycles);
   }
   if (!built_with_debug_symbols_) {
     absl::StrAppend(&text,
@@ -157,6 +188,7 @@ InstructionCounts SummarizeInstructionCounts(const std::vector<CallgrindStats>& 
   counts.call_tree = first.call_tree();
   counts.allocations_per_run = first.AllocationsPerRun();
   counts.frees_per_run = first.FreesPerRun();
+  counts.estimated_cycles_per_run = first.EstimatedCyclesPerRun();
   return counts;
 }
 
@@ -181,6 +213,12 @@ timer::CallgrindStatsProto CallgrindStatsToProto(const CallgrindStats& stats) {
   if (stats.baseline_heap_calls()) {
     proto.mutable_baseline_heap_calls()->set_allocations(stats.baseline_heap_calls()->allocations);
     proto.mutable_baseline_heap_calls()->set_frees(stats.baseline_heap_calls()->frees);
+  }
+  if (stats.cache_events()) {
+    *proto.mutable_stmt_cache_events() = CacheEventsToProto(*stats.cache_events());
+  }
+  if (stats.baseline_cache_events()) {
+    *proto.mutable_baseline_cache_events() = CacheEventsToProto(*stats.baseline_cache_events());
   }
   return proto;
 }
@@ -216,6 +254,13 @@ absl::StatusOr<CallgrindStats> CallgrindStatsFromProto(const timer::CallgrindSta
                          proto.has_baseline_heap_calls()
                              ? std::optional<HeapCalls>(heap_calls(proto.baseline_heap_calls()))
                              : std::nullopt);
+  }
+  if (proto.has_stmt_cache_events()) {
+    stats.set_cache_events(
+        CacheEventsFromProto(proto.stmt_cache_events()),
+        proto.has_baseline_cache_events()
+            ? std::optional<CacheEvents>(CacheEventsFromProto(proto.baseline_cache_events()))
+            : std::nullopt);
   }
   return stats;
 }

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "timer/cache_model.h"
 #include "timer/call_tree.h"
 #include "timer/callgrind.pb.h"
 #include "timer/function_counts.h"
@@ -78,6 +79,18 @@ class CallgrindStats {
   std::optional<double> AllocationsPerRun() const;
   std::optional<double> FreesPerRun() const;
 
+  // Cache-simulation totals of the measured region and of the baseline,
+  // when callgrind simulated caches (CallgrindOptions::cache_sim).
+  const std::optional<CacheEvents>& cache_events() const { return cache_events_; }
+  const std::optional<CacheEvents>& baseline_cache_events() const { return baseline_cache_events_; }
+  void set_cache_events(CacheEvents stmt, std::optional<CacheEvents> baseline) {
+    cache_events_ = stmt;
+    baseline_cache_events_ = baseline;
+  }
+  // EstimatedCycles per run of the statement, baseline subtracted; nullopt
+  // without cache_events().
+  std::optional<double> EstimatedCyclesPerRun() const;
+
   // Per-function counts of the measured region.
   const FunctionCounts& Stats(bool inclusive = false) const {
     return inclusive ? stmt_inclusive_ : stmt_exclusive_;
@@ -113,6 +126,8 @@ class CallgrindStats {
   std::optional<CallTree> call_tree_;
   std::optional<HeapCalls> heap_calls_;
   std::optional<HeapCalls> baseline_heap_calls_;
+  std::optional<CacheEvents> cache_events_;
+  std::optional<CacheEvents> baseline_cache_events_;
 };
 
 // The compact form results files carry: totals per repeat, the baseline,

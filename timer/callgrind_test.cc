@@ -64,6 +64,31 @@ TEST(CallgrindTest, PythonCountsRepeatExactlyAcrossProcesses) {
   EXPECT_EQ(counts[1], counts[2]);
 }
 
+// With the cache simulation, estimated cycles are as exact as counts: the
+// same in every process; and above the instructions (every instruction and
+// data access costs at least a cycle).
+TEST(CallgrindTest, EstimatedCyclesRepeatExactlyAcrossProcesses) {
+  absl::StatusOr<Timer> timer = Timer::ForCpp("auto z = torch::add(x, y);", kCppSetup);
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  std::vector<double> cycles;
+  for (int i = 0; i < 2; ++i) {
+    CallgrindOptions options;
+    options.number = 50;
+    options.cache_sim = true;
+    absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
+    ASSERT_TRUE(stats.ok()) << stats.status();
+    const CallgrindStats& first = (*stats)[0];
+    ASSERT_TRUE(first.cache_events().has_value());
+    // The same region: the summary line's Ir, within the few instructions
+    // of the client request that ends it.
+    EXPECT_NEAR(static_cast<double>(first.cache_events()->ir), first.Counts(), 100);
+    ASSERT_TRUE(first.EstimatedCyclesPerRun().has_value());
+    EXPECT_GT(*first.EstimatedCyclesPerRun(), first.CountsPerRun());
+    cycles.push_back(*first.EstimatedCyclesPerRun());
+  }
+  EXPECT_EQ(cycles[0], cycles[1]);
+}
+
 TEST(CallgrindTest, RepeatsBaselineAndStats) {
   TimerOptions timer_options;
   timer_options.label = "add";
@@ -125,6 +150,8 @@ TEST(CallgrindTest, WithoutBaselineTheMeasuringProcessEndsOnceMeasured) {
   EXPECT_EQ((*stats)[0].Counts(), (*stats)[1].Counts());
   EXPECT_EQ((*stats)[1].Counts(), (*stats)[2].Counts());
   ExpectWholeAllocationsPerRun(*stats);
+  // No cache simulation unless asked for.
+  EXPECT_FALSE((*stats)[0].EstimatedCyclesPerRun().has_value());
 }
 
 // Both ways a statement is measured: in the runner's own process (no

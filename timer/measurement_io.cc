@@ -78,6 +78,9 @@ timer::InstructionCountsProto InstructionCountsToProto(const InstructionCounts& 
   if (counts.call_tree.has_value()) *proto.mutable_call_tree() = CallTreeToProto(*counts.call_tree);
   if (counts.allocations_per_run) proto.set_allocations_per_run(*counts.allocations_per_run);
   if (counts.frees_per_run) proto.set_frees_per_run(*counts.frees_per_run);
+  if (counts.estimated_cycles_per_run) {
+    proto.set_estimated_cycles_per_run(*counts.estimated_cycles_per_run);
+  }
   return proto;
 }
 
@@ -126,6 +129,12 @@ absl::StatusOr<InstructionCounts> InstructionCountsFromProto(
   }
   if (absl::Status status = read_per_run(proto.has_frees_per_run(), proto.frees_per_run(),
                                          "frees_per_run", &counts.frees_per_run);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status =
+          read_per_run(proto.has_estimated_cycles_per_run(), proto.estimated_cycles_per_run(),
+                       "estimated_cycles_per_run", &counts.estimated_cycles_per_run);
       !status.ok()) {
     return status;
   }

@@ -38,6 +38,9 @@ struct InstructionCounts {
   // timer/callgrind_stats.h); absent in older files.
   std::optional<double> allocations_per_run;
   std::optional<double> frees_per_run;
+  // Cycles per run from the cache model (timer/cache_model.h), baseline
+  // subtracted; only when callgrind simulated caches.
+  std::optional<double> estimated_cycles_per_run;
   std::map<std::string, std::string> metadata;
 };
 

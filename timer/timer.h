@@ -106,6 +106,9 @@ struct CallgrindOptions {
   // Keep each repeat's callgrind out file (for KCachegrind) and report its
   // path in CallgrindStats::stmt_callgrind_out().
   bool retain_out_file = false;
+  // Also simulate caches (timer/cache_model.h), for
+  // CallgrindStats::EstimatedCyclesPerRun(); counting takes ~20% longer.
+  bool cache_sim = false;
   // Under valgrind, for a caller that is a throwaway process (the suite's
   // worker forks one per case): run setup and warm-up in this process and
   // fork the measured repeats from it, instead of from a template process

@@ -213,7 +213,7 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
   }
 
   absl::StatusOr<base::CommandResult> run =
-      timer_internal::RunUnderCallgrind(command, std::move(env), *directory);
+      timer_internal::RunUnderCallgrind(command, std::move(env), *directory, options.cache_sim);
   absl::StatusOr<std::string> result_bytes =
       base::ReadFileToString(timer_internal::ChildResultPath(*directory));
   timer::CallgrindChildResultProto result;

@@ -102,6 +102,7 @@ ABSL_FLAG(int, time_rounds, 6,
           "With --display_time: paired rounds; each times every case on A and on B (A B, B A, "
           "...). More rounds resolve smaller changes; fewer than 3 give no verdict.");
 ABSL_FLAG(bool, rehearse_torchscript, false, icount::kRehearseTorchScriptHelp);
+ABSL_FLAG(bool, cache_sim, false, icount::kCacheSimHelp);
 ABSL_FLAG(bool, colorize, false, "ANSI colours in the table.");
 ABSL_FLAG(bool, markdown, false, "Print the table as Markdown (for pull requests).");
 ABSL_FLAG(int, top, 3, "Cases whose per-function deltas are shown.");
@@ -218,6 +219,7 @@ RunnerOptions SideOptions(const Side& side, int jobs, std::string journal_path) 
   options.jobs = jobs;
   options.command_prefix = environment::EnvironmentPrefix(side.command);
   options.python = side.workers_import_torch;
+  options.cache_sim = absl::GetFlag(FLAGS_cache_sim);
   options.journal_path = std::move(journal_path);
   // A case that crashes in one environment (a preloaded library, another
   // LibTorch) will crash again.
@@ -743,10 +745,12 @@ std::vector<SuiteChange> SummarizeSides(const std::vector<expand::SuiteCaseProto
     if (auto a = in_a.counts.find(c.key()); a != in_a.counts.end()) {
       v.a_instructions = a->second->counts_per_run;
       v.a_allocations = a->second->allocations_per_run;
+      v.a_cycles = a->second->estimated_cycles_per_run;
     }
     if (auto b = in_b.counts.find(c.key()); b != in_b.counts.end()) {
       v.b_instructions = b->second->counts_per_run;
       v.b_allocations = b->second->allocations_per_run;
+      v.b_cycles = b->second->estimated_cycles_per_run;
     }
     if (auto time = times.find(c.key()); time != times.end()) v.time = &time->second;
   }
@@ -828,22 +832,23 @@ std::string ComparisonsJson(const std::vector<expand::SuiteCaseProto>& cases,
   const SideResults in_a(a_results), in_b(b_results);
   std::vector<std::string> objects;
   for (const expand::SuiteCaseProto& c : cases) {
-    std::optional<double> counts;
-    std::optional<double> allocations;
+    CaseComparison comparison;
     if (in_a.counts.count(c.key()) && in_b.counts.count(c.key())) {
       const InstructionCounts& before = *in_a.counts.at(c.key());
       const InstructionCounts& after = *in_b.counts.at(c.key());
-      if (before.counts_per_run != 0) {
-        counts = (after.counts_per_run - before.counts_per_run) / before.counts_per_run * 100;
-      }
+      comparison.counts_delta_pct = PercentChange(before.counts_per_run, after.counts_per_run);
       if (before.allocations_per_run && after.allocations_per_run) {
-        allocations = *after.allocations_per_run - *before.allocations_per_run;
+        comparison.allocations_delta = *after.allocations_per_run - *before.allocations_per_run;
+      }
+      if (before.estimated_cycles_per_run && after.estimated_cycles_per_run) {
+        comparison.cycles_delta_pct =
+            PercentChange(*before.estimated_cycles_per_run, *after.estimated_cycles_per_run);
       }
     }
     auto time = times.find(c.key());
-    if (!counts.has_value() && time == times.end()) continue;
-    objects.push_back(ComparisonJson(c.key(), counts, allocations,
-                                     time == times.end() ? nullptr : &time->second));
+    if (time != times.end()) comparison.time = &time->second;
+    if (!comparison.counts_delta_pct.has_value() && comparison.time == nullptr) continue;
+    objects.push_back(ComparisonJson(c.key(), comparison));
   }
   return absl::StrCat("[", objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]");
 }

@@ -53,6 +53,7 @@ ABSL_FLAG(std::string, filter, "", "RE2 regex on labels: only matching cases.");
 ABSL_FLAG(std::string, markdown, "", "Also write the Markdown summary to this file.");
 ABSL_FLAG(int, repeats, 5, "Callgrind repeats per case.");
 ABSL_FLAG(bool, rehearse_torchscript, false, icount::kRehearseTorchScriptHelp);
+ABSL_FLAG(bool, cache_sim, false, icount::kCacheSimHelp);
 ABSL_FLAG(int, jobs, 0, "Worker processes; 0: one per CPU.");
 ABSL_FLAG(int, time_rounds, 3,
           "Wall-time rounds, each a pass over every case; a comparison needs 3 in this run and "
@@ -157,6 +158,7 @@ absl::StatusOr<SuiteResults> Measure(const EnvironmentSuite& environment,
     options.command_prefix = environment::EnvironmentPrefix(absl::GetFlag(FLAGS_env));
   }
   options.python = environment.python_cases();
+  options.cache_sim = absl::GetFlag(FLAGS_cache_sim);
   options.jobs = absl::GetFlag(FLAGS_jobs);
   options.journal_path = destination + ".journal";
   options.resume = true;  // a rerun of an interrupted CI job continues it

@@ -51,6 +51,7 @@ ABSL_FLAG(bool, template_per_case, false,
           "zygote that threw valgrind's translations away, as before worker 0.13: the same "
           "counts, slower. For checking that (bench/process_tree_counts.sh).");
 ABSL_FLAG(bool, rehearse_torchscript, false, icount::kRehearseTorchScriptHelp);
+ABSL_FLAG(bool, cache_sim, false, icount::kCacheSimHelp);
 ABSL_FLAG(bool, no_cpp, false, "Skip C++ cases.");
 ABSL_FLAG(bool, no_python, false, "Skip Python cases.");
 ABSL_FLAG(bool, no_wall_time, false, "Only instruction counts.");
@@ -204,8 +205,10 @@ int Report(const std::vector<expand::SuiteCaseProto>& cases, const MeasureOption
            const SuiteResults& results) {
   if (measure.instruction_counts) {
     std::printf("%s\n", CountsTable(cases, results).c_str());
-    const std::string allocations = AllocationsTable(cases, results);
-    if (!allocations.empty()) std::printf("%s\n", allocations.c_str());
+    for (const std::string& table :
+         {AllocationsTable(cases, results), CyclesTable(cases, results)}) {
+      if (!table.empty()) std::printf("%s\n", table.c_str());
+    }
   }
   if (measure.wall_time && !results.file.measurements.empty()) {
     Compare compare(results.file.measurements);
@@ -264,6 +267,7 @@ int Main(int argc, char** argv) {
   const MeasureOptions measure = MeasureFlags();
   RunnerOptions runner = RunnerFlags(*suite);
   runner.python = environment->python_cases();
+  runner.cache_sim = absl::GetFlag(FLAGS_cache_sim);
   absl::StatusOr<SuiteResults> results =
       Run(*cases, MakeOrders(*suite, *cases, measure), runner, *environment);
   if (!results.ok()) return base::Fail(results.status());

@@ -30,6 +30,7 @@
 #include "compare/text_table.h"
 #include "expand/case_modes.h"
 #include "re2/re2.h"
+#include "timer/cache_model.h"
 #include "timer/callgrind_command.h"
 #include "timer/callgrind_stats.h"
 #include "timer/node.h"
@@ -254,10 +255,19 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
         if (!node.empty()) counts.metadata[kNodeMetadataKey] = node;
         out.counts_per_run[key] = counts.counts_per_run;
         if (counts.allocations_per_run) out.allocations_per_run[key] = *counts.allocations_per_run;
+        if (counts.estimated_cycles_per_run) {
+          out.cycles_per_run[key] = *counts.estimated_cycles_per_run;
+        }
         out.counts[key] = counts.counts;
         out.file.instruction_counts.push_back(std::move(counts));
       }
     }
+  }
+  if (!out.cycles_per_run.empty()) {
+    // The workers simulated caches (RunnerOptions::cache_sim).
+    out.file.settings[kCacheModelSetting] = CacheModelDescription();
+    out.file.settings["valgrind_options"] =
+        absl::StrJoin(CallgrindToolOptions(/*cache_sim=*/true), " ");
   }
   return out;
 }
@@ -340,6 +350,13 @@ std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
                         const SuiteResults& results) {
   return PerRunTable(cases, results.counts_per_run, results.file.failures, "Instructions per run",
                      /*decimals=*/0);
+}
+
+std::string CyclesTable(const std::vector<expand::SuiteCaseProto>& cases,
+                        const SuiteResults& results) {
+  if (results.cycles_per_run.empty()) return "";
+  return PerRunTable(cases, results.cycles_per_run, results.file.failures,
+                     "Estimated cycles per run", /*decimals=*/0);
 }
 
 std::string AllocationsTable(const std::vector<expand::SuiteCaseProto>& cases,

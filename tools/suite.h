@@ -63,6 +63,12 @@ struct MeasureOptions {
   // much cheaper under valgrind, counts from another history.
   bool rehearse_torchscript = false;
 };
+// The help of main's, ci's, ab_test's and timeit's --cache_sim.
+inline constexpr char kCacheSimHelp[] =
+    "Also estimate cycles per run: callgrind simulates caches of a geometry icount pins (32 KiB "
+    "L1s, 8 MiB last level; never the host's), and cycles = L1 hits + 5 x LL hits + 35 x RAM "
+    "accesses. Exact and repeatable like counts; counting takes about 20% longer. Recorded in "
+    "the results' settings (cache_model).";
 // The help of main's, ci's and ab_test's --rehearse_torchscript.
 inline constexpr char kRehearseTorchScriptHelp[] =
     "Fork TorchScript cases from a zygote that first loaded and ran a built-in TorchScript "
@@ -108,6 +114,7 @@ struct SuiteResults {
   ResultsFile file;                                    // measurements, counts and failures
   std::map<std::string, double> counts_per_run;        // case key -> instructions
   std::map<std::string, double> allocations_per_run;   // case key -> heap allocations
+  std::map<std::string, double> cycles_per_run;        // case key -> estimated cycles
   std::map<std::string, std::vector<int64_t>> counts;  // case key -> totals
 };
 
@@ -138,6 +145,9 @@ std::string CountsTable(const std::vector<expand::SuiteCaseProto>& cases,
 // "" when no case has them.
 std::string AllocationsTable(const std::vector<expand::SuiteCaseProto>& cases,
                              const SuiteResults& results);
+// And for estimated cycles per run (--cache_sim); "" when no case has them.
+std::string CyclesTable(const std::vector<expand::SuiteCaseProto>& cases,
+                        const SuiteResults& results);
 
 // "hostname, N CPUs, model name (family F, model M, stepping S)", the
 // CPUID part where /proc/cpuinfo has it.

@@ -46,6 +46,9 @@ ABSL_FLAG(int64_t, callgrind_number, 100, "Runs per callgrind repeat.");
 ABSL_FLAG(int, repeats, 1, "Callgrind repeats.");
 ABSL_FLAG(int, num_threads, 1, "LibTorch threads during the measurement.");
 ABSL_FLAG(int, top, 15, "Functions to show with --callgrind.");
+ABSL_FLAG(bool, cache_sim, false,
+          "With --callgrind: also estimate cycles per run from a cache simulation of a geometry "
+          "icount pins (32 KiB L1s, 8 MiB last level): L1 hits + 5 x LL hits + 35 x RAM accesses.");
 ABSL_FLAG(std::string, json, "",
           "Write the results file (JSON) here; an icount results file already there is "
           "replaced, any other file is refused.");
@@ -99,6 +102,7 @@ int Measure(const std::string& language, bool number, bool adaptive, double thre
     CallgrindOptions callgrind;
     callgrind.number = absl::GetFlag(FLAGS_callgrind_number);
     callgrind.repeats = absl::GetFlag(FLAGS_repeats);
+    callgrind.cache_sim = absl::GetFlag(FLAGS_cache_sim);
     absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(callgrind);
     if (!stats.ok()) {
       return base::Fail(stats.status());

@@ -276,7 +276,8 @@ class Run {
       mkdir(out_directory.c_str(), 0700);
       env.push_back(CallgrindOutDirectoryEnv(out_directory));
       PadEnvironmentForStackLayout(command, env);
-      absl::StatusOr<std::vector<std::string>> wrapped = CallgrindCommand(command, out_directory);
+      absl::StatusOr<std::vector<std::string>> wrapped =
+          CallgrindCommand(command, out_directory, options_.cache_sim);
       if (!wrapped.ok()) return wrapped.status();
       command = *std::move(wrapped);
     }

@@ -61,6 +61,9 @@ struct RunnerOptions {
   // C++ counts then come from another history, so every side of an A/B
   // must be alike.
   bool python = true;
+  // Count workers simulate caches too (timer/cache_model.h): counts carry
+  // estimated cycles; counting takes ~20% longer.
+  bool cache_sim = false;
   // Called for each finished result and at least once a second.
   std::function<void(const RunnerProgress&)> on_progress;
 };

@@ -377,8 +377,10 @@ absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language) {
 
 absl::StatusOr<base::CommandResult> RunUnderCallgrind(const std::vector<std::string>& command,
                                                       std::vector<std::string> env,
-                                                      const std::string& out_directory) {
-  absl::StatusOr<std::vector<std::string>> argv = CallgrindCommand(command, out_directory);
+                                                      const std::string& out_directory,
+                                                      bool cache_sim) {
+  absl::StatusOr<std::vector<std::string>> argv =
+      CallgrindCommand(command, out_directory, cache_sim);
   if (!argv.ok()) return argv.status();
   env.push_back(CallgrindOutDirectoryEnv(out_directory));
   PadEnvironmentForStackLayout(command, env);

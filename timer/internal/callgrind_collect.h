@@ -49,7 +49,8 @@ absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language);
 // Runs `command` under callgrind with its dumps in `out_directory`, ASLR off.
 absl::StatusOr<base::CommandResult> RunUnderCallgrind(const std::vector<std::string>& command,
                                                       std::vector<std::string> env,
-                                                      const std::string& out_directory);
+                                                      const std::string& out_directory,
+                                                      bool cache_sim);
 
 // The files a parent and its child under valgrind exchange in the child's
 // directory: the request (CallgrindRequestProto) and the result

@@ -713,19 +713,24 @@ absl::Status Parser::FinishPart(int line_number) {
     }
     return false;
   };
-  int64_t part_total;
+  const std::vector<int64_t>* part_totals;
   if (nonzero(part_.summary)) {
-    part_total = (*part_.summary)[0];
+    part_totals = &*part_.summary;
   } else if (nonzero(part_.totals)) {
-    part_total = (*part_.totals)[0];
+    part_totals = &*part_.totals;
   } else {
-    part_total = part_.self_sum.empty() ? 0 : part_.self_sum[0];
+    part_totals = &part_.self_sum;
     total_is_calculated_ = true;
   }
-  if (__builtin_add_overflow(total_, part_total, &total_)) {
-    return Error(absl::StatusCode::kInvalidArgument, line_number,
-                 "program total overflows 64 bits; expected realistic counts");
+  profile_.event_totals.resize(profile_.events.size(), 0);
+  for (size_t i = 0; i < part_totals->size() && i < profile_.event_totals.size(); ++i) {
+    if (__builtin_add_overflow(profile_.event_totals[i], (*part_totals)[i],
+                               &profile_.event_totals[i])) {
+      return Error(absl::StatusCode::kInvalidArgument, line_number,
+                   "program total overflows 64 bits; expected realistic counts");
+    }
   }
+  total_ = profile_.event_totals.empty() ? 0 : profile_.event_totals[0];
   ++profile_.num_parts;
   return absl::OkStatus();
 }

@@ -104,6 +104,9 @@ struct CallgrindProfile {
   // self costs (then `total_is_calculated`); summed over the parts.
   int64_t total = 0;
   bool total_is_calculated = false;
+  // The same program total for every event, in the order of `events`
+  // (total == event_totals[0]): e.g. the cache misses of --cache-sim=yes.
+  std::vector<int64_t> event_totals;
 
   // Self cost per function, as printed by callgrind_annotate --inclusive=no.
   absl::flat_hash_map<std::string, int64_t> exclusive;
