@@ -70,9 +70,10 @@ class ReportBrowserTest(unittest.TestCase):
         page = self.page("comparison.html")
         page.draw_all_charts()
         # 5 groups, 2 delta charts, for each of the 23 changed cases a
-        # flamegraph and its two history charts, and the 23 cases' series in
-        # the table (the new case has no history).
-        self.assertEqual(page.chart_count(), 5 + 2 + 23 * 3 + 23)
+        # flamegraph and its three history charts (instructions, heap
+        # allocations, wall time), and the 23 cases' series in the table
+        # (the new case has no history).
+        self.assertEqual(page.chart_count(), 5 + 2 + 23 * 4 + 23)
         self.assertEqual(page.blank_charts(), [])
         grown = page.grown_functions()
         self.assertEqual(list(grown), ["???:icount_test_allocation_tax [/tmp/libslow_malloc.so]"])
@@ -95,9 +96,11 @@ class ReportBrowserTest(unittest.TestCase):
             self.assertEqual(row["repeats"], "3 identical")
             median = statistics.median(times[key])
             self.assertAlmostEqual(time_seconds(row["time"]), median, delta=median * 0.05)
+            self.assertEqual(row["allocations"], "%g" % c["allocations_per_run"])
             if key in before:
                 old = before[key]["counts_per_run"]
                 self.assertEqual(row["counts_delta"], "%+.2f%%" % ((c["counts_per_run"] - old) / old * 100))
+                self.assertEqual(row["allocations_delta"], "%+g" % (c["allocations_per_run"] - before[key]["allocations_per_run"]))
                 self.assertRegex(row["time_delta"], r"^\+10\.0% \[\+\d+\.\d, \+\d+\.\d\] \*$")  # "+10.0% [+9.3, +10.8] *"
             else:
                 self.assertEqual(row["counts_delta"], "")

@@ -580,7 +580,8 @@
 
   // ---------------------------------------------------------------- history
   function drawHistory(container, c) {
-    for (const [metric, title] of [['counts', 'instructions per run'], ['time', 'wall time per run (median, quartile band)']]) {
+    for (const [metric, title] of [['counts', 'instructions per run'], ['allocations', 'heap allocations per run'],
+      ['time', 'wall time per run (median, quartile band)']]) {
       const s = c.history[metric];
       if (!s) continue;
       const steps = new Set(s.steps.map(x => x.index));
@@ -598,8 +599,8 @@
       }
       addChart(canvas, { type: 'line', data: { labels: labels, datasets: datasets },
         options: { plugins: { legend: { display: false }, tooltip: { callbacks: { label: ctx => ctx.dataset.label + ': ' +
-          (metric === 'counts' ? fmtCount(ctx.raw) : fmtTime(ctx.raw)) } } },
-          scales: { y: { ticks: { callback: v => metric === 'counts' ? fmtCount(v) : fmtTime(v, 4) } } } } });
+          (metric === 'time' ? fmtTime(ctx.raw) : fmtCount(ctx.raw)) } } },
+          scales: { y: { ticks: { callback: v => metric === 'time' ? fmtTime(v, 4) : fmtCount(v) } } } } });
     }
   }
 
