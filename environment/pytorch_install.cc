@@ -224,8 +224,8 @@ bool SharedLibrary(absl::string_view name) { return absl::StrContains(name, ".so
 }  // namespace
 
 std::vector<std::string> EnvironmentPrefix(const std::string& command) {
-  return {"/bin/sh", "-c", absl::StrCat(command.empty() ? "true" : command, " && exec \"$@\""),
-          "icount-env"};
+  return {"/bin/bash", "-c",
+          absl::StrCat(command.empty() ? "true" : command, " && exec \"$@\""), "icount-env"};
 }
 
 PyTorchInstall SystemInstall() {

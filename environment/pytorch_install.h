@@ -58,8 +58,10 @@ struct PyTorchInstall {
   std::string how_found;  // for people: "`import torch` in B, with /venv/bin/python3"
 };
 
-// /bin/sh -c '<command> && exec "$@"' icount-env: put before a command's
-// argv to run it in the environment `command` sets up.
+// /bin/bash -c '<command> && exec "$@"' icount-env: put before a command's
+// argv to run it in the environment `command` sets up. Bash, so that the
+// commands environments are set up with work as their docs write them
+// (`source activate env_a`, `source venv/bin/activate`, `conda activate`).
 std::vector<std::string> EnvironmentPrefix(const std::string& command);
 
 // The install the spec names or its environment holds. Errors name the

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/files.h"
+#include "base/subprocess.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -203,7 +204,22 @@ TEST(FingerprintTest, ChangesWhenAHeaderChangesAndOnlyThen) {
 TEST(EnvironmentPrefixTest, RunsTheCommandThenTheArguments) {
   EXPECT_EQ(
       EnvironmentPrefix("source env.sh"),
-      (std::vector<std::string>{"/bin/sh", "-c", "source env.sh && exec \"$@\"", "icount-env"}));
+      (std::vector<std::string>{"/bin/bash", "-c", "source env.sh && exec \"$@\"", "icount-env"}));
+}
+
+// Upstream's README sets sides up with `source activate env_a`: `source`
+// must work (a POSIX sh has only `.`).
+TEST(EnvironmentPrefixTest, SourceSetsTheEnvironmentUp) {
+  const std::string script = absl::StrCat(std::getenv("TEST_TMPDIR"), "/activate");
+  WriteFile(script, "export ICOUNT_TEST_SIDE=env_a\n");
+  std::vector<std::string> argv = EnvironmentPrefix(absl::StrCat("source ", script));
+  for (const char* word : {"/bin/sh", "-c", "echo \"side=$ICOUNT_TEST_SIDE\""}) {
+    argv.push_back(word);
+  }
+  absl::StatusOr<base::CommandResult> ran = base::RunCommand(argv);
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  EXPECT_EQ(ran->exit_code, 0) << ran->output;
+  EXPECT_EQ(ran->output, "side=env_a\n");
 }
 
 }  // namespace
