@@ -86,6 +86,16 @@ std::string TemporaryParentDirectory() {
   return "/tmp";
 }
 
+absl::StatusOr<std::string> RealPath(const std::string& path) {
+  char* resolved = realpath(path.c_str(), nullptr);
+  if (resolved == nullptr) {
+    return absl::NotFoundError(absl::StrCat(path, ": ", std::strerror(errno)));
+  }
+  std::string result = resolved;
+  free(resolved);
+  return result;
+}
+
 std::string CacheDirectory() {
   if (const char* dir = std::getenv("ICOUNT_CACHE_DIR"); dir != nullptr && *dir != '\0') {
     return dir;

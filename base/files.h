@@ -38,6 +38,10 @@ absl::Status AppendLineDurably(const std::string& path, absl::string_view line);
 //   // e.g. "/tmp/icount-run-a81Xq2", or ".../_tmp/<hash>/icount-run-a81Xq2"
 absl::StatusOr<std::string> MakeTemporaryDirectory(const std::string& prefix);
 
+// `path` with every symbolic link, "." and ".." resolved (realpath(3)), or
+// NotFound naming the path and why.
+absl::StatusOr<std::string> RealPath(const std::string& path);
+
 // The directory MakeTemporaryDirectory creates its directories in.
 std::string TemporaryParentDirectory();
 

@@ -1,6 +1,7 @@
 #include "base/files.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <string>
@@ -36,6 +37,18 @@ TEST(FilesTest, AppendLineDurablyAddsWholeLines) {
   ASSERT_TRUE(AppendLineDurably(path, "two").ok());
   EXPECT_EQ(*ReadFileToString(path), "one\ntwo\n");
   RemoveDirectoryTree(directory);
+}
+
+TEST(FilesTest, RealPathResolvesLinksOrSaysWhy) {
+  const std::string dir = std::getenv("TEST_TMPDIR");
+  ASSERT_TRUE(WriteFileAtomically(dir + "/target", "x").ok());
+  ASSERT_EQ(symlink((dir + "/target").c_str(), (dir + "/link").c_str()), 0);
+  absl::StatusOr<std::string> real = RealPath(dir + "/./link");
+  ASSERT_TRUE(real.ok()) << real.status();
+  EXPECT_EQ(*real, *RealPath(dir) + "/target");
+  absl::StatusOr<std::string> missing = RealPath(dir + "/missing");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(missing.status().message(), dir + "/missing: No such file or directory");
 }
 
 TEST(FilesTest, ErrorsNameThePath) {

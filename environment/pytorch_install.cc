@@ -51,13 +51,8 @@ constexpr char kPreCxx11AbiProblem[] =
 
 bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
-std::string RealPath(const std::string& path) {
-  char* resolved = realpath(path.c_str(), nullptr);
-  if (resolved == nullptr) return path;
-  std::string result = resolved;
-  free(resolved);
-  return result;
-}
+// The resolved path, or the path as given where it cannot be resolved.
+std::string RealPath(const std::string& path) { return base::RealPath(path).value_or(path); }
 
 std::string Parent(const std::string& path) { return path.substr(0, path.rfind('/')); }
 

@@ -437,13 +437,12 @@ namespace {
 // A copy would even out both, but costs a write as large as the binary,
 // which a file-size limit or a full disk can refuse.
 absl::Status LinkExecutable(const std::string& from, const std::string& to) {
-  char* real = realpath(from.c_str(), nullptr);
-  if (real == nullptr) {
-    return absl::NotFoundError(absl::StrCat("the worker ", from, ": ", std::strerror(errno)));
+  absl::StatusOr<std::string> real = base::RealPath(from);
+  if (!real.ok()) {
+    return absl::NotFoundError(absl::StrCat("the worker ", real.status().message()));
   }
-  const int linked = link(real, to.c_str()) == 0 ? 0 : symlink(real, to.c_str());
+  const int linked = link(real->c_str(), to.c_str()) == 0 ? 0 : symlink(real->c_str(), to.c_str());
   const int error = errno;
-  free(real);
   if (linked != 0) {
     return absl::InternalError(
         absl::StrCat("cannot link ", to, " to the worker ", from, ": ", std::strerror(error)));
