@@ -322,13 +322,13 @@ struct LegendFacts {
 };
 
 // The lines under a table, one sentence each.
-std::vector<std::string> Legend(const LegendFacts& facts, Style style) {
+std::vector<std::string> Legend(const LegendFacts& facts, Style style,
+                                const std::string& quantity) {
   const char* parts =
       style == Style::kMarkdown ? "B - A (B, (B - A) / A)" : "B - A, B, (B - A) / A";
   std::vector<std::string> lines;
   if (facts.counts) {
-    lines.push_back(
-        absl::StrCat("Instructions per run: ", parts, "; \"...\" where A and B are equal."));
+    lines.push_back(absl::StrCat(quantity, ": ", parts, "; \"...\" where A and B are equal."));
   }
   if (facts.times) {
     lines.push_back(
@@ -450,7 +450,8 @@ std::string DeltaTable::Render(bool colorize) const {
   TextTable::TextOptions options;
   if (!title_.empty()) options.title = title_;
   std::string text = absl::StrCat(table.RenderText(options), "\n");
-  for (const std::string& line : Legend(facts, colorize ? Style::kAnsi : Style::kPlain)) {
+  for (const std::string& line :
+       Legend(facts, colorize ? Style::kAnsi : Style::kPlain, quantity_)) {
     absl::StrAppend(&text, line, "\n");
   }
   return text;
@@ -480,7 +481,7 @@ std::string DeltaTable::RenderMarkdown() const {
   }
   std::string text = title_.empty() ? "" : absl::StrCat("**", MarkdownEscape(title_), "**\n\n");
   absl::StrAppend(&text, table.RenderMarkdown(), "\n");
-  for (const std::string& line : Legend(facts, Style::kMarkdown)) {
+  for (const std::string& line : Legend(facts, Style::kMarkdown, quantity_)) {
     absl::StrAppend(&text, "- ", MarkdownEscape(line), "\n");
   }
   return text;

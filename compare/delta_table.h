@@ -133,6 +133,11 @@ class DeltaTable {
   // table.
   DeltaValues& Entry(const DeltaKey& key);
 
+  // What a_instructions and b_instructions hold, as the legend names it:
+  // "Instructions per run" unless set (ab_test's table of estimated cycles
+  // fills them with cycles).
+  void set_quantity(std::string quantity) { quantity_ = std::move(quantity); }
+
   // A fixed-width table with a legend, or "" when no entry has a value.
   // With `colorize`, changes are coloured by DeltaColor and wall times
   // within noise are grey.
@@ -151,6 +156,7 @@ class DeltaTable {
   Layout Arrange() const;
 
   std::string title_;
+  std::string quantity_ = "Instructions per run";
   std::vector<std::string> column_order_;
   // A deque, so that Entry() references survive later additions.
   std::deque<std::pair<DeltaKey, DeltaValues>> entries_;

@@ -111,7 +111,8 @@ TEST(GateTest, WallTimeIsComparedRoundByRoundAndReportedNotGated) {
   EXPECT_THAT(json, HasSubstr("\"wall_time\": {\"cases\": 2,"));
   EXPECT_THAT(json, HasSubstr("\"comparisons\": [\n"));
   EXPECT_THAT(md, HasSubstr("- wall time: +9.54% [0.00, +20.00] over 2 cases (1 slower, 0 faster "
-                            "significantly, 1 not)\n"));
+                            "significantly, 1 not); 1 case without one (too few rounds or "
+                            "unusable times), left out\n"));
   EXPECT_THAT(json, HasSubstr("{\"case\": \"a\", \"counts_delta_pct\": 0, \"allocations_delta\": "
                               "null, \"time_delta_pct\": 20"));
   EXPECT_THAT(json, HasSubstr("\"time_verdict\": \"too few rounds\", \"time_rounds\": 1"));

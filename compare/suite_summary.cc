@@ -52,6 +52,7 @@ void SuiteChangeBuilder::AddTime(const TimeComparison& comparison) {
   by_verdict_ = true;
   if (comparison.verdict == TimeVerdict::kTooFewRounds ||
       comparison.verdict == TimeVerdict::kUnusable) {
+    ++no_verdict_;
     return;
   }
   up_ += comparison.verdict == TimeVerdict::kSlower;
@@ -72,6 +73,7 @@ SuiteChange SuiteChangeBuilder::Summarize() const {
   change.by_verdict = by_verdict_;
   change.only_a = only_a_;
   change.only_b = only_b_;
+  change.no_verdict = no_verdict_;
   if (log_ratios_.empty()) return change;
   const size_t n = log_ratios_.size();
   double sum = 0;
@@ -133,7 +135,8 @@ std::string FormatSuiteChange(const SuiteChange& change) {
   std::string text = absl::StrCat(change.metric, ": ");
   const int compared = change.up + change.down + change.unchanged;
   if (compared == 0) {
-    absl::StrAppend(&text, "no case measured on both sides");
+    absl::StrAppend(
+        &text, change.no_verdict > 0 ? "no case with a verdict" : "no case measured on both sides");
   } else {
     if (change.cases > 0) {
       absl::StrAppend(&text, SignedPct(change.geomean_pct, 2), "% [",
@@ -157,6 +160,10 @@ std::string FormatSuiteChange(const SuiteChange& change) {
                       " with 0 on a side");
     }
   }
+  if (change.no_verdict > 0) {
+    absl::StrAppend(&text, "; ", change.no_verdict, " case", change.no_verdict == 1 ? "" : "s",
+                    " without one (too few rounds or unusable times), left out");
+  }
   const int one_sided = change.only_a + change.only_b;
   if (one_sided > 0) {
     absl::StrAppend(&text, "; ", one_sided, " case", one_sided == 1 ? "" : "s",
@@ -174,8 +181,9 @@ std::string SuiteChangeJson(const SuiteChange& change) {
                                       JsonNumber(change.ci_high_pct), "]")
                        : "null",
       ", \"up\": ", change.up, ", \"down\": ", change.down, ", \"unchanged\": ", change.unchanged,
-      change.by_verdict ? ", \"by\": \"significance\""
-                        : absl::StrCat(", \"unchanged_pct\": ", JsonNumber(change.unchanged_pct)),
+      change.by_verdict
+          ? absl::StrCat(", \"by\": \"significance\", \"no_verdict\": ", change.no_verdict)
+          : absl::StrCat(", \"unchanged_pct\": ", JsonNumber(change.unchanged_pct)),
       ", \"only_a\": ", change.only_a, ", \"only_b\": ", change.only_b, "}");
 }
 

@@ -53,6 +53,9 @@ struct SuiteChange {
   // Cases one side has and the other does not (left out).
   int only_a = 0;
   int only_b = 0;
+  // Wall time: cases timed on both sides without a verdict (too few
+  // rounds, unusable times), left out.
+  int no_verdict = 0;
 };
 
 // Collects one metric's cases and summarises them.
@@ -86,6 +89,7 @@ class SuiteChangeBuilder {
   int unchanged_ = 0;
   int only_a_ = 0;
   int only_b_ = 0;
+  int no_verdict_ = 0;
 };
 
 // What one case measured on each side, as SummarizeSuite reads it: any part
@@ -115,7 +119,8 @@ std::string FormatSuiteChange(const SuiteChange& change);
 
 // {"cases": 201, "geomean_change_pct": 0.42, "ci_pct": [0.31, 0.55],
 //  "up": 37, "down": 2, "unchanged": 162, "unchanged_pct": 0.1,
-//  "only_a": 0, "only_b": 0} (ci_pct null without cases).
+//  "only_a": 0, "only_b": 0} (ci_pct null without cases); wall time has
+//  "by": "significance" instead of unchanged_pct, and "no_verdict".
 std::string SuiteChangeJson(const SuiteChange& change);
 
 // The "summary" object of ab_test's and ci's --json: one member per

@@ -97,8 +97,14 @@ TEST(SuiteSummaryTest, WallTimeUsesTheVerdicts) {
   EXPECT_EQ(change.cases, 2);
   EXPECT_NEAR(change.geomean_pct, 10, 1e-9);  // sqrt(1.21) = 1.1
   EXPECT_THAT(FormatSuiteChange(change),
-              HasSubstr("over 2 cases (1 slower, 0 faster significantly, 1 not)"));
-  EXPECT_THAT(SuiteChangeJson(change), HasSubstr("\"by\": \"significance\""));
+              HasSubstr("over 2 cases (1 slower, 0 faster significantly, 1 not); 1 case without "
+                        "one (too few rounds or unusable times), left out"));
+  EXPECT_THAT(SuiteChangeJson(change), HasSubstr("\"by\": \"significance\", \"no_verdict\": 1"));
+  SuiteChangeBuilder only_too_few("wall time", 0);
+  only_too_few.AddTime(too_few);
+  EXPECT_EQ(FormatSuiteChange(only_too_few.Summarize()),
+            "wall time: no case with a verdict; 1 case without one (too few rounds or unusable "
+            "times), left out");
 }
 
 TEST(SuiteSummaryTest, NothingToCompare) {

@@ -2,8 +2,10 @@
 # //tools:ab_test end to end, counts and wall time: environment B preloads
 # libslow_malloc.so, which taxes every malloc; ab_test must report the count
 # increase and name the preloaded function among the top per-function
-# deltas. Wall time alternates A and B in rounds. Each side is recorded in
-# --history as a run of its own, and --html draws the A/B.
+# deltas, with the suite-level summary: instructions and estimated cycles
+# (--cache_sim) up in every case, heap allocations the same (the tax runs
+# inside malloc). Wall time alternates A and B in rounds. Each side is
+# recorded in --history as a run of its own, and --html draws the A/B.
 set -u
 source "$TEST_SRCDIR/icount/tests/test_steps.sh"
 ab_test="$PWD/$1"
@@ -13,8 +15,8 @@ report_page="$PWD/$4"
 tmp="$TEST_TMPDIR"
 filter='^Empty / with allocation$'
 
-step "A against B with an allocation tax, counts and 2 rounds of wall time"
-"$ab_test" --A=true --B="export LD_PRELOAD=$lib" --filter="$filter" --colorize=false \
+step "A against B with an allocation tax, counts, estimated cycles and 2 rounds of wall time"
+"$ab_test" --A=true --B="export LD_PRELOAD=$lib" --filter="$filter" --colorize=false --cache_sim \
   --display_time --time_rounds=2 --history="$tmp/ab.db" --history_label=tax \
   --html="$tmp/slow.html" > "$tmp/slow.txt" 2> "$tmp/slow.err" || fail "ab_test failed: $(cat "$tmp/slow.err")"
 cat "$tmp/slow.err" "$tmp/slow.txt"
@@ -26,6 +28,13 @@ rounds=$(grep -o "wall time, round . of 2, [AB]" "$tmp/slow.err" | tr '\n' ' ')
 grep -q "too few rounds (2 of 3 needed)" "$tmp/slow.txt" || fail "2 rounds must give no time verdict"
 grep -q "icount_test_allocation_tax" "$tmp/slow.txt" || fail "the preloaded function is not named"
 grep -Eq '\+[0-9.]+%' "$tmp/slow.txt" || fail "no count increase reported"
+grep -Eq '^  instructions: \+[0-9.]+% \[\+[0-9.]+, \+[0-9.]+\] over 2 cases \(2 up, 0 down, 0 within 0.1%\)$' \
+  "$tmp/slow.txt" || fail "the summary must show instructions up in both cases"
+grep -Eq '^  estimated cycles: \+[0-9.]+% \[\+[0-9.]+, \+[0-9.]+\] over 2 cases \(2 up, 0 down' \
+  "$tmp/slow.txt" || fail "--cache_sim: estimated cycles must go up with the tax"
+grep -q "^Estimated cycles per run (cache model" "$tmp/slow.txt" || fail "--cache_sim: no cycles table"
+grep -q "^Heap allocations per run: the same on both sides in all 2 cases.$" "$tmp/slow.txt" \
+  || fail "the tax runs inside malloc: allocations must not change"
 # Without --json the journals live in a directory under $TMPDIR (here the
 # test's TEST_TMPDIR, which icount prefers), removed once the run is done.
 leftovers=$(ls -d "$tmp"/icount-ab-* "$tmp"/icount-canary-* "$tmp"/icount-run-* 2>/dev/null)

@@ -703,6 +703,36 @@ std::map<std::string, TimeComparison> CompareTimes(const std::vector<expand::Sui
   return by_key;
 }
 
+// With --cache_sim: a delta table of estimated cycles per run, placed as
+// the instruction counts are; "" when a side has none.
+std::string CyclesTable(const std::vector<expand::SuiteCaseProto>& cases, const Side& a,
+                        const Side& b, const SideResults& in_a, const SideResults& in_b) {
+  DeltaTable table(absl::StrCat("Estimated cycles per run: A (LibTorch ", a.libtorch.version,
+                                ") vs B (LibTorch ", b.libtorch.version, ")"),
+                   BenchmarkColumns());
+  table.set_quantity("Estimated cycles per run (cache model, docs/metrics.md)");
+  bool any = false;
+  for (const expand::SuiteCaseProto& c : cases) {
+    auto found_a = in_a.counts.find(c.key());
+    auto found_b = in_b.counts.find(c.key());
+    const std::optional<double> before =
+        found_a == in_a.counts.end() ? std::nullopt : found_a->second->estimated_cycles_per_run;
+    const std::optional<double> after =
+        found_b == in_b.counts.end() ? std::nullopt : found_b->second->estimated_cycles_per_run;
+    if (!before && !after) continue;
+    any = true;
+    CasePlace place = PlaceCase(c);
+    DeltaValues& values =
+        table.Entry({std::move(place.label), place.num_threads, place.autograd, place.column});
+    values.a_instructions = before;
+    values.b_instructions = after;
+  }
+  if (!any) return "";
+  return absl::StrCat(absl::GetFlag(FLAGS_markdown) ? table.RenderMarkdown()
+                                                    : table.Render(absl::GetFlag(FLAGS_colorize)),
+                      "\n");
+}
+
 // The cases whose heap allocations per run differ between the sides, one
 // line each ("Pointwise / add [C++ Eager, 1T]: 4 -> 5 allocations per run
 // (+1)"), whatever their instruction counts did; or "" when none differ.
@@ -797,7 +827,7 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
   std::string text =
       absl::StrCat(absl::GetFlag(FLAGS_markdown) ? table.RenderMarkdown()
                                                  : table.Render(absl::GetFlag(FLAGS_colorize)),
-                   "\n", AllocationChanges(cases, in_a, in_b),
+                   "\n", CyclesTable(cases, a, b, in_a, in_b), AllocationChanges(cases, in_a, in_b),
                    RenderSummary(SummarizeSides(cases, a_results, b_results, times),
                                  absl::GetFlag(FLAGS_markdown)));
   std::sort(changes.rbegin(), changes.rend());
