@@ -94,12 +94,15 @@ grep -q "intrusive_ptr<c10::TensorImpl.*reset_()" "$tmp/ab.txt" \
   || grep -q "intrusive_ptr.*reset_()" "$tmp/ab.txt" \
   || fail "per-function table does not name reset_(): $(cat "$tmp/ab.txt")"
 
-step "a second run builds nothing"
-"$ab_test" --A=true --B=true --B_libtorch="$prefix" --filter='^Metadata and views / size$' \
-  > /dev/null 2> "$tmp/again.log" || fail "second ab_test: $(tail -30 "$tmp/again.log")"
-grep -q "^ab_test: B: bazel: INFO: Build completed successfully" "$tmp/again.log" \
+step "a second run, --sides with a side on the relocated LibTorch, builds nothing"
+printf '[debian] true\n[edited, libtorch=%s]\n' "$prefix" > "$tmp/sides.txt"
+"$ab_test" --sides="$tmp/sides.txt" --filter='^Empty / no allocation$' \
+  > "$tmp/sides.out" 2> "$tmp/again.log" || fail "ab_test --sides: $(tail -30 "$tmp/again.log")"
+cat "$tmp/sides.out"
+grep -q "^ab_test: edited: bazel: INFO: Build completed successfully" "$tmp/again.log" \
   || fail "no build in the second run: $(head -20 "$tmp/again.log")"
 grep -q "Compiling" "$tmp/again.log" && fail "the second run compiled: $(grep Compiling "$tmp/again.log" | head)"
+grep -q "edited (+" "$tmp/sides.out" || fail "--sides: the edited side must change the case"
 step "timeit --libtorch: a C++ statement compiled against the relocated LibTorch"
 # The statement compiles only against the copy's headers (the mark), and
 # is measured: the run-time snippet follows the LibTorch timeit is built for.

@@ -950,7 +950,7 @@ int RunSides(const Suite& own_suite) {
     const SideSpec& spec = (*specs)[&side - &sides[0]];
     side.name = spec.name;
     side.command = spec.command;
-    absl::Status status = SetUpSide(own_suite, "", "", "", side);
+    absl::Status status = SetUpSide(own_suite, spec.libtorch_directory, "sides", "", side);
     if (status.ok()) status = ProbeLibTorch(side);
     if (!status.ok()) {
       return base::Fail(

@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "base/text.h"
 #include "compare/text_table.h"
 
@@ -60,12 +61,25 @@ absl::StatusOr<std::vector<SideSpec>> ParseSidesFile(absl::string_view text,
         return absl::InvalidArgumentError(
             absl::StrCat(where(), "\"[\" without \"]\": name a side as \"[NAME] command\""));
       }
-      side.name = std::string(absl::StripAsciiWhitespace(line.substr(1, close - 1)));
+      std::vector<absl::string_view> parts = absl::StrSplit(line.substr(1, close - 1), ',');
+      side.name = std::string(absl::StripAsciiWhitespace(parts[0]));
       line = absl::StripAsciiWhitespace(line.substr(close + 1));
       if (side.name.empty()) {
         return absl::InvalidArgumentError(
             absl::StrCat(where(), "an empty name \"[]\": write \"[NAME] command\""));
       }
+      for (size_t i = 1; i < parts.size(); ++i) {
+        const absl::string_view option = absl::StripAsciiWhitespace(parts[i]);
+        absl::string_view directory = option;
+        if (!absl::ConsumePrefix(&directory, "libtorch=") || directory.empty()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              where(), "side \"", side.name, "\": \"", option,
+              "\" is not an option a side takes; write \"[NAME, libtorch=DIR]\" to measure the "
+              "LibTorch directory DIR"));
+        }
+        side.libtorch_directory = std::string(directory);
+      }
+      if (line.empty() && !side.libtorch_directory.empty()) line = "true";
       if (line.empty()) {
         return absl::InvalidArgumentError(absl::StrCat(
             where(), "side \"", side.name,

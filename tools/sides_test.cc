@@ -27,6 +27,20 @@ TEST(ParseSidesFileTest, OneSidePerLineNamedOrNumbered) {
   EXPECT_EQ((*sides)[2].command, "export X=3 && echo ]");
 }
 
+TEST(ParseSidesFileTest, ASideMayNameALibTorchDirectory) {
+  absl::StatusOr<std::vector<SideSpec>> sides = ParseSidesFile(
+      "[debian] true\n[mine, libtorch=/opt/libtorch]\n[pre , libtorch=/l] export X=1\n", "s.txt");
+  ASSERT_TRUE(sides.ok()) << sides.status();
+  ASSERT_EQ(sides->size(), 3);
+  EXPECT_EQ((*sides)[0].libtorch_directory, "");
+  EXPECT_EQ((*sides)[1].name, "mine");
+  EXPECT_EQ((*sides)[1].libtorch_directory, "/opt/libtorch");
+  EXPECT_EQ((*sides)[1].command, "true");
+  EXPECT_EQ((*sides)[2].name, "pre");
+  EXPECT_EQ((*sides)[2].libtorch_directory, "/l");
+  EXPECT_EQ((*sides)[2].command, "export X=1");
+}
+
 TEST(ParseSidesFileTest, BadLinesSayWhereAndWhat) {
   auto error = [](const std::string& text) {
     return std::string(ParseSidesFile(text, "s.txt").status().message());
@@ -40,6 +54,11 @@ TEST(ParseSidesFileTest, BadLinesSayWhereAndWhat) {
   EXPECT_EQ(error("# only one\ntrue\n"),
             "s.txt: 1 side; --sides needs at least two lines, one shell command per environment");
   EXPECT_THAT(error(""), HasSubstr("s.txt: 0 sides"));
+  EXPECT_EQ(error("true\n[a, python=/x] true\n"),
+            "s.txt:2: side \"a\": \"python=/x\" is not an option a side takes; write \"[NAME, "
+            "libtorch=DIR]\" to measure the LibTorch directory DIR");
+  EXPECT_THAT(error("true\n[a, libtorch=] true\n"),
+              HasSubstr("s.txt:2: side \"a\": \"libtorch=\""));
 }
 
 TEST(CompareAcrossSidesTest, FindsEveryChangeAndTheFirst) {
