@@ -83,20 +83,31 @@ grep -q -- "--destination: $tmp/foreign.csv exists and is not an icount results 
   "$tmp/ci_foreign.err" || fail "ci foreign destination: $(cat "$tmp/ci_foreign.err")"
 [ "$(cat "$tmp/foreign.csv")" = "$(printf 'name,count\nadd,1')" ] || fail "ci touched the CSV"
 
-step "a real run of two cases with --html"
-# A real run: two cases, counts and wall time, results written, and the
-# HTML report (drawn in a browser by //tests:report_browser_test).
-"$main" --filter='^Empty / no allocation$' --jobs=1 --output="$tmp/main.json" --html="$tmp/main.html" \
+step "a real run of two cases with --html and --cache_sim"
+# A real run: two cases, counts (with heap allocations and estimated
+# cycles) and wall time, results written, and the HTML report (drawn in a
+# browser by //tests:report_browser_test).
+"$main" --filter='^Empty / no allocation$' --jobs=1 --output="$tmp/main.json" --html="$tmp/main.html" --cache_sim \
   > "$tmp/main.out" 2> "$tmp/main.err" || fail "main run failed: $(cat "$tmp/main.err")"
 grep -q "icount: HTML report written to $tmp/main.html" "$tmp/main.err" || fail "--html not reported"
 grep -q '"title":"icount main","kind":"run"' "$tmp/main.html" || fail "--html page: $(head -c 300 "$tmp/main.html")"
 grep -q "Empty / no allocation" "$tmp/main.out" || fail "counts table missing"
+grep -q "^Allocations per run " "$tmp/main.out" || fail "allocations table missing"
+grep -q "^Estimated cycles per run " "$tmp/main.out" || fail "--cache_sim: cycles table missing"
 /usr/bin/python3 - "$tmp/main.json" <<'PY' || fail "results file"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert len(d["measurements"]) == 2, d["measurements"]
 assert len(d["instruction_counts"]) == 2
 assert all(c["counts_per_run"] > 0 for c in d["instruction_counts"])
+# Heap allocations: whole numbers (a tensor's), as many frees. Estimated
+# cycles: above the instructions; the cache model recorded.
+for c in d["instruction_counts"]:
+    assert c["allocations_per_run"] >= 1 and c["allocations_per_run"] == int(c["allocations_per_run"]), c
+    assert c["frees_per_run"] == c["allocations_per_run"], c
+    assert c["estimated_cycles_per_run"] > c["counts_per_run"], c
+assert "LL 8388608 B 16-way" in d["settings"]["cache_model"], d["settings"]
+assert "--cache-sim=yes" in d["settings"]["valgrind_options"], d["settings"]
 assert set(d["versions"]) == {"timer", "compare", "fuzzer", "expand", "worker", "history", "report", "slurm"}, d["versions"]
 # Every case's call tree: the measured block on top, costs that add up.
 for c in d["instruction_counts"]:
