@@ -110,7 +110,7 @@ stmt='static_assert(ICOUNT_EDITED_HEADER == 1, "the copy"); auto y = torch::empt
 timeit_flags=(--language=cpp --stmt="$stmt" --number=10 --callgrind --callgrind_number=20)
 "$timeit" "${timeit_flags[@]}" --libtorch="$prefix" > "$tmp/side.txt" 2> "$tmp/side.err" \
   || fail "timeit --libtorch: $(tail -20 "$tmp/side.err")"
-grep -q "^timeit: --env: torch 1.13.0 (LibTorch directory) at $prefix, found by --libtorch$" \
+grep -q "^timeit: --libtorch: torch 1.13.0 (LibTorch directory) at $prefix, found by --libtorch$" \
   "$tmp/side.err" || fail "what timeit measured against: $(head -5 "$tmp/side.err")"
 grep -q "Per run: *[0-9]" "$tmp/side.txt" || fail "no counts: $(cat "$tmp/side.txt")"
 # Against Debian's headers the same statement does not compile.

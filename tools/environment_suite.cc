@@ -74,6 +74,11 @@ absl::StatusOr<std::string> ToolForEnvironment(const environment::EnvironmentSpe
   return absl::StrCat(found.built.bin_directory, "/", package, "/", name);
 }
 
+environment::EnvironmentSpec EnvironmentFlagsSpec(const std::string& env,
+                                                  const std::string& libtorch) {
+  return {env.empty() && !libtorch.empty() ? "--libtorch" : "--env", env, libtorch, "libtorch"};
+}
+
 absl::StatusOr<EnvironmentSuite> SuiteForEnvironmentFlags(const std::string& env,
                                                           const std::string& libtorch,
                                                           const Suite& own_suite,
@@ -84,7 +89,7 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironmentFlags(const std::string& env
     own.suite = own_suite;
     return own;
   }
-  return SuiteForEnvironment({"--env", env, libtorch, "libtorch"}, own_suite, tool);
+  return SuiteForEnvironment(EnvironmentFlagsSpec(env, libtorch), own_suite, tool);
 }
 
 void AddLibTorchSettings(const EnvironmentSuite& environment,

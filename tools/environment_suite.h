@@ -45,6 +45,12 @@ absl::StatusOr<std::string> ToolForEnvironment(const environment::EnvironmentSpe
                                                const std::string& package, const std::string& name,
                                                const std::string& tool);
 
+// The environment main's, ci's and timeit's --env and --libtorch name,
+// called by the flag that names it in messages ("--libtorch" when only a
+// LibTorch directory is given, else "--env").
+environment::EnvironmentSpec EnvironmentFlagsSpec(const std::string& env,
+                                                  const std::string& libtorch);
+
 // main's and ci's --env and --libtorch: SuiteForEnvironment for the
 // environment they name, or, when both are empty, the tools' own suite on
 // Debian's LibTorch without asking anything.
@@ -53,7 +59,7 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironmentFlags(const std::string& env
                                                           const Suite& own_suite,
                                                           const std::string& tool);
 inline constexpr char kEnvHelp[] =
-    "Shell command that sets up the environment to measure (e.g. \". ~/venvs/mine/bin/"
+    "Shell command (bash) that sets up the environment to measure (e.g. \"source ~/venvs/mine/bin/"
     "activate\"): workers start in it, and the torch that `import torch` loads there is "
     "measured, with icount's worker and C++ cases built against its headers and libraries "
     "(once; cached). Without it (and --libtorch): Debian's LibTorch.";

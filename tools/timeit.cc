@@ -148,7 +148,7 @@ int RunInEnvironment(const std::vector<char*>& args) {
   const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (length <= 0) return base::Fail("timeit: cannot read /proc/self/exe");
   absl::StatusOr<std::string> binary = ToolForEnvironment(
-      {"--env", env, absl::GetFlag(FLAGS_libtorch), "libtorch"},
+      EnvironmentFlagsSpec(env, absl::GetFlag(FLAGS_libtorch)),
       std::string(self, static_cast<size_t>(length)), "tools", "timeit", "timeit");
   if (!binary.ok()) return base::Fail(binary.status());
   std::vector<std::string> argv = environment::EnvironmentPrefix(env);
