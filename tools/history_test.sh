@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # //tools:history on a made-up history (//history:fake_history): 12 runs of
-# 6 cases with a +3% count step in cases 0 and 5 at run r04 and a +25%
-# wall-time step in case 1 at run r08. Import, list, show, steps and
+# 6 cases with a +3% count step in cases 0 and 5 at run r04, a +25%
+# wall-time step in case 1 at run r08 and one heap allocation per run more
+# in case 2 at run r06. Import, list, show, steps and
 # export find exactly those; bad input gets clear messages and changes
 # nothing.
 set -u
@@ -65,6 +66,14 @@ grep -q '^time: 1 step in 1 of 6 cases' "$tmp/steps.txt" || fail "time steps: $(
 grep -A1 '^time:' "$tmp/steps.txt" | grep -q "Group / case 1 \[C++ Eager, 1T\]" || fail "time step case"
 grep -Eq '^  at run 9 "r08" \(after run 8 "r07"\): [12]\.[0-9]+ us -> 2\.[0-9]+ us \(\+2[0-9]\.[0-9]+%\), held 4 runs$' \
   "$tmp/steps.txt" || fail "time step: $(cat "$tmp/steps.txt")"
+"$history" --db="$db" steps --metric=allocations > "$tmp/allocations.txt" || fail "steps --metric=allocations"
+cat > "$tmp/expected_allocations.txt" <<'EXPECTED'
+allocations: 1 step in 1 of 6 cases (heap allocations per run)
+Group / case 2 [C++ Eager, 1T]
+  at run 7 "r06" (after run 6 "r05"): 3 -> 4 (+33.33%)
+EXPECTED
+diff "$tmp/expected_allocations.txt" <(head -3 "$tmp/allocations.txt") || fail "allocation steps differ (above)"
+grep -q '^allocations: 1 step in 1 of 6 cases' "$tmp/steps.txt" || fail "steps without --metric: $(cat "$tmp/steps.txt")"
 "$history" --db="$db" steps --metric=counts --since=r05 > "$tmp/since.txt" || fail "steps --since"
 grep -q "^counts: 0 steps in 0 of 6 cases" "$tmp/since.txt" || fail "--since: $(cat "$tmp/since.txt")"
 expect_error "no run is labelled \"r99\"" --db="$db" steps --since=r99
@@ -81,7 +90,10 @@ expect_error "no case has time matching --filter=nothing" --db="$db" show --filt
 
 # export: CSV of every run, and one run in Bencher Metric Format.
 "$history" --db="$db" export --format=csv --output="$tmp/all.csv" || fail "export csv"
-[ "$(wc -l < "$tmp/all.csv")" -eq $((1 + 12 * 6 * 2)) ] || fail "CSV lines: $(wc -l < "$tmp/all.csv")"
+# Instructions, allocations and time: three rows per case and run.
+[ "$(wc -l < "$tmp/all.csv")" -eq $((1 + 12 * 6 * 3)) ] || fail "CSV lines: $(wc -l < "$tmp/all.csv")"
+grep -q '^7,r06,2026-01-01T00:00:06Z,Group/case 2|Eager|Forward|C++|1,"Group / case 2 \[C++ Eager, 1T\]",allocations_per_run,4,4,4$' \
+  "$tmp/all.csv" || fail "CSV allocations row: $(grep 'r06' "$tmp/all.csv" | grep allocations | head -3)"
 head -1 "$tmp/all.csv" | grep -qx "run,label,start_time,case,title,metric,value,low,high" || fail "CSV header"
 grep -q '^5,r04,2026-01-01T00:00:04Z,Group/case 5|Eager|Forward|C++|1,"Group / case 5 \[C++ Eager, 1T\]",instructions_per_run,7210,7210,7210$' \
   "$tmp/all.csv" || fail "CSV row: $(grep 'r04' "$tmp/all.csv" | head -3)"
@@ -92,6 +104,7 @@ d = json.load(open(sys.argv[1]))
 assert len(d) == 6, d.keys()
 case5 = d["Group / case 5 [C++ Eager, 1T]"]
 assert case5["instructions"] == {"value": 7210, "lower_value": 7210, "upper_value": 7210}, case5
+assert case5["allocations"] == {"value": 3, "lower_value": 3, "upper_value": 3}, case5
 latency = case5["latency"]
 assert 5000 < latency["value"] < 7000 and latency["lower_value"] <= latency["value"] <= latency["upper_value"], latency
 PY

@@ -6,9 +6,11 @@
 //   fake_history --runs=1000 --cases=201 --db=big.db      # recorded directly
 //
 // Every 5th case (0, 5, ...) gets a count step of +3% (in function "grows")
-// at run --runs/3 (0-based), and every 5th case from 1 (1, 6, ...) a
-// wall-time step of +25% at run 2*--runs/3. Times have 2% log-normal noise
-// and a slow run (+30%) now and then. Seeded: the same files every time.
+// at run --runs/3 (0-based), every 5th case from 1 (1, 6, ...) a
+// wall-time step of +25% at run 2*--runs/3, and every 5th case from 2 (2,
+// 7, ...) one heap allocation per run more (3 -> 4) at run --runs/2. Times
+// have 2% log-normal noise and a slow run (+30%) now and then. Seeded: the
+// same files every time.
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -57,6 +59,7 @@ int Main() {
     run.count = [&](int k) {
       return 1000.0 * (k + 2) * (k % 5 == 0 && r >= count_step_at ? 1.03 : 1.0);
     };
+    run.allocations = [&](int k) { return k % 5 == 2 && r >= runs / 2 ? 4.0 : 3.0; };
     std::vector<double> times;
     for (int k = 0; k < run.cases; ++k) {
       double t =
