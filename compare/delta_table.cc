@@ -175,6 +175,8 @@ std::string FormatAllocations(double per_run) {
   return text == "-0" ? "0" : text;
 }
 
+bool AllocationsDiffer(double a, double b) { return std::fabs(b - a) > 1e-9; }
+
 std::vector<std::string> BenchmarkColumns() {
   return {DeltaColumn(Language::kPython, kRuntimeEager),
           DeltaColumn(Language::kPython, kRuntimeTorchScript),

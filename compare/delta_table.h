@@ -44,6 +44,10 @@ std::string DeltaColumn(Language language, absl::string_view runtime);
 // (whole numbers without decimals, others with up to two).
 std::string FormatAllocations(double per_run);
 
+// Whether two sides' heap allocations per run differ (ratios of whole
+// numbers: equal ones compare equal up to rounding).
+bool AllocationsDiffer(double a, double b);
+
 // The suite's columns in reading order: Python before C++, eager before
 // TorchScript. Pass it to DeltaTable so columns do not depend on which
 // benchmark happened to come first.

@@ -201,7 +201,7 @@ bool TimeChanged(const CaseVerdict& verdict) {
 
 bool AllocationsChanged(const CaseVerdict& verdict) {
   return verdict.allocations_before.has_value() && verdict.allocations_after.has_value() &&
-         std::fabs(*verdict.allocations_after - *verdict.allocations_before) > 1e-9;
+         AllocationsDiffer(*verdict.allocations_before, *verdict.allocations_after);
 }
 
 bool GateFails(const GateReport& report, const GateOptions& options) {

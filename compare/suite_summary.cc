@@ -95,6 +95,23 @@ SuiteChange SuiteChangeBuilder::Summarize() const {
   return change;
 }
 
+CaseValues CaseValuesOf(const InstructionCounts* a, const InstructionCounts* b,
+                        const TimeComparison* time) {
+  CaseValues values;
+  if (a != nullptr) {
+    values.a_instructions = a->counts_per_run;
+    values.a_allocations = a->allocations_per_run;
+    values.a_cycles = a->estimated_cycles_per_run;
+  }
+  if (b != nullptr) {
+    values.b_instructions = b->counts_per_run;
+    values.b_allocations = b->allocations_per_run;
+    values.b_cycles = b->estimated_cycles_per_run;
+  }
+  values.time = time;
+  return values;
+}
+
 std::vector<SuiteChange> SummarizeSuite(const std::vector<CaseValues>& cases) {
   SuiteChangeBuilder instructions("instructions", /*unchanged_pct=*/0.1);
   SuiteChangeBuilder allocations("allocations", /*unchanged_pct=*/0);

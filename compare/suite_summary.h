@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "compare/time_comparison.h"
+#include "timer/measurement_io.h"
 
 namespace icount {
 
@@ -104,6 +105,12 @@ struct CaseValues {
   std::optional<double> b_cycles;
   const TimeComparison* time = nullptr;
 };
+
+// A case's values from each side's instruction counts (either may be
+// null: a case on one side only) and its wall-time comparison (may be
+// null).
+CaseValues CaseValuesOf(const InstructionCounts* a, const InstructionCounts* b,
+                        const TimeComparison* time);
 
 // The summary ab_test, ci and the report show: instructions (a case is up
 // or down beyond 0.1%), heap allocations where both sides counted them

@@ -413,18 +413,12 @@ absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
     summary.push_back(Field("baseline", RunJson(*input.baseline, input.baseline_name, "")));
     std::vector<CaseValues> values;
     auto add = [&](const std::string& key) {
-      CaseValues& v = values.emplace_back();
-      if (auto b = baseline.find(key); b != baseline.end() && b->second.counts != nullptr) {
-        v.a_instructions = b->second.counts->counts_per_run;
-        v.a_allocations = b->second.counts->allocations_per_run;
-        v.a_cycles = b->second.counts->estimated_cycles_per_run;
-      }
-      if (auto c = current.find(key); c != current.end() && c->second.counts != nullptr) {
-        v.b_instructions = c->second.counts->counts_per_run;
-        v.b_allocations = c->second.counts->allocations_per_run;
-        v.b_cycles = c->second.counts->estimated_cycles_per_run;
-      }
-      if (auto time = times.find(key); time != times.end()) v.time = &time->second;
+      auto b = baseline.find(key);
+      auto c = current.find(key);
+      auto time = times.find(key);
+      values.push_back(CaseValuesOf(b == baseline.end() ? nullptr : b->second.counts,
+                                    c == current.end() ? nullptr : c->second.counts,
+                                    time == times.end() ? nullptr : &time->second));
     };
     for (const std::string& key : current_cases.order) add(key);
     for (const std::string& key : baseline_cases.order) {

@@ -748,7 +748,7 @@ std::string AllocationChanges(const std::vector<expand::SuiteCaseProto>& cases,
     const std::optional<double>& after = b->second->allocations_per_run;
     if (!before || !after) continue;
     ++compared;
-    if (std::fabs(*after - *before) <= 1e-9) continue;
+    if (!AllocationsDiffer(*before, *after)) continue;
     lines.push_back(absl::StrCat("  ", ResultCaseTitle(b->second->task_spec), ": ",
                                  FormatAllocations(*before), " -> ", FormatAllocations(*after),
                                  " (", *after > *before ? "+" : "",
@@ -771,18 +771,12 @@ std::vector<SuiteChange> SummarizeSides(const std::vector<expand::SuiteCaseProto
   const SideResults in_a(a_results), in_b(b_results);
   std::vector<CaseValues> values;
   for (const expand::SuiteCaseProto& c : cases) {
-    CaseValues& v = values.emplace_back();
-    if (auto a = in_a.counts.find(c.key()); a != in_a.counts.end()) {
-      v.a_instructions = a->second->counts_per_run;
-      v.a_allocations = a->second->allocations_per_run;
-      v.a_cycles = a->second->estimated_cycles_per_run;
-    }
-    if (auto b = in_b.counts.find(c.key()); b != in_b.counts.end()) {
-      v.b_instructions = b->second->counts_per_run;
-      v.b_allocations = b->second->allocations_per_run;
-      v.b_cycles = b->second->estimated_cycles_per_run;
-    }
-    if (auto time = times.find(c.key()); time != times.end()) v.time = &time->second;
+    auto a = in_a.counts.find(c.key());
+    auto b = in_b.counts.find(c.key());
+    auto time = times.find(c.key());
+    values.push_back(CaseValuesOf(a == in_a.counts.end() ? nullptr : a->second,
+                                  b == in_b.counts.end() ? nullptr : b->second,
+                                  time == times.end() ? nullptr : &time->second));
   }
   return SummarizeSuite(values);
 }
