@@ -46,22 +46,20 @@ void ExpectWholeAllocationsPerRun(const std::vector<CallgrindStats>& stats) {
 TEST(CallgrindTest, CppCountsRepeatExactlyAcrossProcesses) {
   absl::StatusOr<Timer> timer = Timer::ForCpp("auto z = torch::add(x, y);", kCppSetup);
   ASSERT_TRUE(timer.ok()) << timer.status();
-  std::vector<int64_t> counts = CollectCounts(*timer, 3);
-  ASSERT_EQ(counts.size(), 3u);
+  std::vector<int64_t> counts = CollectCounts(*timer, 2);
+  ASSERT_EQ(counts.size(), 2u);
   EXPECT_GT(counts[0], 100 * 1000);  // an ATen add is thousands of instructions
   EXPECT_EQ(counts[0], counts[1]);
-  EXPECT_EQ(counts[1], counts[2]);
 }
 
 TEST(CallgrindTest, PythonCountsRepeatExactlyAcrossProcesses) {
   absl::StatusOr<Timer> timer =
       Timer::ForPython("torch.add(x, y)", "x = torch.ones(4, 4)\ny = torch.ones(4, 4)");
   ASSERT_TRUE(timer.ok()) << timer.status();
-  std::vector<int64_t> counts = CollectCounts(*timer, 3);
-  ASSERT_EQ(counts.size(), 3u);
+  std::vector<int64_t> counts = CollectCounts(*timer, 2);
+  ASSERT_EQ(counts.size(), 2u);
   EXPECT_GT(counts[0], 100 * 1000);
   EXPECT_EQ(counts[0], counts[1]);
-  EXPECT_EQ(counts[1], counts[2]);
 }
 
 // With the cache simulation, estimated cycles are as exact as counts: the
