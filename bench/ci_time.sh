@@ -18,8 +18,12 @@ mkdir -p "$out"
 rm -rf "$out/clone" "$out/output-base" "$out/disk-cache"
 git clone --quiet "$here" "$out/clone"
 commit=$(git -C "$out/clone" rev-parse --short HEAD)
-# The nested build of //tests:consumer_test caches in the disk cache too.
-flags=(--disk_cache="$out/disk-cache" --test_env=ICOUNT_TEST_DISK_CACHE="$out/disk-cache")
+# An empty disk cache for this clone: user.bazelrc (read from the clone's
+# root) points the clone's builds at it, the nested build of
+# //tests:libtorch_side_test included (it builds this clone again); the
+# nested build of //tests:consumer_test takes it from the test environment.
+echo "build --disk_cache=$out/disk-cache" > "$out/clone/user.bazelrc"
+flags=(--test_env=ICOUNT_TEST_DISK_CACHE="$out/disk-cache")
 
 timed_test() {  # timed_test LOG: seconds of ./bazelw test //... in the clone
   local started=$SECONDS
