@@ -8,10 +8,10 @@
 # named, and a case that does not is counted the same.
 #
 # Runs unsandboxed (no-sandbox: the nested build needs this checkout, found
-# through README.md's link) and always (external: Bazel cannot see the
-# checkout's files). Its output base lives in the test's directory and goes
-# with it; its actions come from the machine's icount disk cache, so only
-# those that see the changed header compile.
+# through README.md's link; tests/BUILD.bazel says what its result depends
+# on). Its output base lives in the test's directory and goes with it; its
+# actions come from the machine's icount disk cache, so only those that see
+# the changed header compile.
 set -u
 source "$TEST_SRCDIR/icount/tests/test_steps.sh"
 ab_test="$PWD/$1"

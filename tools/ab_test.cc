@@ -45,10 +45,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <future>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,7 +58,6 @@
 #include "absl/strings/str_join.h"
 #include "base/files.h"
 #include "base/status.h"
-#include "base/subprocess.h"
 #include "base/text.h"
 #include "cli/tool_flags.h"
 #include "compare/delta_table.h"
@@ -68,16 +65,15 @@
 #include "compare/suite_summary.h"
 #include "compare/time_comparison.h"
 #include "environment/pytorch_install.h"
-#include "expand/libtorch_version.h"
 #include "timer/function_counts.h"
 #include "timer/measurement_io.h"
+#include "tools/ab_sides.h"
 #include "tools/environment_suite.h"
 #include "tools/executor.h"
 #include "tools/history_recording.h"
 #include "tools/html_report.h"
 #include "tools/sides.h"
 #include "tools/suite.h"
-#include "worker/libtorch_version_line.h"
 #include "worker/runner.h"
 
 ABSL_FLAG(std::string, A, "", "Shell command setting up environment A (required).");
@@ -122,351 +118,6 @@ ABSL_FLAG(bool, resume, false,
 namespace icount {
 namespace {
 
-struct Side {
-  std::string name;
-  std::string command;
-  EnvironmentSuite environment;  // its PyTorch, and the suite built for it
-  // Whether its workers import torch (RunnerOptions::python): the same on
-  // every side, false when one side's PyTorch has no torch package.
-  bool workers_import_torch = true;
-  LibTorchVersionReport libtorch;  // as the side's worker reports it
-  expand::LibTorchVersion libtorch_version;
-
-  const Suite& suite() const { return environment.suite; }
-};
-
-// The side's PyTorch and suite (tools/environment_suite.h); with
-// --X_worker, the suite's cases with that worker, used as it is.
-absl::Status SetUpSide(const Suite& own_suite, const std::string& libtorch_directory,
-                       const std::string& libtorch_flag, const std::string& worker, Side& side) {
-  if (worker.empty()) {
-    ICOUNT_ASSIGN_OR_RETURN(
-        side.environment,
-        SuiteForEnvironment({side.name, side.command, libtorch_directory, libtorch_flag}, own_suite,
-                            "ab_test"));
-    return absl::OkStatus();
-  }
-  if (access(worker.c_str(), X_OK) != 0) {
-    return absl::NotFoundError(
-        absl::StrCat("--", side.name, "_worker=", worker, " does not exist or is not executable"));
-  }
-  side.environment.install = environment::SystemInstall();
-  side.environment.install.how_found = absl::StrCat("--", side.name, "_worker");
-  side.environment.suite = own_suite;
-  side.environment.suite.worker_path = worker;
-  return absl::OkStatus();
-}
-
-// Asks the side's worker, started through the side's command, which
-// LibTorch it runs on. Also the first sign of a broken environment.
-absl::Status ProbeLibTorch(Side& side) {
-  std::vector<std::string> argv = environment::EnvironmentPrefix(side.command);
-  argv.push_back(side.suite().worker_path);
-  argv.push_back("--print_libtorch_version");
-  absl::StatusOr<base::CommandResult> result = base::RunCommand(argv);
-  if (!result.ok()) return result.status();
-  std::optional<LibTorchVersionReport> report = FindLibTorchVersionLine(result->output);
-  if (result->exit_code != 0 || !report.has_value()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("environment ", side.name, " (", side.command,
-                     ") is broken: its worker could not report a LibTorch version (",
-                     base::DescribeExit(*result), "):\n", result->output));
-  }
-  absl::StatusOr<expand::LibTorchVersion> version =
-      expand::ParseLibTorchVersion(report->version, expand::VersionSuffix::kIgnored);
-  if (!version.ok()) {
-    const bool declared = report->source == "ICOUNT_LIBTORCH_VERSION";
-    return absl::FailedPreconditionError(absl::StrCat(
-        "environment ", side.name, " reports an unreadable LibTorch version (from ", report->source,
-        "): ", version.status().message(),
-        declared ? ""
-                 : absl::StrCat("; declare the right one with `export ",
-                                "ICOUNT_LIBTORCH_VERSION=<version>` in --", side.name)));
-  }
-  side.libtorch = *std::move(report);
-  side.libtorch_version = *version;
-  return absl::OkStatus();
-}
-
-// Splits `cases` into those that run on LibTorch `available` and those
-// that declare a newer min_libtorch_version.
-absl::Status SplitByMinLibTorch(const std::vector<expand::SuiteCaseProto>& cases,
-                                const expand::LibTorchVersion& available,
-                                std::vector<expand::SuiteCaseProto>& runnable,
-                                std::vector<expand::SuiteCaseProto>& too_new) {
-  for (const expand::SuiteCaseProto& c : cases) {
-    if (!c.min_libtorch_version().empty()) {
-      absl::StatusOr<expand::LibTorchVersion> needed =
-          expand::ParseLibTorchVersion(c.min_libtorch_version());
-      if (!needed.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(c.list_line(), " (", c.definition_file(), ":", c.definition_line(),
-                         "): min_libtorch_version ", needed.status().message()));
-      }
-      if (available < *needed) {
-        too_new.push_back(c);
-        continue;
-      }
-    }
-    runnable.push_back(c);
-  }
-  return absl::OkStatus();
-}
-
-RunnerOptions SideOptions(const Side& side, int jobs, std::string journal_path) {
-  RunnerOptions options;
-  options.worker_path = side.suite().worker_path;
-  options.jobs = jobs;
-  options.command_prefix = environment::EnvironmentPrefix(side.command);
-  options.python = side.workers_import_torch;
-  options.cache_sim = absl::GetFlag(FLAGS_cache_sim);
-  options.journal_path = std::move(journal_path);
-  // A case that crashes in one environment (a preloaded library, another
-  // LibTorch) will crash again.
-  options.retries = 0;
-  return options;
-}
-
-// A trivial case that must work in the environment before anything long
-// starts: counted once under valgrind when the run counts; timed briefly
-// otherwise, since an A/B of wall time alone needs no valgrind.
-absl::Status Canary(const Side& side, const expand::SuiteCaseProto& canary, bool counts) {
-  MeasureOptions measure;
-  measure.wall_time = !counts;
-  measure.instruction_counts = counts;
-  measure.callgrind_number = 1;
-  measure.min_run_time = 0.01;
-  const std::vector<worker::WorkOrderProto> orders = MakeOrders(side.suite(), {canary}, measure);
-  // A canary keeps nothing: its journal lives in a directory of its own
-  // under $TMPDIR, gone when it ends.
-  absl::StatusOr<std::string> directory = base::MakeTemporaryDirectory("icount-canary");
-  if (!directory.ok()) return directory.status();
-  RunnerOptions options = SideOptions(side, 1, *directory + "/canary.journal");
-  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
-  base::RemoveDirectoryTree(*directory);
-  if (!report.ok()) {
-    // The canaries run side by side: say whose it was. Its journal, which
-    // the runner's message offers, is gone: a canary keeps nothing.
-    std::string why(report.status().message());
-    const std::string journal_note =
-        absl::StrCat("\nFinished results are kept in ", options.journal_path, ".");
-    if (absl::EndsWith(why, journal_note)) why.resize(why.size() - journal_note.size());
-    return absl::Status(report.status().code(),
-                        absl::StrCat("environment ", side.name, " (", side.command,
-                                     ") is broken: its canary could not run: ", why));
-  }
-  const SuiteResults results = CollectResults({canary}, orders, report->results);
-  if (!results.file.failures.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat("environment ", side.name, " (", side.command,
-                                                      ") is broken: the canary case failed:\n",
-                                                      results.file.failures.begin()->second));
-  }
-  return absl::OkStatus();
-}
-
-// The canary in every side, as many sides at once as there are CPUs (each
-// canary is one worker on one CPU, and its result is not kept): the
-// environments are checked in the time of one worker's start (~11 s under
-// valgrind) instead of one after another. The first broken side, in the
-// sides' order, is the error.
-absl::Status CheckCanaries(const std::vector<const Side*>& sides,
-                           const expand::SuiteCaseProto& canary, bool counts) {
-  const size_t at_once = std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
-  for (size_t first = 0; first < sides.size(); first += at_once) {
-    const size_t end = std::min(sides.size(), first + at_once);
-    std::vector<std::string> names;
-    std::vector<std::future<absl::Status>> running;
-    for (size_t k = first; k < end; ++k) {
-      names.push_back(sides[k]->name);
-      running.push_back(
-          std::async(std::launch::async, [&, k] { return Canary(*sides[k], canary, counts); }));
-    }
-    std::fprintf(stderr, "ab_test: canary in %s%s...\n", absl::StrJoin(names, ", ").c_str(),
-                 names.size() > 1 ? " at once" : "");
-    absl::Status status;
-    for (std::future<absl::Status>& side : running) status.Update(side.get());
-    if (!status.ok()) return status;
-  }
-  return absl::OkStatus();
-}
-
-// Where a side keeps the results of one part of the run ("counts",
-// "time-0", ...) until the results are written.
-std::string JournalPath(const std::string& base, const std::string& side, const std::string& part) {
-  return absl::StrCat(base, ".", side, ".", part, ".journal");
-}
-
-// The base of a run's journal names (JournalPath). With --json, the file
-// itself, so that --resume finds them next to it; without, a fresh
-// directory under $TMPDIR (base::MakeTemporaryDirectory) that a finished
-// run removes (RemoveJournals) and an unfinished one keeps and names.
-absl::StatusOr<std::string> JournalBase(const std::string& json_path) {
-  if (!json_path.empty()) return json_path;
-  ICOUNT_ASSIGN_OR_RETURN(const std::string directory, base::MakeTemporaryDirectory("icount-ab"));
-  return directory + "/ab";
-}
-
-// --time_rounds, at least one.
-int TimeRounds() { return absl::GetFlag(FLAGS_time_rounds); }  // >= 1 (CheckFlags)
-
-std::string TimeRoundPart(size_t round) { return absl::StrCat("time-", round); }
-
-// What one side has run so far: its orders and their results, in step,
-// and the wall-time round of each (-1 for counts).
-struct SideRun {
-  std::vector<worker::WorkOrderProto> orders;
-  std::vector<worker::WorkerResultProto> results;
-  std::vector<int> rounds;
-  std::vector<std::string> journals;
-};
-
-// Once the results are out: the sides' journals (or Slurm run
-// directories), and the directory JournalBase made for them.
-void RemoveJournals(const std::vector<const SideRun*>& runs, const std::string& json_path,
-                    const std::string& journal_base) {
-  for (const SideRun* run : runs) {
-    for (const std::string& journal : run->journals) base::RemoveDirectoryTree(journal);
-  }
-  if (json_path.empty()) base::RemoveDirectoryTree(journal_base.substr(0, journal_base.rfind('/')));
-}
-
-// Counts (round -1) run on the chosen executor; wall-time rounds always
-// here, so that both sides of a round are timed on one machine.
-absl::Status RunInto(const std::vector<worker::WorkOrderProto>& orders,
-                     const RunnerOptions& options, SideRun& run, int round = -1) {
-  run.journals.push_back(round < 0 ? RunStatePath(orders, options) : options.journal_path);
-  absl::StatusOr<RunnerReport> report =
-      round < 0 ? ExecuteOrders(orders, options) : RunOrders(orders, options);
-  if (!report.ok()) return report.status();
-  if (report->resumed > 0) {
-    std::fprintf(stderr, "ab_test: %d of %zu results resumed from %s\n", report->resumed,
-                 orders.size(), options.journal_path.c_str());
-  }
-  run.orders.insert(run.orders.end(), orders.begin(), orders.end());
-  run.results.insert(run.results.end(), report->results.begin(), report->results.end());
-  run.rounds.insert(run.rounds.end(), orders.size(), round);
-  return absl::OkStatus();
-}
-
-// One progress line for the sides' runs ("A 3/14, B 2/14"), at most every
-// few seconds.
-class SidesProgress {
- public:
-  SidesProgress(std::vector<std::string> names, int orders_per_side)
-      : names_(std::move(names)), sides_(names_.size()) {
-    for (RunnerProgress& side : sides_) side.total = orders_per_side;
-  }
-
-  std::function<void(const RunnerProgress&)> For(int side) {
-    return [this, side](const RunnerProgress& progress) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      sides_[side] = progress;
-      const bool finished = progress.done == progress.total;
-      if (!finished && progress.elapsed_seconds < next_report_seconds_) return;
-      next_report_seconds_ = progress.elapsed_seconds + 10;
-      std::vector<std::string> parts;
-      int failed = 0;
-      for (size_t s = 0; s < sides_.size(); ++s) {
-        parts.push_back(absl::StrCat(names_[s], " ", sides_[s].done, "/", sides_[s].total));
-        failed += sides_[s].failed;
-      }
-      std::fprintf(stderr, "ab_test: %s: %s%s\n", progress.phase.c_str(),
-                   absl::StrJoin(parts, ", ").c_str(),
-                   failed > 0 ? absl::StrCat(" (", failed, " failed)").c_str() : "");
-    };
-  }
-
- private:
-  std::mutex mutex_;
-  const std::vector<std::string> names_;
-  std::vector<RunnerProgress> sides_;
-  double next_report_seconds_ = 0;
-};
-
-// Gives every later wall-time order the block size A's first round picked
-// for its case: a case whose time per block sits near a power-of-ten
-// boundary would otherwise be timed in blocks 10x apart from round to
-// round or side to side, and per-run times of different block sizes differ
-// by more than noise (0.34 against 0.46 ns a run for `stride` in C++).
-// Cases A's first round did not time keep picking their own.
-void FixBlockSizes(const SideRun& a_run, std::vector<worker::WorkOrderProto>& time_orders) {
-  std::map<std::string, int64_t> numbers;
-  for (size_t i = 0; i < a_run.results.size(); ++i) {
-    const worker::WorkerResultProto& result = a_run.results[i];
-    if (a_run.rounds[i] != 0 || !result.has_output() || !result.output().has_wall_time()) continue;
-    numbers[a_run.orders[i].case_key()] = result.output().wall_time().number_per_run();
-  }
-  for (worker::WorkOrderProto& order : time_orders) {
-    if (auto found = numbers.find(order.case_key()); found != numbers.end()) {
-      order.set_wall_time_number(found->second);
-    }
-  }
-}
-
-// Runs `orders` in A and in B: counts at once, wall time in paired rounds
-// (see the file comment). Journals are named after `journal_base`.
-absl::Status RunBothSides(const Side& a, const Side& b,
-                          const std::vector<expand::SuiteCaseProto>& cases,
-                          const MeasureOptions& measure, const std::string& journal_base,
-                          bool resume, SideRun& a_run, SideRun& b_run) {
-  // Each side's orders name its own suite's TorchScript artifacts.
-  std::vector<worker::WorkOrderProto> count_orders[2], time_orders[2];
-  for (const Side* side : {&a, &b}) {
-    const int k = side == &a ? 0 : 1;
-    for (const worker::WorkOrderProto& order : MakeOrders(side->suite(), cases, measure)) {
-      (order.callgrind() ? count_orders[k] : time_orders[k]).push_back(order);
-    }
-  }
-  auto options = [&](const Side& side, const std::string& part, int jobs) {
-    RunnerOptions o = SideOptions(side, jobs, JournalPath(journal_base, side.name, part));
-    o.resume = resume;
-    return o;
-  };
-  auto side_error = [](const Side& side, const absl::Status& status) {
-    return absl::Status(status.code(), absl::StrCat(side.name, ": ", status.message()));
-  };
-  if (!count_orders[0].empty()) {
-    const int jobs = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) / 2);
-    std::fprintf(stderr, "ab_test: instruction counts of %zu cases in A and B at once...\n",
-                 count_orders[0].size());
-    SidesProgress progress({"A", "B"}, static_cast<int>(count_orders[0].size()));
-    RunnerOptions a_options = options(a, "counts", jobs);
-    RunnerOptions b_options = options(b, "counts", jobs);
-    a_options.on_progress = progress.For(0);
-    b_options.on_progress = progress.For(1);
-    auto a_done =
-        std::async(std::launch::async, [&] { return RunInto(count_orders[0], a_options, a_run); });
-    const absl::Status b_status = RunInto(count_orders[1], b_options, b_run);
-    const absl::Status a_status = a_done.get();
-    if (!a_status.ok()) return side_error(a, a_status);
-    if (!b_status.ok()) return side_error(b, b_status);
-  }
-  // Paired rounds: every round times every case on both sides, one side
-  // after the other (A B, then B A, ...), each on the whole machine with
-  // the runner's pinning. Timing A and B at once, each side on a core of
-  // its own, was tried and measured worse on a 2-core VM: whole
-  // measurements ran up to 2x slow beside the other side's processes
-  // (README, "Wall time you can trust").
-  const int rounds = TimeRounds();
-  for (int round = 0; round < rounds && !time_orders[0].empty(); ++round) {
-    const Side* first = round % 2 == 0 ? &a : &b;
-    for (const Side* side : {first, first == &a ? &b : &a}) {
-      const int k = side == &a ? 0 : 1;
-      std::fprintf(stderr, "ab_test: wall time, round %d of %d, %s: %zu cases...\n", round + 1,
-                   rounds, side->name.c_str(), time_orders[k].size());
-      const absl::Status status = RunInto(time_orders[k], options(*side, TimeRoundPart(round), 0),
-                                          side == &a ? a_run : b_run, round);
-      if (!status.ok()) return side_error(*side, status);
-      if (round == 0 && side == &a) {
-        for (std::vector<worker::WorkOrderProto>& orders : time_orders) {
-          FixBlockSizes(a_run, orders);
-        }
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
 // What ab_test writes to --json (ComparisonJson, or SidesJson).
 bool IsComparisonJson(absl::string_view text) {
   return (absl::StartsWith(text, "{\"A\": ") && absl::StrContains(text, ", \"B\": ")) ||
@@ -482,10 +133,6 @@ absl::StatusOr<std::vector<SideSpec>> ReadSidesFlag() {
   }
   return ParseSidesFile(*text, path);
 }
-
-// How side k's journals are named ("S1", "S2", ...): side names may hold
-// any character.
-std::string SideTag(size_t k) { return absl::StrCat("S", k + 1); }
 
 // The flags that can be checked before anything runs, and journals left by
 // an interrupted run (said now, not after the canaries).
@@ -536,7 +183,7 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   for (const char* side : {"A", "B"}) {
     if (sides) break;
     journals.push_back(JournalPath(json, side, "counts"));
-    for (int round = 0; round < TimeRounds(); ++round) {
+    for (int round = 0; round < absl::GetFlag(FLAGS_time_rounds); ++round) {
       journals.push_back(JournalPath(json, side, TimeRoundPart(round)));
     }
   }
@@ -566,23 +213,6 @@ absl::Status MakeSides(const Suite& own_suite, Side& a, Side& b) {
                    absl::GetFlag(FLAGS_B_worker), b);
 }
 
-// Whether Python cases run: not with --no_python, nor when a side's
-// PyTorch is a LibTorch directory (it has no torch package to import); then
-// no side's workers import torch, so that C++ cases have the same history
-// on every side.
-bool PythonCases(const std::vector<Side*>& sides) {
-  for (const Side* side : sides) {
-    if (side->environment.python_cases()) continue;
-    std::fprintf(stderr,
-                 "ab_test: %s: %s: Python cases are skipped, and no side's workers import "
-                 "torch\n",
-                 side->name.c_str(), side->environment.install.python_problem.c_str());
-    for (Side* other : sides) other->workers_import_torch = false;
-    return false;
-  }
-  return !absl::GetFlag(FLAGS_no_python);
-}
-
 // The cases --filter and --no_cpp select.
 absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectedCases(const Suite& suite, bool python) {
   CaseFilter filter;
@@ -590,53 +220,6 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectedCases(const Suite& s
   filter.cpp = !absl::GetFlag(FLAGS_no_cpp);
   filter.python = python;
   return SelectCases(suite, filter);
-}
-
-// The selected cases every side runs: with --backtesting, those that need
-// a newer LibTorch than the oldest side's go to `skipped` instead; without,
-// they stay, with a warning.
-absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToRun(
-    const std::vector<expand::SuiteCaseProto>& selected, const std::vector<const Side*>& sides,
-    std::vector<expand::SuiteCaseProto>& skipped) {
-  const Side* oldest = sides.front();
-  for (const Side* side : sides) {
-    if (side->libtorch_version < oldest->libtorch_version) oldest = side;
-  }
-  const Side& older = *oldest;
-  std::vector<expand::SuiteCaseProto> runnable, too_new;
-  ICOUNT_RETURN_IF_ERROR(SplitByMinLibTorch(selected, older.libtorch_version, runnable, too_new));
-  if (too_new.empty()) return selected;
-  const std::string why = absl::StrCat(
-      too_new.size(), " of ", selected.size(), " cases ", too_new.size() == 1 ? "needs" : "need",
-      " a newer LibTorch than ", older.name, "'s ", older.libtorch.version);
-  if (!absl::GetFlag(FLAGS_backtesting)) {
-    std::fprintf(stderr,
-                 "ab_test: warning: %s (e.g. %s needs %s); they will likely fail there. "
-                 "--backtesting skips them.\n",
-                 why.c_str(), too_new[0].list_line().c_str(),
-                 too_new[0].min_libtorch_version().c_str());
-    return selected;
-  }
-  std::fprintf(stderr, "ab_test: --backtesting: %s; skipped:\n", why.c_str());
-  for (const expand::SuiteCaseProto& c : too_new) {
-    std::fprintf(stderr, "  %s (needs %s)\n", c.list_line().c_str(),
-                 c.min_libtorch_version().c_str());
-  }
-  if (runnable.empty()) return absl::InvalidArgumentError("--backtesting leaves no case to run");
-  skipped = std::move(too_new);
-  return runnable;
-}
-
-// The canary: the suite's first Python case (C++ when Python cases do not
-// run) that runs on every side.
-absl::StatusOr<expand::SuiteCaseProto> ChooseCanary(const Suite& suite, bool python) {
-  const timer::Language language = python ? timer::PYTHON : timer::CPP;
-  for (const expand::SuiteCaseProto& c : suite.manifest.cases()) {
-    if (c.task_spec().language() == language && c.min_libtorch_version().empty()) return c;
-  }
-  return absl::FailedPreconditionError(
-      absl::StrCat("the suite has no ", python ? "Python" : "C++",
-                   " case without a min_libtorch_version to be the canary"));
 }
 
 // Each side's results by case key.
@@ -650,58 +233,6 @@ struct SideResults {
     for (const Measurement& m : results.file.measurements) times[m.metadata().at("case")] = &m;
   }
 };
-
-// Each case's wall time on each side per round (the median seconds per
-// run of that round's measurement), paired by round: rounds that one side
-// did not finish are left out. An unreadable measurement is NaN, which
-// CompareWallTimes reports as unusable.
-std::map<std::string, PairedRounds> PairRounds(const SideRun& a_run, const SideRun& b_run) {
-  auto per_round = [](const SideRun& run) {
-    std::map<std::string, std::map<int, double>> times;  // case -> round -> median
-    for (size_t i = 0; i < run.orders.size(); ++i) {
-      const worker::WorkerResultProto& result = run.results[i];
-      if (run.rounds[i] < 0 || !result.has_output() || !result.output().has_wall_time()) continue;
-      absl::StatusOr<Measurement> m = MeasurementFromProto(result.output().wall_time());
-      times[run.orders[i].case_key()][run.rounds[i]] =
-          m.ok() && !m->raw_times().empty() ? m->Median() : std::nan("");
-    }
-    return times;
-  };
-  const auto a_times = per_round(a_run);
-  const auto b_times = per_round(b_run);
-  std::map<std::string, PairedRounds> paired;
-  for (const auto& [key, a_rounds] : a_times) {
-    auto b_rounds = b_times.find(key);
-    if (b_rounds == b_times.end()) continue;
-    PairedRounds& rounds = paired[key];
-    for (const auto& [round, a_median] : a_rounds) {
-      auto b_median = b_rounds->second.find(round);
-      if (b_median == b_rounds->second.end()) continue;
-      rounds.a.push_back(a_median);
-      rounds.b.push_back(b_median->second);
-    }
-  }
-  return paired;
-}
-
-// The verdict on each case's wall time, by case key (cases timed on both
-// sides only), from one correction over all of them.
-std::map<std::string, TimeComparison> CompareTimes(const std::vector<expand::SuiteCaseProto>& cases,
-                                                   const SideRun& a_run, const SideRun& b_run) {
-  const std::map<std::string, PairedRounds> paired = PairRounds(a_run, b_run);
-  std::vector<std::string> keys;
-  std::vector<PairedRounds> rounds;
-  for (const expand::SuiteCaseProto& c : cases) {
-    auto found = paired.find(c.key());
-    if (found == paired.end()) continue;
-    keys.push_back(c.key());
-    rounds.push_back(found->second);
-  }
-  const std::vector<TimeComparison> verdicts = CompareWallTimes(rounds);
-  std::map<std::string, TimeComparison> by_key;
-  for (size_t i = 0; i < keys.size(); ++i) by_key[keys[i]] = verdicts[i];
-  return by_key;
-}
 
 // With --cache_sim: a delta table of estimated cycles per run, placed as
 // the instruction counts are; "" when a side has none.
@@ -954,16 +485,18 @@ int RunSides(const Suite& own_suite) {
                  side.libtorch.version.c_str(), side.libtorch.source.c_str());
     side_pointers.push_back(&side);
   }
-  const bool python = PythonCases(mutable_sides);
+  const bool python = PythonCases(mutable_sides, absl::GetFlag(FLAGS_no_python));
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> selected = SelectedCases(own_suite, python);
   if (!selected.ok()) return base::Fail(selected.status());
   std::vector<expand::SuiteCaseProto> skipped;
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases =
-      CasesToRun(*selected, side_pointers, skipped);
+      CasesToRun(*selected, side_pointers, absl::GetFlag(FLAGS_backtesting), skipped);
   if (!cases.ok()) return base::Fail(cases.status());
   absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(own_suite, python);
   if (!canary.ok()) return base::Fail(canary.status());
-  if (absl::Status status = CheckCanaries(side_pointers, *canary, /*counts=*/true); !status.ok()) {
+  if (absl::Status status =
+          CheckCanaries(side_pointers, *canary, /*counts=*/true, absl::GetFlag(FLAGS_cache_sim));
+      !status.ok()) {
     return base::Fail(status);
   }
   absl::StatusOr<std::optional<history::Store>> history = OpenHistoryFlag();
@@ -983,7 +516,8 @@ int RunSides(const Suite& own_suite) {
   std::vector<SideRun> runs(sides.size());
   auto run_side = [&](size_t k) {
     RunnerOptions options =
-        SideOptions(sides[k], 0, JournalPath(journal_base, SideTag(k), "counts"));
+        SideOptions(sides[k], 0, JournalPath(journal_base, SideTag(k), "counts"),
+                    absl::GetFlag(FLAGS_cache_sim));
     options.resume = absl::GetFlag(FLAGS_resume);
     options.on_progress = progress.For(static_cast<int>(k));
     const absl::Status status =
@@ -1104,7 +638,7 @@ int Main(int argc, char** argv) {
   if (!absl::GetFlag(FLAGS_sides).empty()) return RunSides(*suite);
   Side a, b;
   if (absl::Status sides = MakeSides(*suite, a, b); !sides.ok()) return base::Fail(sides);
-  const bool python = PythonCases({&a, &b});
+  const bool python = PythonCases({&a, &b}, absl::GetFlag(FLAGS_no_python));
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> selected = SelectedCases(*suite, python);
   if (!selected.ok()) return base::Fail(selected.status());
   for (Side* side : {&a, &b}) {
@@ -1114,11 +648,12 @@ int Main(int argc, char** argv) {
   }
   std::vector<expand::SuiteCaseProto> skipped;
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases =
-      CasesToRun(*selected, {&a, &b}, skipped);
+      CasesToRun(*selected, {&a, &b}, absl::GetFlag(FLAGS_backtesting), skipped);
   if (!cases.ok()) return base::Fail(cases.status());
   absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(*suite, python);
   if (!canary.ok()) return base::Fail(canary.status());
-  if (absl::Status status = CheckCanaries({&a, &b}, *canary, !absl::GetFlag(FLAGS_no_counts));
+  if (absl::Status status = CheckCanaries({&a, &b}, *canary, !absl::GetFlag(FLAGS_no_counts),
+                                          absl::GetFlag(FLAGS_cache_sim));
       !status.ok()) {
     return base::Fail(status);
   }
@@ -1136,8 +671,12 @@ int Main(int argc, char** argv) {
   if (!history.ok()) return base::Fail(history.status());
   SideRun a_run, b_run;
   const std::string start = NowRfc3339();
-  if (absl::Status status = RunBothSides(a, b, *cases, measure, journal_base,
-                                         absl::GetFlag(FLAGS_resume), a_run, b_run);
+  BothSidesOptions run_options;
+  run_options.journal_base = journal_base;
+  run_options.resume = absl::GetFlag(FLAGS_resume);
+  run_options.time_rounds = absl::GetFlag(FLAGS_time_rounds);
+  run_options.cache_sim = absl::GetFlag(FLAGS_cache_sim);
+  if (absl::Status status = RunBothSides(a, b, *cases, measure, run_options, a_run, b_run);
       !status.ok()) {
     ReportStopped(status, json_path, a_run, b_run);
     return 1;

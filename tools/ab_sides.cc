@@ -1,0 +1,425 @@
+#include "tools/ab_sides.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <future>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/files.h"
+#include "base/status.h"
+#include "base/subprocess.h"
+#include "environment/pytorch_install.h"
+#include "timer/measurement_io.h"
+#include "tools/executor.h"
+
+namespace icount {
+namespace {
+
+// Splits `cases` into those that run on LibTorch `available` and those
+// that declare a newer min_libtorch_version.
+absl::Status SplitByMinLibTorch(const std::vector<expand::SuiteCaseProto>& cases,
+                                const expand::LibTorchVersion& available,
+                                std::vector<expand::SuiteCaseProto>& runnable,
+                                std::vector<expand::SuiteCaseProto>& too_new) {
+  for (const expand::SuiteCaseProto& c : cases) {
+    if (!c.min_libtorch_version().empty()) {
+      absl::StatusOr<expand::LibTorchVersion> needed =
+          expand::ParseLibTorchVersion(c.min_libtorch_version());
+      if (!needed.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(c.list_line(), " (", c.definition_file(), ":", c.definition_line(),
+                         "): min_libtorch_version ", needed.status().message()));
+      }
+      if (available < *needed) {
+        too_new.push_back(c);
+        continue;
+      }
+    }
+    runnable.push_back(c);
+  }
+  return absl::OkStatus();
+}
+
+// A trivial case that must work in the environment before anything long
+// starts: counted once under valgrind when the run counts; timed briefly
+// otherwise, since an A/B of wall time alone needs no valgrind.
+absl::Status Canary(const Side& side, const expand::SuiteCaseProto& canary, bool counts,
+                    bool cache_sim) {
+  MeasureOptions measure;
+  measure.wall_time = !counts;
+  measure.instruction_counts = counts;
+  measure.callgrind_number = 1;
+  measure.min_run_time = 0.01;
+  const std::vector<worker::WorkOrderProto> orders = MakeOrders(side.suite(), {canary}, measure);
+  // A canary keeps nothing: its journal lives in a directory of its own
+  // under $TMPDIR, gone when it ends.
+  absl::StatusOr<std::string> directory = base::MakeTemporaryDirectory("icount-canary");
+  if (!directory.ok()) return directory.status();
+  RunnerOptions options = SideOptions(side, 1, *directory + "/canary.journal", cache_sim);
+  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  base::RemoveDirectoryTree(*directory);
+  if (!report.ok()) {
+    // The canaries run side by side: say whose it was. Its journal, which
+    // the runner's message offers, is gone: a canary keeps nothing.
+    std::string why(report.status().message());
+    const std::string journal_note =
+        absl::StrCat("\nFinished results are kept in ", options.journal_path, ".");
+    if (absl::EndsWith(why, journal_note)) why.resize(why.size() - journal_note.size());
+    return absl::Status(report.status().code(),
+                        absl::StrCat("environment ", side.name, " (", side.command,
+                                     ") is broken: its canary could not run: ", why));
+  }
+  const SuiteResults results = CollectResults({canary}, orders, report->results);
+  if (!results.file.failures.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat("environment ", side.name, " (", side.command,
+                                                      ") is broken: the canary case failed:\n",
+                                                      results.file.failures.begin()->second));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status SetUpSide(const Suite& own_suite, const std::string& libtorch_directory,
+                       const std::string& libtorch_flag, const std::string& worker, Side& side) {
+  if (worker.empty()) {
+    ICOUNT_ASSIGN_OR_RETURN(
+        side.environment,
+        SuiteForEnvironment({side.name, side.command, libtorch_directory, libtorch_flag}, own_suite,
+                            "ab_test"));
+    return absl::OkStatus();
+  }
+  if (access(worker.c_str(), X_OK) != 0) {
+    return absl::NotFoundError(
+        absl::StrCat("--", side.name, "_worker=", worker, " does not exist or is not executable"));
+  }
+  side.environment.install = environment::SystemInstall();
+  side.environment.install.how_found = absl::StrCat("--", side.name, "_worker");
+  side.environment.suite = own_suite;
+  side.environment.suite.worker_path = worker;
+  return absl::OkStatus();
+}
+
+absl::Status ProbeLibTorch(Side& side) {
+  std::vector<std::string> argv = environment::EnvironmentPrefix(side.command);
+  argv.push_back(side.suite().worker_path);
+  argv.push_back("--print_libtorch_version");
+  absl::StatusOr<base::CommandResult> result = base::RunCommand(argv);
+  if (!result.ok()) return result.status();
+  std::optional<LibTorchVersionReport> report = FindLibTorchVersionLine(result->output);
+  if (result->exit_code != 0 || !report.has_value()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("environment ", side.name, " (", side.command,
+                     ") is broken: its worker could not report a LibTorch version (",
+                     base::DescribeExit(*result), "):\n", result->output));
+  }
+  absl::StatusOr<expand::LibTorchVersion> version =
+      expand::ParseLibTorchVersion(report->version, expand::VersionSuffix::kIgnored);
+  if (!version.ok()) {
+    const bool declared = report->source == "ICOUNT_LIBTORCH_VERSION";
+    return absl::FailedPreconditionError(absl::StrCat(
+        "environment ", side.name, " reports an unreadable LibTorch version (from ", report->source,
+        "): ", version.status().message(),
+        declared ? ""
+                 : absl::StrCat("; declare the right one with `export ",
+                                "ICOUNT_LIBTORCH_VERSION=<version>` in --", side.name)));
+  }
+  side.libtorch = *std::move(report);
+  side.libtorch_version = *version;
+  return absl::OkStatus();
+}
+
+RunnerOptions SideOptions(const Side& side, int jobs, std::string journal_path, bool cache_sim) {
+  RunnerOptions options;
+  options.worker_path = side.suite().worker_path;
+  options.jobs = jobs;
+  options.command_prefix = environment::EnvironmentPrefix(side.command);
+  options.python = side.workers_import_torch;
+  options.cache_sim = cache_sim;
+  options.journal_path = std::move(journal_path);
+  // A case that crashes in one environment (a preloaded library, another
+  // LibTorch) will crash again.
+  options.retries = 0;
+  return options;
+}
+
+// The canary in every side, as many sides at once as there are CPUs (each
+// canary is one worker on one CPU, and its result is not kept): the
+// environments are checked in the time of one worker's start (~11 s under
+// valgrind) instead of one after another. The first broken side, in the
+// sides' order, is the error.
+absl::Status CheckCanaries(const std::vector<const Side*>& sides,
+                           const expand::SuiteCaseProto& canary, bool counts, bool cache_sim) {
+  const size_t at_once = std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
+  for (size_t first = 0; first < sides.size(); first += at_once) {
+    const size_t end = std::min(sides.size(), first + at_once);
+    std::vector<std::string> names;
+    std::vector<std::future<absl::Status>> running;
+    for (size_t k = first; k < end; ++k) {
+      names.push_back(sides[k]->name);
+      running.push_back(std::async(
+          std::launch::async, [&, k] { return Canary(*sides[k], canary, counts, cache_sim); }));
+    }
+    std::fprintf(stderr, "ab_test: canary in %s%s...\n", absl::StrJoin(names, ", ").c_str(),
+                 names.size() > 1 ? " at once" : "");
+    absl::Status status;
+    for (std::future<absl::Status>& side : running) status.Update(side.get());
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+std::string JournalPath(const std::string& base, const std::string& side, const std::string& part) {
+  return absl::StrCat(base, ".", side, ".", part, ".journal");
+}
+
+absl::StatusOr<std::string> JournalBase(const std::string& json_path) {
+  if (!json_path.empty()) return json_path;
+  ICOUNT_ASSIGN_OR_RETURN(const std::string directory, base::MakeTemporaryDirectory("icount-ab"));
+  return directory + "/ab";
+}
+
+std::string TimeRoundPart(size_t round) { return absl::StrCat("time-", round); }
+
+void RemoveJournals(const std::vector<const SideRun*>& runs, const std::string& json_path,
+                    const std::string& journal_base) {
+  for (const SideRun* run : runs) {
+    for (const std::string& journal : run->journals) base::RemoveDirectoryTree(journal);
+  }
+  if (json_path.empty()) base::RemoveDirectoryTree(journal_base.substr(0, journal_base.rfind('/')));
+}
+
+absl::Status RunInto(const std::vector<worker::WorkOrderProto>& orders,
+                     const RunnerOptions& options, SideRun& run, int round) {
+  run.journals.push_back(round < 0 ? RunStatePath(orders, options) : options.journal_path);
+  absl::StatusOr<RunnerReport> report =
+      round < 0 ? ExecuteOrders(orders, options) : RunOrders(orders, options);
+  if (!report.ok()) return report.status();
+  if (report->resumed > 0) {
+    std::fprintf(stderr, "ab_test: %d of %zu results resumed from %s\n", report->resumed,
+                 orders.size(), options.journal_path.c_str());
+  }
+  run.orders.insert(run.orders.end(), orders.begin(), orders.end());
+  run.results.insert(run.results.end(), report->results.begin(), report->results.end());
+  run.rounds.insert(run.rounds.end(), orders.size(), round);
+  return absl::OkStatus();
+}
+
+SidesProgress::SidesProgress(std::vector<std::string> names, int orders_per_side)
+    : names_(std::move(names)), sides_(names_.size()) {
+  for (RunnerProgress& side : sides_) side.total = orders_per_side;
+}
+
+std::function<void(const RunnerProgress&)> SidesProgress::For(int side) {
+  return [this, side](const RunnerProgress& progress) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sides_[side] = progress;
+    const bool finished = progress.done == progress.total;
+    if (!finished && progress.elapsed_seconds < next_report_seconds_) return;
+    next_report_seconds_ = progress.elapsed_seconds + 10;
+    std::vector<std::string> parts;
+    int failed = 0;
+    for (size_t s = 0; s < sides_.size(); ++s) {
+      parts.push_back(absl::StrCat(names_[s], " ", sides_[s].done, "/", sides_[s].total));
+      failed += sides_[s].failed;
+    }
+    std::fprintf(stderr, "ab_test: %s: %s%s\n", progress.phase.c_str(),
+                 absl::StrJoin(parts, ", ").c_str(),
+                 failed > 0 ? absl::StrCat(" (", failed, " failed)").c_str() : "");
+  };
+}
+
+// Gives every later wall-time order the block size A's first round picked
+// for its case: a case whose time per block sits near a power-of-ten
+// boundary would otherwise be timed in blocks 10x apart from round to
+// round or side to side, and per-run times of different block sizes differ
+// by more than noise (0.34 against 0.46 ns a run for `stride` in C++).
+// Cases A's first round did not time keep picking their own.
+void FixBlockSizes(const SideRun& a_run, std::vector<worker::WorkOrderProto>& time_orders) {
+  std::map<std::string, int64_t> numbers;
+  for (size_t i = 0; i < a_run.results.size(); ++i) {
+    const worker::WorkerResultProto& result = a_run.results[i];
+    if (a_run.rounds[i] != 0 || !result.has_output() || !result.output().has_wall_time()) continue;
+    numbers[a_run.orders[i].case_key()] = result.output().wall_time().number_per_run();
+  }
+  for (worker::WorkOrderProto& order : time_orders) {
+    if (auto found = numbers.find(order.case_key()); found != numbers.end()) {
+      order.set_wall_time_number(found->second);
+    }
+  }
+}
+
+absl::Status RunBothSides(const Side& a, const Side& b,
+                          const std::vector<expand::SuiteCaseProto>& cases,
+                          const MeasureOptions& measure, const BothSidesOptions& run_options,
+                          SideRun& a_run, SideRun& b_run) {
+  // Each side's orders name its own suite's TorchScript artifacts.
+  std::vector<worker::WorkOrderProto> count_orders[2], time_orders[2];
+  for (const Side* side : {&a, &b}) {
+    const int k = side == &a ? 0 : 1;
+    for (const worker::WorkOrderProto& order : MakeOrders(side->suite(), cases, measure)) {
+      (order.callgrind() ? count_orders[k] : time_orders[k]).push_back(order);
+    }
+  }
+  auto options = [&](const Side& side, const std::string& part, int jobs) {
+    RunnerOptions o = SideOptions(
+        side, jobs, JournalPath(run_options.journal_base, side.name, part), run_options.cache_sim);
+    o.resume = run_options.resume;
+    return o;
+  };
+  auto side_error = [](const Side& side, const absl::Status& status) {
+    return absl::Status(status.code(), absl::StrCat(side.name, ": ", status.message()));
+  };
+  if (!count_orders[0].empty()) {
+    const int jobs = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) / 2);
+    std::fprintf(stderr, "ab_test: instruction counts of %zu cases in A and B at once...\n",
+                 count_orders[0].size());
+    SidesProgress progress({"A", "B"}, static_cast<int>(count_orders[0].size()));
+    RunnerOptions a_options = options(a, "counts", jobs);
+    RunnerOptions b_options = options(b, "counts", jobs);
+    a_options.on_progress = progress.For(0);
+    b_options.on_progress = progress.For(1);
+    auto a_done =
+        std::async(std::launch::async, [&] { return RunInto(count_orders[0], a_options, a_run); });
+    const absl::Status b_status = RunInto(count_orders[1], b_options, b_run);
+    const absl::Status a_status = a_done.get();
+    if (!a_status.ok()) return side_error(a, a_status);
+    if (!b_status.ok()) return side_error(b, b_status);
+  }
+  // Paired rounds: every round times every case on both sides, one side
+  // after the other (A B, then B A, ...), each on the whole machine with
+  // the runner's pinning. Timing A and B at once, each side on a core of
+  // its own, was tried and measured worse on a 2-core VM: whole
+  // measurements ran up to 2x slow beside the other side's processes
+  // (README, "Wall time you can trust").
+  const int rounds = run_options.time_rounds;
+  for (int round = 0; round < rounds && !time_orders[0].empty(); ++round) {
+    const Side* first = round % 2 == 0 ? &a : &b;
+    for (const Side* side : {first, first == &a ? &b : &a}) {
+      const int k = side == &a ? 0 : 1;
+      std::fprintf(stderr, "ab_test: wall time, round %d of %d, %s: %zu cases...\n", round + 1,
+                   rounds, side->name.c_str(), time_orders[k].size());
+      const absl::Status status = RunInto(time_orders[k], options(*side, TimeRoundPart(round), 0),
+                                          side == &a ? a_run : b_run, round);
+      if (!status.ok()) return side_error(*side, status);
+      if (round == 0 && side == &a) {
+        for (std::vector<worker::WorkOrderProto>& orders : time_orders) {
+          FixBlockSizes(a_run, orders);
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string SideTag(size_t k) { return absl::StrCat("S", k + 1); }
+
+bool PythonCases(const std::vector<Side*>& sides, bool no_python) {
+  for (const Side* side : sides) {
+    if (side->environment.python_cases()) continue;
+    std::fprintf(stderr,
+                 "ab_test: %s: %s: Python cases are skipped, and no side's workers import "
+                 "torch\n",
+                 side->name.c_str(), side->environment.install.python_problem.c_str());
+    for (Side* other : sides) other->workers_import_torch = false;
+    return false;
+  }
+  return !no_python;
+}
+
+absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToRun(
+    const std::vector<expand::SuiteCaseProto>& selected, const std::vector<const Side*>& sides,
+    bool backtesting, std::vector<expand::SuiteCaseProto>& skipped) {
+  const Side* oldest = sides.front();
+  for (const Side* side : sides) {
+    if (side->libtorch_version < oldest->libtorch_version) oldest = side;
+  }
+  const Side& older = *oldest;
+  std::vector<expand::SuiteCaseProto> runnable, too_new;
+  ICOUNT_RETURN_IF_ERROR(SplitByMinLibTorch(selected, older.libtorch_version, runnable, too_new));
+  if (too_new.empty()) return selected;
+  const std::string why = absl::StrCat(
+      too_new.size(), " of ", selected.size(), " cases ", too_new.size() == 1 ? "needs" : "need",
+      " a newer LibTorch than ", older.name, "'s ", older.libtorch.version);
+  if (!backtesting) {
+    std::fprintf(stderr,
+                 "ab_test: warning: %s (e.g. %s needs %s); they will likely fail there. "
+                 "--backtesting skips them.\n",
+                 why.c_str(), too_new[0].list_line().c_str(),
+                 too_new[0].min_libtorch_version().c_str());
+    return selected;
+  }
+  std::fprintf(stderr, "ab_test: --backtesting: %s; skipped:\n", why.c_str());
+  for (const expand::SuiteCaseProto& c : too_new) {
+    std::fprintf(stderr, "  %s (needs %s)\n", c.list_line().c_str(),
+                 c.min_libtorch_version().c_str());
+  }
+  if (runnable.empty()) return absl::InvalidArgumentError("--backtesting leaves no case to run");
+  skipped = std::move(too_new);
+  return runnable;
+}
+
+absl::StatusOr<expand::SuiteCaseProto> ChooseCanary(const Suite& suite, bool python) {
+  const timer::Language language = python ? timer::PYTHON : timer::CPP;
+  for (const expand::SuiteCaseProto& c : suite.manifest.cases()) {
+    if (c.task_spec().language() == language && c.min_libtorch_version().empty()) return c;
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("the suite has no ", python ? "Python" : "C++",
+                   " case without a min_libtorch_version to be the canary"));
+}
+
+std::map<std::string, PairedRounds> PairRounds(const SideRun& a_run, const SideRun& b_run) {
+  auto per_round = [](const SideRun& run) {
+    std::map<std::string, std::map<int, double>> times;  // case -> round -> median
+    for (size_t i = 0; i < run.orders.size(); ++i) {
+      const worker::WorkerResultProto& result = run.results[i];
+      if (run.rounds[i] < 0 || !result.has_output() || !result.output().has_wall_time()) continue;
+      absl::StatusOr<Measurement> m = MeasurementFromProto(result.output().wall_time());
+      times[run.orders[i].case_key()][run.rounds[i]] =
+          m.ok() && !m->raw_times().empty() ? m->Median() : std::nan("");
+    }
+    return times;
+  };
+  const auto a_times = per_round(a_run);
+  const auto b_times = per_round(b_run);
+  std::map<std::string, PairedRounds> paired;
+  for (const auto& [key, a_rounds] : a_times) {
+    auto b_rounds = b_times.find(key);
+    if (b_rounds == b_times.end()) continue;
+    PairedRounds& rounds = paired[key];
+    for (const auto& [round, a_median] : a_rounds) {
+      auto b_median = b_rounds->second.find(round);
+      if (b_median == b_rounds->second.end()) continue;
+      rounds.a.push_back(a_median);
+      rounds.b.push_back(b_median->second);
+    }
+  }
+  return paired;
+}
+
+std::map<std::string, TimeComparison> CompareTimes(const std::vector<expand::SuiteCaseProto>& cases,
+                                                   const SideRun& a_run, const SideRun& b_run) {
+  const std::map<std::string, PairedRounds> paired = PairRounds(a_run, b_run);
+  std::vector<std::string> keys;
+  std::vector<PairedRounds> rounds;
+  for (const expand::SuiteCaseProto& c : cases) {
+    auto found = paired.find(c.key());
+    if (found == paired.end()) continue;
+    keys.push_back(c.key());
+    rounds.push_back(found->second);
+  }
+  const std::vector<TimeComparison> verdicts = CompareWallTimes(rounds);
+  std::map<std::string, TimeComparison> by_key;
+  for (size_t i = 0; i < keys.size(); ++i) by_key[keys[i]] = verdicts[i];
+  return by_key;
+}
+
+}  // namespace icount

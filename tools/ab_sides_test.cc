@@ -1,0 +1,215 @@
+#include "tools/ab_sides.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "base/files.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace icount {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+expand::SuiteCaseProto Case(const std::string& key, timer::Language language,
+                            const std::string& min_libtorch_version = "") {
+  expand::SuiteCaseProto c;
+  c.set_key(key);
+  c.set_list_line(key);
+  c.mutable_task_spec()->set_language(language);
+  c.set_min_libtorch_version(min_libtorch_version);
+  return c;
+}
+
+Side SideOn(const std::string& name, const std::string& version) {
+  Side side;
+  side.name = name;
+  side.libtorch.version = version;
+  side.libtorch_version = *expand::ParseLibTorchVersion(version, expand::VersionSuffix::kIgnored);
+  return side;
+}
+
+// An executable shell script in the test's directory.
+std::string Script(const std::string& name, const std::string& body) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
+  EXPECT_TRUE(base::WriteFileAtomically(path, "#!/bin/sh\n" + body + "\n").ok());
+  chmod(path.c_str(), 0755);
+  return path;
+}
+
+// A side whose worker is the shell script `worker_body`, run through
+// `command`.
+Side SideWithWorker(const std::string& name, const std::string& command,
+                    const std::string& worker_body) {
+  Side side;
+  side.name = name;
+  side.command = command;
+  side.environment.suite.worker_path = Script(name + "_worker", worker_body);
+  return side;
+}
+
+TEST(AbSidesTest, JournalNames) {
+  EXPECT_EQ(JournalPath("out.json", "A", "counts"), "out.json.A.counts.journal");
+  EXPECT_EQ(JournalPath("out.json", SideTag(1), TimeRoundPart(2)), "out.json.S2.time-2.journal");
+  EXPECT_EQ(*JournalBase("out.json"), "out.json");
+}
+
+// Without --json the journals go in a directory of their own, which goes
+// once the results are out.
+TEST(AbSidesTest, JournalsWithoutJsonLiveInADirectoryTheRunRemoves) {
+  absl::StatusOr<std::string> base = JournalBase("");
+  ASSERT_TRUE(base.ok()) << base.status();
+  ASSERT_TRUE(absl::EndsWith(*base, "/ab")) << *base;
+  const std::string directory = base->substr(0, base->size() - 3);
+  struct stat info;
+  ASSERT_EQ(stat(directory.c_str(), &info), 0) << directory;
+  SideRun run;
+  run.journals.push_back(JournalPath(*base, "A", "counts"));
+  ASSERT_TRUE(base::WriteFileAtomically(run.journals[0], "{}\n").ok());
+  RemoveJournals({&run}, "", *base);
+  EXPECT_NE(stat(directory.c_str(), &info), 0) << directory << " is still there";
+}
+
+TEST(AbSidesTest, CasesNeedingANewerLibTorchStayWithAWarningOrAreSkippedWhenBacktesting) {
+  const Side old_side = SideOn("A", "1.13.0");
+  const Side new_side = SideOn("B", "2.1.0+cpu");
+  const std::vector<expand::SuiteCaseProto> selected = {Case("any", timer::CPP),
+                                                        Case("needs 1.9", timer::CPP, "1.9"),
+                                                        Case("needs 2.0", timer::PYTHON, "2.0")};
+  std::vector<expand::SuiteCaseProto> skipped;
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> kept =
+      CasesToRun(selected, {&new_side, &old_side}, /*backtesting=*/false, skipped);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(kept->size(), 3u);
+  EXPECT_TRUE(skipped.empty());
+
+  kept = CasesToRun(selected, {&new_side, &old_side}, /*backtesting=*/true, skipped);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  ASSERT_EQ(kept->size(), 2u);
+  EXPECT_EQ((*kept)[1].key(), "needs 1.9");
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].key(), "needs 2.0");
+
+  // Nothing left is an error; so is a version no one can read.
+  skipped.clear();
+  EXPECT_FALSE(CasesToRun({selected[2]}, {&old_side}, true, skipped).ok());
+  absl::Status bad =
+      CasesToRun({Case("bad", timer::CPP, "one.two")}, {&old_side}, true, skipped).status();
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("bad"));
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("min_libtorch_version"));
+}
+
+TEST(AbSidesTest, TheCanaryIsTheFirstCaseOfTheLanguageThatRunsEverywhere) {
+  Suite suite;
+  *suite.manifest.add_cases() = Case("cpp", timer::CPP);
+  *suite.manifest.add_cases() = Case("python, new", timer::PYTHON, "2.0");
+  *suite.manifest.add_cases() = Case("python", timer::PYTHON);
+  EXPECT_EQ(ChooseCanary(suite, /*python=*/true)->key(), "python");
+  EXPECT_EQ(ChooseCanary(suite, /*python=*/false)->key(), "cpp");
+  suite.manifest.mutable_cases()->DeleteSubrange(0, 1);
+  EXPECT_EQ(ChooseCanary(suite, /*python=*/false).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+// One side without a torch package: no side runs Python cases, and no
+// side's workers import torch (the C++ cases' history is the same).
+TEST(AbSidesTest, ASideWithoutTorchTurnsPythonOffEverywhere) {
+  Side a = SideOn("A", "1.13.0"), b = SideOn("B", "1.13.0");
+  EXPECT_TRUE(PythonCases({&a, &b}, /*no_python=*/false));
+  EXPECT_FALSE(PythonCases({&a, &b}, /*no_python=*/true));
+  EXPECT_TRUE(a.workers_import_torch && b.workers_import_torch);
+  b.environment.install.python_problem = "a LibTorch directory has no torch package";
+  EXPECT_FALSE(PythonCases({&a, &b}, /*no_python=*/false));
+  EXPECT_FALSE(a.workers_import_torch);
+  EXPECT_FALSE(b.workers_import_torch);
+}
+
+// The worker is asked through the side's command; what the command prints
+// first does not hide the version line.
+TEST(AbSidesTest, ProbeReadsTheVersionTheWorkerReports) {
+  Side side = SideWithWorker("B", "echo setting up",
+                             "echo 'icount-libtorch-version: 2.1.0+cpu from torch.__version__'");
+  ASSERT_TRUE(ProbeLibTorch(side).ok());
+  EXPECT_EQ(side.libtorch.version, "2.1.0+cpu");
+  EXPECT_EQ(side.libtorch.source, "torch.__version__");
+  EXPECT_FALSE(side.libtorch_version < *expand::ParseLibTorchVersion("2.1"));
+}
+
+TEST(AbSidesTest, ABrokenEnvironmentIsNamedWithWhatItPrinted) {
+  Side side =
+      SideWithWorker("A", "export LD_LIBRARY_PATH=/nowhere",
+                     "echo 'libtorch_cpu.so: cannot open shared object file' >&2; exit 127");
+  const absl::Status status = ProbeLibTorch(side);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("environment A (export LD_LIBRARY_PATH=/nowhere) is broken"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("cannot open shared object file"));
+
+  side.environment.suite.worker_path =
+      Script("odd_worker", "echo 'icount-libtorch-version: main from torch.__version__'");
+  EXPECT_THAT(std::string(ProbeLibTorch(side).message()),
+              HasSubstr("ICOUNT_LIBTORCH_VERSION=<version>"));
+}
+
+// A's first wall-time round fixes each case's block size for every later
+// order of that case, on both sides.
+TEST(AbSidesTest, LaterRoundsTimeInTheBlocksOfAsFirstRound) {
+  SideRun a_run;
+  for (const auto& [key, round, number] :
+       std::vector<std::tuple<std::string, int, int64_t>>{{"add", 0, 1000}, {"mul", 1, 10}}) {
+    worker::WorkOrderProto order;
+    order.set_case_key(key);
+    worker::WorkerResultProto result;
+    result.mutable_output()->mutable_wall_time()->set_number_per_run(number);
+    a_run.orders.push_back(order);
+    a_run.results.push_back(result);
+    a_run.rounds.push_back(round);
+  }
+  std::vector<worker::WorkOrderProto> later(2);
+  later[0].set_case_key("add");
+  later[1].set_case_key("mul");
+  FixBlockSizes(a_run, later);
+  EXPECT_EQ(later[0].wall_time_number(), 1000);
+  EXPECT_EQ(later[1].wall_time_number(), 0);  // not timed in round 0: picks its own
+}
+
+// Wall times pair by round: a round one side did not finish is left out.
+TEST(AbSidesTest, RoundsPairOnlyWhereBothSidesFinished) {
+  auto run = [](const std::vector<std::pair<int, double>>& rounds) {
+    SideRun side;
+    for (const auto& [round, seconds] : rounds) {
+      worker::WorkOrderProto order;
+      order.set_case_key("add");
+      worker::WorkerResultProto result;
+      timer::MeasurementProto& m = *result.mutable_output()->mutable_wall_time();
+      m.set_stmt("x");
+      m.set_number_per_run(10);
+      m.add_raw_times(seconds * 10);
+      side.orders.push_back(order);
+      side.results.push_back(result);
+      side.rounds.push_back(round);
+    }
+    side.orders.push_back(worker::WorkOrderProto());  // counts: not a round
+    side.orders.back().set_case_key("add");
+    side.results.emplace_back();
+    side.rounds.push_back(-1);
+    return side;
+  };
+  const std::map<std::string, PairedRounds> paired =
+      PairRounds(run({{0, 1.0}, {1, 2.0}, {2, 3.0}}), run({{0, 1.5}, {2, 3.5}}));
+  ASSERT_EQ(paired.size(), 1u);
+  EXPECT_THAT(paired.at("add").a, ElementsAre(1.0, 3.0));
+  EXPECT_THAT(paired.at("add").b, ElementsAre(1.5, 3.5));
+}
+
+}  // namespace
+}  // namespace icount
