@@ -22,6 +22,22 @@
 namespace icount {
 namespace {
 
+// `value` (in its unit) to three significant figures, never in scientific
+// notation: 904, 90.4, 9.04, 0.904, 0.0904.
+std::string ThreeFigures(double value) {
+  if (value == 0) return "0";
+  const int whole_digits = static_cast<int>(std::floor(std::log10(std::fabs(value)))) + 1;
+  return absl::StrFormat("%.*f", std::clamp(3 - whole_digits, 0, 9), value);
+}
+
+// Two wall times in one unit, the one that suits the larger:
+// "0.904 -> 1.13 us" (not "904 -> 1.13e+03 ns").
+std::string FormatTimePair(double before_seconds, double after_seconds) {
+  const auto [unit, scale] = SelectTimeUnit(std::max(before_seconds, after_seconds));
+  return absl::StrCat(ThreeFigures(before_seconds / scale), " -> ",
+                      ThreeFigures(after_seconds / scale), " ", unit);
+}
+
 std::optional<double> AllocationsDelta(const CaseVerdict& verdict) {
   if (!verdict.allocations_before || !verdict.allocations_after) return std::nullopt;
   return *verdict.allocations_after - *verdict.allocations_before;
@@ -293,11 +309,9 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
     std::string time = "";
     if (c.time.has_value()) {
       const TimeComparison& t = *c.time;
-      const auto [unit, scale] = SelectTimeUnit(t.a_median > 0 ? t.a_median : t.b_median);
-      time =
-          t.a_median > 0 && t.b_median > 0
-              ? absl::StrFormat("%.3g -> %.3g %s, ", t.a_median / scale, t.b_median / scale, unit)
-              : std::string();
+      time = t.a_median > 0 && t.b_median > 0
+                 ? absl::StrCat(FormatTimePair(t.a_median, t.b_median), ", ")
+                 : std::string();
       absl::StrAppend(&time, FormatTimeChange(t), t.significant ? " *" : "");
     }
     std::vector<std::string> row = {MarkdownEscape(c.label), VerdictName(c.verdict),

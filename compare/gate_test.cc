@@ -74,6 +74,21 @@ TEST(GateTest, VerdictsUseBothThresholdsAndOverrides) {
               HasSubstr("| regression | 1000 | 1050 | +50 (+5.00%)"));
 }
 
+// Both times of a case in the unit of the larger, in figures a person
+// would write: "0.904 -> 1.13 us", not "904 -> 1.13e+03 ns".
+TEST(GateTest, WallTimesShareOneUnitAndNoScientificNotation) {
+  ResultsFile before;
+  ResultsFile after;
+  before.instruction_counts = {Counts("a", 1000)};
+  after.instruction_counts = before.instruction_counts;
+  for (const Measurement& m : Rounds("a", 904e-9, 3)) before.measurements.push_back(m);
+  for (const Measurement& m : Rounds("a", 1130e-9, 3)) after.measurements.push_back(m);
+  GateOptions options;
+  absl::StatusOr<GateReport> report = Gate(before, after, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(GateMarkdown(*report, options), HasSubstr("| 0.904 -> 1.13 us, +25.0% ["));
+}
+
 TEST(GateTest, WallTimeIsComparedRoundByRoundAndReportedNotGated) {
   ResultsFile before;
   ResultsFile after;
@@ -101,8 +116,9 @@ TEST(GateTest, WallTimeIsComparedRoundByRoundAndReportedNotGated) {
   const std::string md = GateMarkdown(*report, options);
   EXPECT_THAT(md, HasSubstr("no instruction-count regression, 1 wall-time slowdown (reported, "
                             "not gating)"));
-  EXPECT_THAT(md, HasSubstr("| Group / a [, 1T] | ok | 1000 | 1000 | +0 (+0.00%) | 1 -> 1.2 us, "
-                            "+20.0% ["));
+  EXPECT_THAT(md,
+              HasSubstr("| Group / a [, 1T] | ok | 1000 | 1000 | +0 (+0.00%) | 1.00 -> 1.20 us, "
+                        "+20.0% ["));
   // Only the significant change is worth a row; too few rounds is not.
   EXPECT_THAT(md, Not(HasSubstr("Group / c")));
   const std::string json = GateJson(*report);

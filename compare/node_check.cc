@@ -1,6 +1,7 @@
 #include "compare/node_check.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -63,6 +64,38 @@ std::vector<std::string> CountNodeWarnings(const ResultsFile& before, const Resu
   return warnings;
 }
 
+namespace {
+
+// Which LibTorch a file's counts come from: its description up to where
+// it was found (the same install may be found by --env or by --libtorch),
+// and its fingerprint ("" for Debian's); nullopt when the file does not
+// say.
+std::optional<std::pair<std::string, std::string>> MeasuredLibTorch(const ResultsFile& file) {
+  auto description = file.settings.find(kLibTorchSetting);
+  if (description == file.settings.end()) return std::nullopt;
+  auto fingerprint = file.settings.find(kLibTorchFingerprintSetting);
+  const std::string& text = description->second;
+  return std::make_pair(text.substr(0, text.find(", found by ")),
+                        fingerprint == file.settings.end() ? "" : fingerprint->second);
+}
+
+std::optional<std::string> LibTorchWarning(const ResultsFile& before, const ResultsFile& after,
+                                           absl::string_view before_name,
+                                           absl::string_view after_name) {
+  const auto before_libtorch = MeasuredLibTorch(before);
+  const auto after_libtorch = MeasuredLibTorch(after);
+  if (!before_libtorch || !after_libtorch || *before_libtorch == *after_libtorch) {
+    return std::nullopt;
+  }
+  return absl::StrCat(before_name, " counted ", before.settings.at(kLibTorchSetting), " and ",
+                      after_name, " counted ", after.settings.at(kLibTorchSetting), " (settings \"",
+                      kLibTorchSetting,
+                      "\"): their differences may come from the LibTorch, not the code; "
+                      "measure both against the same one, or compare LibTorches with ab_test");
+}
+
+}  // namespace
+
 std::vector<std::string> CountSettingWarnings(const ResultsFile& before, const ResultsFile& after,
                                               absl::string_view before_name,
                                               absl::string_view after_name) {
@@ -88,6 +121,10 @@ std::vector<std::string> CountSettingWarnings(const ResultsFile& before, const R
                      " come from different cache models (settings \"", kCacheModelSetting, "\": \"",
                      before_model->second, "\" and \"", after_model->second,
                      "\"): their differences may come from the model, not the code"));
+  }
+  if (std::optional<std::string> warning =
+          LibTorchWarning(before, after, before_name, after_name)) {
+    warnings.push_back(*std::move(warning));
   }
   return warnings;
 }

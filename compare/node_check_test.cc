@@ -12,6 +12,7 @@
 namespace icount {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -122,6 +123,31 @@ TEST(CasesTimedOnDifferentHostsTest, NamesTheCasesAndTheHosts) {
   EXPECT_THAT(CasesTimedOnDifferentHosts(a, b, "A", "B", &why), ElementsAre("x"));
   EXPECT_THAT(why,
               ElementsAre("wall time of 1 case was taken on different hosts: A on n1, B on n2"));
+}
+
+TEST(CountSettingWarningsTest, CountsOfAnotherLibTorch) {
+  ResultsFile a, b;
+  AddCounts(a, "x", Node("n1", "AMD EPYC"));
+  AddCounts(b, "x", Node("n1", "AMD EPYC"));
+  const std::string debian = "torch 1.13.0 (Debian's system install) at /usr (Debian's default)";
+  a.settings[kLibTorchSetting] = debian;
+  EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), IsEmpty());  // B does not say
+  b.settings[kLibTorchSetting] = debian;
+  EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), IsEmpty());
+  // The same directory found another way is the same LibTorch...
+  a.settings[kLibTorchSetting] = "torch 2.1.0 (LibTorch directory) at /opt/lt, found by --libtorch";
+  a.settings[kLibTorchFingerprintSetting] = "f1";
+  b.settings = a.settings;
+  b.settings[kLibTorchSetting] = "torch 2.1.0 (LibTorch directory) at /opt/lt, found by --env";
+  EXPECT_THAT(CountSettingWarnings(a, b, "the baseline", "this run"), IsEmpty());
+  // ...unless its files changed.
+  b.settings[kLibTorchFingerprintSetting] = "f2";
+  EXPECT_THAT(CountSettingWarnings(a, b, "the baseline", "this run"),
+              ElementsAre(AllOf(HasSubstr("the baseline counted torch 2.1.0 (LibTorch directory) "
+                                          "at /opt/lt, found by --libtorch and this run counted"),
+                                HasSubstr("may come from the LibTorch, not the code"))));
+  b.settings = {{kLibTorchSetting, debian}};
+  EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), ElementsAre(HasSubstr("B counted " + debian)));
 }
 
 }  // namespace

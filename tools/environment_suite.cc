@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
+#include "compare/node_check.h"
 #include "environment/suite_build.h"
 
 namespace icount {
@@ -94,8 +95,10 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironmentFlags(const std::string& env
 
 void AddLibTorchSettings(const EnvironmentSuite& environment,
                          std::map<std::string, std::string>& settings) {
-  settings["libtorch"] = environment::Describe(environment.install);
-  if (!environment.fingerprint.empty()) settings["libtorch_fingerprint"] = environment.fingerprint;
+  settings[kLibTorchSetting] = environment::Describe(environment.install);
+  if (!environment.fingerprint.empty()) {
+    settings[kLibTorchFingerprintSetting] = environment.fingerprint;
+  }
 }
 
 }  // namespace icount

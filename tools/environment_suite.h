@@ -67,8 +67,8 @@ inline constexpr char kLibTorchHelp[] =
     "A LibTorch directory to measure (the official archive's layout: include/, lib/, "
     "share/cmake/Torch); it has no Python package, so only C++ cases run.";
 
-// The results' settings that say which LibTorch was measured: "libtorch"
-// (Describe()) and, for one that is not Debian's, "libtorch_fingerprint".
+// The results' settings that say which LibTorch was measured
+// (kLibTorchSetting and kLibTorchFingerprintSetting, compare/node_check.h).
 void AddLibTorchSettings(const EnvironmentSuite& environment,
                          std::map<std::string, std::string>& settings);
 
