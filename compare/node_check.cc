@@ -66,17 +66,22 @@ std::vector<std::string> CountNodeWarnings(const ResultsFile& before, const Resu
 
 namespace {
 
-// Which LibTorch a file's counts come from: its description up to where
-// it was found (the same install may be found by --env or by --libtorch),
-// and its fingerprint ("" for Debian's); nullopt when the file does not
-// say.
+// Which LibTorch a file's counts come from: the install and its
+// fingerprint ("" for Debian's); nullopt when the file does not say.
 std::optional<std::pair<std::string, std::string>> MeasuredLibTorch(const ResultsFile& file) {
-  auto description = file.settings.find(kLibTorchSetting);
-  if (description == file.settings.end()) return std::nullopt;
+  auto install = file.settings.find(kLibTorchInstallSetting);
+  if (install == file.settings.end()) return std::nullopt;
   auto fingerprint = file.settings.find(kLibTorchFingerprintSetting);
-  const std::string& text = description->second;
-  return std::make_pair(text.substr(0, text.find(", found by ")),
+  return std::make_pair(install->second,
                         fingerprint == file.settings.end() ? "" : fingerprint->second);
+}
+
+// What a file says of its LibTorch, for people: the description with how
+// it was found where the file has one.
+const std::string& LibTorchDescription(const ResultsFile& file) {
+  auto description = file.settings.find(kLibTorchSetting);
+  return description != file.settings.end() ? description->second
+                                            : file.settings.at(kLibTorchInstallSetting);
 }
 
 std::optional<std::string> LibTorchWarning(const ResultsFile& before, const ResultsFile& after,
@@ -87,9 +92,9 @@ std::optional<std::string> LibTorchWarning(const ResultsFile& before, const Resu
   if (!before_libtorch || !after_libtorch || *before_libtorch == *after_libtorch) {
     return std::nullopt;
   }
-  return absl::StrCat(before_name, " counted ", before.settings.at(kLibTorchSetting), " and ",
-                      after_name, " counted ", after.settings.at(kLibTorchSetting), " (settings \"",
-                      kLibTorchSetting,
+  return absl::StrCat(before_name, " counted ", LibTorchDescription(before), " and ", after_name,
+                      " counted ", LibTorchDescription(after), " (settings \"",
+                      kLibTorchInstallSetting,
                       "\"): their differences may come from the LibTorch, not the code; "
                       "measure both against the same one, or compare LibTorches with ab_test");
 }

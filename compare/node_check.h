@@ -36,15 +36,18 @@ std::vector<std::string> CountNodeWarnings(const ResultsFile& before, const Resu
 inline constexpr char kTorchScriptCasesSetting[] = "torchscript_cases";
 
 // The results' settings that say which LibTorch was measured (main and ci
-// write them, tools/environment_suite.h): its description ("torch 1.13.0
-// (Debian's system install) at /usr (...)", then how it was found) and,
-// for one that is not Debian's, a fingerprint of its files.
+// write them, tools/environment_suite.h): its description for people
+// ("torch 1.13.0 (Debian's system install) at /usr (...)", with how it was
+// found), the install alone ("torch 1.13.0 (Debian's system install) at
+// /usr": the same whether --env or --libtorch found it) and, for one that
+// is not Debian's, a fingerprint of its files.
 inline constexpr char kLibTorchSetting[] = "libtorch";
+inline constexpr char kLibTorchInstallSetting[] = "libtorch_install";
 inline constexpr char kLibTorchFingerprintSetting[] = "libtorch_fingerprint";
 
 // One warning per count-relevant setting (kTorchScriptCasesSetting; and,
 // where both files have them, kCacheModelSetting, timer/cache_model.h, and
-// the LibTorch measured, kLibTorchSetting with its fingerprint) whose
+// the LibTorch measured, kLibTorchInstallSetting with its fingerprint) whose
 // value differs between two files that both have instruction counts; empty
 // when they were counted alike.
 //

@@ -129,16 +129,19 @@ TEST(CountSettingWarningsTest, CountsOfAnotherLibTorch) {
   ResultsFile a, b;
   AddCounts(a, "x", Node("n1", "AMD EPYC"));
   AddCounts(b, "x", Node("n1", "AMD EPYC"));
-  const std::string debian = "torch 1.13.0 (Debian's system install) at /usr (Debian's default)";
-  a.settings[kLibTorchSetting] = debian;
+  const std::string debian = "torch 1.13.0 (Debian's system install) at /usr";
+  a.settings = {{kLibTorchSetting, debian + " (Debian's default)"},
+                {kLibTorchInstallSetting, debian}};
   EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), IsEmpty());  // B does not say
-  b.settings[kLibTorchSetting] = debian;
+  b.settings = a.settings;
   EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), IsEmpty());
   // The same directory found another way is the same LibTorch...
-  a.settings[kLibTorchSetting] = "torch 2.1.0 (LibTorch directory) at /opt/lt, found by --libtorch";
-  a.settings[kLibTorchFingerprintSetting] = "f1";
+  const std::string directory = "torch 2.1.0 (LibTorch directory) at /opt/lt";
+  a.settings = {{kLibTorchSetting, directory + ", found by --libtorch"},
+                {kLibTorchInstallSetting, directory},
+                {kLibTorchFingerprintSetting, "f1"}};
   b.settings = a.settings;
-  b.settings[kLibTorchSetting] = "torch 2.1.0 (LibTorch directory) at /opt/lt, found by --env";
+  b.settings[kLibTorchSetting] = directory + ", found by --env";
   EXPECT_THAT(CountSettingWarnings(a, b, "the baseline", "this run"), IsEmpty());
   // ...unless its files changed.
   b.settings[kLibTorchFingerprintSetting] = "f2";
@@ -146,7 +149,7 @@ TEST(CountSettingWarningsTest, CountsOfAnotherLibTorch) {
               ElementsAre(AllOf(HasSubstr("the baseline counted torch 2.1.0 (LibTorch directory) "
                                           "at /opt/lt, found by --libtorch and this run counted"),
                                 HasSubstr("may come from the LibTorch, not the code"))));
-  b.settings = {{kLibTorchSetting, debian}};
+  b.settings = {{kLibTorchInstallSetting, debian}};
   EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), ElementsAre(HasSubstr("B counted " + debian)));
 }
 

@@ -270,11 +270,15 @@ absl::StatusOr<PyTorchInstall> FindPyTorch(const EnvironmentSpec& spec) {
   return install;
 }
 
-std::string Describe(const PyTorchInstall& install) {
+std::string DescribeInstall(const PyTorchInstall& install) {
   const char* kind = install.kind == InstallKind::kSystem          ? "Debian's system install"
                      : install.kind == InstallKind::kPythonPackage ? "Python package"
                                                                    : "LibTorch directory";
-  return absl::StrCat("torch ", install.version, " (", kind, ") at ", install.root,
+  return absl::StrCat("torch ", install.version, " (", kind, ") at ", install.root);
+}
+
+std::string Describe(const PyTorchInstall& install) {
+  return absl::StrCat(DescribeInstall(install),
                       install.kind == InstallKind::kSystem ? " (" : ", found by ",
                       install.how_found, install.kind == InstallKind::kSystem ? ")" : "");
 }

@@ -79,8 +79,13 @@ PyTorchInstall SystemInstall();
 // `root` lacks include/torch, lib/libtorch_cpu.so or a readable version.
 absl::StatusOr<PyTorchInstall> ReadLibTorchDirectory(const std::string& root);
 
-// "torch 2.1.0 (Python package) at /venv/.../torch, found by ...", or
-// "torch 1.13.0 (Debian's system install) at /usr (no torch in A: ...)".
+// Which install it is, whoever found it: "torch 2.1.0 (Python package) at
+// /venv/.../torch".
+std::string DescribeInstall(const PyTorchInstall& install);
+
+// DescribeInstall and how it was found: "torch 2.1.0 (Python package) at
+// /venv/.../torch, found by ...", or "torch 1.13.0 (Debian's system
+// install) at /usr (no torch in A: ...)".
 std::string Describe(const PyTorchInstall& install);
 
 // 16 hex digits that change when a header under include_directory or a

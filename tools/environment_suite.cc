@@ -96,6 +96,7 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironmentFlags(const std::string& env
 void AddLibTorchSettings(const EnvironmentSuite& environment,
                          std::map<std::string, std::string>& settings) {
   settings[kLibTorchSetting] = environment::Describe(environment.install);
+  settings[kLibTorchInstallSetting] = environment::DescribeInstall(environment.install);
   if (!environment.fingerprint.empty()) {
     settings[kLibTorchFingerprintSetting] = environment.fingerprint;
   }

@@ -68,7 +68,8 @@ inline constexpr char kLibTorchHelp[] =
     "share/cmake/Torch); it has no Python package, so only C++ cases run.";
 
 // The results' settings that say which LibTorch was measured
-// (kLibTorchSetting and kLibTorchFingerprintSetting, compare/node_check.h).
+// (kLibTorchSetting, kLibTorchInstallSetting and kLibTorchFingerprintSetting,
+// compare/node_check.h).
 void AddLibTorchSettings(const EnvironmentSuite& environment,
                          std::map<std::string, std::string>& settings);
 
