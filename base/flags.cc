@@ -9,13 +9,16 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
+#include "absl/flags/commandlineflag.h"
 #include "absl/flags/internal/program_name.h"
-#include "absl/flags/internal/usage.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace icount::base {
 
@@ -27,7 +30,83 @@ std::string DescribeVersions(const VersionList& versions) {
   return text;
 }
 
-std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionList versions) {
+namespace {
+
+constexpr size_t kHelpWidth = 80;
+constexpr absl::string_view kHelpIndent = "      ";
+
+// `text` wrapped at kHelpWidth, each line indented by kHelpIndent.
+std::string WrapHelp(absl::string_view text) {
+  std::string wrapped;
+  size_t line_length = 0;
+  for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
+    if (line_length > 0 && line_length + 1 + word.size() > kHelpWidth) {
+      wrapped += "\n";
+      line_length = 0;
+    }
+    if (line_length == 0) {
+      absl::StrAppend(&wrapped, kHelpIndent, word);
+      line_length = kHelpIndent.size() + word.size();
+    } else {
+      absl::StrAppend(&wrapped, " ", word);
+      line_length += 1 + word.size();
+    }
+  }
+  return wrapped + "\n";
+}
+
+// "  --repeats=1", "  --filter=\"\"": the flag as a user writes it, with its
+// default.
+std::string FlagWithDefault(const absl::CommandLineFlag& flag) {
+  const std::string value = flag.DefaultValue();
+  const bool quote =
+      flag.IsOfType<std::string>() && (value.empty() || value.find(' ') != value.npos);
+  return absl::StrCat("  --", flag.Name(), "=", quote ? absl::StrCat("\"", value, "\"") : value);
+}
+
+bool EndsWithPath(absl::string_view file, absl::string_view path) {
+  return file == path || absl::EndsWith(file, absl::StrCat("/", path));
+}
+
+}  // namespace
+
+std::string HelpText(absl::string_view usage, const HelpLayout& layout) {
+  // Section 0: "Flags"; 1..n: layout.sections; n+1: checking icount.
+  const size_t checking_section = layout.sections.size() + 1;
+  std::vector<std::vector<const absl::CommandLineFlag*>> sections(checking_section + 1);
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    const std::string file = flag->Filename();
+    if (absl::StrContains(file, "absl/")) continue;
+    size_t section = 0;
+    if (absl::c_linear_search(layout.checking_icount, name)) {
+      section = checking_section;
+    } else {
+      for (size_t i = 0; i < layout.sections.size(); ++i) {
+        if (EndsWithPath(file, layout.sections[i].first)) section = i + 1;
+      }
+    }
+    sections[section].push_back(flag);
+  }
+  std::string text = absl::StrCat(usage, "\n");
+  for (size_t i = 0; i < sections.size(); ++i) {
+    if (sections[i].empty()) continue;
+    absl::c_sort(sections[i], [](const absl::CommandLineFlag* a, const absl::CommandLineFlag* b) {
+      return a->Name() < b->Name();
+    });
+    const std::string title = i == 0                  ? "Flags"
+                              : i == checking_section ? "For checking icount itself"
+                                                      : layout.sections[i - 1].second;
+    absl::StrAppend(&text, "\n", title, ":\n");
+    for (const absl::CommandLineFlag* flag : sections[i]) {
+      absl::StrAppend(&text, FlagWithDefault(*flag), "\n", WrapHelp(flag->Help()));
+    }
+  }
+  absl::StrAppend(&text, "\n  --help, --helpfull (abseil's flags too), --version\n");
+  return text;
+}
+
+std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionList versions,
+                              const HelpLayout& layout) {
   // Past a file-size limit (ulimit -f) a write fails with EFBIG, which the
   // writer reports with the file's name, instead of killing the tool.
   signal(SIGXFSZ, SIG_IGN);
@@ -46,8 +125,8 @@ std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionL
   // abseil exits 1 after --help; asking for help is a success here.
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-help") == 0) {
-      absl::flags_internal::SetFlagsHelpMode(absl::flags_internal::HelpMode::kImportant);
-      absl::flags_internal::HandleUsageFlags(std::cout, absl::ProgramUsageMessage());
+      std::cout << absl::flags_internal::ShortProgramInvocationName() << ": "
+                << HelpText(usage, layout) << std::flush;
       std::exit(0);
     }
   }

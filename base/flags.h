@@ -27,15 +27,38 @@ namespace icount::base {
 // (library, version) pairs in the order --version prints them.
 using VersionList = std::vector<std::pair<std::string, std::string>>;
 
+// How --help groups a program's flags. Flags are listed by section, each
+// with its default and help text:
+//
+//   Running on Slurm:
+//     --shards=0
+//         Array tasks, one node each; 0: one per node of the partition.
+//
+// A flag goes to the section of the file that defines it; flags of files
+// not named go first, under "Flags". Flags that exist to check icount
+// itself rather than to measure (e.g. main's --template_per_case) come last,
+// under "For checking icount itself".
+struct HelpLayout {
+  // (file that defines flags, e.g. "tools/executor.cc"; section title).
+  std::vector<std::pair<std::string, std::string>> sections;
+  // Names of flags, without "--".
+  std::vector<std::string> checking_icount;
+};
+
+// The --help text: `usage`, then the flags defined outside abseil, grouped
+// by `layout`.
+std::string HelpText(absl::string_view usage, const HelpLayout& layout);
+
 // "icount libraries: timer 0.1.0, worker 0.1.0".
 std::string DescribeVersions(const VersionList& versions);
 
-// Installs DescribeVersions(versions) as absl's --version text and `usage`
-// as the --help text, then parses argv. Returns the positional arguments.
-// --help shows the flags defined outside abseil (--helpfull shows all).
-// Also ignores SIGXFSZ, so a write past a file-size limit is an error the
-// writer reports, not the program's death.
-std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionList versions);
+// Installs DescribeVersions(versions) as absl's --version text and
+// HelpText(usage, layout) as the --help text, then parses argv. Returns the
+// positional arguments. --helpfull shows abseil's flags too, as abseil lays
+// them out. Also ignores SIGXFSZ, so a write past a file-size limit is an
+// error the writer reports, not the program's death.
+std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionList versions,
+                              const HelpLayout& layout = {});
 
 // Checks of flag values, made before any work starts. Each error names the
 // flag and its value and says what is allowed:

@@ -7,7 +7,7 @@
 A VM often names its CPU only "AMD EPYC" or "Intel Xeon Processor", for
 CPUs generations apart that run this suite 2-4x apart; CPUID's family,
 model and stepping tell them apart, and whether CPUID shows RDTSCP tells
-the machines this README's fix is for (LibTorch's libhwy under valgrind).
+the machines icount's RDTSCP fix is for (LibTorch's libhwy under valgrind).
 Scripts in bench/ import cpu_description(); shell scripts run this file.
 """
 import os

@@ -4,6 +4,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -34,8 +35,14 @@ std::map<std::string, std::string> LibraryVersionMap() {
   return {versions.begin(), versions.end()};
 }
 
-std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage) {
-  return base::ParseFlags(argc, argv, usage, AllLibraryVersions());
+std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage,
+                                  std::vector<std::string> checking_icount) {
+  base::HelpLayout layout;
+  layout.sections = {{"tools/executor.cc", "Running on Slurm (--executor=slurm)"},
+                     {"tools/history_recording.cc", "Recording into a history store"},
+                     {"tools/html_report.cc", "HTML report"}};
+  layout.checking_icount = std::move(checking_icount);
+  return base::ParseFlags(argc, argv, usage, AllLibraryVersions(), layout);
 }
 
 std::string ToolCommandLine() {

@@ -26,8 +26,12 @@ std::string LibraryVersions();
 // {"timer": "0.1.0", "compare": ..., ...}, as results files record them.
 std::map<std::string, std::string> LibraryVersionMap();
 
-// base::ParseFlags(argc, argv, usage, AllLibraryVersions()).
-std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage);
+// base::ParseFlags(argc, argv, usage, AllLibraryVersions()), with --help's
+// sections for the flags the tools share (--executor, --history, --html) and
+// `checking_icount`, the tool's flags that exist to check icount itself,
+// listed last (see base::HelpLayout).
+std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage,
+                                  std::vector<std::string> checking_icount = {});
 
 // This process's command line, arguments with spaces quoted, e.g.
 // "bazel-bin/tools/main '--filter=add|mul'", for runs to record.

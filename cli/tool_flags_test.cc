@@ -13,6 +13,8 @@
 #include "gtest/gtest.h"
 
 ABSL_FLAG(int, cli_test_repeats, 3, "A flag defined outside //tools.");
+ABSL_FLAG(std::string, cli_test_label, "", "A string flag with an empty default.");
+ABSL_FLAG(bool, cli_test_self_check, false, "A flag for checking icount itself.");
 
 namespace icount {
 namespace {
@@ -35,7 +37,8 @@ Exit RunParse(std::vector<std::string> args) {
     close(pipe_fds[0]);
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
-    ParseToolFlags(static_cast<int>(argv.size()), argv.data(), "Tests flags.\n\nUsage: demo");
+    ParseToolFlags(static_cast<int>(argv.size()), argv.data(), "Tests flags.\n\nUsage: demo",
+                   {"cli_test_self_check"});
     std::fflush(stdout);
     _exit(absl::GetFlag(FLAGS_cli_test_repeats));
   }
@@ -57,8 +60,19 @@ TEST(ToolFlagsTest, HelpListsTheProgramsOwnFlagsNamesItAndSucceeds) {
   EXPECT_EQ(help.code, 0);
   EXPECT_THAT(help.stdout_text, HasSubstr("demo: Tests flags."));
   EXPECT_THAT(help.stdout_text, Not(HasSubstr("UNKNOWN")));
-  EXPECT_THAT(help.stdout_text, HasSubstr("--cli_test_repeats (A flag defined outside //tools.)"));
   EXPECT_THAT(help.stdout_text, Not(HasSubstr("--flagfile")));  // abseil's own: --helpfull
+}
+
+TEST(ToolFlagsTest, HelpShowsEachFlagWithItsDefaultAndGroupsSelfChecksLast) {
+  const std::string help = RunParse({"demo", "--help"}).stdout_text;
+  EXPECT_THAT(help, HasSubstr("\nFlags:\n  --cli_test_label=\"\"\n"
+                              "      A string flag with an empty default.\n"
+                              "  --cli_test_repeats=3\n"
+                              "      A flag defined outside //tools.\n"));
+  const size_t self_checks =
+      help.find("\nFor checking icount itself:\n  --cli_test_self_check=false\n");
+  ASSERT_NE(self_checks, std::string::npos) << help;
+  EXPECT_GT(self_checks, help.find("--cli_test_repeats"));
 }
 
 TEST(ToolFlagsTest, VersionPrintsTheLibraryVersions) {

@@ -76,44 +76,45 @@
 #include "tools/suite.h"
 #include "worker/runner.h"
 
-ABSL_FLAG(std::string, A, "", "Shell command setting up environment A (required).");
-ABSL_FLAG(std::string, B, "", "Shell command setting up environment B (required).");
+ABSL_FLAG(std::string, A, "",
+          "Shell command that sets up environment A (required unless --sides).");
+ABSL_FLAG(std::string, B, "",
+          "Shell command that sets up environment B (required unless --sides).");
 ABSL_FLAG(std::string, A_libtorch, "",
-          "A LibTorch directory (include/, lib/, share/cmake/Torch) for A instead of the torch "
-          "that `import torch` loads in A; C++ cases only.");
+          "LibTorch directory (include/, lib/, share/cmake/Torch) to measure for A instead of "
+          "A's `import torch`; C++ cases only.");
 ABSL_FLAG(std::string, B_libtorch, "", "As --A_libtorch, for B.");
 ABSL_FLAG(std::string, A_worker, "",
-          "Worker binary for A, used as it is; default: the suite's, built for A's PyTorch.");
+          "Prebuilt worker binary for A, used as it is instead of the suite's worker built for "
+          "A's PyTorch.");
 ABSL_FLAG(std::string, B_worker, "", "As --A_worker, for B.");
-ABSL_FLAG(bool, no_python, false, "C++ cases only.");
-ABSL_FLAG(std::string, filter, "", "RE2 regex on labels: only matching cases.");
+ABSL_FLAG(bool, no_python, false, "Runs C++ cases only.");
+ABSL_FLAG(std::string, filter, "",
+          "Runs only cases whose label contains a match for this RE2 regex.");
 ABSL_FLAG(bool, backtesting, false,
-          "Skip cases that declare a newer min_libtorch_version than A or B reports.");
-ABSL_FLAG(bool, no_cpp, false, "Python cases only (e.g. when B's LibTorch has no C++ ABI match).");
-ABSL_FLAG(bool, display_time, false, "Also measure and show wall time.");
-ABSL_FLAG(bool, no_counts, false, "Wall time only (implies --display_time).");
+          "Skips cases that declare a newer min_libtorch_version than A or B has.");
+ABSL_FLAG(bool, no_cpp, false,
+          "Runs Python cases only (e.g. when B's LibTorch has no C++ ABI match).");
+ABSL_FLAG(bool, display_time, false, "Also measures and shows wall time.");
+ABSL_FLAG(bool, no_counts, false, "Measures wall time only (implies --display_time).");
 ABSL_FLAG(double, min_run_time, 0.05,
-          "With --display_time: seconds of wall time per case and side (more: less noise).");
+          "With --display_time: seconds of wall time per case and side; more means less noise.");
 ABSL_FLAG(int, time_rounds, 6,
-          "With --display_time: paired rounds; each times every case on A and on B (A B, B A, "
-          "...). More rounds resolve smaller changes; fewer than 3 give no verdict.");
+          "With --display_time: paired rounds, each timing every case on A and on B; fewer than "
+          "3 give no verdict.");
 ABSL_FLAG(bool, rehearse_torchscript, false, icount::kRehearseTorchScriptHelp);
 ABSL_FLAG(bool, cache_sim, false, icount::kCacheSimHelp);
-ABSL_FLAG(bool, colorize, false, "ANSI colours in the table.");
-ABSL_FLAG(bool, markdown, false, "Print the table as Markdown (for pull requests).");
-ABSL_FLAG(int, top, 3, "Cases whose per-function deltas are shown.");
+ABSL_FLAG(bool, colorize, false, "Colours the table with ANSI escapes.");
+ABSL_FLAG(bool, markdown, false, "Prints the table as Markdown (for pull requests).");
+ABSL_FLAG(int, top, 3,
+          "Number of cases, largest count change first, whose per-function deltas are shown.");
 ABSL_FLAG(std::string, json, "",
-          "Write both sides' results here ({\"A\": ..., \"B\": ...}); finished results are "
-          "journaled in JSON.A.*.journal and JSON.B.*.journal until then (without --json, in a "
-          "directory under $TMPDIR, removed once the run finishes). A file ab_test wrote is "
-          "replaced; any other file is refused before the run starts.");
+          "Writes both sides' results here ({\"A\": ..., \"B\": ...}), journaling beside it for "
+          "--resume; never overwrites a file ab_test did not write.");
 ABSL_FLAG(std::string, sides, "",
-          "Instead of --A/--B: a file of environment commands, one per line (\"[NAME] command\" "
-          "names a side; # comments): the counts of every case in each, and the side at which "
-          "each case's count first changed (backtesting nightly builds). Counts only.");
-ABSL_FLAG(bool, resume, false,
-          "Continue an interrupted run: the same flags and --json (an error when it left no "
-          "journal).");
+          "Instead of --A/--B: a file of environment commands, one per line (\"[NAME] command\"); "
+          "shows where each case's count first changes (counts only).");
+ABSL_FLAG(bool, resume, false, "Continues an interrupted run; give the same flags and --json.");
 
 namespace icount {
 namespace {

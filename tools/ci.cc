@@ -41,33 +41,40 @@
 #include "tools/suite.h"
 
 ABSL_FLAG(std::string, destination, "",
-          "Results file to write (required); an icount results file already there is replaced, "
-          "any other file is refused before the run starts.");
-ABSL_FLAG(std::string, baseline, "", "Results file of the baseline; enables the gate.");
-ABSL_FLAG(double, threshold_pct, 1.0, "Regression when a count grows by more than this percent...");
-ABSL_FLAG(double, threshold_abs, 50, "...and by more than this many instructions per run.");
+          "Results file to write (required); refuses to overwrite a file that is not an icount "
+          "results file.");
+ABSL_FLAG(std::string, baseline, "",
+          "Results file to compare against; enables the gate (exit 3 on a count regression).");
+ABSL_FLAG(double, threshold_pct, 1.0,
+          "A count regresses when it grows by more than this percent and by more than "
+          "--threshold_abs.");
+ABSL_FLAG(double, threshold_abs, 50,
+          "A count regresses when it grows by more than this many instructions per run and by "
+          "more than --threshold_pct.");
 ABSL_FLAG(std::vector<std::string>, overrides, {},
-          "Per-case percent thresholds, REGEX=PCT,... (regex on the case key; first match wins).");
-ABSL_FLAG(bool, subset, false, "Only the first case of every top-level group (a quick gate).");
-ABSL_FLAG(std::string, filter, "", "RE2 regex on labels: only matching cases.");
-ABSL_FLAG(std::string, markdown, "", "Also write the Markdown summary to this file.");
+          "Per-case --threshold_pct values as REGEX=PCT,... (regex on the case key; first match "
+          "wins).");
+ABSL_FLAG(bool, subset, false,
+          "Runs only the first case of each top-level group, for a quick gate.");
+ABSL_FLAG(std::string, filter, "",
+          "Runs only cases whose label contains a match for this RE2 regex.");
+ABSL_FLAG(std::string, markdown, "", "Also writes the Markdown summary to this file.");
 ABSL_FLAG(int, repeats, 5, "Callgrind repeats per case.");
 ABSL_FLAG(bool, rehearse_torchscript, false, icount::kRehearseTorchScriptHelp);
 ABSL_FLAG(bool, cache_sim, false, icount::kCacheSimHelp);
 ABSL_FLAG(int, jobs, 0, "Worker processes; 0: one per CPU.");
 ABSL_FLAG(int, time_rounds, 3,
-          "Wall-time rounds, each a pass over every case; a comparison needs 3 in this run and "
-          "3 in the baseline.");
+          "Wall-time rounds, each a pass over every case; comparing wall time needs at least 3 "
+          "here and in the baseline.");
 ABSL_FLAG(bool, gate_on_time, false,
-          "With --baseline: a significant wall-time slowdown fails the gate (exit 3) too.");
+          "With --baseline: a significant wall-time slowdown also fails the gate (exit 3).");
 ABSL_FLAG(bool, compare_time_across_hosts, false,
-          "With --baseline: compare wall times even of cases the baseline timed on another host "
-          "(results record each case's node); by default they are listed, not compared.");
+          "With --baseline: compares wall times of cases the baseline timed on another host "
+          "instead of only listing them.");
 ABSL_FLAG(std::string, env, "", icount::kEnvHelp);
 ABSL_FLAG(std::string, libtorch, "", icount::kLibTorchHelp);
 ABSL_FLAG(std::string, json, "",
-          "With --baseline: also write the per-case comparisons as JSON here "
-          "({\"regressions\", \"time_regressions\", \"comparisons\": [...]}).");
+          "With --baseline: also writes the per-case comparisons here as JSON.");
 
 namespace icount {
 namespace {

@@ -24,26 +24,22 @@
 #include "timer/measurement.h"
 #include "timer/measurement_io.h"
 
-ABSL_FLAG(std::string, input, "", "Results file (JSON) to render. Required.");
+ABSL_FLAG(std::string, input, "", "Results file (JSON) to render (required).");
 ABSL_FLAG(bool, trim_significant_figures, false,
-          "Round each cell to the significant figures its measurement supports.");
+          "Rounds each cell to the significant figures its measurement supports.");
 ABSL_FLAG(std::string, figures, "reference",
-          "reference or blocks: how --trim_significant_figures judges a cell's figures. "
-          "reference: torch.utils.benchmark's rule (an interval never below 25 ns a run); "
-          "blocks: icount's, as main prints its tables (the blocks' spread, the clock's 25 ns "
-          "per block, each cell its own decimals, sub-nanosecond tables in ns). blocks implies "
-          "--trim_significant_figures.");
+          "Significant-figure rule: reference (torch.utils.benchmark's) or blocks (main's; "
+          "implies --trim_significant_figures).");
 ABSL_FLAG(std::string, colorize, "none",
-          "none, columnwise or rowwise: colour cells by how they compare with the fastest in "
-          "their column (within a thread group) or row. With --baseline, any value but none "
-          "colours the delta table.");
+          "none, columnwise or rowwise: colours cells against the fastest in their column or row "
+          "(with --baseline: any but none colours the deltas).");
 ABSL_FLAG(bool, highlight_warnings, false,
-          "Mark high-variance measurements with (! XX%), XX being IQR / median * 100.");
-ABSL_FLAG(bool, summary, false, "Print each measurement's summary instead of a table.");
+          "Marks high-variance measurements with (! XX%), XX being IQR / median * 100.");
+ABSL_FLAG(bool, summary, false, "Prints each measurement's summary instead of a table.");
 ABSL_FLAG(std::string, baseline, "",
           "Results file to compare against: prints the change of each median per-run time from "
-          "BASELINE (A) to INPUT (B).");
-ABSL_FLAG(bool, markdown, false, "With --baseline, print the delta table as Markdown.");
+          "BASELINE to INPUT.");
+ABSL_FLAG(bool, markdown, false, "With --baseline: prints the delta table as Markdown.");
 
 namespace icount {
 namespace {

@@ -59,13 +59,10 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironmentFlags(const std::string& env
                                                           const Suite& own_suite,
                                                           const std::string& tool);
 inline constexpr char kEnvHelp[] =
-    "Shell command (bash) that sets up the environment to measure (e.g. \"source ~/venvs/mine/bin/"
-    "activate\"): workers start in it, and the torch that `import torch` loads there is "
-    "measured, with icount's worker and C++ cases built against its headers and libraries "
-    "(once; cached). Without it (and --libtorch): Debian's LibTorch.";
+    "Shell command (bash) that sets up the environment whose `import torch` is measured (its "
+    "first use builds icount's C++ cases against it); default: Debian's LibTorch.";
 inline constexpr char kLibTorchHelp[] =
-    "A LibTorch directory to measure (the official archive's layout: include/, lib/, "
-    "share/cmake/Torch); it has no Python package, so only C++ cases run.";
+    "LibTorch directory (include/, lib/, share/cmake/Torch) to measure; C++ cases only.";
 
 // The results' settings that say which LibTorch was measured
 // (kLibTorchSetting, kLibTorchInstallSetting and kLibTorchFingerprintSetting,

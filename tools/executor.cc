@@ -10,22 +10,20 @@
 #include "slurm/executor.h"
 
 ABSL_FLAG(std::string, executor, "local",
-          "Where work orders run: \"local\" (this machine) or \"slurm\" (one Slurm job array; "
-          "needs --shared_dir). With ab_test, instruction counts run on Slurm and the paired "
-          "wall-time rounds stay on this machine, so both sides are timed on one node.");
+          "Where work orders run: \"local\" or \"slurm\" (a Slurm job array; needs --shared_dir; "
+          "ab_test's wall-time rounds stay local).");
 ABSL_FLAG(std::string, shared_dir, "",
-          "--executor=slurm: a directory every node mounts at the same path, where tasks write "
-          "their journals and logs and the driver reads them (the built tool's runfiles must be "
-          "reachable from the nodes at the same path too).");
+          "With --executor=slurm: a directory mounted at the same path on every node, as the "
+          "tool's runfiles must be too.");
 ABSL_FLAG(int, shards, 0,
-          "--executor=slurm: array tasks, each a node to itself; 0: one per node of the "
-          "partition.");
-ABSL_FLAG(std::string, slurm_partition, "", "--executor=slurm: sbatch --partition.");
+          "With --executor=slurm: array tasks, one node each; 0: one per node of the partition.");
+ABSL_FLAG(std::string, slurm_partition, "",
+          "With --executor=slurm: the partition to submit to (sbatch --partition).");
 ABSL_FLAG(std::string, slurm_constraint, "",
-          "--executor=slurm: sbatch --constraint (node features, e.g. \"epyc\").");
+          "With --executor=slurm: node features to require (sbatch --constraint), e.g. \"epyc\".");
 ABSL_FLAG(int, slurm_submissions, 3,
-          "--executor=slurm: submissions of a shard (the first and resubmissions of a task that "
-          "ended with orders unfinished) before those orders are reported failed.");
+          "With --executor=slurm: submissions per shard, resubmissions included, before its "
+          "unfinished orders are reported failed.");
 
 namespace icount {
 namespace {

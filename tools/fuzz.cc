@@ -26,9 +26,8 @@ ABSL_FLAG(std::string, fuzzer, "",
 ABSL_FLAG(int64_t, seed, 0, "Seed, in [0, 2**32 - 1], as torch.utils.benchmark takes it.");
 ABSL_FLAG(int64_t, n, 1, "Number of samples to print.");
 ABSL_FLAG(std::string, dtype, "",
-          "Tensor dtype (float32, float64, float16, bfloat16, complex64, complex128, "
-          "int8, uint8, int16, int32, int64, bool); default: the fuzzer's (float64 "
-          "for spectral, float32 otherwise).");
+          "Tensor dtype (float16/32/64, bfloat16, complex64/128, int8/16/32/64, uint8, bool); "
+          "default: the fuzzer's own.");
 
 namespace {
 

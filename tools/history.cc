@@ -30,7 +30,7 @@
 #include "history/store.h"
 #include "timer/measurement.h"
 
-ABSL_FLAG(std::string, db, "", "The history store (required).");
+ABSL_FLAG(std::string, db, "", "The history store, an SQLite file (required).");
 ABSL_FLAG(std::string, label, "",
           "import: the runs' label (e.g. a LibTorch commit); default: each file's start time.");
 ABSL_FLAG(std::string, filter, "", "show, steps, export: RE2 regex on case keys and labels.");
@@ -40,11 +40,15 @@ ABSL_FLAG(std::string, since, "", "show, steps: only runs from the first one wit
 ABSL_FLAG(int, functions, 5, "steps: functions shown per count step.");
 ABSL_FLAG(std::string, format, "csv", "export: csv (every run) or bmf (one run, Bencher).");
 ABSL_FLAG(std::string, run, "", "export --format=bmf: a run id or label; default: the latest.");
-ABSL_FLAG(std::string, output, "", "export: write here instead of stdout.");
-ABSL_FLAG(double, min_effect_pct, 5.0, "steps, show: the smallest wall-time step reported.");
+ABSL_FLAG(std::string, output, "", "export: writes here instead of stdout.");
+ABSL_FLAG(double, min_effect_pct, 5.0,
+          "steps, show: the smallest wall-time step reported, in percent.");
 ABSL_FLAG(double, count_tolerance_pct, 0.01,
-          "steps, show: a count step must change by more than this percent...");
-ABSL_FLAG(double, count_tolerance_abs, 0.5, "...and more than this many instructions per run.");
+          "steps, show: a count step must change by more than this percent and more than "
+          "--count_tolerance_abs.");
+ABSL_FLAG(double, count_tolerance_abs, 0.5,
+          "steps, show: a count step must change by more than this many instructions per run and "
+          "more than --count_tolerance_pct.");
 
 namespace icount {
 namespace {

@@ -14,11 +14,11 @@
 #include "cli/tool_flags.h"
 
 ABSL_FLAG(std::string, history, "",
-          "Also record the run in this history store (SQLite, created when missing; see "
-          "//tools:history). Checked before the run starts.");
+          "Also records the run in this history store (SQLite, created when missing; see "
+          "//tools:history).");
 ABSL_FLAG(std::string, history_label, "",
-          "The run's label in --history, e.g. the LibTorch commit or build; default: the "
-          "run's start time.");
+          "The run's label in --history, e.g. the LibTorch commit; default: the run's start "
+          "time.");
 
 namespace icount {
 

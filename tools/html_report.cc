@@ -5,8 +5,7 @@
 #include "absl/flags/flag.h"
 
 ABSL_FLAG(std::string, html, "",
-          "Also write a self-contained HTML report of the run here (tables, charts, "
-          "flamegraphs; see //tools:report).");
+          "Also writes a self-contained HTML report of the run here (see //tools:report).");
 
 namespace icount {
 

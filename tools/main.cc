@@ -30,40 +30,36 @@
 #include "tools/suite.h"
 #include "worker/runner.h"
 
-ABSL_FLAG(bool, list, false, "Print the materialised cases, one a line, and exit.");
+ABSL_FLAG(bool, list, false,
+          "Prints the suite's cases, one per line, and exits without measuring.");
 ABSL_FLAG(bool, json, false,
-          "With --list: one JSON object a line: {\"label\": [...], \"runtime\": ..., "
-          "\"autograd\": ..., \"language\": ..., \"num_threads\": N}.");
-ABSL_FLAG(std::string, mode, "debug", "Output mode; \"debug\" prints tables.");
-ABSL_FLAG(std::string, filter, "", "RE2 regex searched in labels (\"Pointwise / Math / add\").");
+          "With --list: prints each case as a JSON object (label, runtime, autograd, language, "
+          "num_threads).");
+ABSL_FLAG(std::string, filter, "",
+          "Runs only cases whose label (e.g. \"Pointwise / Math / add\") contains a match for this "
+          "RE2 regex.");
 ABSL_FLAG(int, jobs, 0, "Worker processes per phase; 0: one per CPU.");
 ABSL_FLAG(double, min_run_time, 0.05, "Seconds of wall time per case.");
 ABSL_FLAG(int64_t, callgrind_number, 100, "Runs of the statement per callgrind repeat.");
 ABSL_FLAG(int, repeats, 1, "Callgrind repeats per case.");
 ABSL_FLAG(bool, baseline_per_case, false,
-          "Measure each case's baseline (the empty statement's loop) in the case's own process "
-          "instead of once per worker: the statements' counts are the same, each case costs "
-          "about a fifth more time; Python's baselines then vary by a few instructions per 100 "
-          "runs with the case's state.");
+          "Measures the baseline (the empty statement) in each case's own process instead of "
+          "once per worker; slower.");
 ABSL_FLAG(bool, template_per_case, false,
-          "Measure each case in a template process forked from its case process, as before "
-          "worker 0.9, instead of in the case process itself, and fork Python cases from the "
-          "zygote that threw valgrind's translations away, as before worker 0.13: the same "
-          "counts, slower. For checking that (bench/process_tree_counts.sh).");
+          "Measures in a template forked from each case process, and Python cases without the "
+          "zygote's kept translations; same counts, slower.");
 ABSL_FLAG(bool, rehearse_torchscript, false, icount::kRehearseTorchScriptHelp);
 ABSL_FLAG(bool, cache_sim, false, icount::kCacheSimHelp);
-ABSL_FLAG(bool, no_cpp, false, "Skip C++ cases.");
-ABSL_FLAG(bool, no_python, false, "Skip Python cases.");
-ABSL_FLAG(bool, no_wall_time, false, "Only instruction counts.");
-ABSL_FLAG(bool, no_counts, false, "Only wall time.");
+ABSL_FLAG(bool, no_cpp, false, "Skips C++ cases.");
+ABSL_FLAG(bool, no_python, false, "Skips Python cases.");
+ABSL_FLAG(bool, no_wall_time, false, "Measures instruction counts only, no wall time.");
+ABSL_FLAG(bool, no_counts, false, "Measures wall time only, no instruction counts.");
 ABSL_FLAG(std::string, output, "",
-          "Write the results file (JSON) here once the run has finished; finished cases are "
-          "kept in OUTPUT.journal until then. An icount results file already there is replaced; "
-          "any other file is refused before the run starts.");
+          "Writes the results (JSON) here when the run ends; refuses to overwrite a file that is "
+          "not an icount results file.");
 ABSL_FLAG(bool, resume, false,
-          "Continue an interrupted run with the same --output (an error when it left no "
-          "journal).");
-ABSL_FLAG(double, timeout, 300, "Seconds per case before it is killed and reported.");
+          "Continues an interrupted run from its journal; give the same --output.");
+ABSL_FLAG(double, timeout, 300, "Seconds a case may run before it is killed and reported.");
 ABSL_FLAG(std::string, env, "", icount::kEnvHelp);
 ABSL_FLAG(std::string, libtorch, "", icount::kLibTorchHelp);
 
@@ -105,15 +101,10 @@ MeasureOptions MeasureFlags() {
   return measure;
 }
 
-// The flags that can be checked before the suite loads: the mode, numbers
-// in range, and an --output that may be written (and, with --resume,
-// continued).
+// The flags that can be checked before the suite loads: numbers in range, and an --output that may
+// be written (and, with --resume, continued).
 absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(base::CheckNoPositionalArguments(positional));
-  if (absl::GetFlag(FLAGS_mode) != "debug") {
-    return absl::InvalidArgumentError(absl::StrCat("unknown --mode=", absl::GetFlag(FLAGS_mode),
-                                                   " (only \"debug\" is supported)"));
-  }
   ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag());
   ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
   if (absl::GetFlag(FLAGS_no_counts) && absl::GetFlag(FLAGS_no_wall_time)) {
@@ -228,7 +219,8 @@ int Main(int argc, char** argv) {
   const std::vector<char*> positional =
       ParseToolFlags(argc, argv,
                      "Runs icount's standard suite: instruction counts (callgrind) and wall time "
-                     "for every case.\n\nUsage: bazel run //tools:main -- [flags]");
+                     "for every case.\n\nUsage: bazel run //tools:main -- [flags]",
+                     {"baseline_per_case", "template_per_case"});
   if (absl::Status flags = CheckFlags(positional); !flags.ok()) return base::Fail(flags);
   absl::StatusOr<Suite> own_suite = LoadSuite("definitions", "full_suite");
   if (!own_suite.ok()) return base::Fail(own_suite.status());

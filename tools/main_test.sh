@@ -34,7 +34,6 @@ expect_first_line "$main" "main: --callgrind_number=0: must be at least 1" --cal
 expect_first_line "$main" "main: --repeats=0: must be at least 1" --repeats=0
 expect_first_line "$main" "main: --jobs=-3: must be at least 0" --jobs=-3
 expect_first_line "$main" "main: --timeout=0: must be greater than 0" --timeout=0
-expect_first_line "$main" 'main: unknown --mode=fast (only "debug" is supported)' --mode=fast
 expect_first_line "$main" "main: --resume needs the --output of the run to continue" --resume
 expect_first_line "$main" "main: --html=$tmp: is a directory; name the HTML file to write" --html="$tmp"
 expect_first_line "$main" "main: --html=/nonexistent/r.html: cannot write into /nonexistent/ (No such file or directory); choose a writable directory" --html=/nonexistent/r.html

@@ -29,11 +29,11 @@
 #include "timer/node.h"
 
 ABSL_FLAG(std::string, output, "",
-          "The merged results file (required); an icount results file already there is "
-          "replaced, any other file is refused.");
+          "The merged results file (required); refuses to overwrite a file that is not an icount "
+          "results file.");
 ABSL_FLAG(bool, allow_mixed_versions, false,
-          "Merge files written by different icount library versions (their counts may not "
-          "be comparable).");
+          "Merges files written by different icount library versions, whose counts may not be "
+          "comparable.");
 
 namespace icount {
 namespace {

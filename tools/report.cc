@@ -31,12 +31,12 @@
 ABSL_FLAG(std::string, input, "",
           "Results file (main, ci, merge_results, Timer) or ab_test --json file (required).");
 ABSL_FLAG(std::string, baseline, "", "Results file to compare --input against.");
-ABSL_FLAG(std::string, history, "", "History store (//tools:history) for per-case series.");
+ABSL_FLAG(std::string, history, "",
+          "History store (//tools:history) whose per-case series the page shows.");
 ABSL_FLAG(std::string, output, "", "The HTML file to write (required).");
 ABSL_FLAG(std::string, title, "", "The page's title; default: from the input's name.");
 ABSL_FLAG(int, history_runs, 100,
-          "With --history: the page shows each case's last N runs (change points are found "
-          "over all of them).");
+          "With --history: runs shown per case (change points are found over all runs).");
 
 namespace icount {
 namespace {

@@ -65,19 +65,12 @@ struct MeasureOptions {
 };
 // The help of main's, ci's, ab_test's and timeit's --cache_sim.
 inline constexpr char kCacheSimHelp[] =
-    "Also estimate cycles per run: callgrind simulates caches of a geometry icount pins (32 KiB "
-    "L1s, 8 MiB last level; never the host's), and cycles = L1 hits + 5 x LL hits + 35 x RAM "
-    "accesses. Exact and repeatable like counts; counting takes about 20% longer. Recorded in "
-    "the results' settings (cache_model).";
+    "Also estimates cycles per run from callgrind's simulation of a fixed cache (32 KiB L1s, "
+    "8 MiB last level).";
 // The help of main's, ci's and ab_test's --rehearse_torchscript.
 inline constexpr char kRehearseTorchScriptHelp[] =
-    "Fork TorchScript cases from a zygote that first loaded and ran a built-in TorchScript "
-    "model (forward and backward, 3 times), so that each case's setup finds loading and "
-    "running a model translated by valgrind and LibTorch's lazy state made (the whole suite's "
-    "counts ~10-20% sooner). Their counts are exact and repeatable but differ by up to ~1.5% "
-    "from a run without (another history; other cases' counts are unchanged): compare runs "
-    "made alike. Recorded in the results' settings (torchscript_cases); compare, ci and "
-    "report warn when a baseline was made otherwise.";
+    "Forks TorchScript cases from a zygote that already ran a built-in model: counting is faster, "
+    "but their counts differ from a run without it.";
 
 // An error naming the flag (--min_run_time, --callgrind_number, --repeats)
 // whose value is out of range.

@@ -34,30 +34,33 @@
 #include "tools/suite.h"
 
 ABSL_FLAG(std::string, stmt, "", "The statement to time (required).");
-ABSL_FLAG(std::string, setup, "", "Run once before timing.");
-ABSL_FLAG(std::string, global_setup, "", "C++ only: code at namespace scope (#includes).");
-ABSL_FLAG(std::string, language, "", "cpp or python (required).");
-ABSL_FLAG(std::optional<int64_t>, number, std::nullopt, "Time exactly N runs (Timer.timeit).");
-ABSL_FLAG(bool, autorange, false, "blocked_autorange (the default when nothing else is asked).");
-ABSL_FLAG(std::string, adaptive, "", "adaptive_autorange with this IQR/median threshold.");
-ABSL_FLAG(double, min_run_time, 0.2, "Seconds for --autorange.");
-ABSL_FLAG(bool, callgrind, false, "Also count instructions with valgrind's callgrind.");
-ABSL_FLAG(int64_t, callgrind_number, 100, "Runs per callgrind repeat.");
+ABSL_FLAG(std::string, setup, "", "Code run once before timing.");
+ABSL_FLAG(std::string, global_setup, "",
+          "C++ only: code placed at namespace scope, e.g. #includes.");
+ABSL_FLAG(std::string, language, "", "Language of --stmt: cpp or python (required).");
+ABSL_FLAG(std::optional<int64_t>, number, std::nullopt,
+          "Times exactly N runs (Timer.timeit) instead of autoranging.");
+ABSL_FLAG(bool, autorange, false,
+          "Uses blocked_autorange, the default when neither --number nor --adaptive is given.");
+ABSL_FLAG(std::string, adaptive, "",
+          "Uses adaptive_autorange, which stops once IQR/median falls below this threshold.");
+ABSL_FLAG(double, min_run_time, 0.2, "Seconds of wall time for --autorange (the default mode).");
+ABSL_FLAG(bool, callgrind, false, "Also counts instructions with valgrind's callgrind.");
+ABSL_FLAG(int64_t, callgrind_number, 100, "Runs of the statement per callgrind repeat.");
 ABSL_FLAG(int, repeats, 1, "Callgrind repeats.");
 ABSL_FLAG(int, num_threads, 1, "LibTorch threads during the measurement.");
-ABSL_FLAG(int, top, 15, "Functions to show with --callgrind.");
+ABSL_FLAG(int, top, 15, "Number of functions shown with --callgrind.");
 ABSL_FLAG(bool, cache_sim, false,
-          "With --callgrind: also estimate cycles per run from a cache simulation of a geometry "
-          "icount pins (32 KiB L1s, 8 MiB last level): L1 hits + 5 x LL hits + 35 x RAM accesses.");
+          "With --callgrind: also estimates cycles per run from a simulated cache of fixed "
+          "geometry (32 KiB L1s, 8 MiB last level).");
 ABSL_FLAG(std::string, json, "",
-          "Write the results file (JSON) here; an icount results file already there is "
-          "replaced, any other file is refused.");
+          "Writes the results file (JSON) here; refuses to overwrite a file that is not an "
+          "icount results file.");
 ABSL_FLAG(std::string, env, "",
-          "Shell command that sets up the environment to measure in: the statement runs "
-          "against the torch that `import torch` loads there, with timeit built against its "
-          "headers and libraries (once; cached). Default: Debian's LibTorch.");
+          "Shell command that sets up the environment whose `import torch` is measured (first "
+          "use builds timeit for it); default: Debian's LibTorch.");
 ABSL_FLAG(std::string, libtorch, "",
-          "A LibTorch directory (include/, lib/, share/cmake/Torch) to measure against: C++ "
+          "LibTorch directory (include/, lib/, share/cmake/Torch) to measure against; C++ "
           "statements only.");
 ABSL_FLAG(double, timeout, 600,
           "Seconds before a statement that does not finish is stopped and reported; 0: none.");

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Re-measures the README's figures on this machine, one after another (run
-# it on an otherwise idle machine; it takes about an hour on 2 cores), and
-# prints one summary line per figure. Each figure's full output is kept in
-# OUT (default /tmp/icount-figures).
+# Measures icount's headline figures on this machine, one after another
+# (run it on an otherwise idle machine; all of them take about an hour on 2
+# cores), prints one summary line per figure and writes each figure's row of
+# docs/figures.md (bench/figures_page.py: the value, the command, this
+# checkout's commit and the CPU). Each figure's full output is kept in OUT
+# (default /tmp/icount-figures).
 #
-#   bench/readme_figures.sh [--against=COMMIT | --flag=FLAG] [--rounds=N] [OUT] [FIGURE...]
+#   bench/figures.sh [--against=COMMIT | --flag=FLAG] [--rounds=N] [OUT] [FIGURE...]
 #
-# FIGURE is any of: timer main full5 ab abtime cold (default: all).
+# FIGURE is any of: tests fast timer main full5 ab abtime cold (default:
+# all).
 #
 # --against=COMMIT measures before and after on the same day: it builds
 # COMMIT in a git worktree (OUT/against) and runs each of the figures main,
@@ -17,6 +20,7 @@
 #
 # --flag=FLAG measures an option the same way, in this build: main, full5
 # and ab without and with FLAG (e.g. --rehearse_torchscript) alternately.
+# Neither writes docs/figures.md.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 against=""
@@ -36,7 +40,7 @@ out="${1:-/tmp/icount-figures}"
 shift || true
 figures=("$@")
 if [[ ${#figures[@]} -eq 0 ]]; then
-  if [[ -n "$against$flag" ]]; then figures=(main full5 ab); else figures=(timer main full5 ab abtime cold); fi
+  if [[ -n "$against$flag" ]]; then figures=(main full5 ab); else figures=(tests fast timer main full5 ab abtime cold); fi
 fi
 mkdir -p "$out" && out=$(realpath "$out")
 
@@ -46,15 +50,27 @@ echo "machine: $(python3 bench/machine.py), commit $(git rev-parse --short HEAD)
 
 # timed NAME COMMAND...: runs it, output in $out/$name.{out,err}, prints
 # its seconds of wall, user and system time (bash's `time`: the command and
-# every process it waited for).
+# every process it waited for) and leaves them in $wall, $user, $sys and
+# its exit status in $status.
 timed() {
   local name="$1"
   shift
-  local TIMEFORMAT="%R %U %S" seconds status
+  local TIMEFORMAT="%R %U %S" seconds
   seconds=$({ time "$@" >"$out/$name.out" 2>"$out/$name.err"; } 2>&1)
   status=$?
   read -r wall user sys <<<"$seconds"
   echo "$name: ${wall} s wall, ${user} s user, ${sys} s system (exit $status)"
+}
+
+# page FIGURE VALUE: FIGURE's row of docs/figures.md, when this run writes
+# the page (not with --against or --flag).
+page() {
+  if [[ -z "$against$flag" ]]; then python3 bench/figures_page.py row "$@"; fi
+}
+
+# minutes SECONDS: "2 min 41 s" (or "41.2 s" under a minute).
+minutes() {
+  awk -v s="$1" 'BEGIN { if (s < 60) printf "%.1f s", s; else printf "%d min %d s", s / 60, s % 60 }'
 }
 
 # run_figure TREE SUFFIX FIGURE [FLAG...]: one figure, with the build in
@@ -64,26 +80,56 @@ run_figure() {
   shift 3
   local flags=("$@")
   case "$figure" in
+    tests)
+      ./bazelw query 'tests(//...)' >"$out/tests.out" 2>"$out/tests.err"
+      echo "tests: $(wc -l <"$out/tests.out") test targets"
+      page tests "**$(wc -l <"$out/tests.out")**"
+      ;;
+    fast)
+      ./bazelw build //... >"$out/fast_build.log" 2>&1
+      timed fast_loop ./bazelw test //... --test_tag_filters=-valgrind --nocache_test_results
+      local ran
+      ran=$(grep -oE "Executed [0-9]+ out of [0-9]+ tests?" "$out/fast_loop.err" | grep -oE "^Executed [0-9]+" | grep -oE "[0-9]+")
+      [[ $status -eq 0 ]] && page fast_loop "**$(minutes "$wall")** ($ran test targets, all passed)"
+      ;;
     timer)
       timed timer_benchmark env -C "$tree" bazel-bin/timer/timer_benchmark
       grep -E 's$|instructions|ns' "$out/timer_benchmark.out" | sed 's/^/  /'
+      # "C++ torch::add(x, y): collect_callgrind(...) in 7.4 s; 5765.6 instructions per run; 5 repeats identical: yes"
+      local line
+      for language in "C++:timer_cpp" "Python:timer_python"; do
+        line=$(grep -E "^${language%%:*} torch.*collect_callgrind" "$out/timer_benchmark.out") || continue
+        page "${language#*:}" "$(sed -E 's/.* in ([0-9.]+ s); ([0-9.]+) instructions per run; 5 repeats identical: (\w+)/**\1**; \2 instructions per run; 5 repeats identical: \3/' <<<"$line")"
+      done
+      line=$(grep -E "^C\+\+ snippet compile" "$out/timer_benchmark.out") && page timer_compile "**${line##*: }**"
+      local per_run ns
+      per_run=$(grep -oE "^empty callable: [0-9.]+ instructions per run" "$out/timer_benchmark.out" | grep -oE "[0-9.]+ instructions")
+      ns=$(grep -oE "^empty callable: [0-9.]+ ns per run" "$out/timer_benchmark.out" | grep -oE "[0-9.]+ ns")
+      [[ -n "$per_run" ]] && page timer_overhead "**$per_run**, $ns"
       ;;
     main)
       timed "main_default$suffix" env -C "$tree" bazel-bin/tools/main "${flags[@]}"
-      grep -E 'failed|done' "$out/main_default$suffix.err" | tail -1 | sed 's/^/  /'
+      local done_line
+      done_line=$(grep -E 'failed|done' "$out/main_default$suffix.err" | tail -1)
+      echo "  $done_line"
+      [[ $status -eq 0 ]] && page main "**$(minutes "$wall")** (${user} s user, ${sys} s system); $(grep -oE '[0-9]+ cases?' <<<"$done_line" | head -1 || true)"
       ;;
     full5)
       rm -f "$out/full5$suffix.json" "$out/full5$suffix.json.journal"
       timed "full5$suffix" env -C "$tree" bazel-bin/tools/main --repeats=5 \
         --output="$out/full5$suffix.json" "${flags[@]}"
-      /usr/bin/python3 - "$out/full5$suffix.json" <<'PY'
+      local repeats
+      repeats=$(python3 - "$out/full5$suffix.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 counts = d["instruction_counts"]
 same = sum(1 for c in counts if len(set(c["counts"])) == 1)
-print(f"  {len(counts)} count cases, {same} with all repeats identical; "
+print(f"{same} of {len(counts)} cases' 5 repeats identical; "
       f"{len(d['measurements'])} wall-time measurements")
 PY
+)
+      echo "  $repeats"
+      [[ $status -eq 0 ]] && page full5 "**$(minutes "$wall")** (${user} s user, ${sys} s system); $repeats"
       ;;
     ab)
       rm -f "$out/ab$suffix.json"*
@@ -93,16 +139,39 @@ PY
       timed "ab_counts$suffix" env -C "$tree" "${rss[@]}" bazel-bin/tools/ab_test --A=true --B=true \
         --json="$out/ab$suffix.json" "${flags[@]}"
       grep 'Maximum resident' "$out/ab_counts$suffix.err" | sed 's/^\s*/  /'
+      local rss_mb equal
+      rss_mb=$(awk '/Maximum resident/ { printf "%d", $NF / 1024 }' "$out/ab_counts$suffix.err")
+      equal=$(python3 - "$out/ab$suffix.json" <<'PY'
+import json, sys
+comparisons = json.load(open(sys.argv[1]))["comparisons"]
+equal = sum(1 for c in comparisons if c.get("counts_delta_pct") == 0)
+print(f"{equal} of {len(comparisons)} cases' counts equal between A and B")
+PY
+)
+      echo "  $equal"
+      [[ $status -eq 0 ]] && page ab "**$(minutes "$wall")**; ${rss_mb:+peak RSS $rss_mb MB; }$equal"
       ;;
     abtime)
       rm -f "$out/abt.json"*
       timed ab_time env -C "$tree" bazel-bin/tools/ab_test --A=true --B=true --display_time \
         --json="$out/abt.json"
+      local alarms
+      alarms=$(python3 - "$out/abt.json" <<'PY'
+import json, sys
+comparisons = json.load(open(sys.argv[1]))["comparisons"]
+timed = [c for c in comparisons if "time_significant" in c]
+alarms = sum(1 for c in timed if c["time_significant"])
+print(f"{alarms} of {len(timed)} cases' wall time flagged as changed (false alarms)")
+PY
+)
+      echo "  $alarms"
+      [[ $status -eq 0 ]] && page abtime "**$(minutes "$wall")**; $alarms"
       ;;
     cold)
       # bench/ci_time.sh: a clean clone, cold and with nothing changed.
       timed cold_test bench/ci_time.sh "$out/ci_time"
       sed 's/^/  /' "$out/ci_time/ci_time.md"
+      [[ $status -eq 0 && -z "$against$flag" ]] && python3 bench/figures_page.py ci_time "$out/ci_time/ci_time.md"
       ;;
     *) echo "unknown figure $figure" ;;
   esac

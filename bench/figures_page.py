@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Writes rows of docs/figures.md, the page of icount's headline figures.
+
+Each row is one figure with the machine, the commit and the command that
+produced it; bench/figures.sh measures the figures and calls this to
+record them. Rows not named are kept as they are, so a figure re-measured
+alone replaces only its own row.
+
+  bench/figures_page.py [--page=docs/figures.md] row ID VALUE
+      # one figure of FIGURES, measured now at this checkout's HEAD
+  bench/figures_page.py [--page=...] ci_time OUT/ci_time.md
+      # the cold and nothing-changed rows from bench/ci_time.sh's output,
+      # with the machine and commit it names
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import machine  # noqa: E402  (bench/machine.py)
+
+# id -> (what is measured, the command that measures it), in page order.
+FIGURES = {
+    "tests": ("test targets of `./bazelw test //...`", "`./bazelw query 'tests(//...)'`"),
+    "ci_cold": ("`./bazelw test //...` cold: new clone, new output base, empty disk cache",
+                "`bench/ci_time.sh`"),
+    "ci_warm": ("`./bazelw test //...` with nothing changed (cached results)",
+                "`bench/ci_time.sh`"),
+    "fast_loop": ("the fast loop: tests that start no valgrind, build done, run afresh",
+                  "`./bazelw test //... --test_tag_filters=-valgrind --nocache_test_results`"),
+    "timer_cpp": ("`collect_callgrind` of C++ `torch::add(x, y)` (4x4), number=100, 5 repeats, "
+                  "a fresh process under valgrind", "`bazel-bin/timer/timer_benchmark`"),
+    "timer_python": ("the same for Python `torch.add(x, y)`", "`bazel-bin/timer/timer_benchmark`"),
+    "timer_compile": ("compiling a C++ string snippet (cache miss; a hit is a file read)",
+                      "`bazel-bin/timer/timer_benchmark`"),
+    "timer_overhead": ("timing an empty C++ callable, per run",
+                       "`bazel-bin/timer/timer_benchmark`"),
+    "main": ("the default main job: all cases, 1 callgrind repeat of 100 runs, 0.05 s of wall time "
+             "a case, a worker per CPU", "`bazel-bin/tools/main`"),
+    "full5": ("the full suite with 5 repeats of counts, and wall time",
+              "`bazel-bin/tools/main --repeats=5 --output=F`"),
+    "ab": ("A/B of the whole suite, counts only, two identical environments",
+           "`bazel-bin/tools/ab_test --A=true --B=true --json=F`"),
+    "abtime": ("A/B of the whole suite with wall time (6 paired rounds), two identical environments",
+               "`bazel-bin/tools/ab_test --A=true --B=true --display_time --json=F`"),
+}
+
+HEADER = """\
+# Figures
+
+icount's headline figures, each with the machine, the commit and the
+command that produced it. `bench/figures.sh` measures them and writes this
+page (`bench/figures.sh OUT main` re-measures one figure and replaces its
+row); run it on an otherwise idle machine. Counts differ between CPUs
+(LibTorch picks kernels by CPU features), so compare counts taken on one
+machine; times differ more, between machines of one kind too.
+
+Figures about one part of icount are on that part's page, with their
+commands: [wall time](wall_time.md), [history](history.md),
+[report](report.md), [Slurm](slurm.md), [counts](counts.md),
+[what a run costs](main.md), [testing](testing.md).
+
+| figure | value | command | commit | machine |
+|---|---|---|---|---|
+"""
+
+_ROW = re.compile(r"^\| <a id=\"([\w-]+)\"></a>")
+
+
+def read_rows(page):
+    rows = {}
+    if os.path.exists(page):
+        with open(page, encoding="utf-8") as f:
+            for line in f:
+                match = _ROW.match(line)
+                if match:
+                    rows[match.group(1)] = line.rstrip("\n")
+    return rows
+
+
+def write_page(page, rows):
+    unknown = sorted(set(rows) - set(FIGURES))
+    if unknown:
+        sys.exit(f"figures_page: {page} has rows this script does not know: {unknown}")
+    with open(page + ".tmp", "w", encoding="utf-8") as f:
+        f.write(HEADER)
+        for figure in FIGURES:
+            if figure in rows:
+                f.write(rows[figure] + "\n")
+    os.replace(page + ".tmp", page)
+
+
+def head_commit():
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    changed = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    return commit + (" with changes" if changed else "")
+
+
+def row(figure, value, commit, machine_text):
+    what, command = FIGURES[figure]
+    cells = [f'<a id="{figure}"></a>{what}', value, command, commit, machine_text]
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--page", default=os.path.join(ROOT, "docs", "figures.md"))
+    sub = parser.add_subparsers(dest="command", required=True)
+    one = sub.add_parser("row")
+    one.add_argument("figure", choices=list(FIGURES))
+    one.add_argument("value")
+    ci = sub.add_parser("ci_time")
+    ci.add_argument("ci_time_md")
+    args = parser.parse_args()
+
+    rows = read_rows(args.page)
+    if args.command == "row":
+        rows[args.figure] = row(args.figure, args.value, head_commit(), machine.cpu_description())
+    else:
+        with open(args.ci_time_md, encoding="utf-8") as f:
+            text = f.read()
+        header = re.search(r"^Machine: (.*); commit (\w+); command", text, re.M)
+        cold = re.search(r"^\| cold [^|]*\| ([^|]+) \| (\d+) \|", text, re.M)
+        warm = re.search(r"^\| nothing changed [^|]*\| ([^|]+) \|", text, re.M)
+        if not (header and cold and warm):
+            sys.exit(f"figures_page: {args.ci_time_md} is not bench/ci_time.sh's output")
+        machine_text, commit = header.groups()
+        rows["ci_cold"] = row("ci_cold", f"**{cold.group(1).strip()}** ({cold.group(2)} test "
+                              "targets, all passed)", commit, machine_text)
+        rows["ci_warm"] = row("ci_warm", f"**{warm.group(1).strip()}**", commit, machine_text)
+    write_page(args.page, rows)
+
+
+if __name__ == "__main__":
+    main()
