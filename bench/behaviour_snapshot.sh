@@ -21,7 +21,7 @@
 #     gate has golden tests in compare/gate_test.cc);
 #   - `fuzz` samples for every fuzzer.
 # Counts depend on the CPU, so compare snapshots taken on one machine. They
-# also depend on the worker binary (README, "How counts are made
+# also depend on the worker binary (docs/counts.md, "How counts are made
 # trustworthy"): when a change rebuilds the worker, counts move through the
 # allocator's state; bench/explain_count_changes.py BEFORE/slice.json
 # AFTER/slice.json shows how much of each change is allocator and what else

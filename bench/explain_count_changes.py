@@ -19,7 +19,7 @@ each case that differs and exits 1 if any does. For a change meant to make
 measuring cheaper, run the suite's counts with both builds, e.g.
 `bazel-bin/tools/main --no_wall_time --repeats=2 --output=F`, then this.
 Counts follow the worker binary's layout (up to ~1% for an unrelated code
-change, see the README), so compare two runs of one binary where the
+change, see docs/counts.md), so compare two runs of one binary where the
 change can be switched at run time, e.g. main with and without
 --baseline_per_case; --ignore_baseline then compares the statements'
 counts alone and only summarises how far the baselines moved.

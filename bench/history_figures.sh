@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-measures the README's history figures:
+# Re-measures the history figures of docs/history.md:
 #   1. the store's growth per run of the full suite, by importing results
 #      files of real runs (RESULTS...; e.g. from `main --repeats=5 --output=F`);
 #   2. the size of a store of 1,000 made-up runs of 201 cases (235 wall-time

@@ -4,7 +4,7 @@
 # and runs the same cases from there (cwd and TMPDIR there too), counts only.
 # Prints one line per length: the length, then each case's total count.
 # Counts that differ between lines come from where the run lives, not from
-# the code (README, "Independent of path and variable lengths").
+# the code (docs/counts.md).
 #
 #   ./bazelw build //tools:main && bench/path_length_sweep.sh ['^Pointwise / Math / add / Case:  0$'] [60]
 set -euo pipefail

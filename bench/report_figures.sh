@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-measures the README's report figures:
+# Re-measures the report figures of docs/report.md:
 #   1. what a call tree costs the worker per case (parse the dump, unfold
 #      its call graph; //timer/internal:call_tree_benchmark on real dumps);
 #   2. for made-up suites of 201 and 5,000 cases compared with a baseline

@@ -7,7 +7,7 @@ often it catches a real slowdown.
                           [--keep=DIR] [-- extra ab_test flags, e.g. --time_rounds=8]
 
 Runs `ab_test --no_counts` (wall time only) over the cases --filter
-selects (default: a 40-case subset; --filter= for the whole suite):
+selects (default: an 84-case subset; --filter= for the whole suite):
 
   1. --trials times between identical sides (--A=true --B=true): every
      significant case is a false alarm;

@@ -5,7 +5,8 @@
 // false alarms of a whole suite under control.
 //
 // Each round times every case once on each side, close together in time
-// (ab_test: A and B at once on two cores, swapping cores every round), so
+// (ab_test: A, then B, each on the whole machine, B first in every other
+// round), so
 // whatever slows the machine during a round slows both sides of it alike.
 // Per case the change is the geometric mean over rounds of B / A, with a
 // 95% confidence interval from Student's t over the rounds' log ratios; a

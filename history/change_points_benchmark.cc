@@ -1,5 +1,5 @@
 // Measures TimeSteps' false-alarm and detection rates on synthetic wall-time
-// series, for the README:
+// series, for docs/history.md:
 //
 //   bazel run -c opt //history:change_points_benchmark -- [--series=2000] [--penalty=6]
 //

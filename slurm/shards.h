@@ -15,7 +15,7 @@
 namespace icount {
 
 // What an order is expected to take on a node, in seconds, from the
-// figures in the README (2-core AMD EPYC VM): an instruction-count order
+// figures in docs/slurm.md (2-core AMD EPYC VM): an instruction-count order
 // ~1.2 s a case plus ~0.05 s a callgrind repeat; a Python case under
 // valgrind ~1.5x a C++ one; a wall-time order its min_run_time three times
 // over (warm-up, blocks, overhead) plus 0.1 s. Only the ratios matter.

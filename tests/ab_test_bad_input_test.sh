@@ -90,7 +90,7 @@ expect_first_line "$ab_test" "ab_test: --A and --B are required (shell commands 
 expect_first_line "$ab_test" "ERROR: Unknown command line flag 'no_such_flag'" --A=true --B=true --no_such_flag
 expect_first_line "$ab_test" 'ab_test: unexpected argument "x": this program takes only flags (--name=value; see --help)' --A=true --B=true x
 expect_first_line "$ab_test" "ab_test: --filter=( is not a valid RE2 regex: missing ): (" --A=true --B=true --filter='('
-expect_first_line "$ab_test" 'ab_test: no case matches --filter=^no such case$ (it is searched in labels such as "Pointwise / Math / add"; --list shows them all)' \
+expect_first_line "$ab_test" 'ab_test: no case matches --filter=^no such case$ (it is searched in labels such as "Pointwise / Math / add"; main --list shows them all)' \
   --A=true --B=true --filter='^no such case$'
 expect_first_line "$ab_test" "ab_test: --time_rounds=0: must be at least 1" --A=true --B=true --time_rounds=0
 expect_first_line "$ab_test" "ab_test: --top=-1: must be at least 0" --A=true --B=true --top=-1

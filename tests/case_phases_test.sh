@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/case_phases.py end to end on one case with 2 repeats: every process
 # of the worker's tree logs its phases (base/phase_log.h), and the tree adds
-# up, so the benchmark behind the README's "Where a case's time goes" keeps
+# up, so the benchmark behind docs/main.md's "where a case's time goes" keeps
 # working.
 set -u
 script="$1"

@@ -34,7 +34,7 @@ TEST(CallableCallgrindTest, CountsALambdaWithIdenticalRepeats) {
   EXPECT_EQ((*first)[0].task_spec().stmt, "torch::add(x, y)");
   // A second call replays the first one (measured for real in the
   // re-executed process); what that leaves behind shifts counts (the
-  // history effect; see the README): 1-2% depending on where the binary's
+  // history effect; see docs/counts.md): 1-2% depending on where the binary's
   // code and heap land (+2.02% with timer 0.8.0's layout), not the 2x of
   // measuring the wrong region.
   absl::StatusOr<std::vector<CallgrindStats>> second = timer.CollectCallgrind(options);

@@ -9,7 +9,7 @@
 //   ./bazelw run -c opt //timer:timer_benchmark            # everything
 //   ./bazelw run -c opt //timer:timer_benchmark -- --quick  # overhead only
 //
-// The README quotes its output.
+// docs/figures.md quotes its output.
 #include <chrono>
 #include <cstdio>
 #include <cstring>

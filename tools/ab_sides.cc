@@ -298,7 +298,7 @@ absl::Status RunBothSides(const Side& a, const Side& b,
   // the runner's pinning. Timing A and B at once, each side on a core of
   // its own, was tried and measured worse on a 2-core VM: whole
   // measurements ran up to 2x slow beside the other side's processes
-  // (README, "Wall time you can trust").
+  // (docs/wall_time.md).
   const int rounds = run_options.time_rounds;
   for (int round = 0; round < rounds && !time_orders[0].empty(); ++round) {
     const Side* first = round % 2 == 0 ? &a : &b;

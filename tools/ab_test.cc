@@ -9,7 +9,7 @@
 // that `import torch` loads there (or --A_libtorch=DIR, or Debian's when
 // neither gives one), and icount's worker and C++ cases are built against
 // that PyTorch's headers and libraries, once (tools/environment_suite.h).
-// Each side's workers start through `/bin/sh -c '<command> && exec "$@"'`,
+// Each side's workers start through `/bin/bash -c '<command> && exec "$@"'`,
 // so a side can also swap libraries (LD_LIBRARY_PATH) or preload one, or
 // use a worker built elsewhere (--A_worker). In order:
 //   0. each side's PyTorch is found and said, and built for when it is not

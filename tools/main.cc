@@ -6,7 +6,7 @@
 //   bazel run //tools:main -- --filter='^Pointwise' --output=out.json
 //
 // Defaults keep a full run to a few minutes on 2 cores: 1 callgrind repeat
-// of 100 runs and 0.05 s of wall time per case (the README has figures).
+// of 100 runs and 0.05 s of wall time per case (docs/figures.md has figures).
 #include <unistd.h>
 
 #include <cstdio>

@@ -23,7 +23,7 @@ step "bad input"
 source "$3"  # expect_first_line
 expect_first_line "$main" "main: --filter=( is not a valid RE2 regex: missing ): (" --filter='('
 expect_first_line "$main" "ERROR: Unknown command line flag 'no_such_flag'" --no_such_flag
-no_match='main: no case matches --filter=^no such case$ (it is searched in labels such as "Pointwise / Math / add"; --list shows them all)'
+no_match='main: no case matches --filter=^no such case$ (it is searched in labels such as "Pointwise / Math / add"; main --list shows them all)'
 expect_first_line "$main" "$no_match" --filter='^no such case$'
 expect_first_line "$main" "$no_match" --filter='^no such case$' --list
 expect_first_line "$main" "main: --no_cpp and --no_python together leave no case to run: drop one of them" --no_cpp --no_python
@@ -40,7 +40,7 @@ expect_first_line "$main" "main: --html=/nonexistent/r.html: cannot write into /
 expect_first_line "$main" "main: --output: $tmp exists and cannot be read ($tmp: is a directory, not a file); icount replaces only its own results: choose another file or move it away" --output="$tmp"
 expect_first_line "$ci" "ci: --destination is required"
 expect_first_line "$ci" "ci: unexpected argument \"x\": this program takes only flags (--name=value; see --help)" --destination="$tmp/x.json" x
-expect_first_line "$ci" "ci: no case matches --filter=^no such case$ (it is searched in labels such as \"Pointwise / Math / add\"; --list shows them all)" \
+expect_first_line "$ci" "ci: no case matches --filter=^no such case$ (it is searched in labels such as \"Pointwise / Math / add\"; main --list shows them all)" \
   --destination="$tmp/x.json" --filter='^no such case$'
 expect_first_line "$ci" "ci: --filter=( is not a valid RE2 regex: missing ): (" --destination="$tmp/x.json" --filter='('
 expect_first_line "$ci" "ci: --repeats=0: must be at least 1" --destination="$tmp/x.json" --repeats=0

@@ -127,10 +127,11 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectCases(const Suite& sui
     cases.push_back(c);
   }
   if (cases.empty()) {
-    return absl::NotFoundError(absl::StrCat(
-        "no ", filter.cpp ? (filter.python ? "" : "C++ ") : "Python ",
-        "case matches --filter=", filter.label_regex,
-        " (it is searched in labels such as \"Pointwise / Math / add\"; --list shows them all)"));
+    return absl::NotFoundError(absl::StrCat("no ",
+                                            filter.cpp ? (filter.python ? "" : "C++ ") : "Python ",
+                                            "case matches --filter=", filter.label_regex,
+                                            " (it is searched in labels such as \"Pointwise / Math "
+                                            "/ add\"; main --list shows them all)"));
   }
   return cases;
 }

@@ -153,8 +153,8 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
 
 // What on this machine is known to disturb wall time, one sentence each;
 // empty when nothing is found: DAMON monitors that are on (a kdamond
-// monitoring memory slows some measurements by half or more; see the
-// README's "Wall time you can trust"). `sysfs` is /sys (a test gives a
+// monitoring memory slows some measurements by half or more; see
+// docs/wall_time.md). `sysfs` is /sys (a test gives a
 // stand-in).
 std::vector<std::string> WallTimeDisturbances(const std::string& sysfs = "/sys");
 // RFC 3339 UTC timestamp of now (base/timestamp.h).

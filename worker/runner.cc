@@ -338,7 +338,7 @@ class Run {
         StopWorker(process, true);
         return CannotMeasure(
             phase, process,
-            absl::StrCat("its canary (an empty statement) failed: ", canary.failure().reason()));
+            absl::StrCat("failed its canary (an empty statement): ", canary.failure().reason()));
       }
       what = absl::StrCat("died before measuring anything (", StopWorker(process, false), ")");
     } else if (std::chrono::steady_clock::now() - process.started >

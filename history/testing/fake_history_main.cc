@@ -1,6 +1,6 @@
 // Writes a made-up history: --runs results files of --cases cases each,
 // with steps injected at known runs, for //tools:history_test and for
-// measuring the store (README):
+// measuring the store (docs/history.md):
 //
 //   fake_history --runs=12 --cases=6 --output_dir=DIR     # DIR/run_01.json ...
 //   fake_history --runs=1000 --cases=201 --db=big.db      # recorded directly

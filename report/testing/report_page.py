@@ -7,7 +7,7 @@
         assert "icount_test_allocation_tax" in page.grown_functions()
 
 Also a command for shell tests (tests/ab_test_tax_test.sh), and for the
-README's screenshot (a case opened by a click, the page drawn in one tall
+docs/report.md's screenshot (a case opened by a click, the page drawn in one tall
 viewport):
     python3 report/testing/report_page.py report.html --expect_grown=FUNCTION
     python3 report/testing/report_page.py ab.html --click='tr[data-key="K"]' \
