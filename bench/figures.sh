@@ -89,19 +89,21 @@ run_figure() {
       ./bazelw build //... >"$out/fast_build.log" 2>&1
       timed fast_loop ./bazelw test //... --test_tag_filters=-valgrind --nocache_test_results
       local ran
-      ran=$(grep -oE "Executed [0-9]+ out of [0-9]+ tests?" "$out/fast_loop.err" | grep -oE "^Executed [0-9]+" | grep -oE "[0-9]+")
+      ran=$(cat "$out/fast_loop.out" "$out/fast_loop.err" | grep -oE "Executed [0-9]+ out of [0-9]+ tests?" | head -1 | grep -oE "^Executed [0-9]+" | grep -oE "[0-9]+")
       [[ $status -eq 0 ]] && page fast_loop "**$(minutes "$wall")** ($ran test targets, all passed)"
       ;;
     timer)
-      timed timer_benchmark env -C "$tree" bazel-bin/timer/timer_benchmark
+      # An empty snippet cache, so that the compile figure is a cache miss.
+      rm -rf "$out/snippet-cache"
+      timed timer_benchmark env -C "$tree" ICOUNT_CACHE_DIR="$out/snippet-cache" bazel-bin/timer/timer_benchmark
       grep -E 's$|instructions|ns' "$out/timer_benchmark.out" | sed 's/^/  /'
       # "C++ torch::add(x, y): collect_callgrind(...) in 7.4 s; 5765.6 instructions per run; 5 repeats identical: yes"
       local line
       for language in "C++:timer_cpp" "Python:timer_python"; do
-        line=$(grep -E "^${language%%:*} torch.*collect_callgrind" "$out/timer_benchmark.out") || continue
+        line=$(grep -F "${language%%:*} torch" "$out/timer_benchmark.out" | grep -F collect_callgrind) || continue
         page "${language#*:}" "$(sed -E 's/.* in ([0-9.]+ s); ([0-9.]+) instructions per run; 5 repeats identical: (\w+)/**\1**; \2 instructions per run; 5 repeats identical: \3/' <<<"$line")"
       done
-      line=$(grep -E "^C\+\+ snippet compile" "$out/timer_benchmark.out") && page timer_compile "**${line##*: }**"
+      line=$(grep -F "C++ snippet compile" "$out/timer_benchmark.out") && page timer_compile "**${line##*: }**"
       local per_run ns
       per_run=$(grep -oE "^empty callable: [0-9.]+ instructions per run" "$out/timer_benchmark.out" | grep -oE "[0-9.]+ instructions")
       ns=$(grep -oE "^empty callable: [0-9.]+ ns per run" "$out/timer_benchmark.out" | grep -oE "[0-9.]+ ns")

@@ -98,7 +98,10 @@ def write_page(page, rows):
 def head_commit():
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True, check=True).stdout.strip()
-    changed = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+    # The page itself changes as figures are written; anything else changed
+    # means the figure is not of that commit.
+    changed = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no",
+                              "--", ".", ":!docs/figures.md"],
                              capture_output=True, text=True, check=True).stdout.strip()
     return commit + (" with changes" if changed else "")
 
