@@ -114,7 +114,11 @@ run_figure() {
       local done_line
       done_line=$(grep -E 'failed|done' "$out/main_default$suffix.err" | tail -1)
       echo "  $done_line"
-      [[ $status -eq 0 ]] && page main "**$(minutes "$wall")** (${user} s user, ${sys} s system); $(grep -oE '[0-9]+ cases?' <<<"$done_line" | head -1 || true)"
+      # "icount: 402/402 done, ..." (", N failed" when some failed)
+      local orders failed
+      orders=$(grep -oE '[0-9]+/[0-9]+ done' <<<"$done_line" | grep -oE '^[0-9]+')
+      failed=$(grep -oE '[0-9]+ failed' <<<"$done_line" || echo "none failed")
+      [[ $status -eq 0 ]] && page main "**$(minutes "$wall")** (${user} s user, ${sys} s system); $orders work orders, $failed"
       ;;
     full5)
       rm -f "$out/full5$suffix.json" "$out/full5$suffix.json.journal"

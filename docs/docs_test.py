@@ -3,7 +3,8 @@
 Every command in them that runs a tool (`./bazelw run //tools:main -- ...`,
 `bazel-bin/tools/ci ...`, `//tools:compare -- ...` in a table) may name
 only flags that the tool's --help lists; every target label (//pkg:name)
-must be defined in its package's BUILD.bazel; every relative link must
+and every output path (bazel-bin/pkg/name) must be defined in its
+package's BUILD.bazel; every relative link must
 resolve, with its #anchor if it has one. A renamed flag, target, file or
 heading fails this test until the docs follow.
 
@@ -30,6 +31,8 @@ _INVOCATION = re.compile(
     r"|(?<![\w@])//tools:(\w+)\s+--\s)")
 _FLAG = re.compile(r"(?<![\w-])--([A-Za-z_]\w*)")
 _LABEL = re.compile(r"(?<![\w/.@:-])(@icount)?//([\w/.-]*)(?::([\w.+-]+))?")
+# bazel-bin/PKG/NAME: what target NAME of PKG builds.
+_OUTPUT = re.compile(r"(?<![\w/.-])(?:\./)?bazel-bin/([\w/.+-]*\w)")
 _LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")
 _HELP_FLAG = re.compile(r"^  --(\w+)=", re.M)
 _ISSUE_NUMBER = re.compile(r"\bissues? #\d+|\(#\d+\)", re.I)
@@ -151,27 +154,37 @@ class DocsTest(unittest.TestCase):
             self.fail("\n".join(problems))
         self.assertGreater(commands, 20, "expected the docs to show tool commands")
 
+    def target_problem(self, package, name):
+        """Why //package:name is not a target, or None when it is."""
+        if package not in self.build_files:
+            return (f"package //{package} is not one whose BUILD.bazel docs/BUILD.bazel gives "
+                    "this test (add it to _PACKAGES)")
+        if not re.search(rf'\bname\s*=\s*"{re.escape(name)}"', self.build_files[package]):
+            return f'{package}/BUILD.bazel defines no target "{name}"'
+        return None
+
     def test_labels_name_targets_that_exist(self):
         problems = []
         for path in self.files:
             for line_number, line in enumerate(self.read(path).splitlines(), 1):
+                targets = []
                 for match in _LABEL.finditer(line):
                     package, name = match.group(2), match.group(3)
                     if package.endswith("...") or package == "" and not name:
                         continue  # //..., a pattern
-                    where = f"{path}:{line_number}: {match.group(0)}"
                     if name and os.path.isfile(os.path.join(self.source_root, package, name)):
                         continue  # a file, e.g. @icount//third_party:repositories.bzl
                     if not name and package in self.build_files:
                         continue  # a package: //tools, @icount//timer
-                    if package not in self.build_files:
-                        problems.append(
-                            f"{where}: package //{package} is not one whose BUILD.bazel "
-                            "docs/BUILD.bazel gives this test (add it to _PACKAGES)")
-                    elif not re.search(rf'\bname\s*=\s*"{re.escape(name)}"',
-                                       self.build_files[package]):
-                        problems.append(f"{where}: {package}/BUILD.bazel defines no target "
-                                        f'"{name}"')
+                    targets.append((match.group(0), package, name))
+                for match in _OUTPUT.finditer(line):
+                    output = re.sub(r"\.runfiles(/.*)?$", "", match.group(1))
+                    package, _, name = output.rpartition("/")
+                    targets.append((match.group(0), package, name))
+                for text, package, name in targets:
+                    problem = self.target_problem(package, name)
+                    if problem:
+                        problems.append(f"{path}:{line_number}: {text}: {problem}")
         if problems:
             self.fail("\n".join(problems))
 
