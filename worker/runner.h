@@ -51,9 +51,11 @@ struct RunnerOptions {
   int retries = 1;
   // Default per-order timeout when an order has none.
   double timeout_seconds = 300;
-  // Prepended to every worker command, e.g. {"/bin/sh", "-c",
-  // "source env.sh && exec \"$@\"", "sh"} to run workers in another
-  // environment (ab_test).
+  // Sets up the environment workers run in, e.g. {"/bin/bash", "-c",
+  // "source env.sh && exec \"$@\"", "icount-env"} (ab_test's sides, --env):
+  // run before each worker starts, which then starts directly in the
+  // environment it left (its exported variables; not its other effects,
+  // such as a `cd`).
   std::vector<std::string> command_prefix;
   // Workers import torch into their embedded Python before the first case
   // (so Python cases share that cost). false passes --python=false: for

@@ -11,12 +11,41 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "base/files.h"
+#include "base/status.h"
 #include "base/subprocess.h"
 #include "timer/valgrind_log.h"
 
 namespace icount::worker_internal {
+
+absl::StatusOr<std::vector<std::string>> EnvironmentAfter(const std::vector<std::string>& prefix,
+                                                          const std::vector<std::string>& env,
+                                                          const std::string& scratch_file) {
+  std::vector<std::string> argv = prefix;
+  // The environment goes to a file: the command may print to stdout too.
+  argv.insert(argv.end(),
+              {"/bin/sh", "-c", "exec /usr/bin/env -0 > \"$1\"", "icount-env", scratch_file});
+  base::CommandOptions options;
+  options.env = env;
+  ICOUNT_ASSIGN_OR_RETURN(base::CommandResult result, base::RunCommand(argv, options));
+  absl::StatusOr<std::string> text = base::ReadFileToString(scratch_file);
+  unlink(scratch_file.c_str());
+  if (result.exit_code != 0 || result.signal != 0 || !text.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the environment's command failed (", base::DescribeExit(result),
+                     result.output.empty() ? ")" : absl::StrCat("): ", result.output)));
+  }
+  std::vector<std::string> after;
+  for (absl::string_view entry : absl::StrSplit(*text, '\0', absl::SkipEmpty())) {
+    // "_" is the path of the program the shell ran last: the environment's
+    // own, not the command's.
+    if (!absl::StartsWith(entry, "_=")) after.emplace_back(entry);
+  }
+  return after;
+}
 
 absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
                                           const std::vector<std::string>& env,

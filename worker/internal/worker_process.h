@@ -42,6 +42,16 @@ absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
                                           const std::vector<std::string>& env,
                                           const std::string& log_path, bool reproducible_layout);
 
+// The environment that `prefix` (e.g. {"/bin/bash", "-c", "<command> && exec
+// \"$@\"", "icount-env"}, an A/B side's set-up) leaves when started with
+// `env`, without the shell's own "_": the environment to start a worker in
+// directly, so that what the command exports is part of what
+// PadEnvironmentForStackLayout evens out. `scratch_file` receives it on the
+// way. An error when the prefix fails, with its exit and output.
+absl::StatusOr<std::vector<std::string>> EnvironmentAfter(const std::vector<std::string>& prefix,
+                                                          const std::vector<std::string>& env,
+                                                          const std::string& scratch_file);
+
 // Stops the worker and everything in its process group; returns how the
 // worker ended ("exit code 1", "killed by signal 4 (Illegal instruction)").
 // Without kill_now it first gives a worker whose result stream ended two
