@@ -95,7 +95,8 @@ def _slug(heading):
 
 
 def _anchors(markdown):
-    anchors = set()
+    """The #anchors of a page: its headings' and its HTML ids'."""
+    anchors = set(re.findall(r'<a id="([^"]+)"', markdown))
     in_block = False
     for line in markdown.splitlines():
         if line.lstrip().startswith("```"):
