@@ -199,6 +199,7 @@ absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::strin
   results.failures.insert(proto.failures().begin(), proto.failures().end());
   results.command = proto.command();
   results.nodes.insert(proto.nodes().begin(), proto.nodes().end());
+  if (proto.has_shard()) results.shard = proto.shard();
   for (int i = 0; i < proto.measurements_size(); ++i) {
     absl::StatusOr<Measurement> m = MeasurementFromProto(proto.measurements(i));
     if (!m.ok()) {
@@ -260,6 +261,7 @@ std::string ResultsToJson(const ResultsFile& results) {
   header.mutable_failures()->insert(results.failures.begin(), results.failures.end());
   header.set_command(results.command);
   header.mutable_nodes()->insert(results.nodes.begin(), results.nodes.end());
+  if (results.shard) *header.mutable_shard() = *results.shard;
   std::string json = base::ProtoToJson(header);
   json.pop_back();  // the closing brace; measurements follow, one per line
   absl::StrAppend(&json, json.size() > 1 ? "," : "", "\"measurements\":[");

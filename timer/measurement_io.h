@@ -55,11 +55,6 @@ timer::InstructionCountsProto InstructionCountsToProto(const InstructionCounts& 
 absl::StatusOr<InstructionCounts> InstructionCountsFromProto(
     const timer::InstructionCountsProto& proto);
 
-// The settings key of a results file that is one shard of a run: "K of N"
-// (1-based), as //tools:suite_shard_test writes it; merge_results checks
-// that all N shards of one suite are merged.
-inline constexpr char kShardSetting[] = "shard";
-
 // A results file: measurements and instruction counts, plus who wrote it
 // and when.
 struct ResultsFile {
@@ -79,6 +74,8 @@ struct ResultsFile {
   // The nodes that measured the cases, by id (timer/node.h); each case's
   // metadata "node" names one. Empty in files older than timer 0.6.
   std::map<std::string, timer::NodeProto> nodes;
+  // Which shard of a run this is; none for a whole run.
+  std::optional<timer::ShardProto> shard;
 };
 
 // Parses the JSON form. `source` names the input in errors, e.g.

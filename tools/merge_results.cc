@@ -4,8 +4,8 @@
 //   bazel run //tools:merge_results -- --output=$PWD/all.json $PWD/a.json $PWD/b.json
 //
 // The inputs must be parts of one run: written by the same icount
-// libraries, no case in two of them, and when they are shards (settings
-// "shard": "K of N", as suite_shard_test writes them) all N shards of one
+// libraries, no case in two of them, and when they are shards ("shard":
+// {"index": K, "total": N}, as suite_shard_test writes them) all N shards of one
 // suite (the same suite_checksum). Anything else is refused with the files
 // named, so a stale or foreign file never slips into the merged results.
 #include <algorithm>
@@ -44,23 +44,16 @@ std::string Versions(const ResultsFile& file) {
   return parts.empty() ? "unknown library versions" : absl::StrJoin(parts, ", ");
 }
 
-struct Shard {
-  int index = 0;  // 1-based
-  int total = 0;
-};
-
-// Settings "shard" ("2 of 4"), or nothing.
-absl::StatusOr<std::optional<Shard>> ShardOf(const ResultsFile& file, const std::string& name) {
-  auto it = file.settings.find(kShardSetting);
-  if (it == file.settings.end()) return std::optional<Shard>();
-  const std::vector<std::string> parts = absl::StrSplit(it->second, " of ");
-  Shard shard;
-  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &shard.index) ||
-      !absl::SimpleAtoi(parts[1], &shard.total) || shard.index < 1 || shard.index > shard.total) {
-    return absl::InvalidArgumentError(absl::StrCat(name, ": settings \"shard\" is \"", it->second,
-                                                   "\"; expected \"K of N\" with 1 <= K <= N"));
+// The file's shard, checked, or none.
+absl::StatusOr<std::optional<timer::ShardProto>> ShardOf(const ResultsFile& file,
+                                                         const std::string& name) {
+  if (!file.shard) return std::nullopt;
+  if (file.shard->index() < 1 || file.shard->index() > file.shard->total()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": shard ", file.shard->index(), " of ",
+                                                   file.shard->total(),
+                                                   ": a shard's index must be 1 to its total"));
   }
-  return std::optional<Shard>(shard);
+  return file.shard;
 }
 
 absl::StatusOr<ResultsFile> Merge(const std::vector<std::string>& names,
@@ -76,33 +69,35 @@ absl::StatusOr<ResultsFile> Merge(const std::vector<std::string>& names,
   };
   std::map<int, std::string> shards;  // index -> file
   int total_shards = 0;
-  ICOUNT_ASSIGN_OR_RETURN(const std::optional<Shard> first_shard, ShardOf(files[0], names[0]));
+  ICOUNT_ASSIGN_OR_RETURN(const std::optional<timer::ShardProto> first_shard,
+                          ShardOf(files[0], names[0]));
   std::vector<std::string> machines;
   for (size_t i = 0; i < files.size(); ++i) {
     const ResultsFile& file = files[i];
     const std::string& name = names[i];
-    ICOUNT_ASSIGN_OR_RETURN(std::optional<Shard> shard, ShardOf(file, name));
+    ICOUNT_ASSIGN_OR_RETURN(std::optional<timer::ShardProto> shard, ShardOf(file, name));
     if (shard.has_value() != first_shard.has_value()) {
       return absl::InvalidArgumentError(absl::StrCat(shard ? name : names[0], " is a shard and ",
                                                      shard ? names[0] : name,
                                                      " is not: merge the shards of one run only"));
     }
     if (shard.has_value()) {
-      if (total_shards != 0 && shard->total != total_shards) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            name, " is shard ", shard->index, " of ", shard->total, ", ", shards.begin()->second,
-            " one of ", total_shards, ": these are shards of different runs"));
+      if (total_shards != 0 && shard->total() != total_shards) {
+        return absl::InvalidArgumentError(absl::StrCat(name, " is shard ", shard->index(), " of ",
+                                                       shard->total(), ", ", shards.begin()->second,
+                                                       " one of ", total_shards,
+                                                       ": these are shards of different runs"));
       }
-      total_shards = shard->total;
+      total_shards = shard->total();
       if (file.suite_checksum != files[0].suite_checksum) {
         return absl::InvalidArgumentError(absl::StrCat(
             name, " and ", names[0], " are shards of different suites (suite_checksum ",
             file.suite_checksum, " vs ", files[0].suite_checksum, ")"));
       }
-      auto [it, inserted] = shards.try_emplace(shard->index, name);
+      auto [it, inserted] = shards.try_emplace(shard->index(), name);
       if (!inserted) {
         return absl::InvalidArgumentError(absl::StrCat(
-            name, " and ", it->second, " are both shard ", shard->index, " of ", total_shards));
+            name, " and ", it->second, " are both shard ", shard->index(), " of ", total_shards));
       }
     }
     if (i > 0 && file.versions != files[0].versions && !absl::GetFlag(FLAGS_allow_mixed_versions)) {
@@ -164,7 +159,6 @@ absl::StatusOr<ResultsFile> Merge(const std::vector<std::string>& names,
   }
   merged.versions = files[0].versions;
   merged.settings = files[0].settings;
-  merged.settings.erase(kShardSetting);
   merged.suite_checksum = files[0].suite_checksum;
   merged.machine = absl::StrJoin(machines, "; ");
   merged.command = ToolCommandLine();

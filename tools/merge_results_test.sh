@@ -10,9 +10,9 @@ b="$3"
 tmp="${TEST_TMPDIR:-/tmp}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# Shards of one run (settings "shard": "K of N", one suite_checksum), made
-# by splitting $a: merged into one file with every case, the shard setting
-# gone and the failures kept.
+# Shards of one run ("shard": {"index": K, "total": N}, one suite_checksum),
+# made by splitting $a: merged into one file with every case, no shard, and
+# the failures kept.
 /usr/bin/python3 - "$a" "$tmp" <<'PY' || fail "making shards"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -20,7 +20,7 @@ base = {"versions": {"timer": "0.5.0"}, "suite_checksum": "abc", "settings": {"v
 for k, part in enumerate((d["measurements"][:2], d["measurements"][2:4], d["measurements"][4:])):
     for m in part:
         m.setdefault("metadata", {})["node"] = "box"
-    shard = dict(base, measurements=part, settings=dict(base["settings"], shard="%d of 3" % (k + 1)))
+    shard = dict(base, measurements=part, shard={"index": k + 1, "total": 3})
     # Each file names its nodes by host; shard 2's "box" is another CPU.
     shard["nodes"] = {"box": {"host": "box", "cpu_model": "CPU %s" % ("B" if k == 1 else "A")}}
     if k == 2:
@@ -28,7 +28,8 @@ for k, part in enumerate((d["measurements"][:2], d["measurements"][2:4], d["meas
     json.dump(shard, open("%s/shard%d.json" % (sys.argv[2], k + 1), "w"))
     json.dump(dict(shard, versions={"timer": "0.4.0"}), open("%s/old%d.json" % (sys.argv[2], k + 1), "w"))
     json.dump(dict(shard, suite_checksum="def"), open("%s/other%d.json" % (sys.argv[2], k + 1), "w"))
-    json.dump(dict(shard, settings={"shard": "%d of 4" % (k + 1)}), open("%s/four%d.json" % (sys.argv[2], k + 1), "w"))
+    json.dump(dict(shard, shard={"index": k + 1, "total": 4}), open("%s/four%d.json" % (sys.argv[2], k + 1), "w"))
+    json.dump(dict(shard, shard={"index": 5, "total": 3}), open("%s/beyond%d.json" % (sys.argv[2], k + 1), "w"))
 PY
 "$merge" --output="$tmp/all.json" "$tmp/shard3.json" "$tmp/shard1.json" "$tmp/shard2.json" > "$tmp/out.txt" 2>&1 \
   || fail "merge: $(cat "$tmp/out.txt")"
@@ -39,6 +40,7 @@ import json, sys
 a, merged = (json.load(open(p)) for p in sys.argv[1:])
 assert len(merged["measurements"]) == len(a["measurements"]), merged
 assert merged["settings"] == {"valgrind": "v"} and merged["suite_checksum"] == "abc", merged["settings"]
+assert "shard" not in merged, merged["shard"]
 assert merged["failures"] == {"Group/case|Eager|Forward|C++|1": "crash: made up"}, merged["failures"]
 assert merged["versions"] == {"timer": "0.5.0"}, merged["versions"]
 # Node ids renamed into the merged file's: each case keeps its own node.
@@ -70,6 +72,7 @@ merge_error "$tmp/other2.json and $tmp/shard1.json are shards of different suite
 merge_error "$tmp/four2.json is shard 2 of 4, $tmp/shard1.json one of 3: these are shards of different runs" \
   "$tmp/shard1.json" "$tmp/four2.json"
 merge_error "$tmp/shard1.json is a shard and $a is not: merge the shards of one run only" "$tmp/shard1.json" "$a"
+merge_error "$tmp/beyond1.json: shard 5 of 3: a shard's index must be 1 to its total" "$tmp/shard1.json" "$tmp/beyond1.json"
 # Two runs of the same cases (not shards): every case would be there twice.
 if "$merge" --output="$tmp/twice.json" "$a" "$b" > /dev/null 2> "$tmp/err.txt"; then fail "two runs of one suite"; fi
 grep -q "is in both $a and $b: parts of one run never measure a case twice; merge each run's own files" "$tmp/err.txt" \

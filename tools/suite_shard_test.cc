@@ -60,7 +60,9 @@ int Run() {
   SuiteResults results = CollectResults(cases, orders, report->results);
   results.file.end_time = NowRfc3339();
   results.file.suite_checksum = SuiteChecksum(*all);
-  results.file.settings[kShardSetting] = absl::StrCat(index + 1, " of ", total);
+  results.file.shard.emplace();
+  results.file.shard->set_index(index + 1);
+  results.file.shard->set_total(total);
   const std::string path =
       absl::StrCat(directory, "/results_shard_", index, "_of_", total, ".json");
   if (absl::Status status = WriteResultsFile(path, results.file); !status.ok()) {
