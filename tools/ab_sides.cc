@@ -300,6 +300,11 @@ absl::Status RunBothSides(const Side& a, const Side& b,
   // measurements ran up to 2x slow beside the other side's processes
   // (docs/wall_time.md).
   const int rounds = run_options.time_rounds;
+  if (rounds > 0 && !time_orders[0].empty()) {
+    for (const std::string& disturbance : WallTimeDisturbances()) {
+      std::fprintf(stderr, "ab_test: warning: %s\n", disturbance.c_str());
+    }
+  }
   for (int round = 0; round < rounds && !time_orders[0].empty(); ++round) {
     const Side* first = round % 2 == 0 ? &a : &b;
     for (const Side* side : {first, first == &a ? &b : &a}) {
