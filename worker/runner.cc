@@ -282,7 +282,7 @@ class Run {
     // padding below covers what the command exports: padded before the
     // command, a side exporting a variable 16 bytes longer than the other's
     // counted add's Python case 12 instructions a run (0.2%) apart; padded
-    // here (and the pad dropped by the worker, worker_main.cc), alike.
+    // here, far less (docs/counts.md; worker_main.cc drops the pad).
     if (!options_.command_prefix.empty()) {
       absl::StatusOr<std::vector<std::string>> after =
           EnvironmentAfter(options_.command_prefix, env, absl::StrCat(scratch_, "/", tag, ".env"));
