@@ -17,6 +17,7 @@ Usage (docs/BUILD.bazel runs it):
 """
 
 import argparse
+import functools
 import os
 import re
 import subprocess
@@ -126,9 +127,22 @@ class DocsTest(unittest.TestCase):
             self._flags[tool] = set(_HELP_FLAG.findall(help_text)) | _COMMON_FLAGS
         return self._flags[tool]
 
-    def read(self, path):
+    @staticmethod
+    @functools.lru_cache(maxsize=None)
+    def read(path):
+        """The text of a markdown file, read once (links read pages again)."""
         with open(path, encoding="utf-8") as f:
             return f.read()
+
+    def lines(self):
+        """(path, line number, line) of every docs file."""
+        for path in self.files:
+            for line_number, line in enumerate(self.read(path).splitlines(), 1):
+                yield path, line_number, line
+
+    def fail_on(self, problems):
+        if problems:
+            self.fail("\n".join(problems))
 
     def test_commands_name_tools_and_flags_that_exist(self):
         problems = []
@@ -151,8 +165,7 @@ class DocsTest(unittest.TestCase):
                         if flag not in self.flags_of(tool):
                             problems.append(f"{where}: {tool} has no flag --{flag} (see "
                                             f"bazel-bin/tools/{tool} --help)")
-        if problems:
-            self.fail("\n".join(problems))
+        self.fail_on(problems)
         self.assertGreater(commands, 20, "expected the docs to show tool commands")
 
     def target_problem(self, package, name):
@@ -166,61 +179,55 @@ class DocsTest(unittest.TestCase):
 
     def test_labels_name_targets_that_exist(self):
         problems = []
-        for path in self.files:
-            for line_number, line in enumerate(self.read(path).splitlines(), 1):
-                targets = []
-                for match in _LABEL.finditer(line):
-                    package, name = match.group(2), match.group(3)
-                    if package.endswith("...") or package == "" and not name:
-                        continue  # //..., a pattern
-                    if name and os.path.isfile(os.path.join(self.source_root, package, name)):
-                        continue  # a file, e.g. @icount//third_party:repositories.bzl
-                    if not name and package in self.build_files:
-                        continue  # a package: //tools, @icount//timer
-                    targets.append((match.group(0), package, name))
-                for match in _OUTPUT.finditer(line):
-                    output = re.sub(r"\.runfiles(/.*)?$", "", match.group(1))
-                    package, _, name = output.rpartition("/")
-                    targets.append((match.group(0), package, name))
-                for text, package, name in targets:
-                    problem = self.target_problem(package, name)
-                    if problem:
-                        problems.append(f"{path}:{line_number}: {text}: {problem}")
-        if problems:
-            self.fail("\n".join(problems))
+        for path, line_number, line in self.lines():
+            targets = []
+            for match in _LABEL.finditer(line):
+                package, name = match.group(2), match.group(3)
+                if package.endswith("...") or package == "" and not name:
+                    continue  # //..., a pattern
+                if name and os.path.isfile(os.path.join(self.source_root, package, name)):
+                    continue  # a file, e.g. @icount//third_party:repositories.bzl
+                if not name and package in self.build_files:
+                    continue  # a package: //tools, @icount//timer
+                targets.append((match.group(0), package, name))
+            for match in _OUTPUT.finditer(line):
+                output = re.sub(r"\.runfiles(/.*)?$", "", match.group(1))
+                package, _, name = output.rpartition("/")
+                targets.append((match.group(0), package, name))
+            for text, package, name in targets:
+                problem = self.target_problem(package, name)
+                if problem:
+                    problems.append(f"{path}:{line_number}: {text}: {problem}")
+        self.fail_on(problems)
 
     def test_relative_links_resolve(self):
         problems = []
-        for path in self.files:
-            for line_number, line in enumerate(self.read(path).splitlines(), 1):
-                for match in _LINK.finditer(line):
-                    link = match.group(1) or match.group(2)
-                    if re.match(r"[a-z]+:", link):
-                        continue  # https:, mailto:
-                    target, _, anchor = link.partition("#")
-                    where = f"{path}:{line_number}: link {link}"
-                    resolved = os.path.normpath(os.path.join(os.path.dirname(path), target)) \
-                        if target else path
-                    if resolved.startswith(".."):
-                        problems.append(f"{where}: points outside the repository")
-                        continue
-                    resolved = os.path.join(self.source_root, resolved)
-                    if not os.path.exists(resolved):
-                        problems.append(f"{where}: {resolved} does not exist")
-                    elif anchor and resolved.endswith(".md") and \
-                            anchor not in _anchors(self.read(resolved)):
-                        problems.append(f"{where}: {resolved} has no heading #{anchor}")
-        if problems:
-            self.fail("\n".join(problems))
+        for path, line_number, line in self.lines():
+            for match in _LINK.finditer(line):
+                link = match.group(1) or match.group(2)
+                if re.match(r"[a-z]+:", link):
+                    continue  # https:, mailto:
+                target, _, anchor = link.partition("#")
+                where = f"{path}:{line_number}: link {link}"
+                resolved = os.path.normpath(os.path.join(os.path.dirname(path), target)) \
+                    if target else path
+                if resolved.startswith(".."):
+                    problems.append(f"{where}: points outside the repository")
+                    continue
+                resolved = os.path.join(self.source_root, resolved)
+                if not os.path.exists(resolved):
+                    problems.append(f"{where}: {resolved} does not exist")
+                elif anchor and resolved.endswith(".md") and \
+                        anchor not in _anchors(self.read(resolved)):
+                    problems.append(f"{where}: {resolved} has no heading #{anchor}")
+        self.fail_on(problems)
 
     def test_no_issue_numbers(self):
         problems = []
-        for path in self.files:
-            for line_number, line in enumerate(self.read(path).splitlines(), 1):
-                if _ISSUE_NUMBER.search(line):
-                    problems.append(f"{path}:{line_number}: an issue number in user docs: {line}")
-        if problems:
-            self.fail("\n".join(problems))
+        for path, line_number, line in self.lines():
+            if _ISSUE_NUMBER.search(line):
+                problems.append(f"{path}:{line_number}: an issue number in user docs: {line}")
+        self.fail_on(problems)
 
 
 def main():
