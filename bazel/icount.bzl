@@ -35,8 +35,15 @@ ICOUNT_COPTS = [
 ICOUNT_TEST_COPTS = ["-Wno-sign-compare"]
 
 # Measured code must be readable by valgrind 3.19, which cannot parse some of
-# gcc 12's DWARF 5; when debug info is on (-c dbg, --copt=-g) keep it DWARF 4.
-ICOUNT_DEBUG_COPTS = ["-gdwarf-4"]
+# gcc 12's DWARF 5: a debug build (-c dbg) keeps its debug info DWARF 4
+# (--config=debuginfo in .bazelrc does the same for an optimised build).
+# Only then: gcc's -gdwarf-4 also turns debug info on, which makes a
+# translation unit that includes LibTorch compile ~40% longer, and Bazel's
+# default build strips it again when linking (--strip=sometimes).
+ICOUNT_DEBUG_COPTS = select({
+    str(Label("//bazel:debug_build")): ["-gdwarf-4"],
+    "//conditions:default": [],
+})
 
 def _copts(copts):
     return ICOUNT_COPTS + ICOUNT_DEBUG_COPTS + (copts or [])
