@@ -15,15 +15,18 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "${1:-/tmp/icount-ci-time}")
 mkdir -p "$out"
-rm -rf "$out/clone" "$out/output-base" "$out/disk-cache"
+rm -rf "$out/clone" "$out/output-base" "$out/disk-cache" "$out/c10-cache"
 git clone --quiet "$here" "$out/clone"
 commit=$(git -C "$out/clone" rev-parse --short HEAD)
 # An empty disk cache for this clone: user.bazelrc (read from the clone's
-# root) points the clone's builds at it, the nested build of
-# //tests:libtorch_side_test included (it builds this clone again); the
-# nested build of //tests:consumer_test takes it from the test environment.
+# root) points the clone's builds at it, the nested builds of
+# //tests:libtorch_side_test and //tests:c10_rebuild_test included (they
+# build this clone again); the nested build of //tests:consumer_test takes
+# it from the test environment. //tests:c10_rebuild_test gets an empty
+# cache for its rebuilt libc10 too (it downloads and compiles them).
 echo "build --disk_cache=$out/disk-cache" > "$out/clone/user.bazelrc"
-flags=(--test_env=ICOUNT_TEST_DISK_CACHE="$out/disk-cache")
+flags=(--test_env=ICOUNT_TEST_DISK_CACHE="$out/disk-cache"
+  --test_env=ICOUNT_TEST_C10_CACHE="$out/c10-cache")
 
 timed_test() {  # timed_test LOG: seconds of ./bazelw test //... in the clone
   local started=$SECONDS
@@ -52,5 +55,5 @@ slowest=$(sed -nE 's/^(\/\/[^ ]+) +(\(cached\) )?([A-Z]+) in ([0-9.]+)s$/\4 \1/p
   echo "|---|---|"
   echo "$slowest"
 } > "$out/ci_time.md"
-rm -rf "$out/clone" "$out/output-base" "$out/disk-cache"
+rm -rf "$out/clone" "$out/output-base" "$out/disk-cache" "$out/c10-cache"
 cat "$out/ci_time.md"

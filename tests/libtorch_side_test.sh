@@ -19,17 +19,8 @@ root="$(dirname "$(readlink -f "$2")")"
 timeit="$PWD/$3"
 tmp="$TEST_TMPDIR"
 prefix="$tmp/libtorch"
-export ICOUNT_WORKSPACE="$root" ICOUNT_CACHE_DIR="$tmp/cache"
-# Bazel gives a test no HOME; .bazelrc's disk cache is under the user's.
-HOME=$(getent passwd "$(id -u)" | cut -d: -f6)
-export HOME
-shutdown_nested_bazel() {
-  local base
-  for base in "$ICOUNT_CACHE_DIR"/libtorch-builds/*; do
-    [[ -d $base ]] && /usr/bin/bazel --output_base="$base" shutdown 2>/dev/null
-  done
-}
-trap shutdown_nested_bazel EXIT
+export ICOUNT_WORKSPACE="$root"
+nested_icount_builds "$tmp"
 
 step "a relocated LibTorch with an edited c10/util/intrusive_ptr.h"
 mkdir -p "$prefix/include" "$prefix/lib" "$prefix/share/cmake/Torch"
@@ -77,16 +68,8 @@ grep -q "$prefix/lib/libc10.so" "$tmp/maps" || fail "B's worker maps: $(cat "$tm
 grep -q "/usr/lib/x86_64-linux-gnu/libtorch_cpu" "$tmp/maps" && fail "Debian's LibTorch mapped too"
 
 step "the changed function shows where it runs, and only there"
-json_count_delta_pct() {  # CASE_KEY_PREFIX: (B - A) / A in percent
-  /usr/bin/python3 - "$tmp/ab.json" "$1" <<'PY'
-import json, sys
-for c in json.load(open(sys.argv[1]))["comparisons"]:
-    if c["case"].startswith(sys.argv[2]):
-        print(c["counts_delta_pct"])
-PY
-}
-empty=$(json_count_delta_pct "Empty/no allocation|Eager|Forward|C++")
-size=$(json_count_delta_pct "Metadata and views/size|Eager|Forward|C++")
+empty=$(ab_json_count_delta_pct "$tmp/ab.json" "Empty/no allocation|Eager|Forward|C++")
+size=$(ab_json_count_delta_pct "$tmp/ab.json" "Metadata and views/size|Eager|Forward|C++")
 [[ -n $empty && -n $size ]] || fail "cases missing from the comparisons: $(head -c 2000 "$tmp/ab.json")"
 awk -v d="$empty" 'BEGIN { exit !(d >= 5) }' || fail "Empty / no allocation moved by $empty%, not by the spin"
 awk -v d="$size" 'BEGIN { exit !(d == 0) }' || fail "Metadata and views / size moved by $size%"

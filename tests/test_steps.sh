@@ -37,3 +37,31 @@ wait_for() {
 file_has_lines() {
   [[ -f $1 ]] && (($(wc -l < "$1") >= $2))
 }
+
+# ab_json_count_delta_pct JSON CASE_KEY_PREFIX: the count change, (B - A) / A
+# in percent, of the cases in ab_test's --json whose key starts so.
+ab_json_count_delta_pct() {
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import json, sys
+for c in json.load(open(sys.argv[1]))["comparisons"]:
+    if c["case"].startswith(sys.argv[2]):
+        print(c["counts_delta_pct"])
+PY
+}
+
+# nested_icount_builds DIR: for a test whose tools build icount again (a
+# side with its own LibTorch): the user's HOME (Bazel gives a test none,
+# and the machine's disk cache is under it), the nested output bases under
+# DIR/cache, and their Bazel servers stopped when the test exits.
+nested_icount_builds() {
+  HOME=$(getent passwd "$(id -u)" | cut -d: -f6)
+  export HOME ICOUNT_CACHE_DIR="$1/cache"
+  trap _shutdown_nested_bazel EXIT
+}
+
+_shutdown_nested_bazel() {
+  local base
+  for base in "$ICOUNT_CACHE_DIR"/libtorch-builds/*; do
+    [[ -d $base ]] && /usr/bin/bazel --output_base="$base" shutdown 2>/dev/null
+  done
+}
