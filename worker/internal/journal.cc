@@ -15,7 +15,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "base/files.h"
@@ -28,8 +27,17 @@ namespace {
 // Format 2: failure kinds are enum names ("FAILURE_CRASH"); format 1 wrote
 // them as text ("crash").
 constexpr int kJournalFormat = 2;
-constexpr char kHeaderStart[] = "{\"icount_journal\":";
-constexpr char kChecksumKey[] = "\"orders_checksum\":\"";
+
+absl::StatusOr<worker::JournalHeaderProto> ParseHeader(absl::string_view line) {
+  worker::JournalHeaderProto header;
+  if (!google::protobuf::util::JsonStringToMessage(
+           google::protobuf::StringPiece(line.data(), line.size()), &header)
+           .ok() ||
+      header.icount_journal() == 0) {
+    return absl::InvalidArgumentError("its first line is not the journal header");
+  }
+  return header;
+}
 
 }  // namespace
 
@@ -62,21 +70,18 @@ absl::StatusOr<Journal> ParseJournal(const std::string& path) {
   for (absl::string_view line : absl::StrSplit(*text, '\n', absl::SkipEmpty())) {
     ++line_number;
     if (line_number == 1) {
-      const size_t key = line.find(kChecksumKey);
-      if (!absl::StartsWith(line, kHeaderStart) || key == absl::string_view::npos) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            path, ":1: not an icount results journal (its first line is not the journal header)"));
+      absl::StatusOr<worker::JournalHeaderProto> header = ParseHeader(line);
+      if (!header.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(path, ":1: not an icount results journal (",
+                                                       header.status().message(), ")"));
       }
-      const std::string expected = absl::StrCat(kHeaderStart, kJournalFormat, ",");
-      if (!absl::StartsWith(line, expected)) {
+      if (header->icount_journal() != kJournalFormat) {
         return absl::FailedPreconditionError(absl::StrCat(
             path, ":1: written by another version of icount (journal format ",
-            line.substr(std::strlen(kHeaderStart), line.find(',') - std::strlen(kHeaderStart)),
-            ", this one reads ", kJournalFormat,
+            header->icount_journal(), ", this one reads ", kJournalFormat,
             "); finish that run with the icount that started it, or remove the journal"));
       }
-      const size_t start = key + std::strlen(kChecksumKey);
-      journal.checksum = std::string(line.substr(start, line.find('"', start) - start));
+      journal.checksum = header->orders_checksum();
       continue;
     }
     worker::WorkerResultProto result;
@@ -104,8 +109,10 @@ absl::Status DropCutOffLine(const std::string& path, const Journal& journal) {
 }
 
 absl::Status StartJournal(const std::string& path, const std::string& orders_checksum) {
-  return base::AppendLineDurably(
-      path, absl::StrCat(kHeaderStart, kJournalFormat, ",", kChecksumKey, orders_checksum, "\"}"));
+  worker::JournalHeaderProto header;
+  header.set_icount_journal(kJournalFormat);
+  header.set_orders_checksum(orders_checksum);
+  return base::AppendLineDurably(path, base::ProtoToJson(header));
 }
 
 absl::Status AppendToJournal(const std::string& path, const worker::WorkerResultProto& result) {

@@ -48,6 +48,14 @@ TEST(JournalTest, ResultsComeBackAsWritten) {
   EXPECT_EQ(journal->results[0].SerializeAsString(), result.SerializeAsString());
 }
 
+TEST(JournalTest, TheHeaderIsOneJsonLineWithFormatAndChecksum) {
+  const std::string path = TempPath("header.journal");
+  ASSERT_TRUE(StartJournal(path, "5f3a").ok());
+  absl::StatusOr<std::string> text = base::ReadFileToString(path);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text, "{\"icount_journal\":2,\"orders_checksum\":\"5f3a\"}\n");
+}
+
 TEST(JournalTest, AnotherFormatIsRefusedWithWhatToDo) {
   const std::string path = TempPath("format1.journal");
   ASSERT_TRUE(base::WriteFileAtomically(path,
