@@ -41,8 +41,9 @@ std::vector<std::string> CompilerCommand(const std::string& source_path,
                                       "-fPIC",
                                       "-shared",
                                       "-w"};  // the user's snippet is not ours to lint
-  for (const char* directory : libtorch_install::kIncludeDirectories) {
-    command.insert(command.end(), {"-isystem", directory});
+  for (const char* const* directory = libtorch_install::kIncludeDirectories; *directory != nullptr;
+       ++directory) {
+    command.insert(command.end(), {"-isystem", *directory});
   }
   command.insert(command.end(), {"-o", output_path, source_path});
   const std::string library_directory = libtorch_install::kLibraryDirectory;
