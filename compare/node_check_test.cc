@@ -69,7 +69,7 @@ TEST(CountNodeWarningsTest, OlderFilesCompareTheirMachines) {
   old.counts = {100};
   old.metadata = {{"case", "x"}};
   b.instruction_counts.push_back(old);
-  b.machine = "old, 8 CPUs, Intel Xeon";
+  b.machine_node = TestMachine("old", 8, "Intel Xeon");
   EXPECT_THAT(CountNodeWarnings(a, b, "A", "B"),
               ElementsAre(HasSubstr("(CPU AMD EPYC vs Intel Xeon)")));
 }

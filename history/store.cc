@@ -157,19 +157,11 @@ std::vector<double> DecodeNanoseconds(const std::string& bytes) {
 
 namespace {
 
-// MachineDescription()'s "host, N CPUs, model" into its parts; a
-// description of another form is kept whole as the model.
-void ParseMachine(const std::string& machine, RunRow& row) {
-  std::vector<std::string> parts = absl::StrSplit(machine, absl::MaxSplits(", ", 2));
-  int64_t cores = 0;
-  if (parts.size() == 3 && absl::EndsWith(parts[1], " CPUs") &&
-      absl::SimpleAtoi(parts[1].substr(0, parts[1].size() - 5), &cores)) {
-    row.host = parts[0];
-    row.cores = cores;
-    row.cpu_model = parts[2];
-  } else {
-    row.cpu_model = machine;
-  }
+// The runs table's CPU: the model, and its CPUID where the file has it, as
+// results files describe the machine for people.
+std::string CpuOfRun(const timer::NodeProto& machine) {
+  return machine.cpuid().empty() ? machine.cpu_model()
+                                 : absl::StrCat(machine.cpu_model(), " (", machine.cpuid(), ")");
 }
 
 std::string Setting(const ResultsFile& results, const std::string& name) {
@@ -384,8 +376,16 @@ absl::StatusOr<int64_t> Store::AddRun(const ResultsFile& results, const RunInfo&
                        "\", recorded ", same.Text(2), "); nothing was changed"));
     }
   }
-  RunRow machine;
-  ParseMachine(results.machine, machine);
+  ICOUNT_ASSIGN_OR_RETURN(const int64_t run_id, InsertRun(results, info, fingerprint));
+  ICOUNT_RETURN_IF_ERROR(InsertCounts(run_id, results));
+  ICOUNT_RETURN_IF_ERROR(InsertTimes(run_id, results));
+  ICOUNT_RETURN_IF_ERROR(transaction->Commit());
+  return run_id;
+}
+
+absl::StatusOr<int64_t> Store::InsertRun(const ResultsFile& results, const RunInfo& info,
+                                         const std::string& fingerprint) {
+  const timer::NodeProto& machine = results.machine_node;
   ICOUNT_ASSIGN_OR_RETURN(
       Statement run,
       db_.Prepare("INSERT INTO runs(label, source, recorded_at, start_time, end_time, host, "
@@ -397,9 +397,9 @@ absl::StatusOr<int64_t> Store::AddRun(const ResultsFile& results, const RunInfo&
       .Bind(3, base::NowRfc3339())
       .Bind(4, results.start_time)
       .Bind(5, results.end_time)
-      .Bind(6, machine.host)
-      .Bind(7, machine.cpu_model)
-      .Bind(8, machine.cores)
+      .Bind(6, machine.host())
+      .Bind(7, CpuOfRun(machine))
+      .Bind(8, static_cast<int64_t>(machine.cpus()))
       .Bind(9, info.kernel)
       .Bind(10, Setting(results, "valgrind"))
       .Bind(11, Setting(results, "valgrind_options"))
@@ -410,8 +410,10 @@ absl::StatusOr<int64_t> Store::AddRun(const ResultsFile& results, const RunInfo&
       .Bind(16, info.command)
       .Bind(17, fingerprint);
   ICOUNT_RETURN_IF_ERROR(run.Run());
-  const int64_t run_id = db_.LastInsertRowId();
+  return db_.LastInsertRowId();
+}
 
+absl::Status Store::InsertCounts(int64_t run_id, const ResultsFile& results) {
   ICOUNT_ASSIGN_OR_RETURN(
       Statement counts,
       db_.Prepare("INSERT INTO counts(case_id, run_id, number_per_run, baseline, per_run, "
@@ -446,6 +448,10 @@ absl::StatusOr<int64_t> Store::AddRun(const ResultsFile& results, const RunInfo&
       ICOUNT_RETURN_IF_ERROR(functions.Bind(1, run_id).Bind(2, case_id).BindBlob(3, top).Run());
     }
   }
+  return absl::OkStatus();
+}
+
+absl::Status Store::InsertTimes(int64_t run_id, const ResultsFile& results) {
   ICOUNT_ASSIGN_OR_RETURN(Statement times,
                           db_.Prepare("INSERT INTO times(case_id, run_id, seq, number_per_run, "
                                       "raw_ns) VALUES (?1, ?2, ?3, ?4, ?5)"));
@@ -481,8 +487,7 @@ absl::StatusOr<int64_t> Store::AddRun(const ResultsFile& results, const RunInfo&
         .Bind(6, static_cast<int64_t>(samples.size()));
     ICOUNT_RETURN_IF_ERROR(levels.Run());
   }
-  ICOUNT_RETURN_IF_ERROR(transaction->Commit());
-  return run_id;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<RunRow>> Store::Runs() {

@@ -144,6 +144,13 @@ class Store {
   absl::Status CheckSchema(bool write);
   absl::StatusOr<int64_t> CaseId(const std::string& key, const std::string& label);
   absl::StatusOr<int64_t> FunctionId(const std::string& name);
+  // AddRun's parts, inside its transaction: the run's row (its id), then
+  // its cases' counts with their top functions, then its wall times and
+  // their levels.
+  absl::StatusOr<int64_t> InsertRun(const ResultsFile& results, const RunInfo& info,
+                                    const std::string& fingerprint);
+  absl::Status InsertCounts(int64_t run_id, const ResultsFile& results);
+  absl::Status InsertTimes(int64_t run_id, const ResultsFile& results);
 
   internal::Database db_;
 };

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "history/store.h"
 #include "report/html_page.h"
+#include "timer/node_testutil.h"
 #include "report/testing/fake_suite.h"
 
 namespace icount {
@@ -159,7 +160,8 @@ TEST(ReportDataTest, AComparisonHasDeltasIntervalsAndUnmatchedCases) {
 
 TEST(ReportDataTest, ABaselineFromAnotherNodeIsSaid) {
   Inputs in = MakeInputs();
-  in.current.machine = "otherhost, 2 CPUs, Other CPU";  // older files: no nodes
+  // Older files: no nodes, only the machine.
+  in.current.machine_node = TestMachine("otherhost", 2, "Other CPU");
   timer::NodeProto node;
   node.set_host("n1");
   node.set_aten_cpu_capability("AVX2");

@@ -16,7 +16,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "base/files.h"
 #include "base/json_syntax.h"
@@ -25,6 +28,30 @@
 #include "timer/version.h"
 
 namespace icount {
+namespace {
+
+// Files older than timer 0.17 describe their machine only for people, as
+// "host, N CPUs, model"; this is the one place that reads it back, so that
+// every reader sees a typed machine. A description of another form (a merge
+// of several machines' files joins theirs with "; ") is kept whole as the
+// model.
+timer::NodeProto MachineNodeOfOlderFile(const std::string& machine) {
+  timer::NodeProto node;
+  std::vector<std::string> parts = absl::StrSplit(machine, absl::MaxSplits(", ", 2));
+  int cpus = 0;
+  if (!absl::StrContains(machine, "; ") && parts.size() == 3 &&
+      absl::EndsWith(parts[1], " CPUs") &&
+      absl::SimpleAtoi(parts[1].substr(0, parts[1].size() - 5), &cpus)) {
+    node.set_host(parts[0]);
+    node.set_cpus(cpus);
+    node.set_cpu_model(parts[2]);
+  } else {
+    node.set_cpu_model(machine);
+  }
+  return node;
+}
+
+}  // namespace
 
 timer::MeasurementProto MeasurementToProto(const Measurement& measurement) {
   timer::MeasurementProto proto;
@@ -194,6 +221,8 @@ absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::strin
   results.start_time = proto.start_time();
   results.end_time = proto.end_time();
   results.machine = proto.machine();
+  results.machine_node =
+      proto.has_machine_node() ? proto.machine_node() : MachineNodeOfOlderFile(proto.machine());
   results.suite_checksum = proto.suite_checksum();
   results.settings.insert(proto.settings().begin(), proto.settings().end());
   results.failures.insert(proto.failures().begin(), proto.failures().end());
@@ -256,6 +285,7 @@ std::string ResultsToJson(const ResultsFile& results) {
   header.set_start_time(results.start_time);
   header.set_end_time(results.end_time);
   header.set_machine(results.machine);
+  if (results.machine_node.ByteSizeLong() != 0) *header.mutable_machine_node() = results.machine_node;
   header.set_suite_checksum(results.suite_checksum);
   header.mutable_settings()->insert(results.settings.begin(), results.settings.end());
   header.mutable_failures()->insert(results.failures.begin(), results.failures.end());

@@ -63,7 +63,11 @@ struct ResultsFile {
   std::map<std::string, std::string> versions;  // filled with ours on write if empty
   std::string start_time;
   std::string end_time;
+  // The machine the tool ran on, for people ("host, 2 CPUs, AMD EPYC
+  // (family 25, model 17, stepping 1)") and typed (host, cpus, cpu_model,
+  // cpuid; empty in a merge of several machines' files).
   std::string machine;
+  timer::NodeProto machine_node;
   std::string suite_checksum;
   // ResultsFileProto's settings: valgrind's version and options, ...
   std::map<std::string, std::string> settings;

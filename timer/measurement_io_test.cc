@@ -91,6 +91,37 @@ TEST(MeasurementIoTest, HandWrittenMinimalFileIsAccepted) {
   EXPECT_DOUBLE_EQ(m.Median(), 1e-4);
 }
 
+TEST(MeasurementIoTest, TheMachineRoundTripsTyped) {
+  ResultsFile results;
+  results.machine = "bench-7, 2 CPUs, AMD EPYC (family 25, model 17, stepping 1)";
+  results.machine_node.set_host("bench-7");
+  results.machine_node.set_cpus(2);
+  results.machine_node.set_cpu_model("AMD EPYC");
+  results.machine_node.set_cpuid("family 25, model 17, stepping 1");
+  absl::StatusOr<ResultsFile> parsed = ParseResultsJson(ResultsToJson(results), "r.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->machine, results.machine);
+  EXPECT_EQ(parsed->machine_node.SerializeAsString(), results.machine_node.SerializeAsString());
+}
+
+TEST(MeasurementIoTest, AnOlderFilesMachineIsReadTyped) {
+  absl::StatusOr<ResultsFile> older = ParseResultsJson(
+      R"json({"schema_version": 1,
+              "machine": "bench-7, 2 CPUs, AMD EPYC (family 25, model 17, stepping 1)"})json",
+      "older.json");
+  ASSERT_TRUE(older.ok()) << older.status();
+  EXPECT_EQ(older->machine_node.host(), "bench-7");
+  EXPECT_EQ(older->machine_node.cpus(), 2);
+  EXPECT_EQ(older->machine_node.cpu_model(), "AMD EPYC (family 25, model 17, stepping 1)");
+  // A merge of several machines' files names no one host.
+  absl::StatusOr<ResultsFile> merged = ParseResultsJson(
+      R"({"schema_version": 1, "machine": "a, 2 CPUs, AMD EPYC; b, 4 CPUs, Intel Xeon"})",
+      "merged.json");
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  EXPECT_EQ(merged->machine_node.host(), "");
+  EXPECT_EQ(merged->machine_node.cpu_model(), "a, 2 CPUs, AMD EPYC; b, 4 CPUs, Intel Xeon");
+}
+
 TEST(MeasurementIoTest, CorruptJsonNamesTheSource) {
   absl::StatusOr<ResultsFile> results = ParseResultsJson("{\"measurements\": [", "broken.json");
   ASSERT_FALSE(results.ok());

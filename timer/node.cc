@@ -9,9 +9,24 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/machine.h"
 #include "google/protobuf/util/message_differencer.h"
 
 namespace icount {
+
+timer::NodeProto ThisMachine() {
+  timer::NodeProto machine;
+  machine.set_host(base::HostName());
+  machine.set_cpu_model(base::CpuModel());
+  machine.set_cpus(base::OnlineCpus());
+  machine.set_cpuid(base::CpuId());
+  return machine;
+}
+
+std::string DescribeMachine(const timer::NodeProto& machine) {
+  return absl::StrCat(machine.host(), ", ", machine.cpus(), " CPUs, ", machine.cpu_model(),
+                      machine.cpuid().empty() ? "" : absl::StrCat(" (", machine.cpuid(), ")"));
+}
 
 std::string AddNode(ResultsFile& results, const timer::NodeProto& node) {
   const std::string host = node.host().empty() ? "unknown host" : node.host();
@@ -31,19 +46,10 @@ timer::NodeProto NodeOfCase(const ResultsFile& results,
       return node->second;
     }
   }
-  // MachineDescription()'s "host, N CPUs, model"; merged files of older
-  // versions join several with "; ", which names no one host.
+  // The file's machine, unless it names no one host (a merge of several
+  // machines' files, or an older file's description of another form).
   timer::NodeProto node;
-  if (!absl::StrContains(results.machine, "; ")) {
-    std::vector<std::string> parts = absl::StrSplit(results.machine, absl::MaxSplits(", ", 2));
-    int cpus = 0;
-    if (parts.size() == 3 && absl::EndsWith(parts[1], " CPUs") &&
-        absl::SimpleAtoi(parts[1].substr(0, parts[1].size() - 5), &cpus)) {
-      node.set_host(parts[0]);
-      node.set_cpus(cpus);
-      node.set_cpu_model(parts[2]);
-    }
-  }
+  if (!results.machine_node.host().empty()) node = results.machine_node;
   if (auto valgrind = results.settings.find("valgrind");
       valgrind != results.settings.end() && absl::StartsWith(valgrind->second, "valgrind-")) {
     node.set_valgrind(valgrind->second);

@@ -30,14 +30,23 @@ namespace icount {
 // The metadata key of a case's node id.
 inline constexpr char kNodeMetadataKey[] = "node";
 
+// The machine this process runs on: host, CPU model, CPUID, online CPUs
+// (base/machine.h), for ResultsFile::machine_node.
+timer::NodeProto ThisMachine();
+
+// A machine for people, as ResultsFile::machine holds it:
+// "bench-7, 2 CPUs, AMD EPYC (family 25, model 17, stepping 1)", the CPUID
+// part where it is known.
+std::string DescribeMachine(const timer::NodeProto& machine);
+
 // Adds `node` to results.nodes, unless an identical one is there, and
 // returns its id: the host name, then "host#2", "host#3", ... for other
 // descriptions of the same host (e.g. a counting and a timing process).
 std::string AddNode(ResultsFile& results, const timer::NodeProto& node);
 
 // The node that measured a case with this metadata. Files older than
-// timer 0.6 have no nodes: the file's `machine` ("host, N CPUs, model")
-// and settings' valgrind stand in. Unknown fields are empty.
+// timer 0.6 have no nodes: the file's machine_node and settings' valgrind
+// stand in. Unknown fields are empty.
 timer::NodeProto NodeOfCase(const ResultsFile& results,
                             const std::map<std::string, std::string>& metadata);
 

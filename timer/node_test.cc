@@ -42,19 +42,38 @@ TEST(AddNodeTest, NodesSurviveAResultsFile) {
 }
 
 TEST(NodeOfCaseTest, OlderFilesFallBackToTheMachine) {
-  ResultsFile results;
-  results.machine = "box, 4 CPUs, Intel(R) Xeon(R) CPU @ 2.20GHz";
-  results.settings["valgrind"] = "valgrind-3.19.0";
-  const timer::NodeProto node = NodeOfCase(results, {{"case", "x"}});
+  // Files older than timer 0.6 have no nodes, and older than 0.17 their
+  // machine only for people: the reader gives it typed.
+  absl::StatusOr<ResultsFile> results = ParseResultsJson(
+      R"({"machine": "box, 4 CPUs, Intel(R) Xeon(R) CPU @ 2.20GHz",
+          "settings": {"valgrind": "valgrind-3.19.0"}})",
+      "older.json");
+  ASSERT_TRUE(results.ok()) << results.status();
+  const timer::NodeProto node = NodeOfCase(*results, {{"case", "x"}});
   EXPECT_EQ(node.host(), "box");
   EXPECT_EQ(node.cpus(), 4);
   EXPECT_EQ(node.cpu_model(), "Intel(R) Xeon(R) CPU @ 2.20GHz");
   EXPECT_EQ(node.valgrind(), "valgrind-3.19.0");
   EXPECT_EQ(node.aten_cpu_capability(), "");
   // A merged file of several machines names no host.
-  results.machine = "a, 2 CPUs, X; b, 2 CPUs, Y";
-  EXPECT_EQ(NodeOfCase(results, {}).host(), "");
-  EXPECT_FALSE(DifferentHosts(NodeOfCase(results, {}), NodeOfCase(results, {{"node", "x"}})));
+  results = ParseResultsJson(R"({"machine": "a, 2 CPUs, X; b, 2 CPUs, Y"})", "merged.json");
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ(NodeOfCase(*results, {}).host(), "");
+  EXPECT_EQ(NodeOfCase(*results, {}).cpu_model(), "");
+  EXPECT_FALSE(DifferentHosts(NodeOfCase(*results, {}), NodeOfCase(*results, {{"node", "x"}})));
+}
+
+TEST(ThisMachineTest, IsDescribedAsResultsFilesDescribeIt) {
+  timer::NodeProto machine = ThisMachine();
+  EXPECT_FALSE(machine.host().empty());
+  EXPECT_GT(machine.cpus(), 0);
+  machine.set_host("bench-7");
+  machine.set_cpus(2);
+  machine.set_cpu_model("AMD EPYC");
+  machine.set_cpuid("family 25, model 17, stepping 1");
+  EXPECT_EQ(DescribeMachine(machine), "bench-7, 2 CPUs, AMD EPYC (family 25, model 17, stepping 1)");
+  machine.clear_cpuid();
+  EXPECT_EQ(DescribeMachine(machine), "bench-7, 2 CPUs, AMD EPYC");
 }
 
 TEST(CountRelevantDifferencesTest, NamesWhatCanChangeCounts) {

@@ -1,7 +1,8 @@
 #ifndef ICOUNT_TIMER_NODE_TESTUTIL_H_
 #define ICOUNT_TIMER_NODE_TESTUTIL_H_
 
-// A node for tests of what differs between nodes:
+// Nodes and machines for tests. A node, for tests of what differs between
+// nodes:
 //
 //   timer::NodeProto a = TestNode("n1");
 //   timer::NodeProto b = TestNode("n2", "Intel Xeon", "AVX512");
@@ -22,6 +23,19 @@ inline timer::NodeProto TestNode(const std::string& host, const std::string& cpu
   node.set_aten_cpu_capability(aten_cpu_capability);
   node.set_valgrind(valgrind);
   return node;
+}
+
+// A results file's machine as a reader gives it (host, CPUs, CPU model):
+//
+//   results.machine_node = TestMachine("testhost", 2, "Test CPU @ 1 GHz");
+//   results.machine = DescribeMachine(results.machine_node);  // timer/node.h
+inline timer::NodeProto TestMachine(const std::string& host, int cpus,
+                                    const std::string& cpu_model) {
+  timer::NodeProto machine;
+  machine.set_host(host);
+  machine.set_cpus(cpus);
+  machine.set_cpu_model(cpu_model);
+  return machine;
 }
 
 }  // namespace icount

@@ -161,6 +161,8 @@ absl::StatusOr<ResultsFile> Merge(const std::vector<std::string>& names,
   merged.settings = files[0].settings;
   merged.suite_checksum = files[0].suite_checksum;
   merged.machine = absl::StrJoin(machines, "; ");
+  // One machine's files keep it typed; a merge of several names none.
+  if (machines.size() == 1) merged.machine_node = files[0].machine_node;
   merged.command = ToolCommandLine();
   return merged;
 }

@@ -21,7 +21,6 @@
 #include "base/files.h"
 #include "base/flags.h"
 #include "base/fnv.h"
-#include "base/machine.h"
 #include "base/runfiles.h"
 #include "base/status.h"
 #include "cli/tool_flags.h"
@@ -212,7 +211,8 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
   for (const expand::SuiteCaseProto& c : cases) case_of[c.key()] = &c;
   SuiteResults out;
   out.file.versions = LibraryVersionMap();
-  out.file.machine = MachineDescription();
+  out.file.machine_node = ThisMachine();
+  out.file.machine = DescribeMachine(out.file.machine_node);
   out.file.settings = RunSettings(orders);
   out.file.command = ToolCommandLine();
   for (size_t i = 0; i < results.size() && i < orders.size(); ++i) {
@@ -449,12 +449,6 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
                 : "");
   settings["dumps_parsed_by"] = "the runner, outside valgrind";
   return settings;
-}
-
-std::string MachineDescription() {
-  const std::string cpuid = base::CpuId();
-  return absl::StrCat(base::HostName(), ", ", base::OnlineCpus(), " CPUs, ", base::CpuModel(),
-                      cpuid.empty() ? "" : absl::StrCat(" (", cpuid, ")"));
 }
 
 }  // namespace icount

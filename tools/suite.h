@@ -142,10 +142,6 @@ std::string AllocationsTable(const std::vector<expand::SuiteCaseProto>& cases,
 std::string CyclesTable(const std::vector<expand::SuiteCaseProto>& cases,
                         const SuiteResults& results);
 
-// "hostname, N CPUs, model name (family F, model M, stepping S)", the
-// CPUID part where /proc/cpuinfo has it.
-std::string MachineDescription();
-
 // The settings in force, for ResultsFile::settings: for counts valgrind's
 // version and options and where baselines were measured; for wall time
 // "wall_time_disturbances" (WallTimeDisturbances, "none found" when none).

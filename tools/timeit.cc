@@ -29,6 +29,7 @@
 #include "environment/pytorch_install.h"
 #include "timer/callgrind_stats.h"
 #include "timer/measurement_io.h"
+#include "timer/node.h"
 #include "timer/timer.h"
 #include "tools/environment_suite.h"
 #include "tools/suite.h"
@@ -91,7 +92,8 @@ int Measure(const std::string& language, bool number, bool adaptive, double thre
   }
   ResultsFile results;
   results.start_time = NowRfc3339();
-  results.machine = MachineDescription();
+  results.machine_node = ThisMachine();
+  results.machine = DescribeMachine(results.machine_node);
   absl::StatusOr<Measurement> measurement =
       number     ? timer->Timeit(*absl::GetFlag(FLAGS_number))
       : adaptive ? timer->AdaptiveAutorange(threshold)

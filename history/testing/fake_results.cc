@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "timer/node.h"
 
 namespace icount::history::testing {
 
@@ -14,7 +15,8 @@ ResultsFile FakeResults(const FakeRun& run) {
   ResultsFile results;
   results.start_time = run.start_time;
   results.end_time = run.start_time;
-  results.machine = run.machine;
+  results.machine_node = run.machine;
+  results.machine = DescribeMachine(run.machine);
   results.versions = {{"timer", "0.0.0-test"}};
   results.settings = {{"valgrind", "valgrind-3.19.0"}, {"valgrind_options", "--test"}};
   for (int k = 0; k < run.cases; ++k) {

@@ -14,12 +14,13 @@
 #include <string>
 
 #include "timer/measurement_io.h"
+#include "timer/node_testutil.h"
 
 namespace icount::history::testing {
 
 struct FakeRun {
   std::string start_time = "2026-11-01T00:00:00Z";
-  std::string machine = "testhost, 2 CPUs, Test CPU @ 1 GHz";
+  timer::NodeProto machine = TestMachine("testhost", 2, "Test CPU @ 1 GHz");
   int cases = 3;
   // Instructions per run of case k; nullptr: no counts.
   std::function<double(int)> count = [](int k) { return 1000.0 * (k + 1); };

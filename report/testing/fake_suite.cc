@@ -8,6 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "timer/call_tree.h"
+#include "timer/node.h"
+#include "timer/node_testutil.h"
 
 namespace icount::report_testing {
 namespace {
@@ -85,7 +87,8 @@ ResultsFile FakeSuiteResults(const FakeSuite& suite) {
   ResultsFile results;
   results.start_time = suite.start_time;
   results.end_time = suite.start_time;
-  results.machine = "testhost, 2 CPUs, Test CPU @ 1 GHz";
+  results.machine_node = TestMachine("testhost", 2, "Test CPU @ 1 GHz");
+  results.machine = DescribeMachine(results.machine_node);
   results.versions = {{"timer", "0.0.0-test"}};
   results.settings = {{"valgrind", "valgrind-3.19.0"}, {"valgrind_options", "--test"}};
   for (int k = 0; k < suite.cases; ++k) {
