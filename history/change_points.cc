@@ -101,6 +101,43 @@ std::vector<Step> CountSteps(const std::vector<double>& values, const StepOption
   return steps;
 }
 
+namespace {
+
+// Moves each change (by up to 2 runs, between its neighbours) to where the
+// values split best: least absolute deviation from each side's median.
+// Only the runs near the change decide (at most kNear on each side), which
+// keeps this linear in the series' length.
+void MoveChangesToBestSplits(const std::vector<double>& values, std::vector<size_t>& changes) {
+  const size_t n = values.size();
+  auto absolute_deviation = [&](size_t begin, size_t end) {
+    const double median =
+        MedianOf(std::vector<double>(values.begin() + begin, values.begin() + end));
+    double total = 0;
+    for (size_t i = begin; i < end; ++i) total += std::fabs(values[i] - median);
+    return total;
+  };
+  constexpr size_t kNear = 10;
+  for (size_t k = 0; k < changes.size(); ++k) {
+    const size_t begin =
+        std::max(k == 0 ? 0 : changes[k - 1], changes[k] >= kNear ? changes[k] - kNear : 0);
+    const size_t end = std::min(k + 1 == changes.size() ? n : changes[k + 1], changes[k] + kNear);
+    size_t best = changes[k];
+    double best_cost = absolute_deviation(begin, best) + absolute_deviation(best, end);
+    const size_t low = std::max(begin + 1, changes[k] >= 2 ? changes[k] - 2 : 0);
+    const size_t high = std::min(end - 1, changes[k] + 2);
+    for (size_t c = low; c <= high; ++c) {
+      const double cost = absolute_deviation(begin, c) + absolute_deviation(c, end);
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = c;
+      }
+    }
+    changes[k] = best;
+  }
+}
+
+}  // namespace
+
 std::vector<Step> TimeSteps(const std::vector<double>& values, const StepOptions& options) {
   const size_t n = values.size();
   const size_t min_length = static_cast<size_t>(std::max(1, options.time_min_segment));
@@ -127,33 +164,7 @@ std::vector<Step> TimeSteps(const std::vector<double>& values, const StepOptions
   for (size_t i = 0; i < n; ++i) {
     winsorized[i] = std::clamp(y[i], running_median[i] - 3 * sigma, running_median[i] + 3 * sigma);
   }
-  auto absolute_deviation = [&](size_t begin, size_t end) {
-    const double median =
-        MedianOf(std::vector<double>(winsorized.begin() + begin, winsorized.begin() + end));
-    double total = 0;
-    for (size_t i = begin; i < end; ++i) total += std::fabs(winsorized[i] - median);
-    return total;
-  };
-  // Only the runs near the change decide (at most kNear on each side), which
-  // keeps this linear in the series' length.
-  constexpr size_t kNear = 10;
-  for (size_t k = 0; k < changes.size(); ++k) {
-    const size_t begin =
-        std::max(k == 0 ? 0 : changes[k - 1], changes[k] >= kNear ? changes[k] - kNear : 0);
-    const size_t end = std::min(k + 1 == changes.size() ? n : changes[k + 1], changes[k] + kNear);
-    size_t best = changes[k];
-    double best_cost = absolute_deviation(begin, best) + absolute_deviation(best, end);
-    const size_t low = std::max(begin + 1, changes[k] >= 2 ? changes[k] - 2 : 0);
-    const size_t high = std::min(end - 1, changes[k] + 2);
-    for (size_t c = low; c <= high; ++c) {
-      const double cost = absolute_deviation(begin, c) + absolute_deviation(c, end);
-      if (cost < best_cost) {
-        best_cost = cost;
-        best = c;
-      }
-    }
-    changes[k] = best;
-  }
+  MoveChangesToBestSplits(winsorized, changes);
   // Levels whose medians differ by less than the minimum effect are one
   // level: merge the closest pair, re-measure the merged level, repeat.
   auto level_median = [&](size_t k) {  // median of the raw values of level k

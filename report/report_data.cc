@@ -290,6 +290,76 @@ absl::StatusOr<HistoryData> LoadHistory(history::Store& store, int last_runs) {
   return data;
 }
 
+
+// What the report cannot show for these inputs, and why.
+std::vector<std::string> MissingJson(const ReportInput& input, bool any_tree) {
+  std::vector<std::string> missing;
+  if (input.current.instruction_counts.empty()) {
+    missing.push_back(JsonString(
+        "instruction counts: these results have wall time only (run without --no_counts to "
+        "count instructions), so there are no count columns, count charts or flamegraphs"));
+  } else if (!any_tree) {
+    missing.push_back(JsonString(
+        "call trees: these results carry none (results record them since timer 0.5.0; rerun "
+        "with this version), so there are no flamegraphs"));
+  }
+  if (input.current.measurements.empty()) {
+    missing.push_back(JsonString(
+        "wall time: these results have instruction counts only (--no_wall_time, or an A/B "
+        "without --display_time), so there are no time columns or charts"));
+  }
+  if (input.history == nullptr) {
+    missing.push_back(
+        JsonString("history: no store was given (--history=DB), so there are no per-case series"));
+  }
+  return missing;
+}
+
+// Counts from nodes that count differently, wall times from other hosts.
+std::vector<std::string> NodeWarnings(const ReportInput& input) {
+  std::vector<std::string> node_warnings;
+  if (input.baseline.has_value()) {
+    const std::string before = absl::StrCat("the baseline (", input.baseline_name, ")");
+    const std::string after = absl::StrCat("this run (", input.current_name, ")");
+    node_warnings = CountNodeWarnings(*input.baseline, input.current, before, after);
+    for (std::string& warning :
+         CountSettingWarnings(*input.baseline, input.current, before, after)) {
+      node_warnings.push_back(std::move(warning));
+    }
+    CasesTimedOnDifferentHosts(*input.baseline, input.current, before, after, &node_warnings);
+  }
+  return node_warnings;
+}
+
+// The suite-level change against the baseline (compare/suite_summary.h):
+// {"lines": ["instructions: +0.42% [...] over 201 cases ...", ...],
+//  "metrics": {"instructions": {...}, ...}}; the report has null without
+// a baseline.
+std::string OverallJson(const FileCases& current_cases, const FileCases& baseline_cases,
+                        const std::map<std::string, TimeComparison>& times) {
+  const std::map<std::string, SideCase>& current = current_cases.by_key;
+  const std::map<std::string, SideCase>& baseline = baseline_cases.by_key;
+  std::vector<CaseValues> values;
+  auto add = [&](const std::string& key) {
+    auto b = baseline.find(key);
+    auto c = current.find(key);
+    auto time = times.find(key);
+    values.push_back(CaseValuesOf(b == baseline.end() ? nullptr : b->second.counts,
+                                  c == current.end() ? nullptr : c->second.counts,
+                                  time == times.end() ? nullptr : &time->second));
+  };
+  for (const std::string& key : current_cases.order) add(key);
+  for (const std::string& key : baseline_cases.order) {
+    if (!current.count(key)) add(key);
+  }
+  const std::vector<SuiteChange> changes = SummarizeSuite(values);
+  return Object({Field("lines", ArrayOf(changes,
+                                        [](const SuiteChange& change) {
+                                          return JsonString(FormatSuiteChange(change));
+                                        })),
+                 Field("metrics", SuiteSummaryJson(changes))});
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
@@ -371,65 +441,14 @@ absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
     }
   }
 
-  std::vector<std::string> missing;
-  if (input.current.instruction_counts.empty()) {
-    missing.push_back(JsonString(
-        "instruction counts: these results have wall time only (run without --no_counts to "
-        "count instructions), so there are no count columns, count charts or flamegraphs"));
-  } else if (!any_tree) {
-    missing.push_back(JsonString(
-        "call trees: these results carry none (results record them since timer 0.5.0; rerun "
-        "with this version), so there are no flamegraphs"));
-  }
-  if (input.current.measurements.empty()) {
-    missing.push_back(JsonString(
-        "wall time: these results have instruction counts only (--no_wall_time, or an A/B "
-        "without --display_time), so there are no time columns or charts"));
-  }
-  if (input.history == nullptr) {
-    missing.push_back(
-        JsonString("history: no store was given (--history=DB), so there are no per-case series"));
-  }
-
-  // Counts from nodes that count differently, wall times from other hosts.
-  std::vector<std::string> node_warnings;
-  if (input.baseline.has_value()) {
-    const std::string before = absl::StrCat("the baseline (", input.baseline_name, ")");
-    const std::string after = absl::StrCat("this run (", input.current_name, ")");
-    node_warnings = CountNodeWarnings(*input.baseline, input.current, before, after);
-    for (std::string& warning :
-         CountSettingWarnings(*input.baseline, input.current, before, after)) {
-      node_warnings.push_back(std::move(warning));
-    }
-    CasesTimedOnDifferentHosts(*input.baseline, input.current, before, after, &node_warnings);
-  }
+  const std::vector<std::string> missing = MissingJson(input, any_tree);
+  const std::vector<std::string> node_warnings = NodeWarnings(input);
   std::vector<std::string> summary = {
       Field("current", RunJson(input.current, input.current_name, input.command))};
-  // The suite-level change against the baseline (compare/suite_summary.h):
-  // {"lines": ["instructions: +0.42% [...] over 201 cases ...", ...],
-  //  "metrics": {"instructions": {...}, ...}}, or null without a baseline.
   std::string overall = "null";
   if (input.baseline.has_value()) {
     summary.push_back(Field("baseline", RunJson(*input.baseline, input.baseline_name, "")));
-    std::vector<CaseValues> values;
-    auto add = [&](const std::string& key) {
-      auto b = baseline.find(key);
-      auto c = current.find(key);
-      auto time = times.find(key);
-      values.push_back(CaseValuesOf(b == baseline.end() ? nullptr : b->second.counts,
-                                    c == current.end() ? nullptr : c->second.counts,
-                                    time == times.end() ? nullptr : &time->second));
-    };
-    for (const std::string& key : current_cases.order) add(key);
-    for (const std::string& key : baseline_cases.order) {
-      if (!current.count(key)) add(key);
-    }
-    const std::vector<SuiteChange> changes = SummarizeSuite(values);
-    overall = Object({Field("lines", ArrayOf(changes,
-                                             [](const SuiteChange& change) {
-                                               return JsonString(FormatSuiteChange(change));
-                                             })),
-                      Field("metrics", SuiteSummaryJson(changes))});
+    overall = OverallJson(current_cases, baseline_cases, times);
   }
   return Object(
       {Field("report_version", JsonString(kReportVersion)), Field("title", JsonString(input.title)),

@@ -121,19 +121,36 @@ DeltaTable BaselineTable(const std::string& input_path, const std::vector<Measur
   return table;
 }
 
-int Run(int argc, char** argv) {
-  const std::vector<char*> positional = ParseToolFlags(argc, argv, kUsage);
+// Arguments and flag combinations that make no sense, refused before
+// anything is read.
+absl::Status CheckArguments(const std::vector<char*>& positional) {
   if (positional.size() > 1) {
-    std::cerr << "compare: unexpected argument '" << positional[1]
-              << "'; name the results file with --input=FILE.json\n";
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unexpected argument '", positional[1], "'; name the results file with --input=FILE.json"));
+  }
+  if (absl::GetFlag(FLAGS_input).empty()) {
+    return absl::InvalidArgumentError(
+        "--input is required, e.g. --input=results.json (see --help)");
+  }
+  const bool with_baseline = !absl::GetFlag(FLAGS_baseline).empty();
+  if (absl::GetFlag(FLAGS_summary) && with_baseline) {
+    return absl::InvalidArgumentError("--summary and --baseline cannot be combined; use one");
+  }
+  if (absl::GetFlag(FLAGS_markdown) && !with_baseline) {
+    return absl::InvalidArgumentError(
+        "--markdown formats the --baseline delta table; add --baseline=OTHER.json");
+  }
+  return absl::OkStatus();
+}
+
+int Run(int argc, char** argv) {
+  if (absl::Status arguments = CheckArguments(ParseToolFlags(argc, argv, kUsage));
+      !arguments.ok()) {
+    std::cerr << "compare: " << arguments.message() << "\n";
     return 1;
   }
   const std::string input_path = absl::GetFlag(FLAGS_input);
   const std::string baseline_path = absl::GetFlag(FLAGS_baseline);
-  if (input_path.empty()) {
-    std::cerr << "compare: --input is required, e.g. --input=results.json (see --help)\n";
-    return 1;
-  }
   const absl::StatusOr<Colorize> colorize = ParseColorize(absl::GetFlag(FLAGS_colorize));
   if (!colorize.ok()) {
     std::cerr << "compare: " << colorize.status().message() << "\n";
@@ -142,15 +159,6 @@ int Run(int argc, char** argv) {
   const absl::StatusOr<FiguresRule> figures = ParseFigures(absl::GetFlag(FLAGS_figures));
   if (!figures.ok()) {
     std::cerr << "compare: " << figures.status().message() << "\n";
-    return 1;
-  }
-  if (absl::GetFlag(FLAGS_summary) && !baseline_path.empty()) {
-    std::cerr << "compare: --summary and --baseline cannot be combined; use one\n";
-    return 1;
-  }
-  if (absl::GetFlag(FLAGS_markdown) && baseline_path.empty()) {
-    std::cerr << "compare: --markdown formats the --baseline delta table; add "
-                 "--baseline=OTHER.json\n";
     return 1;
   }
 
