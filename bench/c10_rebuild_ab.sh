@@ -9,7 +9,11 @@
 # named; the others do not.
 #
 #   bench/c10_rebuild_ab.sh [OUT] [ab_test flags, e.g. --filter=REGEX]
+#   C10_AB_A=debian bench/c10_rebuild_ab.sh [OUT] ...   # A: Debian's own LibTorch
 #
+# With C10_AB_A=debian, A is Debian's LibTorch as installed instead of the
+# unchanged rebuild: the A/B then also shows what the rebuild's other
+# compiler flags change.
 # The source and the libraries are cached in OUT (bench/c10_rebuild.sh),
 # so a rerun compiles nothing. Writes OUT/ab.txt, OUT/ab.json and
 # OUT/ab.log.
@@ -25,7 +29,13 @@ say() { echo "c10_rebuild_ab: $*" >&2; }
 [[ -d $side_a && -d $side_b ]] || { say "bench/c10_rebuild.sh failed (see above)"; exit 1; }
 
 start=$(date +%s)
-./bazelw run //tools:ab_test -- --A=true --A_libtorch="$side_a" --B=true \
+a_flags=(--A=true --A_libtorch="$side_a")
+case ${C10_AB_A:-rebuild} in
+  rebuild) ;;
+  debian) a_flags=(--A=true) ;;
+  *) say "C10_AB_A=${C10_AB_A}: expected rebuild or debian"; exit 1 ;;
+esac
+./bazelw run //tools:ab_test -- "${a_flags[@]}" --B=true \
   --B_libtorch="$side_b" --json="$OUT/ab.json" "$@" > "$OUT/ab.txt" 2> "$OUT/ab.log" || {
   say "ab_test failed; see $OUT/ab.log"
   tail -20 "$OUT/ab.log" >&2
