@@ -290,7 +290,6 @@ absl::StatusOr<HistoryData> LoadHistory(history::Store& store, int last_runs) {
   return data;
 }
 
-
 // What the report cannot show for these inputs, and why.
 std::vector<std::string> MissingJson(const ReportInput& input, bool any_tree) {
   std::vector<std::string> missing;
