@@ -14,6 +14,14 @@ namespace icount::base {
 
 std::string ProtoToJson(const google::protobuf::Message& message);
 
+// The same with every field printed: zeros, empty strings and empty lists
+// too, so that a reader finds every member the schema names; a field with
+// presence (`optional`, a message) only when it is set. For files whose
+// readers index members directly (ci's and ab_test's --json).
+//
+//   ProtoToJsonAllFields(ci_file)  // {"regressions":0,"time_regressions":0,...}
+std::string ProtoToJsonAllFields(const google::protobuf::Message& message);
+
 }  // namespace icount::base
 
 #endif  // ICOUNT_BASE_PROTO_JSON_H_

@@ -12,12 +12,17 @@ may use a target; this says what a target may use, which visibility cannot
 say for targets that are public (other workspaces use //timer).
 """
 
-def forbid_dependencies(name, targets, forbidden):
+def forbid_dependencies(name, targets, forbidden, exempt = []):
+    """See the file comment. `exempt`: targets of forbidden packages that
+    `targets` may use all the same, with what they are made of."""
     found = name + "_found"
+    expression = "filter('^//(%s)[:/]', deps(%s))" % (forbidden, " + ".join(targets))
+    if exempt:
+        expression += " except deps(%s)" % " + ".join(exempt)
     native.genquery(
         name = found,
-        expression = "filter('^//(%s)[:/]', deps(%s))" % (forbidden, " + ".join(targets)),
-        scope = targets,
+        expression = expression,
+        scope = targets + exempt,
     )
     native.genrule(
         name = name,
@@ -53,7 +58,7 @@ ICOUNT_PACKAGES = [
     "worker",
 ]
 
-def allow_dependencies(name, targets, allowed):
+def allow_dependencies(name, targets, allowed, exempt = []):
     """forbid_dependencies on every package of ICOUNT_PACKAGES not in `allowed`.
 
         allow_dependencies(
@@ -61,6 +66,9 @@ def allow_dependencies(name, targets, allowed):
             targets = ["//timer", "//timer:node"],
             allowed = ["base", "timer"],
         )
+
+    `exempt` names single targets of other packages that `targets` may use
+    (e.g. a file format's schema), with what generates them.
     """
     unknown = [p for p in allowed if p not in ICOUNT_PACKAGES]
     if unknown:
@@ -69,4 +77,5 @@ def allow_dependencies(name, targets, allowed):
         name = name,
         targets = targets,
         forbidden = "|".join([p for p in ICOUNT_PACKAGES if p not in allowed]),
+        exempt = exempt,
     )

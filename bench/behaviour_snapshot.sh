@@ -16,9 +16,11 @@
 #     its results file;
 #   - `compare` over every checked-in results file, in every mode, and the
 #     delta table (text and Markdown) between two of them;
-#   - `ab_test` with two identical sides over the slice (its A/B table);
-#     `ci` is left out because it always measures wall time (its Markdown
-#     gate has golden tests in compare/gate_test.cc);
+#   - `ab_test` with two identical sides over the slice (its A/B table and
+#     its --json);
+#   - `ci` over the slice against the slice's results file (its --json,
+#     without the wall-time figures, which vary; its Markdown gate has
+#     golden tests in compare/gate_test.cc);
 #   - `fuzz` samples for every fuzzer.
 # Counts depend on the CPU, so compare snapshots taken on one machine. They
 # also depend on the worker binary (docs/counts.md, "How counts are made
@@ -32,22 +34,29 @@ out="${1:?usage: bench/behaviour_snapshot.sh OUT}"
 rm -rf "$out"
 mkdir -p "$out"
 
-./bazelw build //tools:main //tools:compare //tools:fuzz //tools:ab_test \
+./bazelw build //tools:main //tools:compare //tools:fuzz //tools:ab_test //tools:ci \
   //definitions:full_suite >"$out/.build.log" 2>&1 \
   || { echo "build failed: see $out/.build.log" >&2; exit 1; }
 bin=bazel-bin
 
-# strip_times FILE: a results file without what differs between two runs.
+# strip_times FILE: a results file without what differs between two runs
+# (OUT itself, named in the commands, included).
 strip_times() {
-  /usr/bin/python3 - "$1" <<'PY'
-import json, sys
-path = sys.argv[1]
+  /usr/bin/python3 - "$1" "$out" <<'PY'
+import json, re, sys
+path, out = sys.argv[1:]
 data = json.load(open(path))
 
+def varies(key):
+    return (key in ("start_time", "end_time", "raw_times", "elapsed_seconds", "wall_time")
+            or key.startswith("time_"))
+
 def strip(node):
+    if isinstance(node, str):  # function names carry the run's copy of the worker
+        node = re.sub(r"[^ \[]*/icount-run-[A-Za-z0-9]+/", "RUN_DIRECTORY/", node)
+        return node.replace(out, "OUT")
     if isinstance(node, dict):
-        return {k: strip(v) for k, v in node.items()
-                if k not in ("start_time", "end_time", "raw_times", "elapsed_seconds")}
+        return {k: strip(v) for k, v in node.items() if not varies(k)}
     if isinstance(node, list):
         return [strip(v) for v in node]
     return node
@@ -90,10 +99,17 @@ for mode in "" --markdown; do
 done >"$out/compare_delta.txt"
 
 # 5. A/B of two identical sides over the slice (counts only).
-"$bin/tools/ab_test" --A=true --B=true --filter="$slice" >"$out/ab_test.txt" 2>"$out/.ab.err" \
-  || { echo "ab_test failed: see $out/.ab.err" >&2; exit 1; }
+"$bin/tools/ab_test" --A=true --B=true --filter="$slice" --json="$out/ab_test.json" \
+  >"$out/ab_test.txt" 2>"$out/.ab.err" || { echo "ab_test failed: see $out/.ab.err" >&2; exit 1; }
+strip_times "$out/ab_test.json"
 
-# 6. Fuzzer streams.
+# 6. ci over the slice, gated against the slice's results.
+"$bin/tools/ci" --filter="$slice" --repeats=1 --time_rounds=1 --baseline="$out/slice.json" \
+  --destination="$out/.ci_results.json" --json="$out/ci.json" >/dev/null 2>"$out/.ci.err" \
+  || { echo "ci failed: see $out/.ci.err" >&2; exit 1; }
+strip_times "$out/ci.json"
+
+# 7. Fuzzer streams.
 # The fuzzers are the alternatives of --fuzzer in fuzz's usage line.
 for fuzzer in $("$bin/tools/fuzz" --help 2>&1 | grep -o -- '--fuzzer=[a-z_|]*' | head -1 \
     | cut -d= -f2 | tr '|' ' '); do

@@ -12,7 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "base/text.h"
 #include "compare/delta_table.h"
 #include "compare/node_check.h"
 #include "compare/text_table.h"
@@ -224,8 +223,12 @@ bool GateFails(const GateReport& report, const GateOptions& options) {
   return report.regressions > 0 || (options.gate_on_time && report.time_regressions > 0);
 }
 
-std::string GateJson(const GateReport& report) {
-  std::vector<std::string> objects;
+compare::CiFileProto GateToProto(const GateReport& report) {
+  compare::CiFileProto proto;
+  proto.set_regressions(report.regressions);
+  proto.set_time_regressions(report.time_regressions);
+  for (const std::string& warning : report.node_warnings) proto.add_node_warnings(warning);
+  *proto.mutable_summary() = SuiteSummaryToProto(report.summary);
   for (const CaseVerdict& c : report.cases) {
     CaseComparison comparison;
     if (c.before && c.after) comparison.counts_delta_pct = PercentChange(*c.before, *c.after);
@@ -235,13 +238,9 @@ std::string GateJson(const GateReport& report) {
     }
     if (c.time) comparison.time = &*c.time;
     if (!comparison.counts_delta_pct.has_value() && comparison.time == nullptr) continue;
-    objects.push_back(ComparisonJson(c.key, comparison));
+    *proto.add_comparisons() = CaseComparisonToProto(c.key, comparison);
   }
-  return absl::StrCat("{\"regressions\": ", report.regressions,
-                      ", \"time_regressions\": ", report.time_regressions,
-                      ", \"node_warnings\": ", base::JsonStringArray(report.node_warnings),
-                      ", \"summary\": ", SuiteSummaryJson(report.summary), ", \"comparisons\": [",
-                      objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]}\n");
+  return proto;
 }
 
 std::string GateMarkdown(const GateReport& report, const GateOptions& options) {

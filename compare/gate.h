@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compare/comparison_file.pb.h"
 #include "compare/gate.pb.h"
 #include "compare/suite_summary.h"
 #include "compare/time_comparison.h"
@@ -115,10 +116,10 @@ bool GateFails(const GateReport& report, const GateOptions& options);
 // allocation changes).
 std::string GateMarkdown(const GateReport& report, const GateOptions& options);
 
-// ci's --json: {"regressions": N, "time_regressions": M, "node_warnings":
-// [...], "summary": SuiteSummaryJson, "comparisons": [ComparisonJson per
-// case compared]}.
-std::string GateJson(const GateReport& report);
+// ci's --json (base::ProtoToJsonAllFields of it): {"regressions": N,
+// "time_regressions": M, "node_warnings": [...], "summary": {...},
+// "comparisons": [one per case compared]}.
+compare::CiFileProto GateToProto(const GateReport& report);
 
 }  // namespace icount
 

@@ -4,6 +4,7 @@
 #include <tuple>
 #include <vector>
 
+#include "base/proto_json.h"
 #include "compare/node_check.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -12,6 +13,8 @@
 namespace icount {
 namespace {
 
+using ::testing::_;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -121,17 +124,36 @@ TEST(GateTest, WallTimeIsComparedRoundByRoundAndReportedNotGated) {
                         "+20.0% ["));
   // Only the significant change is worth a row; too few rounds is not.
   EXPECT_THAT(md, Not(HasSubstr("Group / c")));
-  const std::string json = GateJson(*report);
-  EXPECT_THAT(json, HasSubstr("{\"regressions\": 0, \"time_regressions\": 1, \"node_warnings\": "
-                              "[], \"summary\": {\"instructions\": {\"cases\": 3,"));
-  EXPECT_THAT(json, HasSubstr("\"wall_time\": {\"cases\": 2,"));
-  EXPECT_THAT(json, HasSubstr("\"comparisons\": [\n"));
+  const compare::CiFileProto file = GateToProto(*report);
+  EXPECT_EQ(file.regressions(), 0);
+  EXPECT_EQ(file.time_regressions(), 1);
+  EXPECT_EQ(file.summary().instructions().cases(), 3);
+  EXPECT_EQ(file.summary().wall_time().cases(), 2);
+  EXPECT_FALSE(file.summary().has_allocations());
   EXPECT_THAT(md, HasSubstr("- wall time: +9.54% [0.00, +20.00] over 2 cases (1 slower, 0 faster "
                             "significantly, 1 not); 1 case without one (too few rounds or "
                             "unusable times), left out\n"));
-  EXPECT_THAT(json, HasSubstr("{\"case\": \"a\", \"counts_delta_pct\": 0, \"allocations_delta\": "
-                              "null, \"time_delta_pct\": 20"));
-  EXPECT_THAT(json, HasSubstr("\"time_verdict\": \"too few rounds\", \"time_rounds\": 1"));
+  ASSERT_EQ(file.comparisons_size(), 3);
+  const compare::CaseComparisonProto& slower = file.comparisons(0);
+  EXPECT_EQ(slower.case_(), "a");
+  EXPECT_EQ(slower.counts_delta_pct(), 0);
+  EXPECT_FALSE(slower.has_allocations_delta());
+  EXPECT_NEAR(slower.time_delta_pct(), 20, 0.5);
+  ASSERT_EQ(slower.time_ci_pct_size(), 2);
+  EXPECT_LT(slower.time_ci_pct(0), slower.time_delta_pct());
+  EXPECT_EQ(slower.time_verdict(), "slower");
+  const compare::CaseComparisonProto& too_few = file.comparisons(2);
+  EXPECT_EQ(too_few.time_verdict(), "too few rounds");
+  EXPECT_EQ(too_few.time_rounds(), 1);
+  EXPECT_FALSE(too_few.has_time_delta_pct());
+  EXPECT_EQ(too_few.time_ci_pct_size(), 0);
+  // As ci writes it: every count, also the zeros; no member for what was
+  // not measured.
+  const std::string json = base::ProtoToJsonAllFields(file);
+  EXPECT_THAT(json, HasSubstr("{\"regressions\":0,\"time_regressions\":1,\"node_warnings\":[],"
+                              "\"summary\":{\"instructions\":{\"cases\":3,"));
+  EXPECT_THAT(json, HasSubstr("\"time_delta_pct\":20,"));
+  EXPECT_THAT(json, Not(HasSubstr("allocations_delta")));
   options.gate_on_time = true;
   EXPECT_TRUE(GateFails(*report, options));
   EXPECT_THAT(GateMarkdown(*report, options), HasSubstr("1 wall-time slowdown\n\n"));
@@ -165,12 +187,15 @@ TEST(GateTest, AllocationChangesAreReportedWhateverTheCountsDid) {
   EXPECT_THAT(md,
               HasSubstr("| Group / one more [, 1T] | ok | 1000 | 1001 | +1 (+0.10%) | 4 -> 5 |"));
   EXPECT_THAT(md, Not(HasSubstr("Group / same")));
-  const std::string json = GateJson(*report);
-  EXPECT_THAT(json, HasSubstr("{\"case\": \"same\", \"counts_delta_pct\": 0, "
-                              "\"allocations_delta\": 0,"));
-  EXPECT_THAT(json, HasSubstr("\"allocations_delta\": 1,"));
-  EXPECT_THAT(json, HasSubstr("{\"case\": \"old file\", \"counts_delta_pct\": 0, "
-                              "\"allocations_delta\": null,"));
+  const compare::CiFileProto file = GateToProto(*report);
+  ASSERT_EQ(file.comparisons_size(), 3);
+  EXPECT_EQ(file.comparisons(0).case_(), "same");
+  EXPECT_EQ(file.comparisons(0).allocations_delta(), 0);
+  EXPECT_TRUE(file.comparisons(0).has_allocations_delta());
+  EXPECT_EQ(file.comparisons(1).allocations_delta(), 1);
+  EXPECT_EQ(file.comparisons(2).case_(), "old file");
+  EXPECT_FALSE(file.comparisons(2).has_allocations_delta());
+  EXPECT_EQ(file.summary().allocations().up(), 1);
 }
 
 TEST(GateTest, MismatchedSuitesAreReportedNotFatal) {
@@ -237,7 +262,7 @@ TEST(GateTest, WallTimesOfDifferentHostsAreNotComparedUnlessAsked) {
             "there (not compared; --compare_time_across_hosts compares them)");
   EXPECT_THAT(GateMarkdown(*report, options),
               HasSubstr("\n\n> **Warning:** counts of 1 case were taken on nodes that differ"));
-  EXPECT_THAT(GateJson(*report), HasSubstr("\"node_warnings\": [\"counts of 1 case"));
+  EXPECT_THAT(GateToProto(*report).node_warnings(), ElementsAre(HasSubstr("counts of 1 case"), _));
   options.compare_time_across_hosts = true;
   report = Gate(before, after, options);
   ASSERT_TRUE(report.ok()) << report.status();

@@ -10,8 +10,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 
 namespace icount {
 namespace {
@@ -28,12 +26,24 @@ std::string SignedPct(double pct, int decimals) {
   return absl::StrFormat("%+.*f", decimals, pct);
 }
 
-std::string JsonNumber(double x) { return absl::StrFormat("%.6g", x); }
-
 }  // namespace
 
-SuiteChangeBuilder::SuiteChangeBuilder(std::string metric, double unchanged_pct)
-    : metric_(std::move(metric)), unchanged_pct_(unchanged_pct) {}
+std::string SuiteMetricName(SuiteMetric metric) {
+  switch (metric) {
+    case SuiteMetric::kInstructions:
+      return "instructions";
+    case SuiteMetric::kAllocations:
+      return "allocations";
+    case SuiteMetric::kEstimatedCycles:
+      return "estimated cycles";
+    case SuiteMetric::kWallTime:
+      return "wall time";
+  }
+  return "unknown";
+}
+
+SuiteChangeBuilder::SuiteChangeBuilder(SuiteMetric metric, double unchanged_pct)
+    : metric_(metric), unchanged_pct_(unchanged_pct) {}
 
 void SuiteChangeBuilder::Add(double a, double b) {
   const double limit = unchanged_pct_ / 100 * std::fabs(a);
@@ -113,10 +123,10 @@ CaseValues CaseValuesOf(const InstructionCounts* a, const InstructionCounts* b,
 }
 
 std::vector<SuiteChange> SummarizeSuite(const std::vector<CaseValues>& cases) {
-  SuiteChangeBuilder instructions("instructions", /*unchanged_pct=*/0.1);
-  SuiteChangeBuilder allocations("allocations", /*unchanged_pct=*/0);
-  SuiteChangeBuilder cycles("estimated cycles", /*unchanged_pct=*/0.1);
-  SuiteChangeBuilder wall_time("wall time", /*unchanged_pct=*/0);
+  SuiteChangeBuilder instructions(SuiteMetric::kInstructions, /*unchanged_pct=*/0.1);
+  SuiteChangeBuilder allocations(SuiteMetric::kAllocations, /*unchanged_pct=*/0);
+  SuiteChangeBuilder cycles(SuiteMetric::kEstimatedCycles, /*unchanged_pct=*/0.1);
+  SuiteChangeBuilder wall_time(SuiteMetric::kWallTime, /*unchanged_pct=*/0);
   bool simulated = false;
   bool allocated = false;
   bool timed = false;
@@ -149,7 +159,7 @@ std::vector<SuiteChange> SummarizeSuite(const std::vector<CaseValues>& cases) {
 }
 
 std::string FormatSuiteChange(const SuiteChange& change) {
-  std::string text = absl::StrCat(change.metric, ": ");
+  std::string text = absl::StrCat(SuiteMetricName(change.metric), ": ");
   const int compared = change.up + change.down + change.unchanged;
   if (compared == 0) {
     absl::StrAppend(
@@ -189,28 +199,49 @@ std::string FormatSuiteChange(const SuiteChange& change) {
   return text;
 }
 
-std::string SuiteChangeJson(const SuiteChange& change) {
-  return absl::StrCat(
-      "{\"cases\": ", change.cases,
-      ", \"geomean_change_pct\": ", change.cases > 0 ? JsonNumber(change.geomean_pct) : "null",
-      ", \"ci_pct\": ",
-      change.cases > 0 ? absl::StrCat("[", JsonNumber(change.ci_low_pct), ", ",
-                                      JsonNumber(change.ci_high_pct), "]")
-                       : "null",
-      ", \"up\": ", change.up, ", \"down\": ", change.down, ", \"unchanged\": ", change.unchanged,
-      change.by_verdict
-          ? absl::StrCat(", \"by\": \"significance\", \"no_verdict\": ", change.no_verdict)
-          : absl::StrCat(", \"unchanged_pct\": ", JsonNumber(change.unchanged_pct)),
-      ", \"only_a\": ", change.only_a, ", \"only_b\": ", change.only_b, "}");
+compare::SuiteChangeProto SuiteChangeToProto(const SuiteChange& change) {
+  compare::SuiteChangeProto proto;
+  proto.set_cases(change.cases);
+  if (change.cases > 0) {
+    proto.set_geomean_change_pct(RoundedForJson(change.geomean_pct));
+    proto.add_ci_pct(RoundedForJson(change.ci_low_pct));
+    proto.add_ci_pct(RoundedForJson(change.ci_high_pct));
+  }
+  proto.set_up(change.up);
+  proto.set_down(change.down);
+  proto.set_unchanged(change.unchanged);
+  if (change.by_verdict) {
+    proto.set_by("significance");
+    proto.set_no_verdict(change.no_verdict);
+  } else {
+    proto.set_unchanged_pct(change.unchanged_pct);
+  }
+  proto.set_only_a(change.only_a);
+  proto.set_only_b(change.only_b);
+  return proto;
 }
 
-std::string SuiteSummaryJson(const std::vector<SuiteChange>& changes) {
-  std::vector<std::string> members;
+compare::SuiteSummaryProto SuiteSummaryToProto(const std::vector<SuiteChange>& changes) {
+  compare::SuiteSummaryProto proto;
   for (const SuiteChange& change : changes) {
-    members.push_back(absl::StrCat("\"", absl::StrReplaceAll(change.metric, {{" ", "_"}}),
-                                   "\": ", SuiteChangeJson(change)));
+    compare::SuiteChangeProto* member = nullptr;
+    switch (change.metric) {
+      case SuiteMetric::kInstructions:
+        member = proto.mutable_instructions();
+        break;
+      case SuiteMetric::kAllocations:
+        member = proto.mutable_allocations();
+        break;
+      case SuiteMetric::kEstimatedCycles:
+        member = proto.mutable_estimated_cycles();
+        break;
+      case SuiteMetric::kWallTime:
+        member = proto.mutable_wall_time();
+        break;
+    }
+    *member = SuiteChangeToProto(change);
   }
-  return absl::StrCat("{", absl::StrJoin(members, ", "), "}");
+  return proto;
 }
 
 }  // namespace icount

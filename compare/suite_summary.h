@@ -5,7 +5,7 @@
 // the geometric mean over the compared cases of B / A, with a bootstrap
 // confidence interval over cases, and how many cases went up or down.
 //
-//   SuiteChangeBuilder instructions("instructions", /*unchanged_pct=*/0.1);
+//   SuiteChangeBuilder instructions(SuiteMetric::kInstructions, /*unchanged_pct=*/0.1);
 //   instructions.Add(4981, 5093);  // one case: A, B
 //   ...
 //   SuiteChange change = instructions.Summarize();
@@ -28,13 +28,19 @@
 #include <string>
 #include <vector>
 
+#include "compare/comparison_file.pb.h"
 #include "compare/time_comparison.h"
 #include "timer/measurement_io.h"
 
 namespace icount {
 
+enum class SuiteMetric { kInstructions, kAllocations, kEstimatedCycles, kWallTime };
+
+// "instructions", "allocations", "estimated cycles", "wall time".
+std::string SuiteMetricName(SuiteMetric metric);
+
 struct SuiteChange {
-  std::string metric;  // "instructions", "allocations", "wall time"
+  SuiteMetric metric = SuiteMetric::kInstructions;
   // Cases in the mean: measured on both sides with positive values.
   int cases = 0;
   // (geometric mean of B / A - 1) * 100, and its 95% bootstrap interval;
@@ -64,7 +70,7 @@ class SuiteChangeBuilder {
  public:
   // A case is up (down) when B exceeds (falls short of) A by more than
   // `unchanged_pct` percent of A; any difference counts with 0.
-  SuiteChangeBuilder(std::string metric, double unchanged_pct);
+  SuiteChangeBuilder(SuiteMetric metric, double unchanged_pct);
 
   // One case measured on both sides.
   void Add(double a, double b);
@@ -81,7 +87,7 @@ class SuiteChangeBuilder {
   SuiteChange Summarize() const;
 
  private:
-  std::string metric_;
+  SuiteMetric metric_;
   double unchanged_pct_;
   bool by_verdict_ = false;
   std::vector<double> log_ratios_;
@@ -126,13 +132,15 @@ std::string FormatSuiteChange(const SuiteChange& change);
 
 // {"cases": 201, "geomean_change_pct": 0.42, "ci_pct": [0.31, 0.55],
 //  "up": 37, "down": 2, "unchanged": 162, "unchanged_pct": 0.1,
-//  "only_a": 0, "only_b": 0} (ci_pct null without cases); wall time has
-//  "by": "significance" instead of unchanged_pct, and "no_verdict".
-std::string SuiteChangeJson(const SuiteChange& change);
+//  "only_a": 0, "only_b": 0} as JSON (no geomean_change_pct and an empty
+//  ci_pct without cases); wall time has "by": "significance" instead of
+//  unchanged_pct, and "no_verdict".
+compare::SuiteChangeProto SuiteChangeToProto(const SuiteChange& change);
 
-// The "summary" object of ab_test's and ci's --json: one member per
-// metric, named by metric with spaces as underscores ("wall_time").
-std::string SuiteSummaryJson(const std::vector<SuiteChange>& changes);
+// The "summary" of ab_test's and ci's --json: one member per metric
+// summarised ("instructions", "allocations", "estimated_cycles",
+// "wall_time").
+compare::SuiteSummaryProto SuiteSummaryToProto(const std::vector<SuiteChange>& changes);
 
 }  // namespace icount
 

@@ -2,14 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/student_t.h"
-#include "base/text.h"
 
 namespace icount {
 namespace {
@@ -217,42 +218,42 @@ std::string FormatTimeChange(const TimeComparison& c) {
                       percent(c.ci_high_pct), "]");
 }
 
+double RoundedForJson(double x) {
+  return std::strtod(absl::StrFormat("%.6g", x).c_str(), nullptr);
+}
+
 std::optional<double> PercentChange(double a, double b) {
   if (a == 0) return std::nullopt;
   return (b - a) / std::fabs(a) * 100;
 }
 
-std::string ComparisonJson(const std::string& case_key, const CaseComparison& comparison) {
-  const TimeComparison* time = comparison.time;
-  auto number = [](double x) {
-    return std::isfinite(x) ? absl::StrFormat("%.6g", x) : std::string("null");
+compare::CaseComparisonProto CaseComparisonToProto(const std::string& case_key,
+                                                   const CaseComparison& comparison) {
+  // A figure is set when there is a finite one (JSON has no NaN or infinity).
+  auto finite = [](std::optional<double> x) -> std::optional<double> {
+    if (!x.has_value() || !std::isfinite(*x)) return std::nullopt;
+    return RoundedForJson(*x);
   };
-  std::string time_fields =
-      "\"time_delta_pct\": null, \"time_ci_pct\": null, \"time_significant\": false";
-  if (time != nullptr) {
-    const TimeComparison& t = *time;
-    const bool verdict =
-        t.verdict != TimeVerdict::kTooFewRounds && t.verdict != TimeVerdict::kUnusable;
-    time_fields = absl::StrCat(
-        "\"time_delta_pct\": ", verdict ? number(t.delta_pct) : "null", ", \"time_ci_pct\": ",
-        verdict ? absl::StrCat("[", number(t.ci_low_pct), ", ", number(t.ci_high_pct), "]")
-                : "null",
-        ", \"time_significant\": ", t.significant ? "true" : "false",
-        ", \"time_verdict\": ", base::JsonString(TimeVerdictName(t.verdict)),
-        ", \"time_rounds\": ", t.rounds,
-        ", \"time_p_value\": ", verdict ? number(t.p_value) : "null",
-        ", \"time_resolvable_pct\": ", verdict ? number(t.resolvable_pct) : "null",
-        t.problem.empty() ? "" : absl::StrCat(", \"time_problem\": ", base::JsonString(t.problem)));
+  compare::CaseComparisonProto proto;
+  proto.set_case_(case_key);
+  if (auto x = finite(comparison.counts_delta_pct)) proto.set_counts_delta_pct(*x);
+  if (auto x = finite(comparison.allocations_delta)) proto.set_allocations_delta(*x);
+  if (auto x = finite(comparison.cycles_delta_pct)) proto.set_estimated_cycles_delta_pct(*x);
+  if (comparison.time == nullptr) return proto;
+  const TimeComparison& t = *comparison.time;
+  proto.set_time_significant(t.significant);
+  proto.set_time_verdict(TimeVerdictName(t.verdict));
+  proto.set_time_rounds(t.rounds);
+  if (!t.problem.empty()) proto.set_time_problem(t.problem);
+  if (t.verdict == TimeVerdict::kTooFewRounds || t.verdict == TimeVerdict::kUnusable) return proto;
+  if (auto x = finite(t.delta_pct)) proto.set_time_delta_pct(*x);
+  if (auto low = finite(t.ci_low_pct), high = finite(t.ci_high_pct); low && high) {
+    proto.add_time_ci_pct(*low);
+    proto.add_time_ci_pct(*high);
   }
-  auto optional = [&](const std::optional<double>& x) { return x ? number(*x) : "null"; };
-  return absl::StrCat(
-      "{\"case\": ", base::JsonString(case_key),
-      ", \"counts_delta_pct\": ", optional(comparison.counts_delta_pct),
-      ", \"allocations_delta\": ", optional(comparison.allocations_delta),
-      comparison.cycles_delta_pct
-          ? absl::StrCat(", \"estimated_cycles_delta_pct\": ", number(*comparison.cycles_delta_pct))
-          : "",
-      ", ", time_fields, "}");
+  if (auto x = finite(t.p_value)) proto.set_time_p_value(*x);
+  if (auto x = finite(t.resolvable_pct)) proto.set_time_resolvable_pct(*x);
+  return proto;
 }
 
 }  // namespace icount

@@ -30,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include "compare/comparison_file.pb.h"
+
 namespace icount {
 
 // One case's per-round times of each side (seconds per run, e.g. each
@@ -115,18 +117,25 @@ struct CaseComparison {
   const TimeComparison* time = nullptr;
 };
 
+// `x` with 6 significant digits, as ab_test's and ci's --json give their
+// figures: 10, not 10.000000000000009 (the tables show fewer).
+double RoundedForJson(double x);
+
 // (b - a) / |a| * 100, or nullopt when a is 0.
 std::optional<double> PercentChange(double a, double b);
 
-// One object of the "comparisons" list in ab_test's and ci's --json:
+// One member of the "comparisons" list in ab_test's and ci's --json
+// (comparison_file.proto):
 //   {"case": KEY, "counts_delta_pct": 2.1, "allocations_delta": 1,
 //    "estimated_cycles_delta_pct": 2.4, "time_delta_pct": 3.1,
 //    "time_ci_pct": [1.2, 5.0], "time_significant": true,
 //    "time_verdict": "slower", "time_rounds": 6, "time_p_value": 0.001,
 //    "time_resolvable_pct": 2.4}
-// with null for what was not measured (no counts; no allocations or no
-// cycles on a side; no time, or no verdict: then "time_problem" says why).
-std::string ComparisonJson(const std::string& case_key, const CaseComparison& comparison);
+// without what was not measured (no counts; no allocations or no cycles on
+// a side; no time, or no verdict: then "time_problem" says why), and
+// without figures that are not finite.
+compare::CaseComparisonProto CaseComparisonToProto(const std::string& case_key,
+                                                   const CaseComparison& comparison);
 
 // The pieces, for tests and other callers.
 // Which p-values the Benjamini-Hochberg step-up procedure rejects at

@@ -10,16 +10,17 @@
 #include "base/files.h"
 #include "base/proto_json.h"
 #include "base/status.h"
-#include "history/ab_test_file.pb.h"
+#include "compare/comparison_file.pb.h"
 
 namespace icount::history {
 namespace {
 
 // The sides of an ab_test file, or nullopt when `json` is not one.
-std::optional<AbTestFileProto> AsAbTestFile(const std::string& json) {
-  AbTestFileProto proto;
+std::optional<compare::AbTestFileProto> AsAbTestFile(const std::string& json) {
+  compare::AbTestFileProto proto;
   google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = true;  // comparisons, skipped_by_backtesting
+  // Files of newer versions may hold more; what history reads is there.
+  options.ignore_unknown_fields = true;
   if (!google::protobuf::util::JsonStringToMessage(json, &proto, options).ok()) {
     return std::nullopt;
   }
@@ -42,7 +43,7 @@ absl::StatusOr<std::vector<ImportedRun>> ReadRunsToImport(const std::string& pat
     return runs;
   }
   if (results.status().code() == absl::StatusCode::kFailedPrecondition) return results.status();
-  std::optional<AbTestFileProto> ab = AsAbTestFile(json);
+  std::optional<compare::AbTestFileProto> ab = AsAbTestFile(json);
   if (!ab.has_value()) {
     return absl::InvalidArgumentError(absl::StrCat(
         results.status().message(),

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/proto_json.h"
 #include "base/status.h"
 #include "base/text.h"
 #include "base/timestamp.h"
@@ -356,7 +357,7 @@ std::string OverallJson(const FileCases& current_cases, const FileCases& baselin
                                         [](const SuiteChange& change) {
                                           return JsonString(FormatSuiteChange(change));
                                         })),
-                 Field("metrics", SuiteSummaryJson(changes))});
+                 Field("metrics", base::ProtoToJsonAllFields(SuiteSummaryToProto(changes)))});
 }
 
 }  // namespace

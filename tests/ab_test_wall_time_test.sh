@@ -33,10 +33,10 @@ assert all(len(sizes) == 1 for sizes in blocks.values()), blocks
 assert len(d["comparisons"]) == 2, d["comparisons"]
 for c in d["comparisons"]:
     low, high = c["time_ci_pct"]
-    assert c["counts_delta_pct"] is None and low <= c["time_delta_pct"] <= high, c
+    assert "counts_delta_pct" not in c and low <= c["time_delta_pct"] <= high, c
     assert c["time_rounds"] == 3 and c["time_verdict"] in ("unchanged", "slower", "faster"), c
     assert c["time_significant"] == (c["time_verdict"] != "unchanged"), c
-    assert c["time_resolvable_pct"] > 0 and c["time_p_value"] is not None, c
+    assert c["time_resolvable_pct"] > 0 and "time_p_value" in c, c
 PY
 
 step "B with a clock 10x fast times in A's blocks"

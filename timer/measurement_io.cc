@@ -274,35 +274,48 @@ absl::StatusOr<ResultsFile> ReadResultsFile(const std::string& path) {
   return ParseResultsJson(*json, path);
 }
 
-std::string ResultsToJson(const ResultsFile& results) {
-  timer::ResultsFileProto header;
-  header.set_schema_version(kResultsSchemaVersion);
+timer::ResultsFileProto ResultsToProto(const ResultsFile& results) {
+  timer::ResultsFileProto proto;
+  proto.set_schema_version(kResultsSchemaVersion);
   if (results.versions.empty()) {
-    (*header.mutable_versions())["timer"] = kTimerVersion;
+    (*proto.mutable_versions())["timer"] = kTimerVersion;
   } else {
-    header.mutable_versions()->insert(results.versions.begin(), results.versions.end());
+    proto.mutable_versions()->insert(results.versions.begin(), results.versions.end());
   }
-  header.set_start_time(results.start_time);
-  header.set_end_time(results.end_time);
-  header.set_machine(results.machine);
-  if (results.machine_node.ByteSizeLong() != 0) *header.mutable_machine_node() = results.machine_node;
-  header.set_suite_checksum(results.suite_checksum);
-  header.mutable_settings()->insert(results.settings.begin(), results.settings.end());
-  header.mutable_failures()->insert(results.failures.begin(), results.failures.end());
-  header.set_command(results.command);
-  header.mutable_nodes()->insert(results.nodes.begin(), results.nodes.end());
-  if (results.shard) *header.mutable_shard() = *results.shard;
+  proto.set_start_time(results.start_time);
+  proto.set_end_time(results.end_time);
+  proto.set_machine(results.machine);
+  if (results.machine_node.ByteSizeLong() != 0) *proto.mutable_machine_node() = results.machine_node;
+  proto.set_suite_checksum(results.suite_checksum);
+  proto.mutable_settings()->insert(results.settings.begin(), results.settings.end());
+  proto.mutable_failures()->insert(results.failures.begin(), results.failures.end());
+  proto.set_command(results.command);
+  proto.mutable_nodes()->insert(results.nodes.begin(), results.nodes.end());
+  if (results.shard) *proto.mutable_shard() = *results.shard;
+  for (const Measurement& m : results.measurements) {
+    *proto.add_measurements() = MeasurementToProto(m);
+  }
+  for (const InstructionCounts& c : results.instruction_counts) {
+    *proto.add_instruction_counts() = InstructionCountsToProto(c);
+  }
+  return proto;
+}
+
+std::string ResultsToJson(const ResultsFile& results) {
+  timer::ResultsFileProto header = ResultsToProto(results);
+  google::protobuf::RepeatedPtrField<timer::MeasurementProto> measurements;
+  google::protobuf::RepeatedPtrField<timer::InstructionCountsProto> counts;
+  measurements.Swap(header.mutable_measurements());
+  counts.Swap(header.mutable_instruction_counts());
   std::string json = base::ProtoToJson(header);
   json.pop_back();  // the closing brace; measurements follow, one per line
   absl::StrAppend(&json, json.size() > 1 ? "," : "", "\"measurements\":[");
-  for (size_t i = 0; i < results.measurements.size(); ++i) {
-    absl::StrAppend(&json, i ? ",\n" : "\n",
-                    base::ProtoToJson(MeasurementToProto(results.measurements[i])));
+  for (int i = 0; i < measurements.size(); ++i) {
+    absl::StrAppend(&json, i ? ",\n" : "\n", base::ProtoToJson(measurements[i]));
   }
   absl::StrAppend(&json, "\n],\"instruction_counts\":[");
-  for (size_t i = 0; i < results.instruction_counts.size(); ++i) {
-    absl::StrAppend(&json, i ? ",\n" : "\n",
-                    base::ProtoToJson(InstructionCountsToProto(results.instruction_counts[i])));
+  for (int i = 0; i < counts.size(); ++i) {
+    absl::StrAppend(&json, i ? ",\n" : "\n", base::ProtoToJson(counts[i]));
   }
   absl::StrAppend(&json, "\n]}\n");
   return json;

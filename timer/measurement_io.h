@@ -101,7 +101,11 @@ absl::StatusOr<ResultsFile> ReadResultsFile(const std::string& path);
 absl::Status CheckResultsDestination(const std::string& path,
                                      bool (*is_ours)(absl::string_view text) = nullptr);
 
-// JSON with proto field names, one measurement per line.
+// The results file as its message (for files that hold results, such as
+// ab_test's --json), with the schema version and, when `results` names
+// none, the timer's version.
+timer::ResultsFileProto ResultsToProto(const ResultsFile& results);
+// ResultsToProto as JSON with proto field names, one measurement per line.
 std::string ResultsToJson(const ResultsFile& results);
 // Writes atomically (temporary file in the same directory, then rename), so
 // a reader never sees a half-written file.

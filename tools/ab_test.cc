@@ -57,9 +57,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/files.h"
+#include "base/proto_json.h"
 #include "base/status.h"
-#include "base/text.h"
 #include "cli/tool_flags.h"
+#include "compare/comparison_file.pb.h"
 #include "compare/delta_table.h"
 #include "compare/node_check.h"
 #include "compare/suite_summary.h"
@@ -119,10 +120,10 @@ ABSL_FLAG(bool, resume, false, "Continues an interrupted run; give the same flag
 namespace icount {
 namespace {
 
-// What ab_test writes to --json (ComparisonJson, or SidesJson).
+// What ab_test writes to --json (AbTestFile, or SidesJson), by how it
+// begins (with or without a space after the colon, as older versions wrote).
 bool IsComparisonJson(absl::string_view text) {
-  return (absl::StartsWith(text, "{\"A\": ") && absl::StrContains(text, ", \"B\": ")) ||
-         absl::StartsWith(text, "{\"sides\": [");
+  return absl::StartsWith(text, "{\"A\":") || absl::StartsWith(text, "{\"sides\":");
 }
 
 // The sides of --sides, read and checked.
@@ -380,13 +381,31 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
   return text;
 }
 
-// One JSON object per case measured on both sides, in suite order
-// (ComparisonJson, compare/time_comparison.h).
-std::string ComparisonsJson(const std::vector<expand::SuiteCaseProto>& cases,
-                            const SuiteResults& a_results, const SuiteResults& b_results,
-                            const std::map<std::string, TimeComparison>& times) {
+// A side's LibTorch in --json.
+compare::AbTestLibTorchProto LibTorchProto(const Side& side) {
+  compare::AbTestLibTorchProto proto;
+  proto.set_version(side.libtorch.version);
+  proto.set_source(side.libtorch.source);
+  proto.set_install(environment::Describe(side.environment.install));
+  if (!side.environment.fingerprint.empty()) proto.set_fingerprint(side.environment.fingerprint);
+  return proto;
+}
+
+// What --json holds (compare/comparison_file.proto): both sides' results,
+// their LibTorch, and one comparison per case measured on both sides, in
+// suite order.
+compare::AbTestFileProto AbTestFile(const std::vector<expand::SuiteCaseProto>& cases,
+                                    const Side& a, const Side& b, const SuiteResults& a_results,
+                                    const SuiteResults& b_results,
+                                    const std::map<std::string, TimeComparison>& times,
+                                    const std::vector<expand::SuiteCaseProto>& skipped,
+                                    const std::vector<std::string>& node_warnings) {
+  compare::AbTestFileProto file;
+  *file.mutable_a() = ResultsToProto(a_results.file);
+  *file.mutable_b() = ResultsToProto(b_results.file);
+  *file.mutable_libtorch()->mutable_a() = LibTorchProto(a);
+  *file.mutable_libtorch()->mutable_b() = LibTorchProto(b);
   const SideResults in_a(a_results), in_b(b_results);
-  std::vector<std::string> objects;
   for (const expand::SuiteCaseProto& c : cases) {
     CaseComparison comparison;
     if (in_a.counts.count(c.key()) && in_b.counts.count(c.key())) {
@@ -404,44 +423,12 @@ std::string ComparisonsJson(const std::vector<expand::SuiteCaseProto>& cases,
     auto time = times.find(c.key());
     if (time != times.end()) comparison.time = &time->second;
     if (!comparison.counts_delta_pct.has_value() && comparison.time == nullptr) continue;
-    objects.push_back(ComparisonJson(c.key(), comparison));
+    *file.add_comparisons() = CaseComparisonToProto(c.key(), comparison);
   }
-  return absl::StrCat("[", objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]");
-}
-
-// A side's LibTorch in --json: {"version": ..., "source": ..., "install":
-// ..., "fingerprint": ...} (the last for one that is not Debian's).
-std::string LibTorchJson(const Side& side) {
-  return absl::StrCat(
-      "{\"version\": ", base::JsonString(side.libtorch.version),
-      ", \"source\": ", base::JsonString(side.libtorch.source),
-      ", \"install\": ", base::JsonString(environment::Describe(side.environment.install)),
-      side.environment.fingerprint.empty()
-          ? ""
-          : absl::StrCat(", \"fingerprint\": ", base::JsonString(side.environment.fingerprint)),
-      "}");
-}
-
-// The keys of the cases --backtesting skipped, as a JSON array.
-std::string SkippedJson(const std::vector<expand::SuiteCaseProto>& skipped) {
-  std::vector<std::string> keys;
-  for (const expand::SuiteCaseProto& c : skipped) keys.push_back(c.key());
-  return base::JsonStringArray(keys);
-}
-
-// {"A": results, "B": results, "libtorch": {...}, "comparisons": [...],
-//  "summary": {...}, "skipped_by_backtesting": [...], "node_warnings": [...]}
-std::string ComparisonJson(const Side& a, const Side& b, const SuiteResults& a_results,
-                           const SuiteResults& b_results, const std::string& comparisons,
-                           const std::vector<SuiteChange>& summary,
-                           const std::vector<expand::SuiteCaseProto>& skipped,
-                           const std::vector<std::string>& node_warnings) {
-  return absl::StrCat(
-      "{\"A\": ", ResultsToJson(a_results.file), ", \"B\": ", ResultsToJson(b_results.file),
-      ", \"libtorch\": {\"A\": ", LibTorchJson(a), ", \"B\": ", LibTorchJson(b),
-      "}, \"comparisons\": ", comparisons, ", \"summary\": ", SuiteSummaryJson(summary),
-      ", \"skipped_by_backtesting\": ", SkippedJson(skipped),
-      ", \"node_warnings\": ", base::JsonStringArray(node_warnings), "}\n");
+  *file.mutable_summary() = SuiteSummaryToProto(SummarizeSides(cases, a_results, b_results, times));
+  for (const expand::SuiteCaseProto& c : skipped) file.add_skipped_by_backtesting(c.key());
+  for (const std::string& warning : node_warnings) file.add_node_warnings(warning);
+  return file;
 }
 
 // What a run that stopped early leaves, and how to go on.
@@ -582,18 +569,18 @@ int RunSides(const Suite& own_suite) {
               AcrossSidesTable(across, names, failures, absl::GetFlag(FLAGS_markdown)).c_str());
   int exit_code = 0;
   if (!json_path.empty()) {
-    std::vector<std::string> side_objects;
+    compare::AbTestSidesFileProto file;
     for (size_t k = 0; k < sides.size(); ++k) {
-      side_objects.push_back(absl::StrCat("{\"name\": ", base::JsonString(sides[k].name),
-                                          ", \"command\": ", base::JsonString(sides[k].command),
-                                          ", \"libtorch\": ", LibTorchJson(sides[k]),
-                                          ", \"results\": ", ResultsToJson(results[k].file), "}"));
+      compare::AbTestSideProto* side = file.add_sides();
+      side->set_name(sides[k].name);
+      side->set_command(sides[k].command);
+      *side->mutable_libtorch() = LibTorchProto(sides[k]);
+      *side->mutable_results() = ResultsToProto(results[k].file);
     }
-    const std::string json =
-        absl::StrCat("{\"sides\": [", absl::StrJoin(side_objects, ",\n"),
-                     "],\n\"cases\": ", AcrossSidesJson(across, names),
-                     ",\n\"skipped_by_backtesting\": ", SkippedJson(skipped),
-                     ", \"node_warnings\": ", base::JsonStringArray(node_warnings), "}\n");
+    for (const CaseAcrossSides& c : across) *file.add_cases() = AcrossSidesCaseToProto(c, names);
+    for (const expand::SuiteCaseProto& c : skipped) file.add_skipped_by_backtesting(c.key());
+    for (const std::string& warning : node_warnings) file.add_node_warnings(warning);
+    const std::string json = base::ProtoToJsonAllFields(file) + "\n";
     if (absl::Status s = base::WriteFileAtomically(json_path, json); !s.ok()) {
       return base::Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
                                      ".S*.counts.journal keep every result)"));
@@ -700,10 +687,9 @@ int Main(int argc, char** argv) {
       "%s", RenderComparison(*cases, a, b, a_results, b_results, times, measure.wall_time).c_str());
   if (!json_path.empty()) {
     if (absl::Status s = base::WriteFileAtomically(
-            json_path, ComparisonJson(a, b, a_results, b_results,
-                                      ComparisonsJson(*cases, a_results, b_results, times),
-                                      SummarizeSides(*cases, a_results, b_results, times), skipped,
-                                      node_warnings));
+            json_path, base::ProtoToJsonAllFields(AbTestFile(*cases, a, b, a_results, b_results,
+                                                             times, skipped, node_warnings)) +
+                           "\n");
         !s.ok()) {
       return base::Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
                                      ".{A,B}.*.journal keep every result)"));

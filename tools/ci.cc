@@ -30,6 +30,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/files.h"
+#include "base/proto_json.h"
 #include "base/status.h"
 #include "cli/tool_flags.h"
 #include "compare/gate.h"
@@ -266,7 +267,9 @@ int Main(int argc, char** argv) {
   const std::string markdown = GateMarkdown(*gated, *gate);
   std::printf("%s", markdown.c_str());
   for (const auto& [path, text] : {std::make_pair(absl::GetFlag(FLAGS_markdown), markdown),
-                                   std::make_pair(absl::GetFlag(FLAGS_json), GateJson(*gated))}) {
+                                   std::make_pair(absl::GetFlag(FLAGS_json),
+                                                  base::ProtoToJsonAllFields(GateToProto(*gated)) +
+                                                      "\n")}) {
     if (path.empty()) continue;
     if (absl::Status s = base::WriteFileAtomically(path, text); !s.ok()) return base::Fail(s);
   }

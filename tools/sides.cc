@@ -12,10 +12,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "base/text.h"
 #include "compare/text_table.h"
 
 namespace icount {
@@ -34,11 +32,6 @@ double ChangePct(const CaseAcrossSides& c, int side) {
   const double before = *c.counts[*PreviousCounted(c, side)];
   const double after = *c.counts[side];
   return before != 0 ? 100 * (after - before) / std::fabs(before) : 100;
-}
-
-// A finite number in JSON with `digits` significant digits.
-std::string JsonNumber(double x, int digits) {
-  return std::isfinite(x) ? absl::StrFormat("%.*g", digits, x) : std::string("null");
 }
 
 }  // namespace
@@ -159,26 +152,26 @@ std::string AcrossSidesTable(const std::vector<CaseAcrossSides>& cases,
   return table.RenderText(options);
 }
 
-std::string AcrossSidesJson(const std::vector<CaseAcrossSides>& cases,
-                            const std::vector<std::string>& side_names) {
-  std::vector<std::string> objects;
-  for (const CaseAcrossSides& c : cases) {
-    std::vector<std::string> counts;
-    for (const std::optional<double>& n : c.counts) {
-      counts.push_back(n.has_value() ? JsonNumber(*n, 12) : "null");
+compare::AcrossSidesCaseProto AcrossSidesCaseToProto(const CaseAcrossSides& c,
+                                                     const std::vector<std::string>& side_names) {
+  compare::AcrossSidesCaseProto proto;
+  proto.set_case_(c.key);
+  for (const std::optional<double>& n : c.counts) {
+    google::protobuf::Value* count = proto.mutable_counts_per_run()->add_values();
+    if (n.has_value() && std::isfinite(*n)) {
+      count->set_number_value(*n);
+    } else {
+      count->set_null_value(google::protobuf::NULL_VALUE);
     }
-    std::vector<std::string> changes;
-    for (int s : c.changes) {
-      changes.push_back(absl::StrCat("{\"side\": ", base::JsonString(side_names[s]),
-                                     ", \"index\": ", s,
-                                     ", \"delta_pct\": ", JsonNumber(ChangePct(c, s), 6), "}"));
-    }
-    objects.push_back(absl::StrCat("{\"case\": ", base::JsonString(c.key),
-                                   ", \"counts_per_run\": [", absl::StrJoin(counts, ", "),
-                                   "], \"first_change\": ", changes.empty() ? "null" : changes[0],
-                                   ", \"changes\": [", absl::StrJoin(changes, ", "), "]}"));
   }
-  return absl::StrCat("[", objects.empty() ? "" : "\n", absl::StrJoin(objects, ",\n"), "]");
+  for (int s : c.changes) {
+    compare::SideChangeProto* change = proto.add_changes();
+    change->set_side(side_names[s]);
+    change->set_index(s);
+    change->set_delta_pct(ChangePct(c, s));
+  }
+  if (!c.changes.empty()) *proto.mutable_first_change() = proto.changes(0);
+  return proto;
 }
 
 }  // namespace icount

@@ -26,6 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "compare/comparison_file.pb.h"
 
 namespace icount {
 
@@ -66,11 +67,11 @@ std::string AcrossSidesTable(const std::vector<CaseAcrossSides>& cases,
                              const std::vector<std::map<std::string, std::string>>& failures,
                              bool markdown);
 
-// {"case", "counts_per_run": [..., null], "first_change": {"side", "index",
-// "delta_pct"} or null, "changes": [{"side", "index", "delta_pct"}, ...]}
-// objects, one per case, as a JSON list.
-std::string AcrossSidesJson(const std::vector<CaseAcrossSides>& cases,
-                            const std::vector<std::string>& side_names);
+// A case as --json holds it: {"case", "counts_per_run": [..., null],
+// "first_change": {"side", "index", "delta_pct"} (absent without a change),
+// "changes": [{"side", "index", "delta_pct"}, ...]}.
+compare::AcrossSidesCaseProto AcrossSidesCaseToProto(const CaseAcrossSides& c,
+                                                     const std::vector<std::string>& side_names);
 
 }  // namespace icount
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "base/proto_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -12,6 +13,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(ParseSidesFileTest, OneSidePerLineNamedOrNumbered) {
   absl::StatusOr<std::vector<SideSpec>> sides = ParseSidesFile(
@@ -87,14 +89,19 @@ TEST(CompareAcrossSidesTest, FindsEveryChangeAndTheFirst) {
   EXPECT_THAT(AcrossSidesTable(cases, names, failures, true),
               HasSubstr("| Late | 50.0 | 50.0 | 50.0 | 49.5 | d (-1.00%) |"));
 
-  const std::string json = AcrossSidesJson(cases, names);
-  EXPECT_THAT(json, HasSubstr("{\"case\": \"same\", \"counts_per_run\": [100, 100, 100, 100], "
-                              "\"first_change\": null, \"changes\": []}"));
-  EXPECT_THAT(json,
-              HasSubstr("{\"case\": \"gap\", \"counts_per_run\": [100, null, 120, 120], "
-                        "\"first_change\": {\"side\": \"c\", \"index\": 2, \"delta_pct\": 20}"));
-  EXPECT_THAT(json, HasSubstr("\"changes\": [{\"side\": \"b\", \"index\": 1, \"delta_pct\": 10}, "
-                              "{\"side\": \"d\", \"index\": 3, \"delta_pct\": -10}]"));
+  // As --json holds them: null where a side has no count, no first_change
+  // without a change.
+  std::vector<std::string> json;
+  for (const CaseAcrossSides& c : cases) {
+    json.push_back(base::ProtoToJsonAllFields(AcrossSidesCaseToProto(c, names)));
+  }
+  EXPECT_THAT(json[0], HasSubstr("\"counts_per_run\":[100,100,100,100]"));
+  EXPECT_THAT(json[0], HasSubstr("\"changes\":[]"));
+  EXPECT_THAT(json[0], Not(HasSubstr("first_change")));
+  EXPECT_THAT(json[2], HasSubstr("\"counts_per_run\":[100,null,120,120]"));
+  EXPECT_THAT(json[2], HasSubstr("\"first_change\":{\"side\":\"c\",\"index\":2,\"delta_pct\":20}"));
+  EXPECT_THAT(json[1], HasSubstr("\"changes\":[{\"side\":\"b\",\"index\":1,\"delta_pct\":10},"
+                                 "{\"side\":\"d\",\"index\":3,\"delta_pct\":-10}]"));
 }
 
 }  // namespace
