@@ -30,13 +30,13 @@ inline absl::Status WithContext(const absl::Status& status, absl::string_view co
   return absl::Status(status.code(), absl::StrCat(context, ": ", status.message()));
 }
 
-namespace status_internal {
+namespace internal {
 inline const absl::Status& AsStatus(const absl::Status& status) { return status; }
 template <typename T>
 const absl::Status& AsStatus(const T& status_or) {
   return status_or.status();
 }
-}  // namespace status_internal
+}  // namespace internal
 
 }  // namespace icount::base
 
@@ -54,7 +54,7 @@ const absl::Status& AsStatus(const T& status_or) {
 #define ICOUNT_RETURN_IF_ERROR_1_(expr) ICOUNT_RETURN_IF_ERROR_2_(expr, _)
 #define ICOUNT_RETURN_IF_ERROR_2_(expr, rewrite)                                         \
   do {                                                                                   \
-    if (const absl::Status _ = ::icount::base::status_internal::AsStatus(expr); !_.ok()) \
+    if (const absl::Status _ = ::icount::base::internal::AsStatus(expr); !_.ok()) \
       return rewrite;                                                                    \
   } while (false)
 #define ICOUNT_RETURN_IF_ERROR_3_(...) \

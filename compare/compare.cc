@@ -21,9 +21,9 @@
 namespace icount {
 namespace {
 
-using compare_internal::LeftJustify;
-using compare_internal::RightJustify;
-using compare_internal::TextWidth;
+using compare::internal::LeftJustify;
+using compare::internal::RightJustify;
+using compare::internal::TextWidth;
 
 // The reference's ANSI escapes (torch/utils/benchmark/utils/compare.py).
 constexpr char kBest[] = "\033[92m";

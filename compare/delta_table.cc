@@ -23,7 +23,7 @@
 namespace icount {
 namespace {
 
-using compare_internal::RightJustify;
+using compare::internal::RightJustify;
 
 constexpr char kReset[] = "\033[0m";
 constexpr char kNoiseColor[] = "\033[90m";
@@ -176,13 +176,6 @@ std::string FormatAllocations(double per_run) {
 }
 
 bool AllocationsDiffer(double a, double b) { return std::fabs(b - a) > 1e-9; }
-
-std::vector<std::string> BenchmarkColumns() {
-  return {DeltaColumn(Language::kPython, kRuntimeEager),
-          DeltaColumn(Language::kPython, kRuntimeTorchScript),
-          DeltaColumn(Language::kCpp, kRuntimeEager),
-          DeltaColumn(Language::kCpp, kRuntimeTorchScript)};
-}
 
 std::string DeltaColor(double percent) {
   if (std::isnan(percent) || std::fabs(percent) < kNoticeable) return "";

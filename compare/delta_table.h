@@ -21,21 +21,13 @@ namespace icount {
 struct DeltaKey {
   std::vector<std::string> label;  // e.g. {"Pointwise", "Math", "add"}
   int num_threads = 1;
-  // kAutogradForward, kAutogradForwardBackward, or empty where autograd
-  // does not apply; the Autograd column is left out when it is empty in
-  // every row.
+  // The autograd mode as the caller spells it ("Forward", "Forward +
+  // Backward"), or empty where autograd does not apply; the Autograd
+  // column is left out when it is empty in every row.
   std::string autograd;
-  // A column name, e.g. DeltaColumn(Language::kCpp, kRuntimeTorchScript).
+  // A column name, e.g. DeltaColumn(Language::kCpp, "TorchScript").
   std::string column;
 };
-
-// The autograd modes and runtimes of the instruction-count suite, spelled
-// as its tables show them (and as //expand's AutogradModeName and
-// RuntimeModeName spell them).
-inline constexpr char kAutogradForward[] = "Forward";
-inline constexpr char kAutogradForwardBackward[] = "Forward + Backward";
-inline constexpr char kRuntimeEager[] = "Eager";
-inline constexpr char kRuntimeTorchScript[] = "TorchScript";
 
 // "Python Eager", "C++ TorchScript", ...
 std::string DeltaColumn(Language language, absl::string_view runtime);
@@ -47,11 +39,6 @@ std::string FormatAllocations(double per_run);
 // Whether two sides' heap allocations per run differ (ratios of whole
 // numbers: equal ones compare equal up to rounding).
 bool AllocationsDiffer(double a, double b);
-
-// The suite's columns in reading order: Python before C++, eager before
-// TorchScript. Pass it to DeltaTable so columns do not depend on which
-// benchmark happened to come first.
-std::vector<std::string> BenchmarkColumns();
 
 // What the two sides measured for one key; any part may be missing on
 // either side (a benchmark added or removed by the change under test).
@@ -98,9 +85,9 @@ bool WithinNoise(const Measurement& a, const Measurement& b);
 // A table of B-against-A deltas, as text for terminals or as Markdown for
 // pull-request comments.
 //
-//   DeltaTable table("Instruction counts per run", BenchmarkColumns());
-//   DeltaValues& add = table.Entry({{"Pointwise", "Math", "add"}, 1, kAutogradForward,
-//                                   DeltaColumn(Language::kPython, kRuntimeEager)});
+//   DeltaTable table("Instruction counts per run");
+//   DeltaValues& add = table.Entry({{"Pointwise", "Math", "add"}, 1, "Forward",
+//                                   DeltaColumn(Language::kPython, "Eager")});
 //   add.a_instructions = 4981;
 //   add.b_instructions = 5093;
 //   std::cout << table.Render(/*colorize=*/false);

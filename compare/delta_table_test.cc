@@ -27,29 +27,36 @@ Measurement Times(std::vector<double> per_run_us) {
   return Measurement(/*number_per_run=*/100, raw, spec);
 }
 
+// The suite's columns in reading order: Python before C++, eager before
+// TorchScript.
+std::vector<std::string> SuiteColumns() {
+  return {DeltaColumn(Language::kPython, "Eager"), DeltaColumn(Language::kPython, "TorchScript"),
+          DeltaColumn(Language::kCpp, "Eager"), DeltaColumn(Language::kCpp, "TorchScript")};
+}
+
 // Every kind of cell: equal, changed by each colour band, fractional counts,
 // one-sided, wall times with and without noise, several threads and autograd
 // modes, a row without autograd, and columns added out of display order.
 DeltaTable Example() {
-  DeltaTable table("Instruction counts per run", BenchmarkColumns());
-  const std::string py = DeltaColumn(Language::kPython, kRuntimeEager);
-  const std::string py_ts = DeltaColumn(Language::kPython, kRuntimeTorchScript);
-  const std::string cpp = DeltaColumn(Language::kCpp, kRuntimeEager);
+  DeltaTable table("Instruction counts per run", SuiteColumns());
+  const std::string py = DeltaColumn(Language::kPython, "Eager");
+  const std::string py_ts = DeltaColumn(Language::kPython, "TorchScript");
+  const std::string cpp = DeltaColumn(Language::kCpp, "Eager");
   const std::vector<std::string> add = {"Pointwise", "Math", "add"};
-  DeltaValues& cpp_add = table.Entry({add, 1, kAutogradForward, cpp});
+  DeltaValues& cpp_add = table.Entry({add, 1, "Forward", cpp});
   cpp_add.a_instructions = 4981;
   cpp_add.b_instructions = 5093;
-  DeltaValues& py_add = table.Entry({add, 1, kAutogradForward, py});
+  DeltaValues& py_add = table.Entry({add, 1, "Forward", py});
   py_add.a_instructions = 25430;
   py_add.b_instructions = 25430;
-  DeltaValues& py_add_backward = table.Entry({add, 1, kAutogradForwardBackward, py});
+  DeltaValues& py_add_backward = table.Entry({add, 1, "Forward + Backward", py});
   py_add_backward.a_instructions = 80112;
   py_add_backward.b_instructions = 79088;
-  table.Entry({{"Pointwise", "Math", "mul"}, 1, kAutogradForward, py}).b_instructions = 26001;
-  DeltaValues& py_add_4 = table.Entry({add, 4, kAutogradForward, py});
+  table.Entry({{"Pointwise", "Math", "mul"}, 1, "Forward", py}).b_instructions = 26001;
+  DeltaValues& py_add_4 = table.Entry({add, 4, "Forward", py});
   py_add_4.a_instructions = 1000;
   py_add_4.b_instructions = 2100.5;
-  DeltaValues& py_ts_add = table.Entry({add, 1, kAutogradForward, py_ts});
+  DeltaValues& py_ts_add = table.Entry({add, 1, "Forward", py_ts});
   py_ts_add.a_instructions = 1234567;
   py_ts_add.b_instructions = 1234567.3;
   table.Entry({{"Indexing", "select"}, 1, "", cpp}).a_instructions = 3000;
@@ -187,7 +194,7 @@ TEST(WithinNoiseTest, FewerThanFourTimesAreAlwaysNoise) {
 TEST(DeltaTableTest, NothingToShowRendersEmpty) {
   DeltaTable table("title");
   EXPECT_EQ(table.Render(), "");
-  table.Entry({{"add"}, 1, kAutogradForward, "Python Eager"});  // no values
+  table.Entry({{"add"}, 1, "Forward", "Python Eager"});  // no values
   EXPECT_EQ(table.Render(), "");
   EXPECT_EQ(table.RenderMarkdown(), "");
 }
@@ -209,11 +216,11 @@ TEST(DeltaTableTest, RowsFollowTheirLabelThenThreadCount) {
 }
 
 TEST(DeltaTableTest, ColumnsFollowTheGivenOrderThenFirstUse) {
-  DeltaTable table("", BenchmarkColumns());
+  DeltaTable table("", SuiteColumns());
   const std::vector<std::string> label = {"add"};
   table.Entry({label, 1, "", "Other"}).a_instructions = 1;
-  table.Entry({label, 1, "", DeltaColumn(Language::kCpp, kRuntimeTorchScript)}).a_instructions = 1;
-  table.Entry({label, 1, "", DeltaColumn(Language::kPython, kRuntimeEager)}).a_instructions = 1;
+  table.Entry({label, 1, "", DeltaColumn(Language::kCpp, "TorchScript")}).a_instructions = 1;
+  table.Entry({label, 1, "", DeltaColumn(Language::kPython, "Eager")}).a_instructions = 1;
   EXPECT_THAT(table.RenderMarkdown(),
               HasSubstr("| Benchmark | Threads | Python Eager | C++ TorchScript | Other |\n"));
 }
@@ -272,10 +279,10 @@ TEST(DeltaTableTest, PairedRoundsShowIntervalsAndSignificance) {
       {{2.0e-6, 2.1e-6, 1.9e-6}, {2.0e-6, 1.9e-6, 2.1e-6}},
       {{1e-6, 1e-6}, {1e-6, 1e-6}},
   });
-  DeltaTable table("Wall time", BenchmarkColumns());
-  const std::string py = DeltaColumn(Language::kPython, kRuntimeEager);
+  DeltaTable table("Wall time", SuiteColumns());
+  const std::string py = DeltaColumn(Language::kPython, "Eager");
   for (int i = 0; i < 3; ++i) {
-    table.Entry({{"Case", std::to_string(i)}, 1, kAutogradForward, py}).time_comparison =
+    table.Entry({{"Case", std::to_string(i)}, 1, "Forward", py}).time_comparison =
         verdicts[i];
   }
   const std::string text = table.Render(/*colorize=*/false);

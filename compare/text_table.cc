@@ -13,10 +13,10 @@
 namespace icount {
 namespace {
 
-using compare_internal::Center;
-using compare_internal::LeftJustify;
-using compare_internal::RightJustify;
-using compare_internal::TextWidth;
+using compare::internal::Center;
+using compare::internal::LeftJustify;
+using compare::internal::RightJustify;
+using compare::internal::TextWidth;
 
 std::string Pad(absl::string_view text, int width, Align align) {
   switch (align) {

@@ -24,7 +24,7 @@
 #include "fuzzer/value.h"
 
 namespace icount {
-namespace fuzzer_internal {
+namespace fuzzer::internal {
 
 struct FuzzerSpec {
   std::vector<FuzzedParameter> parameters;
@@ -39,13 +39,13 @@ struct FuzzerCounters {
   int64_t rejected = 0;
 };
 
-}  // namespace fuzzer_internal
+}  // namespace fuzzer::internal
 
 namespace {
 
-using fuzzer_internal::FuzzerCounters;
-using fuzzer_internal::FuzzerSpec;
-using fuzzer_internal::RandomState;
+using fuzzer::internal::FuzzerCounters;
+using fuzzer::internal::FuzzerSpec;
+using fuzzer::internal::RandomState;
 
 // Every parameter name a tensor refers to, with what it is used for.
 std::vector<std::pair<std::string, std::string>> TensorReferences(const TensorSpec& spec) {

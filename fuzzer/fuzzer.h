@@ -94,10 +94,10 @@ struct FuzzedSample {
   const NamedTensor* FindTensor(absl::string_view name) const;
 };
 
-namespace fuzzer_internal {
+namespace fuzzer::internal {
 struct FuzzerSpec;
 struct FuzzerCounters;
-}  // namespace fuzzer_internal
+}  // namespace fuzzer::internal
 
 class FuzzerStream;
 
@@ -138,11 +138,11 @@ class Fuzzer {
   const std::vector<TensorSpec>& tensors() const;
 
  private:
-  Fuzzer(std::shared_ptr<const fuzzer_internal::FuzzerSpec> spec,
-         std::shared_ptr<fuzzer_internal::FuzzerCounters> counters);
+  Fuzzer(std::shared_ptr<const fuzzer::internal::FuzzerSpec> spec,
+         std::shared_ptr<fuzzer::internal::FuzzerCounters> counters);
 
-  std::shared_ptr<const fuzzer_internal::FuzzerSpec> spec_;
-  std::shared_ptr<fuzzer_internal::FuzzerCounters> counters_;
+  std::shared_ptr<const fuzzer::internal::FuzzerSpec> spec_;
+  std::shared_ptr<fuzzer::internal::FuzzerCounters> counters_;
 };
 
 // One pass over a Fuzzer's samples from its seed (the reference's take()
@@ -158,16 +158,16 @@ class FuzzerStream {
 
  private:
   friend class Fuzzer;
-  FuzzerStream(std::shared_ptr<const fuzzer_internal::FuzzerSpec> spec,
-               std::shared_ptr<fuzzer_internal::FuzzerCounters> counters);
+  FuzzerStream(std::shared_ptr<const fuzzer::internal::FuzzerSpec> spec,
+               std::shared_ptr<fuzzer::internal::FuzzerCounters> counters);
 
   // The reference's _generate(): candidates until one passes, at most
   // kMaxAttempts.
   absl::StatusOr<Params> Generate();
 
-  std::shared_ptr<const fuzzer_internal::FuzzerSpec> spec_;
-  std::shared_ptr<fuzzer_internal::FuzzerCounters> counters_;
-  fuzzer_internal::RandomState state_;
+  std::shared_ptr<const fuzzer::internal::FuzzerSpec> spec_;
+  std::shared_ptr<fuzzer::internal::FuzzerCounters> counters_;
+  fuzzer::internal::RandomState state_;
   uint64_t torch_seed_;
   at::Generator generator_;
   int64_t samples_ = 0;

@@ -124,7 +124,7 @@ TEST(FuzzerTest, SeedsTorchAsTheReferenceDoes) {
   ASSERT_TRUE(fuzzer.ok());
   FuzzerStream stream = fuzzer->Stream();
   // torch.manual_seed(state.randint(low=0, high=2 ** 63)), first thing.
-  fuzzer_internal::RandomState state(1234);
+  fuzzer::internal::RandomState state(1234);
   EXPECT_EQ(stream.torch_seed(), static_cast<uint64_t>(state.DrawTorchSeed()));
   absl::StatusOr<FuzzedSample> sample = stream.Next();
   ASSERT_TRUE(sample.ok());

@@ -17,7 +17,7 @@
 namespace icount {
 namespace {
 
-using fuzzer_internal::RandomState;
+using fuzzer::internal::RandomState;
 
 constexpr double kTwoTo63 = 9223372036854775808.0;
 
@@ -159,8 +159,8 @@ absl::StatusOr<Outcome> FuzzedParameter::Sample(RandomState& state) const {
 absl::StatusOr<Outcome> FuzzedParameter::SampleLogUniform(RandomState& state) const {
   // int(2 ** state.uniform(np.log2(minval), np.log2(maxval))): the bounds go
   // through NumPy's log2 (see numpy_log2.h), the power through libm's pow.
-  absl::StatusOr<double> exponent = state.Uniform(fuzzer_internal::NumpyLog2(minval_.AsDouble()),
-                                                  fuzzer_internal::NumpyLog2(maxval_.AsDouble()));
+  absl::StatusOr<double> exponent = state.Uniform(fuzzer::internal::NumpyLog2(minval_.AsDouble()),
+                                                  fuzzer::internal::NumpyLog2(maxval_.AsDouble()));
   if (!exponent.ok()) return exponent.status();
   const double truncated = std::trunc(PythonTwoToThe(*exponent));
   if (CompareValues(truncated, minval_) < 0) return Outcome(minval_);

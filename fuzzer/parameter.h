@@ -106,14 +106,14 @@ class FuzzedParameter {
   // `state`: one RandomSample() for log-uniform, float uniform and discrete
   // parameters; NumPy's masked rejection draws for integer uniform ones.
   // Call only on a parameter that passed Validate().
-  absl::StatusOr<Outcome> Sample(fuzzer_internal::RandomState& state) const;
+  absl::StatusOr<Outcome> Sample(fuzzer::internal::RandomState& state) const;
 
  private:
   FuzzedParameter(std::string name, Distribution distribution, bool strict);
 
-  absl::StatusOr<Outcome> SampleLogUniform(fuzzer_internal::RandomState& state) const;
-  absl::StatusOr<Outcome> SampleUniform(fuzzer_internal::RandomState& state) const;
-  absl::StatusOr<Outcome> SampleDiscrete(fuzzer_internal::RandomState& state) const;
+  absl::StatusOr<Outcome> SampleLogUniform(fuzzer::internal::RandomState& state) const;
+  absl::StatusOr<Outcome> SampleUniform(fuzzer::internal::RandomState& state) const;
+  absl::StatusOr<Outcome> SampleDiscrete(fuzzer::internal::RandomState& state) const;
 
   std::string name_;
   Distribution distribution_;

@@ -19,7 +19,7 @@
 namespace icount {
 namespace {
 
-using fuzzer_internal::RandomState;
+using fuzzer::internal::RandomState;
 using ::testing::HasSubstr;
 
 // A draw as Python would print it: 171, 1.5, True, ParameterAlias[...].

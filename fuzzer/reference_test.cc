@@ -198,7 +198,7 @@ TEST_F(ReferenceTest, ScenariosMatchTorchUtilsBenchmark) {
   // The scenarios use log-uniform bounds whose np.log2 is not exact; the
   // data was made where NumPy uses SVML (AVX512_SKX), and NumPy itself
   // gives other values elsewhere.
-  if (!fuzzer_internal::NumpyLog2UsesSvml()) {
+  if (!fuzzer::internal::NumpyLog2UsesSvml()) {
     GTEST_SKIP() << "reference data made with NumPy's AVX512 log2; this CPU lacks AVX512_SKX";
   }
   int cases = 0;

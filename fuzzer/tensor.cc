@@ -25,7 +25,7 @@
 namespace icount {
 namespace {
 
-using fuzzer_internal::RandomState;
+using fuzzer::internal::RandomState;
 
 // Products of sizes are kept exact up to here and saturate beyond: every
 // limit is an int64_t, so anything past 2**63 compares the same.

@@ -146,7 +146,7 @@ struct FuzzedTensor {
   // Builds the tensor: consumes one state.RandomSample() (the contiguity
   // coin) and, when that says so, permutations until one is not the
   // identity; draws values from `generator`.
-  absl::StatusOr<MadeTensor> Make(const Params& params, fuzzer_internal::RandomState& state,
+  absl::StatusOr<MadeTensor> Make(const Params& params, fuzzer::internal::RandomState& state,
                                   at::Generator& generator) const;
 };
 
@@ -185,7 +185,7 @@ struct FuzzedSparseTensor {
   // does not bound them. The reference behaves the same: the second sample
   // of UnaryOpSparseFuzzer(seed=11) has sizes (32, 312721), one sparse
   // dimension and nnz 15638, i.e. 4.9e9 float32 values (20 GB).
-  absl::StatusOr<MadeTensor> Make(const Params& params, fuzzer_internal::RandomState& state,
+  absl::StatusOr<MadeTensor> Make(const Params& params, fuzzer::internal::RandomState& state,
                                   at::Generator& generator) const;
 };
 

@@ -17,7 +17,7 @@
 namespace icount {
 namespace {
 
-using fuzzer_internal::RandomState;
+using fuzzer::internal::RandomState;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 

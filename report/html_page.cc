@@ -25,11 +25,11 @@ std::string ReportHtml(const std::string& title, const std::string& data_json) {
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<title>",
-      HtmlText(title), "</title>\n<style>\n", report_internal::kReportCss,
+      HtmlText(title), "</title>\n<style>\n", report::internal::kReportCss,
       "</style>\n</head>\n<body>\n<div id=\"app\"><p>Loading the report...</p></div>\n"
       "<script id=\"icount-data\" type=\"application/json\">",
-      data, "</script>\n<script>\n", report_internal::kChartJs, "\n</script>\n<script>\n",
-      report_internal::kReportJs, "\n</script>\n</body>\n</html>\n");
+      data, "</script>\n<script>\n", report::internal::kChartJs, "\n</script>\n<script>\n",
+      report::internal::kReportJs, "\n</script>\n</body>\n</html>\n");
 }
 
 absl::Status WriteReportHtml(const std::string& path, const std::string& title,

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -97,6 +96,7 @@ struct SideCase {
   const InstructionCounts* counts = nullptr;
   std::vector<const Measurement*> rounds;  // one per wall-time round
   const TaskSpec* spec = nullptr;
+  const std::map<std::string, std::string>* metadata = nullptr;  // with `spec`
 };
 
 // A file's cases by key, and the keys in the order the file has them (the
@@ -118,11 +118,15 @@ FileCases CasesOf(const ResultsFile& file) {
     SideCase& side = cases.Add(ResultCaseKey(c.metadata, c.task_spec));
     side.counts = &c;
     side.spec = &c.task_spec;
+    side.metadata = &c.metadata;
   }
   for (const Measurement& m : file.measurements) {
     SideCase& side = cases.Add(ResultCaseKey(m.metadata(), m.task_spec()));
     side.rounds.push_back(&m);
-    if (side.spec == nullptr) side.spec = &m.task_spec();
+    if (side.spec == nullptr) {
+      side.spec = &m.task_spec();
+      side.metadata = &m.metadata();
+    }
   }
   return cases;
 }
@@ -179,25 +183,21 @@ std::string TimeComparisonJson(const TimeComparison& t) {
                  Field("rounds", absl::StrCat(t.rounds)), Field("problem", JsonString(t.problem))});
 }
 
-// "Python" / "C++", the runtime and the autograd mode, from how results
-// files label cases (tools/suite.cc: description "C++ TorchScript", sub
-// label "... (fwd+bwd)").
-std::vector<std::string> PlaceFields(const TaskSpec& spec) {
-  const std::string column = spec.description.value_or("");
-  const std::string row = spec.sub_label.value_or(spec.stmt);
-  std::string runtime;
-  if (absl::StrContains(column, "TorchScript")) {
-    runtime = "TorchScript";
-  } else if (absl::StrContains(column, "Eager")) {
-    runtime = "Eager";
-  }
+// Where the case is in the tables, its language, and the runtime and
+// autograd mode the front ends recorded in its metadata (empty in files
+// written before they did).
+std::vector<std::string> PlaceFields(const SideCase& side) {
+  const TaskSpec& spec = *side.spec;
+  auto metadata = [&](const char* key) {
+    auto it = side.metadata->find(key);
+    return it == side.metadata->end() ? std::string() : it->second;
+  };
   return {Field("group", JsonString(spec.label.value_or(""))),
-          Field("row", JsonString(row)),
-          Field("column", JsonString(column)),
+          Field("row", JsonString(spec.sub_label.value_or(spec.stmt))),
+          Field("column", JsonString(spec.description.value_or(""))),
           Field("language", JsonString(LanguageName(spec.language))),
-          Field("runtime", JsonString(runtime)),
-          Field("autograd",
-                JsonString(absl::EndsWith(row, " (fwd+bwd)") ? "Forward + Backward" : "Forward")),
+          Field("runtime", JsonString(metadata(kRuntimeMetadataKey))),
+          Field("autograd", JsonString(metadata(kAutogradMetadataKey))),
           Field("threads", absl::StrCat(spec.num_threads))};
 }
 
@@ -393,7 +393,7 @@ absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
     const SideCase& side = current.at(key);
     std::vector<std::string> fields = {Field("key", JsonString(key)),
                                        Field("title", JsonString(ResultCaseTitle(*side.spec)))};
-    for (std::string& f : PlaceFields(*side.spec)) fields.push_back(std::move(f));
+    for (std::string& f : PlaceFields(side)) fields.push_back(std::move(f));
     fields.push_back(Field("counts", side.counts ? CountsJson(*side.counts) : "null"));
     fields.push_back(Field("time", TimeJson(side)));
     if (side.counts != nullptr && side.counts->call_tree.has_value() &&

@@ -21,9 +21,9 @@ namespace {
 
 using google::protobuf::Struct;
 using google::protobuf::Value;
-using report_testing::FakeCaseKey;
-using report_testing::FakeSuite;
-using report_testing::FakeSuiteResults;
+using report::testing::FakeCaseKey;
+using report::testing::FakeSuite;
+using report::testing::FakeSuiteResults;
 
 Struct Parse(const std::string& json) {
   Struct out;
@@ -91,6 +91,9 @@ TEST(ReportDataTest, ARunShowsEveryCaseWithItsNumbers) {
   EXPECT_EQ(At(first, "runtime").string_value(), "Eager");
   EXPECT_EQ(At(first, "autograd").string_value(), "Forward");
   EXPECT_EQ(At(first, "group").string_value(), "Pointwise");
+  // From the metadata the front ends record, not from the labels.
+  EXPECT_EQ(At(CaseOf(data, FakeCaseKey(2)), "runtime").string_value(), "TorchScript");
+  EXPECT_EQ(At(CaseOf(data, FakeCaseKey(8)), "autograd").string_value(), "Forward + Backward");
   // The failure, with its reason, and what the page cannot show.
   const Value& failures = At(At(At(data, "summary"), "current"), "failures");
   EXPECT_EQ(At(failures, FakeCaseKey(7)).string_value(), "statement failed: made up");

@@ -28,9 +28,9 @@ bool HasLibTorchDebugInfo(const FunctionCounts& counts) {
   return false;
 }
 
-absl::StatusOr<timer_internal::CallgrindProfile> ParseDump(const std::string& path) {
-  absl::StatusOr<timer_internal::CallgrindProfile> profile =
-      timer_internal::ParseCallgrindFile(path);
+absl::StatusOr<timer::internal::CallgrindProfile> ParseDump(const std::string& path) {
+  absl::StatusOr<timer::internal::CallgrindProfile> profile =
+      timer::internal::ParseCallgrindFile(path);
   if (!profile.ok()) {
     return absl::DataLossError(
         absl::StrCat("cannot read callgrind's output: ", profile.status().message()));
@@ -38,8 +38,8 @@ absl::StatusOr<timer_internal::CallgrindProfile> ParseDump(const std::string& pa
   return profile;
 }
 
-HeapCalls HeapCallsOf(const timer_internal::CallgrindProfile& profile) {
-  const timer_internal::AllocationCalls calls = timer_internal::CountAllocationCalls(profile);
+HeapCalls HeapCallsOf(const timer::internal::CallgrindProfile& profile) {
+  const timer::internal::AllocationCalls calls = timer::internal::CountAllocationCalls(profile);
   return HeapCalls{calls.allocations, calls.frees};
 }
 
@@ -54,7 +54,7 @@ absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromDumps(const TaskSp
   std::optional<HeapCalls> baseline_heap_calls;
   std::optional<CacheEvents> baseline_cache_events;
   if (!dumps.baseline_dump.empty()) {
-    absl::StatusOr<timer_internal::CallgrindProfile> baseline = ParseDump(dumps.baseline_dump);
+    absl::StatusOr<timer::internal::CallgrindProfile> baseline = ParseDump(dumps.baseline_dump);
     if (!baseline.ok()) return baseline.status();
     baseline_inclusive = FunctionCounts::FromMap(baseline->inclusive, true);
     baseline_exclusive = FunctionCounts::FromMap(baseline->exclusive, false);
@@ -66,7 +66,7 @@ absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromDumps(const TaskSp
   if (!dumps.baseline_dump.empty() && !keep_files) std::remove(dumps.baseline_dump.c_str());
   std::vector<CallgrindStats> stats;
   for (const std::string& dump : dumps.stmt_dumps) {
-    absl::StatusOr<timer_internal::CallgrindProfile> profile = ParseDump(dump);
+    absl::StatusOr<timer::internal::CallgrindProfile> profile = ParseDump(dump);
     if (!profile.ok()) return profile.status();
     FunctionCounts exclusive = FunctionCounts::FromMap(profile->exclusive, false);
     const bool debug_info = HasLibTorchDebugInfo(exclusive);
@@ -80,7 +80,7 @@ absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromDumps(const TaskSp
       stats.back().set_cache_events(*events, baseline_cache_events);
     }
     // Repeats have identical counts; one tree is what reports draw.
-    if (stats.size() == 1) stats.back().set_call_tree(timer_internal::BuildCallTree(*profile));
+    if (stats.size() == 1) stats.back().set_call_tree(timer::internal::BuildCallTree(*profile));
     if (!keep_files) std::remove(dump.c_str());
   }
   return stats;

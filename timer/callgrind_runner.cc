@@ -47,7 +47,7 @@ absl::StatusOr<CallgrindDumpFiles> Measure(const timer::CallgrindRequestProto& r
     collect.on_measured = [&](const absl::StatusOr<CallgrindDumpFiles>& dumps) {
       // Writing the result runs more cheaply uninstrumented.
       CALLGRIND_STOP_INSTRUMENTATION;
-      const absl::Status written = timer_internal::WriteChildResult(directory, dumps);
+      const absl::Status written = timer::internal::WriteChildResult(directory, dumps);
       std::fflush(nullptr);
       _exit(written.ok() ? 0 : 1);
     };
@@ -62,13 +62,13 @@ int Main(int argc, char** argv) {
   }
   const std::string directory = argv[1];
   absl::StatusOr<std::string> bytes =
-      base::ReadFileToString(timer_internal::ChildRequestPath(directory));
+      base::ReadFileToString(timer::internal::ChildRequestPath(directory));
   timer::CallgrindRequestProto request;
   if (!bytes.ok() || !request.ParseFromString(*bytes)) {
     std::fprintf(stderr, "callgrind_runner: cannot read %s/request.pb\n", directory.c_str());
     return 2;
   }
-  absl::Status written = timer_internal::WriteChildResult(directory, Measure(request, directory));
+  absl::Status written = timer::internal::WriteChildResult(directory, Measure(request, directory));
   if (!written.ok()) {
     std::fprintf(stderr, "callgrind_runner: %s\n", std::string(written.message()).c_str());
     return 1;

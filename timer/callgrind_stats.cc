@@ -62,12 +62,12 @@ CacheEvents CacheEventsFromProto(const timer::CacheEventsProto& p) {
 
 timer::TaskSpecProto TaskSpecToProto(const TaskSpec& spec) {
   timer::TaskSpecProto proto;
-  timer_internal::WriteTaskSpecFields(spec, &proto);
+  timer::internal::WriteTaskSpecFields(spec, &proto);
   return proto;
 }
 
 TaskSpec TaskSpecFromProto(const timer::TaskSpecProto& proto) {
-  return timer_internal::ReadTaskSpecFields(proto);
+  return timer::internal::ReadTaskSpecFields(proto);
 }
 
 CallgrindStats::CallgrindStats(TaskSpec task_spec, int64_t number_per_run,

@@ -26,11 +26,11 @@ TEST(CppStringTest, CompilesOnceThenHitsTheCache) {
   const std::string cache = std::string(std::getenv("TEST_TMPDIR")) + "/fresh-snippet-cache";
   ASSERT_EQ(setenv("ICOUNT_CACHE_DIR", cache.c_str(), 1), 0);
   const std::string stmt = "auto z = torch::add(x, y);";
-  auto first = timer_internal::CompiledCppSnippet::Compile(
+  auto first = timer::internal::CompiledCppSnippet::Compile(
       {stmt, "auto x = torch::ones({4, 4}); auto y = x;", ""});
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_FALSE((*first)->from_cache());
-  auto second = timer_internal::CompiledCppSnippet::Compile(
+  auto second = timer::internal::CompiledCppSnippet::Compile(
       {stmt, "auto x = torch::ones({4, 4}); auto y = x;", ""});
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_TRUE((*second)->from_cache());

@@ -55,7 +55,7 @@ timer::NodeProto MachineNodeOfOlderFile(const std::string& machine) {
 
 timer::MeasurementProto MeasurementToProto(const Measurement& measurement) {
   timer::MeasurementProto proto;
-  timer_internal::WriteTaskSpecFields(measurement.task_spec(), &proto);
+  timer::internal::WriteTaskSpecFields(measurement.task_spec(), &proto);
   proto.set_number_per_run(measurement.number_per_run());
   for (double t : measurement.raw_times()) proto.add_raw_times(t);
   for (const auto& [key, value] : measurement.metadata()) (*proto.mutable_metadata())[key] = value;
@@ -73,7 +73,7 @@ absl::StatusOr<Measurement> MeasurementFromProto(const timer::MeasurementProto& 
           absl::StrCat("raw_times must be finite, non-negative seconds, got ", t));
     }
   }
-  TaskSpec spec = timer_internal::ReadTaskSpecFields(proto);
+  TaskSpec spec = timer::internal::ReadTaskSpecFields(proto);
   if (spec.num_threads <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("num_threads must be positive, got ", spec.num_threads));
@@ -90,7 +90,7 @@ absl::StatusOr<Measurement> MeasurementFromProto(const timer::MeasurementProto& 
 
 timer::InstructionCountsProto InstructionCountsToProto(const InstructionCounts& counts) {
   timer::InstructionCountsProto proto;
-  timer_internal::WriteTaskSpecFields(counts.task_spec, &proto);
+  timer::internal::WriteTaskSpecFields(counts.task_spec, &proto);
   proto.set_number_per_run(counts.number_per_run);
   for (int64_t total : counts.counts) proto.add_counts(total);
   proto.set_baseline(counts.baseline);
@@ -132,7 +132,7 @@ absl::StatusOr<InstructionCounts> InstructionCountsFromProto(
         absl::StrCat("counts_per_run must be a finite number, got ", proto.counts_per_run()));
   }
   InstructionCounts counts;
-  counts.task_spec = timer_internal::ReadTaskSpecFields(proto);
+  counts.task_spec = timer::internal::ReadTaskSpecFields(proto);
   counts.number_per_run = proto.number_per_run();
   counts.counts.assign(proto.counts().begin(), proto.counts().end());
   counts.baseline = proto.baseline();
@@ -181,7 +181,7 @@ absl::StatusOr<InstructionCounts> InstructionCountsFromProto(
 
 std::string ResultCaseKey(const std::map<std::string, std::string>& metadata,
                           const TaskSpec& spec) {
-  auto it = metadata.find("case");
+  auto it = metadata.find(kCaseMetadataKey);
   if (it != metadata.end()) return it->second;
   return absl::StrCat(spec.label.value_or(""), "/", spec.sub_label.value_or(spec.stmt), "/",
                       spec.description.value_or(""), "/", spec.num_threads);

@@ -44,6 +44,14 @@ struct InstructionCounts {
   std::map<std::string, std::string> metadata;
 };
 
+// Metadata the front ends give a suite case's measurements and counts: its
+// case key, and its runtime and autograd mode as //expand names them
+// ("Eager", "TorchScript", "Explicit"; "Forward", "Forward + Backward",
+// "Explicit"), so that readers need not take them from the tables' labels.
+inline constexpr char kCaseMetadataKey[] = "case";
+inline constexpr char kRuntimeMetadataKey[] = "runtime";
+inline constexpr char kAutogradMetadataKey[] = "autograd";
+
 // The key a case is filed under in results files: its metadata "case"
 // (the front ends set the suite's case key there), else one made of the
 // task spec's labels and thread count.

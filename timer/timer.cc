@@ -28,24 +28,24 @@ constexpr double kMinBlockSeconds = 1e-9;
 // Block sizes stay below 2^31 runs.
 constexpr int64_t kMaxBlockSize = 2147483647;
 
-class CppSnippetKernel final : public timer_internal::Kernel {
+class CppSnippetKernel final : public timer::internal::Kernel {
  public:
-  explicit CppSnippetKernel(std::shared_ptr<timer_internal::CompiledCppSnippet> snippet)
+  explicit CppSnippetKernel(std::shared_ptr<timer::internal::CompiledCppSnippet> snippet)
       : snippet_(std::move(snippet)) {}
   absl::Status Run(const IcountBlockControl& control) override { return snippet_->Run(control); }
 
  private:
-  std::shared_ptr<timer_internal::CompiledCppSnippet> snippet_;
+  std::shared_ptr<timer::internal::CompiledCppSnippet> snippet_;
 };
 
-class PythonSnippetKernel final : public timer_internal::Kernel {
+class PythonSnippetKernel final : public timer::internal::Kernel {
  public:
-  explicit PythonSnippetKernel(std::shared_ptr<timer_internal::PythonSnippet> snippet)
+  explicit PythonSnippetKernel(std::shared_ptr<timer::internal::PythonSnippet> snippet)
       : snippet_(std::move(snippet)) {}
   absl::Status Run(const IcountBlockControl& control) override { return snippet_->Run(control); }
 
  private:
-  std::shared_ptr<timer_internal::PythonSnippet> snippet_;
+  std::shared_ptr<timer::internal::PythonSnippet> snippet_;
 };
 
 bool CudaAvailable() {
@@ -93,7 +93,7 @@ double SteadyClockSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-Timer::Timer(std::shared_ptr<timer_internal::Kernel> kernel, TaskSpec spec, Clock clock,
+Timer::Timer(std::shared_ptr<timer::internal::Kernel> kernel, TaskSpec spec, Clock clock,
              bool code_in_this_binary)
     : kernel_(std::move(kernel)),
       spec_(std::move(spec)),
@@ -116,11 +116,11 @@ TaskSpec Timer::MakeTaskSpec(std::string stmt, std::string setup, std::string gl
 }
 
 TaskSpec Timer::StringTaskSpec(TaskSpec spec) {
-  spec.stmt = timer_internal::NormalizeSnippet(spec.stmt);
+  spec.stmt = timer::internal::NormalizeSnippet(spec.stmt);
   // The reference treats Python's default setup "pass" as no setup in C++.
   spec.setup = spec.language == Language::kCpp && spec.setup == "pass"
                    ? ""
-                   : timer_internal::NormalizeSnippet(spec.setup);
+                   : timer::internal::NormalizeSnippet(spec.setup);
   if (spec.language == Language::kPython) spec.global_setup.clear();
   return spec;
 }
@@ -135,8 +135,8 @@ absl::StatusOr<Timer> Timer::ForCpp(const std::string& stmt, const std::string& 
   if (absl::Status status = CheckPositive("num_threads", options.num_threads); !status.ok()) {
     return status;
   }
-  absl::StatusOr<std::shared_ptr<timer_internal::CompiledCppSnippet>> snippet =
-      timer_internal::CompiledCppSnippet::Compile({spec.stmt, spec.setup, spec.global_setup});
+  absl::StatusOr<std::shared_ptr<timer::internal::CompiledCppSnippet>> snippet =
+      timer::internal::CompiledCppSnippet::Compile({spec.stmt, spec.setup, spec.global_setup});
   if (!snippet.ok()) return snippet.status();
   return Timer(std::make_shared<CppSnippetKernel>(*std::move(snippet)), std::move(spec),
                std::move(options.clock), /*code_in_this_binary=*/false);
@@ -144,7 +144,7 @@ absl::StatusOr<Timer> Timer::ForCpp(const std::string& stmt, const std::string& 
 
 Timer Timer::ForCompiledEntry(IcountSnippetEntry entry, TaskSpec spec) {
   spec.language = Language::kCpp;
-  return Timer(std::make_shared<timer_internal::SnippetEntryKernel>(entry), std::move(spec),
+  return Timer(std::make_shared<timer::internal::SnippetEntryKernel>(entry), std::move(spec),
                Clock(), /*code_in_this_binary=*/true);
 }
 
@@ -157,8 +157,8 @@ absl::StatusOr<Timer> Timer::ForPython(const std::string& stmt, const std::strin
   if (absl::Status status = CheckPositive("num_threads", options.num_threads); !status.ok()) {
     return status;
   }
-  absl::StatusOr<std::shared_ptr<timer_internal::PythonSnippet>> snippet =
-      timer_internal::PythonSnippet::Compile(spec.stmt, spec.setup);
+  absl::StatusOr<std::shared_ptr<timer::internal::PythonSnippet>> snippet =
+      timer::internal::PythonSnippet::Compile(spec.stmt, spec.setup);
   if (!snippet.ok()) return snippet.status();
   return Timer(std::make_shared<PythonSnippetKernel>(*std::move(snippet)), std::move(spec),
                std::move(options.clock), /*code_in_this_binary=*/false);
@@ -168,8 +168,8 @@ absl::StatusOr<Timer> Timer::ForBaseline(Language language, TimerOptions options
   if (absl::Status status = CheckPositive("num_threads", options.num_threads); !status.ok()) {
     return status;
   }
-  absl::StatusOr<std::shared_ptr<timer_internal::Kernel>> kernel =
-      timer_internal::MakeBaselineKernel(language);
+  absl::StatusOr<std::shared_ptr<timer::internal::Kernel>> kernel =
+      timer::internal::MakeBaselineKernel(language);
   if (!kernel.ok()) return kernel.status();
   const bool python = language == Language::kPython;
   TaskSpec spec =
@@ -308,6 +308,6 @@ absl::StatusOr<Measurement> Timer::AdaptiveAutorange(double threshold, double mi
       callback);
 }
 
-absl::Status InitializeEmbeddedPython() { return timer_internal::EnsurePythonInitialized(); }
+absl::Status InitializeEmbeddedPython() { return timer::internal::EnsurePythonInitialized(); }
 
 }  // namespace icount

@@ -156,7 +156,7 @@ class Timer {
   static Timer ForCallable(F callable, TimerOptions options = {},
                            std::string stmt = "[C++ callable]") {
     TaskSpec spec = MakeTaskSpec(std::move(stmt), "", "", Language::kCpp, options);
-    return Timer(std::make_shared<timer_internal::CallableKernel<F>>(std::move(callable)),
+    return Timer(std::make_shared<timer::internal::CallableKernel<F>>(std::move(callable)),
                  std::move(spec), std::move(options.clock), /*code_in_this_binary=*/true);
   }
 
@@ -277,10 +277,10 @@ class Timer {
 
   // The statement's block runner, for collectors other than the wall clock
   // (callgrind).
-  const std::shared_ptr<timer_internal::Kernel>& kernel() const { return kernel_; }
+  const std::shared_ptr<timer::internal::Kernel>& kernel() const { return kernel_; }
 
  private:
-  Timer(std::shared_ptr<timer_internal::Kernel> kernel, TaskSpec spec, Clock clock,
+  Timer(std::shared_ptr<timer::internal::Kernel> kernel, TaskSpec spec, Clock clock,
         bool code_in_this_binary);
   static TaskSpec MakeTaskSpec(std::string stmt, std::string setup, std::string global_setup,
                                Language language, const TimerOptions& options);
@@ -290,7 +290,7 @@ class Timer {
       const std::function<bool(const std::vector<double>&)>& can_stop,
       const BlockCallback& callback) const;
 
-  std::shared_ptr<timer_internal::Kernel> kernel_;
+  std::shared_ptr<timer::internal::Kernel> kernel_;
   TaskSpec spec_;
   Clock clock_;
   // Whether the statement is code of this binary (a callable or a compiled
@@ -301,7 +301,7 @@ class Timer {
 };
 
 // Sets LibTorch's thread count for a scope (see timer/internal/kernel.h).
-using ScopedTorchThreads = timer_internal::ScopedTorchThreads;
+using ScopedTorchThreads = timer::internal::ScopedTorchThreads;
 
 // Starts the embedded CPython and imports torch now, once per process,
 // rather than at the first Python statement: a process that forks per case

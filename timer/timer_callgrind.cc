@@ -87,19 +87,19 @@ absl::Status CheckCallgrindOptions(const CallgrindOptions& options) {
 
 // Under valgrind: measures in this process's template (or in this
 // process, options.measure_in_this_process) and returns the dumps.
-absl::StatusOr<CallgrindDumpFiles> CollectHere(timer_internal::Kernel& kernel, const TaskSpec& spec,
+absl::StatusOr<CallgrindDumpFiles> CollectHere(timer::internal::Kernel& kernel, const TaskSpec& spec,
                                                const CallgrindOptions& options) {
   const base::PhaseMark start = base::PhaseNow();
-  std::shared_ptr<timer_internal::Kernel> baseline;
+  std::shared_ptr<timer::internal::Kernel> baseline;
   if (options.collect_baseline || options.baseline_measured_by_caller) {
-    absl::StatusOr<std::shared_ptr<timer_internal::Kernel>> made =
-        timer_internal::MakeBaselineKernel(spec.language);
+    absl::StatusOr<std::shared_ptr<timer::internal::Kernel>> made =
+        timer::internal::MakeBaselineKernel(spec.language);
     if (!made.ok()) return made.status();
     baseline = *std::move(made);
   }
   base::RecordPhase("case", "prepare the baseline's statement", start);
   const bool measure_baseline = options.collect_baseline && !options.baseline_measured_by_caller;
-  return timer_internal::CollectInThisProcess(kernel, measure_baseline ? baseline.get() : nullptr,
+  return timer::internal::CollectInThisProcess(kernel, measure_baseline ? baseline.get() : nullptr,
                                               options.number, options.repeats, spec.num_threads,
                                               options.measure_in_this_process,
                                               &options.on_measured, options.dump_tag);
@@ -167,7 +167,7 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
         code_in_this_binary_ && target.has_value() && target->index == call_index) {
       // The measurement this re-executed binary was started for: hand the
       // dumps to the parent and stop replaying the program.
-      const absl::Status written = timer_internal::WriteChildResult(target->directory, dumps);
+      const absl::Status written = timer::internal::WriteChildResult(target->directory, dumps);
       std::fflush(nullptr);
       _exit(written.ok() ? 0 : 1);
     }
@@ -204,7 +204,7 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
     request.set_repeats(options.repeats);
     request.set_collect_baseline(measure_baseline);
     if (absl::Status status = base::WriteFileAtomically(
-            timer_internal::ChildRequestPath(*directory), request.SerializeAsString());
+            timer::internal::ChildRequestPath(*directory), request.SerializeAsString());
         !status.ok()) {
       return status;
     }
@@ -213,9 +213,9 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
   }
 
   absl::StatusOr<base::CommandResult> run =
-      timer_internal::RunUnderCallgrind(command, std::move(env), *directory, options.cache_sim);
+      timer::internal::RunUnderCallgrind(command, std::move(env), *directory, options.cache_sim);
   absl::StatusOr<std::string> result_bytes =
-      base::ReadFileToString(timer_internal::ChildResultPath(*directory));
+      base::ReadFileToString(timer::internal::ChildResultPath(*directory));
   timer::CallgrindChildResultProto result;
   absl::Status status;
   if (!run.ok()) {

@@ -242,7 +242,7 @@ std::string CyclesTable(const std::vector<expand::SuiteCaseProto>& cases, const 
                         const Side& b, const SideResults& in_a, const SideResults& in_b) {
   DeltaTable table(absl::StrCat("Estimated cycles per run: A (LibTorch ", a.libtorch.version,
                                 ") vs B (LibTorch ", b.libtorch.version, ")"),
-                   BenchmarkColumns());
+                   SuiteColumns());
   table.set_quantity("Estimated cycles per run (cache model, docs/metrics.md)");
   bool any = false;
   for (const expand::SuiteCaseProto& c : cases) {
@@ -333,7 +333,7 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
   DeltaTable table(absl::StrCat(wall_time ? "Instructions and wall time" : "Instructions",
                                 " per run: A (LibTorch ", a.libtorch.version, ") vs B (LibTorch ",
                                 b.libtorch.version, ")"),
-                   BenchmarkColumns());
+                   SuiteColumns());
   const SideResults in_a(a_results), in_b(b_results);
   std::vector<std::pair<double, std::string>> changes;  // (|delta per run|, key)
   for (const expand::SuiteCaseProto& c : cases) {

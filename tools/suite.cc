@@ -45,12 +45,22 @@ std::string LabelText(const expand::SuiteCaseProto& c) { return absl::StrJoin(c.
 // column per language and runtime (description).
 TaskSpec Relabel(TaskSpec spec, const CasePlace& place) {
   spec.label = place.label.empty() ? "" : place.label[0];
-  const std::vector<std::string> rest(place.label.begin() + (place.label.empty() ? 0 : 1),
-                                      place.label.end());
-  spec.sub_label = absl::StrCat(absl::StrJoin(rest, " / "),
-                                place.autograd == kAutogradForwardBackward ? " (fwd+bwd)" : "");
+  spec.sub_label = place.sub_label;
   spec.description = place.column;
   return spec;
+}
+
+// A measurement's or a count's metadata: the case's key, runtime and
+// autograd mode, and the node that measured it ("" for journals of workers
+// older than worker 0.6, which carry none).
+std::map<std::string, std::string> CaseMetadata(const expand::SuiteCaseProto& c,
+                                                const std::string& node) {
+  std::map<std::string, std::string> metadata = {
+      {kCaseMetadataKey, c.key()},
+      {kRuntimeMetadataKey, expand::RuntimeName(c.runtime())},
+      {kAutogradMetadataKey, expand::AutogradName(c.autograd())}};
+  if (!node.empty()) metadata[kNodeMetadataKey] = node;
+  return metadata;
 }
 
 // The first line of `text`, at most 120 characters, "..." when cut.
@@ -198,9 +208,22 @@ CasePlace PlaceCase(const expand::SuiteCaseProto& c) {
   place.column = c.runtime() == expand::RUNTIME_EXPLICIT
                      ? LanguageName(language)
                      : DeltaColumn(language, expand::RuntimeName(c.runtime()));
-  place.row =
-      absl::StrCat(LabelText(c), place.autograd == kAutogradForwardBackward ? " (fwd+bwd)" : "");
+  const char* backward = c.autograd() == expand::AUTOGRAD_FORWARD_BACKWARD ? " (fwd+bwd)" : "";
+  place.row = absl::StrCat(LabelText(c), backward);
+  place.sub_label = absl::StrCat(
+      absl::StrJoin(c.label().begin() + (c.label().empty() ? 0 : 1), c.label().end(), " / "),
+      backward);
   return place;
+}
+
+std::vector<std::string> SuiteColumns() {
+  std::vector<std::string> columns;
+  for (Language language : {Language::kPython, Language::kCpp}) {
+    for (expand::Runtime runtime : {expand::RUNTIME_EAGER, expand::RUNTIME_TORCHSCRIPT}) {
+      columns.push_back(DeltaColumn(language, expand::RuntimeName(runtime)));
+    }
+  }
+  return columns;
 }
 
 SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
@@ -228,18 +251,16 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
       continue;
     }
     const CasePlace place = PlaceCase(*c);
-    // Journals of workers older than worker 0.6 carry no node.
-    const std::string node = result.has_node() ? AddNode(out.file, result.node()) : "";
+    const std::map<std::string, std::string> metadata =
+        CaseMetadata(*c, result.has_node() ? AddNode(out.file, result.node()) : "");
     if (result.output().has_wall_time()) {
       absl::StatusOr<Measurement> m = MeasurementFromProto(result.output().wall_time());
       if (m.ok()) {
         out.file.measurements.emplace_back(m->number_per_run(), m->raw_times(),
-                                           Relabel(m->task_spec(), place),
-                                           std::map<std::string, std::string>{{"case", key}});
+                                           Relabel(m->task_spec(), place), metadata);
         if (rounds != nullptr && i < rounds->size() && (*rounds)[i] >= 0) {
           out.file.measurements.back().mutable_metadata()["round"] = absl::StrCat((*rounds)[i]);
         }
-        if (!node.empty()) out.file.measurements.back().mutable_metadata()[kNodeMetadataKey] = node;
       }
     }
     if (result.output().callgrind_size() > 0) {
@@ -251,9 +272,8 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
       if (!repeats.empty()) {
         InstructionCounts counts = SummarizeInstructionCounts(repeats);
         counts.task_spec = Relabel(counts.task_spec, place);
-        counts.metadata["case"] = key;
+        counts.metadata = metadata;
         counts.metadata["ci_key"] = c->ci_key();
-        if (!node.empty()) counts.metadata[kNodeMetadataKey] = node;
         out.counts_per_run[key] = counts.counts_per_run;
         if (counts.allocations_per_run) out.allocations_per_run[key] = *counts.allocations_per_run;
         if (counts.estimated_cycles_per_run) {

@@ -95,8 +95,16 @@ struct CasePlace {
   std::string column;
   // The label text, with " (fwd+bwd)" for backward variants.
   std::string row;
+  // The label without its first part (the table), with " (fwd+bwd)" for
+  // backward variants: the sub label of results files.
+  std::string sub_label;
 };
 CasePlace PlaceCase(const expand::SuiteCaseProto& c);
+
+// The suite's columns in reading order: Python before C++, eager before
+// TorchScript (for DeltaTable's column_order, so that columns do not depend
+// on which case came first).
+std::vector<std::string> SuiteColumns();
 
 // The identity of a selection of cases (a hash of their keys), which
 // results files carry as suite_checksum: shards of one suite share it, and

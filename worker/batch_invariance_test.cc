@@ -159,7 +159,7 @@ class BatchInvarianceTest : public ::testing::Test {
     ASSERT_EQ(setenv("ICOUNT_CACHE_DIR", (tmp + "/snippet-cache").c_str(), 1), 0);
     const std::string model = tmp + "/model.pt";
     ASSERT_TRUE(base::WriteFileAtomically(
-                    model, std::string(worker_internal::TorchScriptRehearsalModel()))
+                    model, std::string(worker::internal::TorchScriptRehearsalModel()))
                     .ok());
     // Rehearsed TorchScript cases first: the zygote that ran the rehearsal
     // serves them before anything else here, and after the add cases in

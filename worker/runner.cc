@@ -38,17 +38,17 @@ namespace {
 using base::Interrupted;
 using base::InterruptFd;
 using base::InterruptScope;
-using worker_internal::AppendToJournal;
-using worker_internal::EnvironmentAfter;
-using worker_internal::Journal;
-using worker_internal::OrdersChecksum;
-using worker_internal::ParseJournal;
-using worker_internal::SpawnWorker;
-using worker_internal::StartJournal;
-using worker_internal::StopWorker;
-using worker_internal::StopWorkers;
-using worker_internal::WorkerEvidence;
-using worker_internal::WorkerProcess;
+using worker::internal::AppendToJournal;
+using worker::internal::EnvironmentAfter;
+using worker::internal::Journal;
+using worker::internal::OrdersChecksum;
+using worker::internal::ParseJournal;
+using worker::internal::SpawnWorker;
+using worker::internal::StartJournal;
+using worker::internal::StopWorker;
+using worker::internal::StopWorkers;
+using worker::internal::WorkerEvidence;
+using worker::internal::WorkerProcess;
 
 // LibTorch and CPython start under valgrind in 10-60 s; a worker whose
 // canary has not come back after this long is not going to work.
@@ -441,7 +441,7 @@ absl::Status CheckNoJournalLeft(const std::string& journal_path) {
 }  // namespace
 
 absl::Status CheckNoOldJournal(const std::string& journal_path) {
-  ICOUNT_RETURN_IF_ERROR(worker_internal::CheckJournalNotInUse(journal_path));
+  ICOUNT_RETURN_IF_ERROR(worker::internal::CheckJournalNotInUse(journal_path));
   return CheckNoJournalLeft(journal_path);
 }
 
@@ -488,8 +488,8 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
         absl::StrCat("worker binary not found or not executable: ", options.worker_path));
   }
   // One run writes a journal at a time.
-  ICOUNT_ASSIGN_OR_RETURN(worker_internal::JournalLock lock,
-                          worker_internal::JournalLock::Acquire(options.journal_path));
+  ICOUNT_ASSIGN_OR_RETURN(worker::internal::JournalLock lock,
+                          worker::internal::JournalLock::Acquire(options.journal_path));
   const std::string checksum = OrdersChecksum(orders);
   std::vector<std::optional<worker::WorkerResultProto>> results(orders.size());
   RunnerReport report;
@@ -505,7 +505,7 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
     }
     // A line cut off mid-write (the run died appending it) goes; its order
     // runs again.
-    ICOUNT_RETURN_IF_ERROR(worker_internal::DropCutOffLine(options.journal_path, *journal));
+    ICOUNT_RETURN_IF_ERROR(worker::internal::DropCutOffLine(options.journal_path, *journal));
     report.dropped_cut_off_line = journal->cut_off;
     std::map<std::string, size_t> index_of;
     for (size_t i = 0; i < orders.size(); ++i) index_of[orders[i].id()] = i;

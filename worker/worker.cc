@@ -251,7 +251,7 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order, const Ca
       rehearsed = true;
       const base::PhaseMark before = base::PhaseNow();
       const absl::Status rehearsal =
-          worker_internal::RehearseTorchScript(worker_internal::TorchScriptRehearsalModel());
+          worker::internal::RehearseTorchScript(worker::internal::TorchScriptRehearsalModel());
       if (!rehearsal.ok()) {
         rehearsal_failed = true;
         (void)base::WriteFileAtomically(RehearsalErrorPath(scratch),

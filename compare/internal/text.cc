@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
-namespace icount::compare_internal {
+namespace icount::compare::internal {
 
 int TextWidth(absl::string_view text) {
   int width = 0;
@@ -36,4 +36,4 @@ std::string RightJustify(absl::string_view text, int width, char fill) {
   return absl::StrCat(std::string(margin, fill), text);
 }
 
-}  // namespace icount::compare_internal
+}  // namespace icount::compare::internal

@@ -5,7 +5,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace icount::compare_internal {
+namespace icount::compare::internal {
 
 // Python's len() of a UTF-8 string: the number of code points, so that a
 // "µs" header is as wide as the reference makes it (2, not 3 bytes).
@@ -20,6 +20,6 @@ std::string Center(absl::string_view text, int width, char fill = ' ');
 std::string LeftJustify(absl::string_view text, int width, char fill = ' ');
 std::string RightJustify(absl::string_view text, int width, char fill = ' ');
 
-}  // namespace icount::compare_internal
+}  // namespace icount::compare::internal
 
 #endif  // ICOUNT_COMPARE_INTERNAL_TEXT_H_

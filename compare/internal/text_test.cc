@@ -4,7 +4,7 @@
 
 #include "gtest/gtest.h"
 
-namespace icount::compare_internal {
+namespace icount::compare::internal {
 namespace {
 
 TEST(TextWidthTest, CountsCodePointsNotBytes) {
@@ -34,4 +34,4 @@ TEST(JustifyTest, PadsToCodePointWidth) {
 }
 
 }  // namespace
-}  // namespace icount::compare_internal
+}  // namespace icount::compare::internal

@@ -12,7 +12,7 @@
 #error "numpy_log2.cc must not be compiled with -ffast-math"
 #endif
 
-namespace icount::fuzzer_internal {
+namespace icount::fuzzer::internal {
 namespace {
 
 double FromBits(uint64_t bits) {
@@ -121,4 +121,4 @@ double SvmlLog2(double x) {
   return exponent + log2_mantissa;
 }
 
-}  // namespace icount::fuzzer_internal
+}  // namespace icount::fuzzer::internal

@@ -10,7 +10,7 @@
 // `low + (high - low) * u`, and sometimes the integer `int(2 ** x)` that the
 // reference returns. So we follow NumPy's own dispatch:
 //
-//   double lo = icount::fuzzer_internal::NumpyLog2(26.0);
+//   double lo = icount::fuzzer::internal::NumpyLog2(26.0);
 //   // 4.700439718141093 on an AVX512_SKX machine (SVML),
 //   // 4.700439718141092 elsewhere (libm), exactly as np.log2(26).
 //
@@ -24,7 +24,7 @@
 #ifndef ICOUNT_FUZZER_INTERNAL_NUMPY_LOG2_H_
 #define ICOUNT_FUZZER_INTERNAL_NUMPY_LOG2_H_
 
-namespace icount::fuzzer_internal {
+namespace icount::fuzzer::internal {
 
 // np.log2(x) for a float64 scalar: SvmlLog2(x) when NumpyLog2UsesSvml(),
 // std::log2(x) otherwise.
@@ -48,6 +48,6 @@ bool NumpyLog2UsesSvml();
 // NumpyLog2UsesSvml() is true.
 double SvmlLog2(double x);
 
-}  // namespace icount::fuzzer_internal
+}  // namespace icount::fuzzer::internal
 
 #endif  // ICOUNT_FUZZER_INTERNAL_NUMPY_LOG2_H_

@@ -19,7 +19,7 @@
 // below 200000, 500,000 random doubles across all exponents including
 // subnormals, and special values): no difference.
 
-namespace icount::fuzzer_internal {
+namespace icount::fuzzer::internal {
 namespace {
 
 double FromBits(uint64_t bits) {
@@ -135,4 +135,4 @@ TEST(NumpyLog2Test, DiffersFromLibmOnTheIntegersNumpyDoes) {
 }
 
 }  // namespace
-}  // namespace icount::fuzzer_internal
+}  // namespace icount::fuzzer::internal

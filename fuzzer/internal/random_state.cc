@@ -16,7 +16,7 @@
 #error "random_state.cc must not be compiled with -ffast-math"
 #endif
 
-namespace icount::fuzzer_internal {
+namespace icount::fuzzer::internal {
 namespace {
 
 // MT19937 parameters (Matsumoto & Nishimura 1998).
@@ -291,4 +291,4 @@ absl::Status RandomState::SetState(const State& state) {
   return absl::OkStatus();
 }
 
-}  // namespace icount::fuzzer_internal
+}  // namespace icount::fuzzer::internal

@@ -12,7 +12,7 @@
 //
 // Example (mirrors `Fuzzer.take()` with seed=7):
 //
-//   namespace fi = icount::fuzzer_internal;
+//   namespace fi = icount::fuzzer::internal;
 //   fi::RandomState state(7);                  // np.random.RandomState(7)
 //   torch::manual_seed(state.DrawTorchSeed()); // state.randint(0, 2**63)
 //   int64_t n = *state.RandInt(1, 11);         // state.randint(low=1, high=11)
@@ -53,7 +53,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 
-namespace icount::fuzzer_internal {
+namespace icount::fuzzer::internal {
 
 class RandomState {
  public:
@@ -199,6 +199,6 @@ class RandomState {
   int pos_;
 };
 
-}  // namespace icount::fuzzer_internal
+}  // namespace icount::fuzzer::internal
 
 #endif  // ICOUNT_FUZZER_INTERNAL_RANDOM_STATE_H_

@@ -22,7 +22,7 @@
 //      /usr/bin/python3 -c '<command>'
 //    (The pyenv `python3` on PATH has no NumPy.)
 
-namespace icount::fuzzer_internal {
+namespace icount::fuzzer::internal {
 namespace {
 
 using ::testing::ElementsAre;
@@ -607,4 +607,4 @@ TEST(RandomStateTest, ReproducesTorchFuzzerTake) {
 }
 
 }  // namespace
-}  // namespace icount::fuzzer_internal
+}  // namespace icount::fuzzer::internal

@@ -23,7 +23,7 @@ ABSL_FLAG(int, cases, 24, "Cases in the baseline (the current run has one more).
 ABSL_FLAG(int, tax, 300, "Instructions per run the tax adds in the current run.");
 ABSL_FLAG(std::string, output_dir, "", "Where to write the files (required).");
 
-namespace icount::report_testing {
+namespace icount::report::testing {
 namespace {
 
 int Fail(const std::string& message) {
@@ -71,9 +71,9 @@ int Main() {
 }
 
 }  // namespace
-}  // namespace icount::report_testing
+}  // namespace icount::report::testing
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
-  return icount::report_testing::Main();
+  return icount::report::testing::Main();
 }

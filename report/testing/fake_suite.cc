@@ -11,7 +11,7 @@
 #include "timer/node.h"
 #include "timer/node_testutil.h"
 
-namespace icount::report_testing {
+namespace icount::report::testing {
 namespace {
 
 constexpr int64_t kNumber = 100;
@@ -105,7 +105,10 @@ ResultsFile FakeSuiteResults(const FakeSuite& suite) {
     spec.description = place.variant->column;
     spec.language = place.variant->language;
     spec.num_threads = place.threads;
-    const std::map<std::string, std::string> metadata = {{"case", key}};
+    const std::map<std::string, std::string> metadata = {
+        {kCaseMetadataKey, key},
+        {kRuntimeMetadataKey, place.variant->runtime},
+        {kAutogradMetadataKey, place.backward ? "Forward + Backward" : "Forward"}};
     // Per run: the operator's own work, its kernel and its allocations.
     const int64_t op = (200 + 37 * (k % 11)) * kNumber;
     const int64_t kernel = (1000 * (1 + k % 7) + k) * kNumber;
@@ -154,4 +157,4 @@ ResultsFile FakeSuiteResults(const FakeSuite& suite) {
   return results;
 }
 
-}  // namespace icount::report_testing
+}  // namespace icount::report::testing

@@ -19,7 +19,7 @@
 
 #include "timer/measurement_io.h"
 
-namespace icount::report_testing {
+namespace icount::report::testing {
 
 struct FakeSuite {
   int cases = 24;
@@ -42,6 +42,6 @@ std::string FakeCaseKey(int k);
 
 ResultsFile FakeSuiteResults(const FakeSuite& suite);
 
-}  // namespace icount::report_testing
+}  // namespace icount::report::testing
 
 #endif  // ICOUNT_REPORT_TESTING_FAKE_SUITE_H_

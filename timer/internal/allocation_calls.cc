@@ -4,7 +4,7 @@
 
 #include "absl/strings/ascii.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 namespace {
 
 enum class Family { kNone, kAllocation, kFree };
@@ -74,4 +74,4 @@ AllocationCalls CountAllocationCalls(const CallgrindProfile& profile) {
   return calls;
 }
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal

@@ -22,7 +22,7 @@
 
 #include "timer/internal/callgrind_parser.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 
 struct AllocationCalls {
   int64_t allocations = 0;
@@ -36,6 +36,6 @@ AllocationCalls CountAllocationCalls(const CallgrindProfile& profile);
 // "./malloc/./malloc/malloc.c:malloc'2 [/lib/libc.so.6]" -> "malloc".
 std::string_view FunctionOfKey(std::string_view key);
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal
 
 #endif  // ICOUNT_TIMER_INTERNAL_ALLOCATION_CALLS_H_

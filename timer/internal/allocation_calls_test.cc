@@ -4,7 +4,7 @@
 #include "gtest/gtest.h"
 #include "timer/internal/callgrind_parser.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 namespace {
 
 // A measured region as callgrind writes it: the case function allocates
@@ -93,4 +93,4 @@ TEST(FunctionOfKeyTest, StripsFileObjectAndRecursionLevel) {
 }
 
 }  // namespace
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal

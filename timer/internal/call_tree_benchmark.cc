@@ -13,7 +13,7 @@
 #include "timer/internal/call_tree_builder.h"
 #include "timer/internal/callgrind_parser.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 namespace {
 
 double Microseconds(std::chrono::steady_clock::duration d) {
@@ -52,6 +52,6 @@ int Main() {
 }
 
 }  // namespace
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal
 
-int main() { return icount::timer_internal::Main(); }
+int main() { return icount::timer::internal::Main(); }

@@ -8,7 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 namespace {
 
 // The profile as a graph over function ids.
@@ -145,4 +145,4 @@ CallTree BuildCallTree(const CallgrindProfile& profile, const CallTreeOptions& o
   }
 }
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal

@@ -16,7 +16,7 @@
 #include "timer/call_tree.h"
 #include "timer/internal/callgrind_parser.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 
 struct CallTreeOptions {
   // Calls cheaper than this fraction of the program total are left out.
@@ -28,6 +28,6 @@ struct CallTreeOptions {
 // An empty tree when the profile has no cost.
 CallTree BuildCallTree(const CallgrindProfile& profile, const CallTreeOptions& options = {});
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal
 
 #endif  // ICOUNT_TIMER_INTERNAL_CALL_TREE_BUILDER_H_

@@ -11,7 +11,7 @@
 #include "timer/call_tree.h"
 #include "timer/internal/callgrind_parser.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 namespace {
 
 // A dump as a client request leaves it: nothing calls the block loop (it
@@ -229,4 +229,4 @@ TEST(CallTreeBuilderTest, TheSameDumpGivesTheSameTree) {
 }
 
 }  // namespace
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal

@@ -31,7 +31,7 @@
 #include "timer/internal/python_snippet.h"
 #include "timer/measurement_io.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 namespace {
 
 std::string ChildErrorPath(const std::string& directory) {
@@ -360,8 +360,8 @@ absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* ba
   return dumps;
 }
 
-absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language) {
-  if (language == Language::kCpp) return std::make_shared<EmptyCppStatement>();
+absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(::icount::Language language) {
+  if (language == ::icount::Language::kCpp) return std::make_shared<EmptyCppStatement>();
   absl::StatusOr<std::shared_ptr<PythonSnippet>> pass = PythonSnippet::Compile("pass", "");
   if (!pass.ok()) return pass.status();
   class PythonPass final : public Kernel {
@@ -410,4 +410,4 @@ absl::Status WriteChildResult(const std::string& directory,
   return base::WriteFileAtomically(ChildResultPath(directory), result.SerializeAsString());
 }
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal

@@ -25,7 +25,7 @@
 #include "timer/snippet_abi.h"
 #include "timer/task_spec.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 
 // Must run under valgrind's callgrind, started as CallgrindCommand starts
 // a process (dumps named <directory>/callgrind.out.<pid>.<n>). `baseline`,
@@ -44,7 +44,7 @@ absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* ba
                                                         const std::string& dump_tag);
 
 // An empty statement in `language`, for baselines.
-absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language);
+absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(::icount::Language language);
 
 // Runs `command` under callgrind with its dumps in `out_directory`, ASLR off.
 absl::StatusOr<base::CommandResult> RunUnderCallgrind(const std::vector<std::string>& command,
@@ -60,6 +60,6 @@ std::string ChildResultPath(const std::string& directory);
 absl::Status WriteChildResult(const std::string& directory,
                               const absl::StatusOr<CallgrindDumpFiles>& dumps);
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal
 
 #endif  // ICOUNT_TIMER_INTERNAL_CALLGRIND_COLLECT_H_

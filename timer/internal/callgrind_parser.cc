@@ -25,7 +25,7 @@
 #include "absl/strings/string_view.h"
 #include "base/status.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 namespace {
 
 // Error messages quote at most this much of the offending line.
@@ -819,4 +819,4 @@ absl::StatusOr<CallgrindProfile> ParseCallgrindFile(const std::string& path) {
   return ParseCallgrindOutput(text, path);
 }
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal

@@ -84,7 +84,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 
 struct CallgrindProfile {
   // "creator:" and "cmd:" header values ("callgrind-3.19.0", "/bin/ls /"),
@@ -148,6 +148,6 @@ absl::StatusOr<CallgrindProfile> ParseCallgrindOutput(std::string_view text,
 // or PermissionDeniedError (etc.) if the file cannot be read.
 absl::StatusOr<CallgrindProfile> ParseCallgrindFile(const std::string& path);
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal
 
 #endif  // ICOUNT_TIMER_INTERNAL_CALLGRIND_PARSER_H_

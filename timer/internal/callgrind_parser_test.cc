@@ -31,7 +31,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 namespace {
 
 using ::testing::HasSubstr;
@@ -992,4 +992,4 @@ TEST_F(ValgrindTest, DamagedRealProfilesAreErrors) {
 }
 
 }  // namespace
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal

@@ -24,7 +24,7 @@
 #include "timer/internal/kernel.h"
 #include "timer/measurement_io.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 namespace {
 
 // The compiler and flags used for snippets. -O2 matches how LibTorch users
@@ -188,4 +188,4 @@ CompiledCppSnippet::~CompiledCppSnippet() {
   // snippet may still be referenced; the mapping is cheap to keep.
 }
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal

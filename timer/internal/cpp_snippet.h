@@ -7,7 +7,7 @@
 #include "absl/status/statusor.h"
 #include "timer/snippet_abi.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 
 // A C++ statement with setup and global_setup, compiled at run time by the
 // system compiler into a shared object against LibTorch's headers and loaded
@@ -50,6 +50,6 @@ class CompiledCppSnippet {
 // The generated translation unit, for tests and for error context.
 std::string GenerateCppSnippetSource(const CompiledCppSnippet::Source& source);
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal
 
 #endif  // ICOUNT_TIMER_INTERNAL_CPP_SNIPPET_H_

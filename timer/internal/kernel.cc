@@ -2,7 +2,7 @@
 
 #include <ATen/Parallel.h>
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 
 absl::Status RunSnippetEntry(IcountSnippetEntry entry, const IcountBlockControl& control) {
   char error[8192] = {0};
@@ -18,4 +18,4 @@ ScopedTorchThreads::ScopedTorchThreads(int num_threads) : previous_(at::get_num_
 
 ScopedTorchThreads::~ScopedTorchThreads() { at::set_num_threads(previous_); }
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal

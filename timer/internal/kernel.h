@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "timer/snippet_abi.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 
 // Runs a statement's blocks (see timer/snippet_abi.h).
 class Kernel {
@@ -77,6 +77,6 @@ class ScopedTorchThreads {
   int previous_;
 };
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal
 
 #endif  // ICOUNT_TIMER_INTERNAL_KERNEL_H_

@@ -11,7 +11,7 @@
 #include "base/text.h"
 #include "third_party/libtorch/libtorch_install.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 namespace {
 
 // Holds the GIL for its scope; the interpreter is released between calls so
@@ -231,4 +231,4 @@ PythonSnippet::~PythonSnippet() {
   }
 }
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal

@@ -8,7 +8,7 @@
 #include "absl/status/statusor.h"
 #include "timer/snippet_abi.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 
 // A Python statement with setup, run in CPython 3.11 embedded in this
 // process (initialised on first use, with Debian's python3-torch importable
@@ -39,6 +39,6 @@ class PythonSnippet {
 // Initialises the embedded interpreter and imports torch, once per process.
 absl::Status EnsurePythonInitialized();
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal
 
 #endif  // ICOUNT_TIMER_INTERNAL_PYTHON_SNIPPET_H_

@@ -8,7 +8,7 @@
 #include "timer/measurement.pb.h"
 #include "timer/task_spec.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 
 template <typename Proto>
 void WriteTaskSpecFields(const TaskSpec& spec, Proto* proto) {
@@ -20,7 +20,8 @@ void WriteTaskSpecFields(const TaskSpec& spec, Proto* proto) {
   proto->set_stmt(spec.stmt);
   proto->set_setup(spec.setup);
   proto->set_global_setup(spec.global_setup);
-  proto->set_language(spec.language == Language::kCpp ? timer::CPP : timer::PYTHON);
+  // ::icount::Language: in icount::timer, Language is the proto's enum.
+  proto->set_language(spec.language == ::icount::Language::kCpp ? timer::CPP : timer::PYTHON);
 }
 
 // An absent num_threads reads as 1 and an unspecified language as Python,
@@ -36,10 +37,10 @@ TaskSpec ReadTaskSpecFields(const Proto& proto) {
   spec.stmt = proto.stmt();
   spec.setup = proto.setup();
   spec.global_setup = proto.global_setup();
-  spec.language = proto.language() == timer::CPP ? Language::kCpp : Language::kPython;
+  spec.language = proto.language() == timer::CPP ? ::icount::Language::kCpp : ::icount::Language::kPython;
   return spec;
 }
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal
 
 #endif  // ICOUNT_TIMER_INTERNAL_TASK_SPEC_FIELDS_H_

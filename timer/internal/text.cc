@@ -6,7 +6,7 @@
 #include "absl/strings/string_view.h"
 #include "base/text.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 
 std::string NormalizeSnippet(absl::string_view text) {
   std::string out = base::Dedent(text);
@@ -16,4 +16,4 @@ std::string NormalizeSnippet(absl::string_view text) {
   return out;
 }
 
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal

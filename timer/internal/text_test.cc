@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 
-namespace icount::timer_internal {
+namespace icount::timer::internal {
 namespace {
 
 TEST(NormalizeSnippetTest, DropsOneLeadingNewlineAndTrailingSpace) {
@@ -12,4 +12,4 @@ TEST(NormalizeSnippetTest, DropsOneLeadingNewlineAndTrailingSpace) {
 }
 
 }  // namespace
-}  // namespace icount::timer_internal
+}  // namespace icount::timer::internal

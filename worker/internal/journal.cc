@@ -21,7 +21,7 @@
 #include "base/fnv.h"
 #include "base/proto_json.h"
 
-namespace icount::worker_internal {
+namespace icount::worker::internal {
 namespace {
 
 // Format 2: failure kinds are enum names ("FAILURE_CRASH"); format 1 wrote
@@ -177,4 +177,4 @@ absl::Status CheckJournalNotInUse(const std::string& journal_path) {
   return status;
 }
 
-}  // namespace icount::worker_internal
+}  // namespace icount::worker::internal

@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "worker/worker.pb.h"
 
-namespace icount::worker_internal {
+namespace icount::worker::internal {
 
 // What a set of orders asks for, independent of their order and timeouts:
 // a journal is resumed only by the same work.
@@ -69,6 +69,6 @@ class JournalLock {
 // journal's lock; OK otherwise.
 absl::Status CheckJournalNotInUse(const std::string& journal_path);
 
-}  // namespace icount::worker_internal
+}  // namespace icount::worker::internal
 
 #endif  // ICOUNT_WORKER_INTERNAL_JOURNAL_H_

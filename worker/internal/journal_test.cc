@@ -10,7 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount::worker_internal {
+namespace icount::worker::internal {
 namespace {
 
 using ::testing::HasSubstr;
@@ -114,4 +114,4 @@ TEST(JournalTest, OneRunHoldsTheLock) {
 }
 
 }  // namespace
-}  // namespace icount::worker_internal
+}  // namespace icount::worker::internal

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace icount::worker_internal {
+namespace icount::worker::internal {
 
 absl::Status RehearseTorchScript(std::string_view model) {
   try {
@@ -35,4 +35,4 @@ absl::Status RehearseTorchScript(std::string_view model) {
   return absl::OkStatus();
 }
 
-}  // namespace icount::worker_internal
+}  // namespace icount::worker::internal

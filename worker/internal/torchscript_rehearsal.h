@@ -19,7 +19,7 @@
 
 #include "absl/status/status.h"
 
-namespace icount::worker_internal {
+namespace icount::worker::internal {
 
 // icount's rehearsal model: a TorchScript archive scripted at build time
 // by torchscript_rehearsal_model.py (generated into this library).
@@ -32,6 +32,6 @@ std::string_view TorchScriptRehearsalModel();
 // run without it.
 absl::Status RehearseTorchScript(std::string_view model);
 
-}  // namespace icount::worker_internal
+}  // namespace icount::worker::internal
 
 #endif  // ICOUNT_WORKER_INTERNAL_TORCHSCRIPT_REHEARSAL_H_

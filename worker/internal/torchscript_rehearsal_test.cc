@@ -5,7 +5,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount::worker_internal {
+namespace icount::worker::internal {
 namespace {
 
 using ::testing::HasSubstr;
@@ -29,4 +29,4 @@ TEST(TorchScriptRehearsalTest, NamesTheRehearsalAndTheWayOutWhenItFails) {
 }
 
 }  // namespace
-}  // namespace icount::worker_internal
+}  // namespace icount::worker::internal

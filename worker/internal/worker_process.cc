@@ -19,7 +19,7 @@
 #include "base/subprocess.h"
 #include "timer/valgrind_log.h"
 
-namespace icount::worker_internal {
+namespace icount::worker::internal {
 
 absl::StatusOr<std::vector<std::string>> EnvironmentAfter(const std::vector<std::string>& prefix,
                                                           const std::vector<std::string>& env,
@@ -135,4 +135,4 @@ std::string WorkerEvidence(const WorkerProcess& process) {
   return evidence;
 }
 
-}  // namespace icount::worker_internal
+}  // namespace icount::worker::internal

@@ -20,7 +20,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace icount::worker_internal {
+namespace icount::worker::internal {
 
 struct WorkerProcess {
   pid_t pid = -1;
@@ -67,6 +67,6 @@ void StopWorkers(std::vector<WorkerProcess>& processes, bool kill_now);
 // (when valgrind ran it) and the end of the worker's own output.
 std::string WorkerEvidence(const WorkerProcess& process);
 
-}  // namespace icount::worker_internal
+}  // namespace icount::worker::internal
 
 #endif  // ICOUNT_WORKER_INTERNAL_WORKER_PROCESS_H_

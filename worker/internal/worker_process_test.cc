@@ -7,7 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount::worker_internal {
+namespace icount::worker::internal {
 namespace {
 
 using ::testing::Contains;
@@ -47,4 +47,4 @@ TEST(EnvironmentAfterTest, AFailingCommandIsAnErrorWithItsExitAndOutput) {
 }
 
 }  // namespace
-}  // namespace icount::worker_internal
+}  // namespace icount::worker::internal
