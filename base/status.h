@@ -52,10 +52,9 @@ const absl::Status& AsStatus(const T& status_or) {
                         ICOUNT_RETURN_IF_ERROR_1_)                                         \
   (__VA_ARGS__)
 #define ICOUNT_RETURN_IF_ERROR_1_(expr) ICOUNT_RETURN_IF_ERROR_2_(expr, _)
-#define ICOUNT_RETURN_IF_ERROR_2_(expr, rewrite)                                         \
-  do {                                                                                   \
-    if (const absl::Status _ = ::icount::base::internal::AsStatus(expr); !_.ok()) \
-      return rewrite;                                                                    \
+#define ICOUNT_RETURN_IF_ERROR_2_(expr, rewrite)                                                  \
+  do {                                                                                            \
+    if (const absl::Status _ = ::icount::base::internal::AsStatus(expr); !_.ok()) return rewrite; \
   } while (false)
 #define ICOUNT_RETURN_IF_ERROR_3_(...) \
   static_assert(false, "ICOUNT_RETURN_IF_ERROR takes 1 or 2 arguments")

@@ -20,12 +20,13 @@
 #include "timer/version.h"
 #include "worker/version.h"
 
-namespace icount {
+namespace icount::cli {
 
 base::VersionList AllLibraryVersions() {
-  return {{"timer", kTimerVersion},   {"compare", kCompareVersion}, {"fuzzer", kFuzzerVersion},
-          {"expand", kExpandVersion}, {"worker", kWorkerVersion},   {"history", kHistoryVersion},
-          {"report", kReportVersion}, {"slurm", kSlurmVersion}};
+  return {{"timer", kTimerVersion},           {"compare", compare::kCompareVersion},
+          {"fuzzer", fuzzer::kFuzzerVersion}, {"expand", kExpandVersion},
+          {"worker", worker::kWorkerVersion}, {"history", kHistoryVersion},
+          {"report", report::kReportVersion}, {"slurm", slurm::kSlurmVersion}};
 }
 
 std::string LibraryVersions() { return base::DescribeVersions(AllLibraryVersions()); }
@@ -57,4 +58,4 @@ std::string ToolCommandLine() {
   return absl::StrJoin(args, " ");
 }
 
-}  // namespace icount
+}  // namespace icount::cli

@@ -15,7 +15,7 @@
 //     ...
 //   }
 
-namespace icount {
+namespace icount::cli {
 
 // Every icount library and its version, in --version order.
 base::VersionList AllLibraryVersions();
@@ -37,6 +37,6 @@ std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage,
 // "bazel-bin/tools/main '--filter=add|mul'", for runs to record.
 std::string ToolCommandLine();
 
-}  // namespace icount
+}  // namespace icount::cli
 
 #endif  // ICOUNT_CLI_TOOL_FLAGS_H_

@@ -16,7 +16,7 @@ ABSL_FLAG(int, cli_test_repeats, 3, "A flag defined outside //tools.");
 ABSL_FLAG(std::string, cli_test_label, "", "A string flag with an empty default.");
 ABSL_FLAG(bool, cli_test_self_check, false, "A flag for checking icount itself.");
 
-namespace icount {
+namespace icount::cli {
 namespace {
 
 using ::testing::HasSubstr;
@@ -100,4 +100,4 @@ TEST(ToolFlagsTest, AnUnknownFlagIsAnError) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::cli

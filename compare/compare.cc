@@ -18,7 +18,7 @@
 #include "compare/text_table.h"
 #include "timer/measurement.h"
 
-namespace icount {
+namespace icount::compare {
 namespace {
 
 using compare::internal::LeftJustify;
@@ -300,7 +300,7 @@ void Compare::ExtendResults(const std::vector<Measurement>& results) {
 }
 
 void Compare::Colorize(bool rowwise) {
-  options_.colorize = rowwise ? icount::Colorize::kRowwise : icount::Colorize::kColumnwise;
+  options_.colorize = rowwise ? compare::Colorize::kRowwise : compare::Colorize::kColumnwise;
 }
 
 std::string Compare::Render() const {
@@ -333,4 +333,4 @@ std::string Compare::Render() const {
 
 void Compare::Print() const { std::cout << Render() << "\n"; }
 
-}  // namespace icount
+}  // namespace icount::compare

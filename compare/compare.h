@@ -6,7 +6,7 @@
 
 #include "timer/measurement.h"
 
-namespace icount {
+namespace icount::compare {
 
 // How Compare colours the cells of a table. Colour marks a cell by how much
 // slower it is than the best cell it competes with: the fastest cell of its
@@ -106,6 +106,6 @@ class Compare {
   CompareOptions options_;
 };
 
-}  // namespace icount
+}  // namespace icount::compare
 
 #endif  // ICOUNT_COMPARE_COMPARE_H_

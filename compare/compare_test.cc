@@ -16,7 +16,7 @@
 #include "timer/measurement.h"
 #include "timer/measurement_io.h"
 
-namespace icount {
+namespace icount::compare {
 namespace {
 
 std::string TestDataPath(const std::string& name) {
@@ -168,4 +168,4 @@ TEST(CompareTest, TrimmingByBlocksKeepsWhatTheBlocksResolve) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::compare

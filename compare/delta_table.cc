@@ -20,7 +20,7 @@
 #include "compare/text_table.h"
 #include "timer/measurement.h"
 
-namespace icount {
+namespace icount::compare {
 namespace {
 
 using compare::internal::RightJustify;
@@ -482,4 +482,4 @@ std::string DeltaTable::RenderMarkdown() const {
   return text;
 }
 
-}  // namespace icount
+}  // namespace icount::compare

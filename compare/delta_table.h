@@ -13,7 +13,7 @@
 #include "compare/time_comparison.h"
 #include "timer/measurement.h"
 
-namespace icount {
+namespace icount::compare {
 
 // Where one A/B pair of results goes in a DeltaTable. A row is a benchmark
 // (its hierarchical label, thread count and autograd mode); a column is
@@ -154,6 +154,6 @@ class DeltaTable {
   std::map<std::tuple<std::vector<std::string>, int, std::string, std::string>, size_t> index_;
 };
 
-}  // namespace icount
+}  // namespace icount::compare
 
 #endif  // ICOUNT_COMPARE_DELTA_TABLE_H_

@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "timer/measurement.h"
 
-namespace icount {
+namespace icount::compare {
 namespace {
 
 using ::testing::HasSubstr;
@@ -282,8 +282,7 @@ TEST(DeltaTableTest, PairedRoundsShowIntervalsAndSignificance) {
   DeltaTable table("Wall time", SuiteColumns());
   const std::string py = DeltaColumn(Language::kPython, "Eager");
   for (int i = 0; i < 3; ++i) {
-    table.Entry({{"Case", std::to_string(i)}, 1, "Forward", py}).time_comparison =
-        verdicts[i];
+    table.Entry({{"Case", std::to_string(i)}, 1, "Forward", py}).time_comparison = verdicts[i];
   }
   const std::string text = table.Render(/*colorize=*/false);
   EXPECT_THAT(text, HasSubstr("+0.10 us  1.10 us   +9.6% [+7.9, +11.4] *"));
@@ -309,4 +308,4 @@ TEST(FormatAllocationsTest, WholeNumbersWithoutDecimals) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::compare

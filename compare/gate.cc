@@ -18,7 +18,7 @@
 #include "compare/time_comparison.h"
 #include "re2/re2.h"
 
-namespace icount {
+namespace icount::compare {
 namespace {
 
 // `value` (in its unit) to three significant figures, never in scientific
@@ -329,4 +329,4 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
   return absl::StrCat(md, table.RenderMarkdown());
 }
 
-}  // namespace icount
+}  // namespace icount::compare

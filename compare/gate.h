@@ -32,7 +32,7 @@
 #include "compare/time_comparison.h"
 #include "timer/measurement_io.h"
 
-namespace icount {
+namespace icount::compare {
 
 struct GateOptions {
   double threshold_pct = 1.0;
@@ -121,6 +121,6 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options);
 // "comparisons": [one per case compared]}.
 compare::CiFileProto GateToProto(const GateReport& report);
 
-}  // namespace icount
+}  // namespace icount::compare
 
 #endif  // ICOUNT_COMPARE_GATE_H_

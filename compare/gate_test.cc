@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "timer/node.h"
 
-namespace icount {
+namespace icount::compare {
 namespace {
 
 using ::testing::_;
@@ -307,4 +307,4 @@ TEST(GateTest, NegativeThresholdsAreErrors) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::compare

@@ -12,7 +12,7 @@
 #include "timer/cache_model.h"
 #include "timer/node.h"
 
-namespace icount {
+namespace icount::compare {
 namespace {
 
 // Each case's node in a file, by case key, for counts or for wall time
@@ -164,4 +164,4 @@ std::set<std::string> CasesTimedOnDifferentHosts(const ResultsFile& before,
   return keys;
 }
 
-}  // namespace icount
+}  // namespace icount::compare

@@ -19,7 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "timer/measurement_io.h"
 
-namespace icount {
+namespace icount::compare {
 
 // One warning per pair of nodes that count differently, for the cases
 // whose counts both files have (by case key); empty when every compared
@@ -67,6 +67,6 @@ std::set<std::string> CasesTimedOnDifferentHosts(const ResultsFile& before,
                                                  absl::string_view after_name,
                                                  std::vector<std::string>* why = nullptr);
 
-}  // namespace icount
+}  // namespace icount::compare
 
 #endif  // ICOUNT_COMPARE_NODE_CHECK_H_

@@ -9,7 +9,7 @@
 #include "timer/node.h"
 #include "timer/node_testutil.h"
 
-namespace icount {
+namespace icount::compare {
 namespace {
 
 using ::testing::AllOf;
@@ -154,4 +154,4 @@ TEST(CountSettingWarningsTest, CountsOfAnotherLibTorch) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::compare

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace icount {
+namespace icount::compare {
 namespace {
 
 constexpr int kResamples = 2000;
@@ -244,4 +244,4 @@ compare::SuiteSummaryProto SuiteSummaryToProto(const std::vector<SuiteChange>& c
   return proto;
 }
 
-}  // namespace icount
+}  // namespace icount::compare

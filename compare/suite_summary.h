@@ -32,7 +32,7 @@
 #include "compare/time_comparison.h"
 #include "timer/measurement_io.h"
 
-namespace icount {
+namespace icount::compare {
 
 enum class SuiteMetric { kInstructions, kAllocations, kEstimatedCycles, kWallTime };
 
@@ -142,6 +142,6 @@ compare::SuiteChangeProto SuiteChangeToProto(const SuiteChange& change);
 // "wall_time").
 compare::SuiteSummaryProto SuiteSummaryToProto(const std::vector<SuiteChange>& changes);
 
-}  // namespace icount
+}  // namespace icount::compare
 
 #endif  // ICOUNT_COMPARE_SUITE_SUMMARY_H_

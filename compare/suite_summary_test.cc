@@ -7,7 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::compare {
 namespace {
 
 using ::testing::ElementsAre;
@@ -116,9 +116,9 @@ TEST(SuiteSummaryTest, NothingToCompare) {
   EXPECT_EQ(FormatSuiteChange(change), "instructions: no case measured on both sides");
   // Without cases, no mean and no interval; every count is there.
   const std::string json = base::ProtoToJsonAllFields(SuiteChangeToProto(change));
-  for (const char* member : {"\"cases\":0,", "\"ci_pct\":[],", "\"up\":0,", "\"down\":0,",
-                             "\"unchanged\":0,", "\"unchanged_pct\":0.1", "\"only_a\":0,",
-                             "\"only_b\":0"}) {
+  for (const char* member :
+       {"\"cases\":0,", "\"ci_pct\":[],", "\"up\":0,", "\"down\":0,", "\"unchanged\":0,",
+        "\"unchanged_pct\":0.1", "\"only_a\":0,", "\"only_b\":0"}) {
     EXPECT_THAT(json, HasSubstr(member));
   }
   EXPECT_THAT(json, Not(HasSubstr("geomean_change_pct")));
@@ -147,4 +147,4 @@ TEST(SuiteSummaryTest, JsonHasOneMemberPerMetric) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::compare

@@ -10,7 +10,7 @@
 #include "absl/strings/str_replace.h"
 #include "compare/internal/text.h"
 
-namespace icount {
+namespace icount::compare {
 namespace {
 
 using compare::internal::Center;
@@ -129,4 +129,4 @@ std::string MarkdownEscape(absl::string_view text) {
   return absl::StrReplaceAll(text, {{"\\", "\\\\"}, {"|", "\\|"}, {"~", "\\~"}});
 }
 
-}  // namespace icount
+}  // namespace icount::compare

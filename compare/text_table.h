@@ -25,7 +25,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace icount {
+namespace icount::compare {
 
 enum class Align { kLeft, kRight, kCenter };
 
@@ -94,6 +94,6 @@ class TextTable {
 // table or strike text through.
 std::string MarkdownEscape(absl::string_view text);
 
-}  // namespace icount
+}  // namespace icount::compare
 
 #endif  // ICOUNT_COMPARE_TEXT_TABLE_H_

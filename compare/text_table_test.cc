@@ -4,7 +4,7 @@
 
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::compare {
 namespace {
 
 TEST(TextTableTest, AlignsPadsAndGroups) {
@@ -66,4 +66,4 @@ TEST(TextTableTest, WidthCountsCodePoints) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::compare

@@ -12,7 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "base/student_t.h"
 
-namespace icount {
+namespace icount::compare {
 namespace {
 
 double Median(std::vector<double> values) {
@@ -218,9 +218,7 @@ std::string FormatTimeChange(const TimeComparison& c) {
                       percent(c.ci_high_pct), "]");
 }
 
-double RoundedForJson(double x) {
-  return std::strtod(absl::StrFormat("%.6g", x).c_str(), nullptr);
-}
+double RoundedForJson(double x) { return std::strtod(absl::StrFormat("%.6g", x).c_str(), nullptr); }
 
 std::optional<double> PercentChange(double a, double b) {
   if (a == 0) return std::nullopt;
@@ -256,4 +254,4 @@ compare::CaseComparisonProto CaseComparisonToProto(const std::string& case_key,
   return proto;
 }
 
-}  // namespace icount
+}  // namespace icount::compare

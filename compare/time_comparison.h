@@ -32,7 +32,7 @@
 
 #include "compare/comparison_file.pb.h"
 
-namespace icount {
+namespace icount::compare {
 
 // One case's per-round times of each side (seconds per run, e.g. each
 // round's median), paired by index: a[i] and b[i] are round i.
@@ -142,6 +142,6 @@ compare::CaseComparisonProto CaseComparisonToProto(const std::string& case_key,
 // false discovery rate q.
 std::vector<bool> BenjaminiHochberg(const std::vector<double>& p_values, double q);
 
-}  // namespace icount
+}  // namespace icount::compare
 
 #endif  // ICOUNT_COMPARE_TIME_COMPARISON_H_

@@ -9,7 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::compare {
 namespace {
 
 using ::testing::HasSubstr;
@@ -128,9 +128,9 @@ TEST(CompareWallTimesTest, BadInputGetsItsOwnVerdictAndTheRestAreCompared) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::compare
 
-namespace icount {
+namespace icount::compare {
 namespace {
 
 // Unpaired rounds: each side's own noise, nothing shared.
@@ -196,4 +196,4 @@ TEST(CompareUnpairedWallTimesTest, TooFewRoundsOrUnusableTimesGiveNoVerdict) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::compare

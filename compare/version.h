@@ -1,13 +1,13 @@
 #ifndef ICOUNT_COMPARE_VERSION_H_
 #define ICOUNT_COMPARE_VERSION_H_
 
-namespace icount {
+namespace icount::compare {
 
 // The semantic version of //compare. Bump it with every change to //compare's
 // public API or to the data it writes; tools print it with --version and
 // serialised artifacts record it.
 inline constexpr char kCompareVersion[] = "0.6.0";
 
-}  // namespace icount
+}  // namespace icount::compare
 
 #endif  // ICOUNT_COMPARE_VERSION_H_

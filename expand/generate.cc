@@ -99,14 +99,15 @@ std::vector<std::string> GenerateTranslationUnits(const std::vector<Materialized
     }
     std::string setup = benchmark.timer_args.setup;
     if (!benchmark.timer_args.torchscript_artifact.empty()) {
-      setup = absl::StrCat(ArtifactPathDefinition(/*cpp=*/true, "icount::icount_artifact_path()"),
-                           line, "\n", setup);
+      setup = absl::StrCat(
+          ArtifactPathDefinition(/*cpp=*/true, "icount::worker::icount_artifact_path()"), line,
+          "\n", setup);
     }
     const std::string function = absl::StrCat("icount_case_", i);
     absl::StrAppend(&shard.functions, "\n// ", LabelText(benchmark.label), "\n",
                     SnippetFunctionSource(function, setup, benchmark.timer_args.stmt, line, line),
                     "#line 1 \"<icount generated>\"\n",
-                    "const icount::CompiledCaseRegistrar icount_registrar_", i, "(",
+                    "const icount::worker::CompiledCaseRegistrar icount_registrar_", i, "(",
                     base::CppStringLiteral(CaseKey(benchmark)), ", &", function, ");\n");
   }
   std::vector<std::string> sources;

@@ -50,7 +50,8 @@ TEST(GenerateTest, CompileErrorNamesLabelFileAndLine) {
          "extern \"C\" { typedef struct IcountBlockControl { void* context;\n"
          "int64_t (*next_block)(void*); void (*begin_block)(void*); void (*end_block)(void*);\n"
          "} IcountBlockControl; }\n"
-         "namespace icount { struct CompiledCaseRegistrar { CompiledCaseRegistrar(const char*,\n"
+         "namespace icount::worker { struct CompiledCaseRegistrar { CompiledCaseRegistrar(const "
+         "char*,\n"
          "int (*)(const IcountBlockControl*, char*, size_t)) {} };\n"
          "extern \"C\" const char* icount_artifact_path(); }\n";
   const std::vector<std::string> units = GenerateTranslationUnits({Case("auto y = x +;")}, 1);

@@ -23,8 +23,8 @@
 #include "fuzzer/tensor.h"
 #include "fuzzer/value.h"
 
-namespace icount {
-namespace fuzzer::internal {
+namespace icount::fuzzer {
+namespace internal {
 
 struct FuzzerSpec {
   std::vector<FuzzedParameter> parameters;
@@ -39,7 +39,7 @@ struct FuzzerCounters {
   int64_t rejected = 0;
 };
 
-}  // namespace fuzzer::internal
+}  // namespace internal
 
 namespace {
 
@@ -396,4 +396,4 @@ absl::StatusOr<FuzzedSample> FuzzerStream::Next() {
   return sample;
 }
 
-}  // namespace icount
+}  // namespace icount::fuzzer

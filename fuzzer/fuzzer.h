@@ -70,7 +70,7 @@
 #include "fuzzer/tensor.h"
 #include "fuzzer/value.h"
 
-namespace icount {
+namespace icount::fuzzer {
 
 // Called with each candidate's (alias-resolved) parameters; false rejects
 // the candidate. The reference passes the dict positionally (not as kwargs,
@@ -94,10 +94,10 @@ struct FuzzedSample {
   const NamedTensor* FindTensor(absl::string_view name) const;
 };
 
-namespace fuzzer::internal {
+namespace internal {
 struct FuzzerSpec;
 struct FuzzerCounters;
-}  // namespace fuzzer::internal
+}  // namespace internal
 
 class FuzzerStream;
 
@@ -174,6 +174,6 @@ class FuzzerStream {
   absl::Status error_;
 };
 
-}  // namespace icount
+}  // namespace icount::fuzzer
 
 #endif  // ICOUNT_FUZZER_FUZZER_H_

@@ -20,7 +20,7 @@
 // Equality with torch.utils.benchmark sample by sample is in
 // reference_test.cc; this file covers the rules around it.
 
-namespace icount {
+namespace icount::fuzzer {
 namespace {
 
 using ::testing::HasSubstr;
@@ -403,4 +403,4 @@ TEST(FuzzerCreateTest, SeedsAreNumpysRange) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::fuzzer

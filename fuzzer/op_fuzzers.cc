@@ -16,7 +16,7 @@
 #include "fuzzer/parameter.h"
 #include "fuzzer/tensor.h"
 
-namespace icount {
+namespace icount::fuzzer {
 namespace {
 
 constexpr int64_t kMinDimSize = 16;
@@ -262,4 +262,4 @@ absl::StatusOr<Fuzzer> MakeOpFuzzer(absl::string_view name, int64_t seed,
                                                  absl::StrJoin(OpFuzzerNames(), ", ")));
 }
 
-}  // namespace icount
+}  // namespace icount::fuzzer

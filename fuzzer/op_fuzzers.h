@@ -35,7 +35,7 @@
 #include "absl/strings/string_view.h"
 #include "fuzzer/fuzzer.h"
 
-namespace icount {
+namespace icount::fuzzer {
 
 // op_fuzzers/unary.py: tensor x, sizes (k0, k1, k2) cut to "dim" dimensions.
 absl::StatusOr<Fuzzer> UnaryOpFuzzer(int64_t seed, at::ScalarType dtype = at::kFloat,
@@ -75,6 +75,6 @@ std::vector<std::string> OpFuzzerNames();
 absl::StatusOr<Fuzzer> MakeOpFuzzer(absl::string_view name, int64_t seed,
                                     std::optional<at::ScalarType> dtype = std::nullopt);
 
-}  // namespace icount
+}  // namespace icount::fuzzer
 
 #endif  // ICOUNT_FUZZER_OP_FUZZERS_H_

@@ -17,7 +17,7 @@
 // The parameter spaces against the reference's definitions. Samples are
 // compared with the reference in reference_test.cc.
 
-namespace icount {
+namespace icount::fuzzer {
 namespace {
 
 using ::testing::ElementsAre;
@@ -246,4 +246,4 @@ TEST(OpFuzzersTest, ByNameWithDefaultDtypes) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::fuzzer

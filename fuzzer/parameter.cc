@@ -14,7 +14,7 @@
 #include "fuzzer/internal/random_state.h"
 #include "fuzzer/value.h"
 
-namespace icount {
+namespace icount::fuzzer {
 namespace {
 
 using fuzzer::internal::RandomState;
@@ -191,4 +191,4 @@ absl::StatusOr<Outcome> FuzzedParameter::SampleDiscrete(RandomState& state) cons
   return outcomes_[*index].outcome;
 }
 
-}  // namespace icount
+}  // namespace icount::fuzzer

@@ -38,7 +38,7 @@
 #include "fuzzer/internal/random_state.h"
 #include "fuzzer/value.h"
 
-namespace icount {
+namespace icount::fuzzer {
 
 // "Take the value of the parameter named `alias_to`" (the reference's
 // ParameterAlias). Chains are followed; cycles are an error.
@@ -124,6 +124,6 @@ class FuzzedParameter {
   bool strict_;
 };
 
-}  // namespace icount
+}  // namespace icount::fuzzer
 
 #endif  // ICOUNT_FUZZER_PARAMETER_H_

@@ -16,7 +16,7 @@
 // Expected draws come from torch.utils.benchmark 1.13 under Debian's
 // /usr/bin/python3; each test quotes the command that printed them.
 
-namespace icount {
+namespace icount::fuzzer {
 namespace {
 
 using fuzzer::internal::RandomState;
@@ -208,4 +208,4 @@ TEST(FuzzedParameterTest, ZeroProbabilityOutcomesAreNeverDrawn) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::fuzzer

@@ -30,7 +30,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::fuzzer {
 namespace {
 
 constexpr char kTestdata[] = "fuzzer/testdata/reference_samples.txt";
@@ -211,4 +211,4 @@ TEST_F(ReferenceTest, ScenariosMatchTorchUtilsBenchmark) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::fuzzer

@@ -17,7 +17,7 @@
 #include "fuzzer/fuzzer.h"
 #include "fuzzer/value.h"
 
-namespace icount {
+namespace icount::fuzzer {
 namespace {
 
 std::string JsonInts(const std::vector<int64_t>& values) {
@@ -75,4 +75,4 @@ absl::StatusOr<std::string> SampleToJson(const FuzzedSample& sample) {
                       absl::StrJoin(tensors, ", "), "}}");
 }
 
-}  // namespace icount
+}  // namespace icount::fuzzer

@@ -29,12 +29,12 @@
 #include "absl/status/statusor.h"
 #include "fuzzer/fuzzer.h"
 
-namespace icount {
+namespace icount::fuzzer {
 
 // The JSON line for `sample`, without a trailing newline. Errors only if
 // LibTorch fails to sum a tensor.
 absl::StatusOr<std::string> SampleToJson(const FuzzedSample& sample);
 
-}  // namespace icount
+}  // namespace icount::fuzzer
 
 #endif  // ICOUNT_FUZZER_SAMPLE_JSON_H_

@@ -16,7 +16,7 @@
 //   "f": 0.5, "b": True, "we\"ird": 1e-05}}))'
 // -> {"params": {"n": 3, "f": 0.5, "b": true, "we\"ird": 1e-05}}
 
-namespace icount {
+namespace icount::fuzzer {
 namespace {
 
 NamedTensor Dense(std::string name, at::Tensor t, std::vector<int64_t> order) {
@@ -72,4 +72,4 @@ TEST(SampleJsonTest, EmptySample) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::fuzzer

@@ -22,7 +22,7 @@
 #include "fuzzer/internal/random_state.h"
 #include "fuzzer/value.h"
 
-namespace icount {
+namespace icount::fuzzer {
 namespace {
 
 using fuzzer::internal::RandomState;
@@ -490,4 +490,4 @@ absl::StatusOr<MadeTensor> FuzzedSparseTensor::Make(const Params& params, Random
   return made;
 }
 
-}  // namespace icount
+}  // namespace icount::fuzzer

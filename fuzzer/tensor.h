@@ -47,7 +47,7 @@
 #include "fuzzer/internal/random_state.h"
 #include "fuzzer/value.h"
 
-namespace icount {
+namespace icount::fuzzer {
 
 // A size or step: a literal, or the name of a parameter holding an int.
 using SizeEntry = std::variant<int64_t, std::string>;
@@ -194,6 +194,6 @@ using TensorSpec = std::variant<FuzzedTensor, FuzzedSparseTensor>;
 
 const std::string& TensorSpecName(const TensorSpec& spec);
 
-}  // namespace icount
+}  // namespace icount::fuzzer
 
 #endif  // ICOUNT_FUZZER_TENSOR_H_

@@ -14,7 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::fuzzer {
 namespace {
 
 using fuzzer::internal::RandomState;
@@ -268,4 +268,4 @@ TEST(FuzzedSparseTensorTest, ErrorsAreTheReferencesWithContext) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::fuzzer

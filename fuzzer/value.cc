@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
-namespace icount {
+namespace icount::fuzzer {
 namespace {
 
 // 2**63 as a double: the first double above every int64_t.
@@ -159,4 +159,4 @@ void Params::Set(absl::string_view name, Value value) {
   entries_.emplace_back(std::string(name), value);
 }
 
-}  // namespace icount
+}  // namespace icount::fuzzer

@@ -33,7 +33,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace icount {
+namespace icount::fuzzer {
 
 class Value {
  public:
@@ -128,6 +128,6 @@ class Params {
   std::vector<Entry> entries_;
 };
 
-}  // namespace icount
+}  // namespace icount::fuzzer
 
 #endif  // ICOUNT_FUZZER_VALUE_H_

@@ -9,7 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::fuzzer {
 namespace {
 
 using ::testing::ElementsAre;
@@ -132,4 +132,4 @@ TEST(ParamsTest, KeepsOrderAndReplacesInPlace) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::fuzzer

@@ -7,7 +7,7 @@
 #include "base/files.h"
 #include "report/internal/assets.h"
 
-namespace icount {
+namespace icount::report {
 namespace {
 
 std::string HtmlText(const std::string& text) {
@@ -41,4 +41,4 @@ absl::Status WriteReportHtml(const std::string& path, const std::string& title,
   return status;
 }
 
-}  // namespace icount
+}  // namespace icount::report

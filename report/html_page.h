@@ -13,7 +13,7 @@
 
 #include "absl/status/status.h"
 
-namespace icount {
+namespace icount::report {
 
 std::string ReportHtml(const std::string& title, const std::string& data_json);
 
@@ -21,6 +21,6 @@ std::string ReportHtml(const std::string& title, const std::string& data_json);
 absl::Status WriteReportHtml(const std::string& path, const std::string& title,
                              const std::string& data_json);
 
-}  // namespace icount
+}  // namespace icount::report
 
 #endif  // ICOUNT_REPORT_HTML_PAGE_H_

@@ -25,7 +25,7 @@
 #include "timer/measurement.h"
 #include "timer/node.h"
 
-namespace icount {
+namespace icount::report {
 namespace {
 
 using base::JsonString;
@@ -171,10 +171,10 @@ std::string TimeJson(const SideCase& side) {
                        absl::StrCat(pooled->SignificantFigures(FiguresRule::kBlocks)))});
 }
 
-std::string TimeComparisonJson(const TimeComparison& t) {
-  const bool verdict =
-      t.verdict != TimeVerdict::kTooFewRounds && t.verdict != TimeVerdict::kUnusable;
-  return Object({Field("verdict", JsonString(TimeVerdictName(t.verdict))),
+std::string TimeComparisonJson(const compare::TimeComparison& t) {
+  const bool verdict = t.verdict != compare::TimeVerdict::kTooFewRounds &&
+                       t.verdict != compare::TimeVerdict::kUnusable;
+  return Object({Field("verdict", JsonString(compare::TimeVerdictName(t.verdict))),
                  Field("delta_pct", verdict ? Num(t.delta_pct) : "null"),
                  Field("ci_pct", verdict ? Array({Num(t.ci_low_pct), Num(t.ci_high_pct)}) : "null"),
                  Field("significant", t.significant ? "true" : "false"),
@@ -321,12 +321,13 @@ std::vector<std::string> NodeWarnings(const ReportInput& input) {
   if (input.baseline.has_value()) {
     const std::string before = absl::StrCat("the baseline (", input.baseline_name, ")");
     const std::string after = absl::StrCat("this run (", input.current_name, ")");
-    node_warnings = CountNodeWarnings(*input.baseline, input.current, before, after);
+    node_warnings = compare::CountNodeWarnings(*input.baseline, input.current, before, after);
     for (std::string& warning :
-         CountSettingWarnings(*input.baseline, input.current, before, after)) {
+         compare::CountSettingWarnings(*input.baseline, input.current, before, after)) {
       node_warnings.push_back(std::move(warning));
     }
-    CasesTimedOnDifferentHosts(*input.baseline, input.current, before, after, &node_warnings);
+    compare::CasesTimedOnDifferentHosts(*input.baseline, input.current, before, after,
+                                        &node_warnings);
   }
   return node_warnings;
 }
@@ -336,28 +337,29 @@ std::vector<std::string> NodeWarnings(const ReportInput& input) {
 //  "metrics": {"instructions": {...}, ...}}; the report has null without
 // a baseline.
 std::string OverallJson(const FileCases& current_cases, const FileCases& baseline_cases,
-                        const std::map<std::string, TimeComparison>& times) {
+                        const std::map<std::string, compare::TimeComparison>& times) {
   const std::map<std::string, SideCase>& current = current_cases.by_key;
   const std::map<std::string, SideCase>& baseline = baseline_cases.by_key;
-  std::vector<CaseValues> values;
+  std::vector<compare::CaseValues> values;
   auto add = [&](const std::string& key) {
     auto b = baseline.find(key);
     auto c = current.find(key);
     auto time = times.find(key);
-    values.push_back(CaseValuesOf(b == baseline.end() ? nullptr : b->second.counts,
-                                  c == current.end() ? nullptr : c->second.counts,
-                                  time == times.end() ? nullptr : &time->second));
+    values.push_back(compare::CaseValuesOf(b == baseline.end() ? nullptr : b->second.counts,
+                                           c == current.end() ? nullptr : c->second.counts,
+                                           time == times.end() ? nullptr : &time->second));
   };
   for (const std::string& key : current_cases.order) add(key);
   for (const std::string& key : baseline_cases.order) {
     if (!current.count(key)) add(key);
   }
-  const std::vector<SuiteChange> changes = SummarizeSuite(values);
-  return Object({Field("lines", ArrayOf(changes,
-                                        [](const SuiteChange& change) {
-                                          return JsonString(FormatSuiteChange(change));
-                                        })),
-                 Field("metrics", base::ProtoToJsonAllFields(SuiteSummaryToProto(changes)))});
+  const std::vector<compare::SuiteChange> changes = compare::SummarizeSuite(values);
+  return Object(
+      {Field("lines", ArrayOf(changes,
+                              [](const compare::SuiteChange& change) {
+                                return JsonString(compare::FormatSuiteChange(change));
+                              })),
+       Field("metrics", base::ProtoToJsonAllFields(compare::SuiteSummaryToProto(changes)))});
 }
 
 }  // namespace
@@ -370,12 +372,13 @@ absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
   const std::map<std::string, SideCase>& baseline = baseline_cases.by_key;
 
   // Wall-time comparisons: the caller's, or ci's unpaired rounds (Gate).
-  std::map<std::string, TimeComparison> times;
+  std::map<std::string, compare::TimeComparison> times;
   if (input.time_comparisons.has_value()) {
     times = *input.time_comparisons;
   } else if (input.baseline.has_value()) {
-    ICOUNT_ASSIGN_OR_RETURN(GateReport gate, Gate(*input.baseline, input.current, GateOptions()));
-    for (const CaseVerdict& c : gate.cases) {
+    ICOUNT_ASSIGN_OR_RETURN(compare::GateReport gate,
+                            compare::Gate(*input.baseline, input.current, compare::GateOptions()));
+    for (const compare::CaseVerdict& c : gate.cases) {
       if (c.time.has_value()) times[c.key] = *c.time;
     }
   }
@@ -462,4 +465,4 @@ absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
        Field("node_warnings", ArrayOf(node_warnings, JsonString))});
 }
 
-}  // namespace icount
+}  // namespace icount::report

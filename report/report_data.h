@@ -32,7 +32,7 @@
 #include "history/store.h"
 #include "timer/measurement_io.h"
 
-namespace icount {
+namespace icount::report {
 
 struct ReportInput {
   std::string title;  // e.g. "icount main", "A/B: A vs B"
@@ -46,7 +46,7 @@ struct ReportInput {
   // Wall-time comparisons by case key, when the caller has better ones than
   // the unpaired comparison of the two files' rounds (ab_test's paired
   // rounds). Without them, a baseline is compared as ci does (Gate).
-  std::optional<std::map<std::string, TimeComparison>> time_comparisons;
+  std::optional<std::map<std::string, compare::TimeComparison>> time_comparisons;
   // Each case's series over the store's runs (counts and wall time), with
   // the change points //tools:history finds: the last `history_runs` runs
   // (a page of 201 cases with 100 runs is ~3 MB more), change points found
@@ -57,6 +57,6 @@ struct ReportInput {
 
 absl::StatusOr<std::string> ReportDataJson(const ReportInput& input);
 
-}  // namespace icount
+}  // namespace icount::report
 
 #endif  // ICOUNT_REPORT_REPORT_DATA_H_

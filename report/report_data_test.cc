@@ -16,7 +16,7 @@
 #include "timer/node_testutil.h"
 #include "report/testing/fake_suite.h"
 
-namespace icount {
+namespace icount::report {
 namespace {
 
 using google::protobuf::Struct;
@@ -101,8 +101,8 @@ TEST(ReportDataTest, ARunShowsEveryCaseWithItsNumbers) {
   for (const Value& why : At(data, "missing").list_value().values()) {
     absl::StrAppend(&missing, why.string_value(), "\n");
   }
-  EXPECT_THAT(missing, testing::HasSubstr("history: no store was given"));
-  EXPECT_THAT(missing, testing::Not(testing::HasSubstr("call trees")));
+  EXPECT_THAT(missing, ::testing::HasSubstr("history: no store was given"));
+  EXPECT_THAT(missing, ::testing::Not(::testing::HasSubstr("call trees")));
 }
 
 TEST(ReportDataTest, AComparisonHasDeltasIntervalsAndUnmatchedCases) {
@@ -136,11 +136,11 @@ TEST(ReportDataTest, AComparisonHasDeltasIntervalsAndUnmatchedCases) {
   const auto& lines = At(At(data, "overall"), "lines").list_value();
   ASSERT_EQ(lines.values_size(), 3);
   EXPECT_THAT(lines.values(0).string_value(),
-              testing::HasSubstr("over 7 cases (7 up, 0 down, 0 within 0.1%); 2 cases on one "
-                                 "side only (A 1, B 1), left out"));
+              ::testing::HasSubstr("over 7 cases (7 up, 0 down, 0 within 0.1%); 2 cases on one "
+                                   "side only (A 1, B 1), left out"));
   EXPECT_THAT(lines.values(1).string_value(),
-              testing::StartsWith("allocations: +33.33% [+33.33, +33.33] over 7 cases (7 up"));
-  EXPECT_THAT(lines.values(2).string_value(), testing::StartsWith("wall time: +"));
+              ::testing::StartsWith("allocations: +33.33% [+33.33, +33.33] over 7 cases (7 up"));
+  EXPECT_THAT(lines.values(2).string_value(), ::testing::StartsWith("wall time: +"));
   EXPECT_EQ(At(At(At(data, "overall"), "metrics"), "instructions")
                 .struct_value()
                 .fields()
@@ -197,10 +197,10 @@ TEST(ReportDataTest, CallersComparisonsWinOverTheFilesRounds) {
   ReportInput input;
   input.current = in.current;
   input.baseline = in.baseline;
-  TimeComparison paired;
-  paired.verdict = TimeVerdict::kTooFewRounds;
+  compare::TimeComparison paired;
+  paired.verdict = compare::TimeVerdict::kTooFewRounds;
   paired.problem = "2 of 3 rounds";
-  input.time_comparisons = std::map<std::string, TimeComparison>{{FakeCaseKey(1), paired}};
+  input.time_comparisons = std::map<std::string, compare::TimeComparison>{{FakeCaseKey(1), paired}};
   absl::StatusOr<std::string> json = ReportDataJson(input);
   ASSERT_TRUE(json.ok()) << json.status();
   const Struct data = Parse(*json);
@@ -218,7 +218,7 @@ TEST(ReportDataTest, SaysWhatIsMissing) {
   wall_only.current = FakeSuiteResults(suite);
   Struct data = Parse(*ReportDataJson(wall_only));
   EXPECT_THAT(At(data, "missing").list_value().values(0).string_value(),
-              testing::StartsWith("instruction counts: these results have wall time only"));
+              ::testing::StartsWith("instruction counts: these results have wall time only"));
   suite.instruction_counts = true;
   suite.call_trees = false;
   suite.wall_time = false;
@@ -226,13 +226,13 @@ TEST(ReportDataTest, SaysWhatIsMissing) {
   no_trees.current = FakeSuiteResults(suite);
   data = Parse(*ReportDataJson(no_trees));
   EXPECT_THAT(At(data, "missing").list_value().values(0).string_value(),
-              testing::StartsWith("call trees: these results carry none"));
+              ::testing::StartsWith("call trees: these results carry none"));
   EXPECT_THAT(At(data, "missing").list_value().values(1).string_value(),
-              testing::StartsWith("wall time: these results have instruction counts only"));
+              ::testing::StartsWith("wall time: these results have instruction counts only"));
 }
 
 TEST(ReportDataTest, HistoryGivesSeriesWithChangePoints) {
-  const std::string db = absl::StrCat(testing::TempDir(), "/report_data_test.db");
+  const std::string db = absl::StrCat(::testing::TempDir(), "/report_data_test.db");
   unlink(db.c_str());
   absl::StatusOr<history::Store> store = history::Store::OpenForWriting(db);
   ASSERT_TRUE(store.ok()) << store.status();
@@ -279,14 +279,14 @@ TEST(ReportDataTest, HistoryGivesSeriesWithChangePoints) {
 TEST(ReportHtmlTest, DataCannotEndItsScriptElement) {
   const std::string html =
       ReportHtml("a <b> & c", R"({"title": "</script><script>alert(1)</script>"})");
-  EXPECT_THAT(html, testing::HasSubstr("<title>a &lt;b&gt; &amp; c</title>"));
-  EXPECT_THAT(html, testing::HasSubstr(R"({"title": "<\/script><script>alert(1)<\/script>"})"));
-  EXPECT_THAT(html, testing::Not(testing::HasSubstr("</script><script>alert(1)")));
+  EXPECT_THAT(html, ::testing::HasSubstr("<title>a &lt;b&gt; &amp; c</title>"));
+  EXPECT_THAT(html, ::testing::HasSubstr(R"({"title": "<\/script><script>alert(1)<\/script>"})"));
+  EXPECT_THAT(html, ::testing::Not(::testing::HasSubstr("</script><script>alert(1)")));
   // Everything inline: no src= or href= to fetch.
-  EXPECT_THAT(html, testing::Not(testing::ContainsRegex("<script[^>]* src=")));
-  EXPECT_THAT(html, testing::Not(testing::ContainsRegex("<link ")));
-  EXPECT_THAT(html, testing::HasSubstr("Chart.js v3.9.1"));
+  EXPECT_THAT(html, ::testing::Not(::testing::ContainsRegex("<script[^>]* src=")));
+  EXPECT_THAT(html, ::testing::Not(::testing::ContainsRegex("<link ")));
+  EXPECT_THAT(html, ::testing::HasSubstr("Chart.js v3.9.1"));
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::report

@@ -1,11 +1,11 @@
 #ifndef ICOUNT_REPORT_VERSION_H_
 #define ICOUNT_REPORT_VERSION_H_
 
-namespace icount {
+namespace icount::report {
 
 // The semantic version of //report: its page and the data the page reads.
 inline constexpr char kReportVersion[] = "0.1.0";
 
-}  // namespace icount
+}  // namespace icount::report
 
 #endif  // ICOUNT_REPORT_VERSION_H_

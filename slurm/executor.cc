@@ -28,7 +28,7 @@
 #include "slurm/slurm_commands.h"
 #include "worker/failure.h"
 
-namespace icount {
+namespace icount::slurm {
 namespace {
 
 using base::Interrupted;
@@ -69,7 +69,7 @@ std::string Tail(const std::string& path, int lines) {
 std::map<std::string, worker::WorkerResultProto> JournalResults(const std::string& path) {
   std::map<std::string, worker::WorkerResultProto> by_id;
   if (access(path.c_str(), F_OK) != 0) return by_id;
-  absl::StatusOr<std::vector<worker::WorkerResultProto>> results = ReadJournal(path);
+  absl::StatusOr<std::vector<worker::WorkerResultProto>> results = worker::ReadJournal(path);
   if (!results.ok()) return by_id;
   for (worker::WorkerResultProto& result : *results) {
     const std::string id = result.id();
@@ -130,14 +130,14 @@ absl::Status CheckWritableDirectory(const std::string& dir) {
 
 class SlurmRun {
  public:
-  SlurmRun(const std::vector<worker::WorkOrderProto>& orders, const RunnerOptions& runner,
+  SlurmRun(const std::vector<worker::WorkOrderProto>& orders, const worker::RunnerOptions& runner,
            const SlurmOptions& slurm)
       : orders_(orders),
         runner_(runner),
         slurm_(slurm),
         dir_(SlurmRunDirectory(orders, runner, slurm)) {}
 
-  absl::StatusOr<RunnerReport> Run() {
+  absl::StatusOr<worker::RunnerReport> Run() {
     const bool exists = access(dir_.c_str(), F_OK) == 0;
     if (exists && !runner_.resume) {
       return absl::AlreadyExistsError(
@@ -150,7 +150,7 @@ class SlurmRun {
     } else {
       ICOUNT_RETURN_IF_ERROR(WritePlan());
     }
-    RunnerReport report;
+    worker::RunnerReport report;
     if (exists) {
       for (const Shard& shard : shards_) {
         for (const auto& [id, result] : JournalResults(ShardPath(dir_, shard.index, ".journal"))) {
@@ -367,7 +367,7 @@ class SlurmRun {
     if (!runner_.on_progress) return;
     int running = 0, pending = 0;
     for (const TaskState& task : active) (task.state == "PENDING" ? pending : running)++;
-    RunnerProgress progress;
+    worker::RunnerProgress progress;
     progress.total = orders_.size();
     progress.done = Done();
     progress.elapsed_seconds =
@@ -452,7 +452,7 @@ class SlurmRun {
   }
 
   const std::vector<worker::WorkOrderProto>& orders_;
-  const RunnerOptions& runner_;
+  const worker::RunnerOptions& runner_;
   const SlurmOptions& slurm_;
   const std::string dir_;
   std::vector<Shard> shards_;
@@ -490,7 +490,7 @@ absl::Status CheckSlurmOptions(const SlurmOptions& slurm) {
 }
 
 std::string SlurmRunDirectory(const std::vector<worker::WorkOrderProto>& orders,
-                              const RunnerOptions& runner, const SlurmOptions& slurm) {
+                              const worker::RunnerOptions& runner, const SlurmOptions& slurm) {
   base::Fnv1a64 hash;
   hash.Add(runner.worker_path);
   for (const std::string& word : runner.command_prefix) hash.Add(word);
@@ -501,23 +501,24 @@ std::string SlurmRunDirectory(const std::vector<worker::WorkOrderProto>& orders,
   return absl::StrCat(slurm.shared_dir, "/icount-run-", hash.Hex());
 }
 
-absl::StatusOr<RunnerReport> RunOnSlurm(const std::vector<worker::WorkOrderProto>& orders,
-                                        const RunnerOptions& runner, const SlurmOptions& slurm) {
+absl::StatusOr<worker::RunnerReport> RunOnSlurm(const std::vector<worker::WorkOrderProto>& orders,
+                                                const worker::RunnerOptions& runner,
+                                                const SlurmOptions& slurm) {
   std::set<std::string> ids;
   for (const worker::WorkOrderProto& order : orders) {
     if (!ids.insert(order.id()).second) {
       return absl::InvalidArgumentError(absl::StrCat("duplicate order id \"", order.id(), "\""));
     }
   }
-  if (orders.empty()) return RunnerReport{};
+  if (orders.empty()) return worker::RunnerReport{};
   ICOUNT_RETURN_IF_ERROR(CheckSlurmOptions(slurm));
   SlurmRun run(orders, runner, slurm);
   return run.Run();
 }
 
-void RemoveSlurmRun(const std::vector<worker::WorkOrderProto>& orders, const RunnerOptions& runner,
-                    const SlurmOptions& slurm) {
+void RemoveSlurmRun(const std::vector<worker::WorkOrderProto>& orders,
+                    const worker::RunnerOptions& runner, const SlurmOptions& slurm) {
   base::RemoveDirectoryTree(SlurmRunDirectory(orders, runner, slurm));
 }
 
-}  // namespace icount
+}  // namespace icount::slurm

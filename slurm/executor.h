@@ -41,7 +41,7 @@
 #include "worker/runner.h"
 #include "worker/worker.pb.h"
 
-namespace icount {
+namespace icount::slurm {
 
 struct SlurmOptions {
   // A directory every node sees at this path, writable by the tasks.
@@ -67,15 +67,16 @@ absl::Status CheckSlurmOptions(const SlurmOptions& slurm);
 // shared_dir: the same orders, worker, command prefix and journal give the
 // same directory, which is how --resume finds it.
 std::string SlurmRunDirectory(const std::vector<worker::WorkOrderProto>& orders,
-                              const RunnerOptions& runner, const SlurmOptions& slurm);
+                              const worker::RunnerOptions& runner, const SlurmOptions& slurm);
 
-absl::StatusOr<RunnerReport> RunOnSlurm(const std::vector<worker::WorkOrderProto>& orders,
-                                        const RunnerOptions& runner, const SlurmOptions& slurm);
+absl::StatusOr<worker::RunnerReport> RunOnSlurm(const std::vector<worker::WorkOrderProto>& orders,
+                                                const worker::RunnerOptions& runner,
+                                                const SlurmOptions& slurm);
 
 // Removes a finished run's directory (tasks' journals and logs).
-void RemoveSlurmRun(const std::vector<worker::WorkOrderProto>& orders, const RunnerOptions& runner,
-                    const SlurmOptions& slurm);
+void RemoveSlurmRun(const std::vector<worker::WorkOrderProto>& orders,
+                    const worker::RunnerOptions& runner, const SlurmOptions& slurm);
 
-}  // namespace icount
+}  // namespace icount::slurm
 
 #endif  // ICOUNT_SLURM_EXECUTOR_H_

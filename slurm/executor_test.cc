@@ -8,7 +8,7 @@
 #include "worker/runner.h"
 #include "worker/worker.pb.h"
 
-namespace icount {
+namespace icount::slurm {
 namespace {
 
 std::vector<worker::WorkOrderProto> Orders(const std::string& id) {
@@ -19,8 +19,8 @@ std::vector<worker::WorkOrderProto> Orders(const std::string& id) {
 }
 
 // A side's runner options: a worker run through the side's command.
-RunnerOptions SideRunner(const std::string& journal_path) {
-  RunnerOptions runner;
+worker::RunnerOptions SideRunner(const std::string& journal_path) {
+  worker::RunnerOptions runner;
   runner.worker_path = "/w/worker";
   runner.command_prefix = {"/bin/bash", "-c", "true; exec \"$@\"", "side"};
   runner.journal_path = journal_path;
@@ -30,7 +30,7 @@ RunnerOptions SideRunner(const std::string& journal_path) {
 TEST(SlurmRunDirectoryTest, TheSameRunFindsItsDirectoryAgain) {
   SlurmOptions slurm;
   slurm.shared_dir = "/shared";
-  const RunnerOptions runner = SideRunner("out.json.S0.counts.journal");
+  const worker::RunnerOptions runner = SideRunner("out.json.S0.counts.journal");
   const std::string dir = SlurmRunDirectory(Orders("a"), runner, slurm);
   EXPECT_THAT(dir, ::testing::StartsWith("/shared/icount-run-"));
   EXPECT_EQ(SlurmRunDirectory(Orders("a"), runner, slurm), dir);  // how --resume finds it
@@ -42,10 +42,10 @@ TEST(SlurmRunDirectoryTest, IdenticalSidesRunningAtOnceKeepApart) {
   // worker and environment, told apart by their journals.
   SlurmOptions slurm;
   slurm.shared_dir = "/shared";
-  const RunnerOptions one = SideRunner("out.json.S0.counts.journal");
-  const RunnerOptions two = SideRunner("out.json.S1.counts.journal");
+  const worker::RunnerOptions one = SideRunner("out.json.S0.counts.journal");
+  const worker::RunnerOptions two = SideRunner("out.json.S1.counts.journal");
   EXPECT_NE(SlurmRunDirectory(Orders("a"), one, slurm), SlurmRunDirectory(Orders("a"), two, slurm));
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::slurm

@@ -20,7 +20,7 @@
 #include "worker/progress.h"
 #include "worker/runner.h"
 
-namespace icount {
+namespace icount::slurm {
 namespace {
 
 std::string Hostname() {
@@ -44,7 +44,7 @@ int Main(int argc, char** argv) {
   }
   std::fprintf(stderr, "shard_task: shard %d of %d, %d orders, on %s; journal %s\n", task.shard(),
                task.shards(), task.orders_size(), Hostname().c_str(), task.journal_path().c_str());
-  RunnerOptions options;
+  worker::RunnerOptions options;
   options.worker_path = task.worker_path();
   options.command_prefix.assign(task.command_prefix().begin(), task.command_prefix().end());
   options.retries = task.retries();
@@ -53,14 +53,14 @@ int Main(int argc, char** argv) {
   options.cache_sim = task.cache_sim();
   options.journal_path = task.journal_path();
   options.resume = true;  // a resubmitted task continues what the last one finished
-  ProgressLog log;
-  options.on_progress = [&log](const RunnerProgress& progress) {
+  worker::ProgressLog log;
+  options.on_progress = [&log](const worker::RunnerProgress& progress) {
     if (std::optional<std::string> line = log.Line(progress)) {
       std::fprintf(stderr, "shard_task: %s\n", line->c_str());
     }
   };
   const std::vector<worker::WorkOrderProto> orders(task.orders().begin(), task.orders().end());
-  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  absl::StatusOr<worker::RunnerReport> report = worker::RunOrders(orders, options);
   if (!report.ok()) {
     std::fprintf(stderr, "shard_task: shard %d on %s: %s\n", task.shard(), Hostname().c_str(),
                  std::string(report.status().message()).c_str());
@@ -74,6 +74,6 @@ int Main(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::slurm
 
-int main(int argc, char** argv) { return icount::Main(argc, argv); }
+int main(int argc, char** argv) { return icount::slurm::Main(argc, argv); }

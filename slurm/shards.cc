@@ -5,7 +5,7 @@
 #include <numeric>
 #include <string>
 
-namespace icount {
+namespace icount::slurm {
 
 double ExpectedOrderSeconds(const worker::WorkOrderProto& order) {
   const bool python = order.task_spec().language() == timer::PYTHON;
@@ -53,4 +53,4 @@ std::vector<std::vector<size_t>> SplitIntoShards(const std::vector<worker::WorkO
   return result;
 }
 
-}  // namespace icount
+}  // namespace icount::slurm

@@ -12,7 +12,7 @@
 
 #include "worker/worker.pb.h"
 
-namespace icount {
+namespace icount::slurm {
 
 // What an order is expected to take on a node, in seconds, from the
 // figures in docs/slurm.md (2-core AMD EPYC VM): an instruction-count order
@@ -31,6 +31,6 @@ double ExpectedOrderSeconds(const worker::WorkOrderProto& order);
 std::vector<std::vector<size_t>> SplitIntoShards(const std::vector<worker::WorkOrderProto>& orders,
                                                  int shards);
 
-}  // namespace icount
+}  // namespace icount::slurm
 
 #endif  // ICOUNT_SLURM_SHARDS_H_

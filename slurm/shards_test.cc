@@ -7,7 +7,7 @@
 
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::slurm {
 namespace {
 
 worker::WorkOrderProto Counts(timer::Language language, int repeats) {
@@ -111,4 +111,4 @@ TEST(SplitIntoShardsTest, Deterministic) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::slurm

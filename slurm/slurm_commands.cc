@@ -12,7 +12,7 @@
 #include "absl/strings/strip.h"
 #include "base/subprocess.h"
 
-namespace icount {
+namespace icount::slurm {
 namespace {
 
 bool OnPath(const std::string& command) {
@@ -192,4 +192,4 @@ absl::StatusOr<int> PartitionNodeCount(const std::string& partition) {
   return total;
 }
 
-}  // namespace icount
+}  // namespace icount::slurm

@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace icount {
+namespace icount::slurm {
 
 // NotFound naming the missing commands and the Debian package that has
 // them when sbatch, squeue, scontrol, scancel or sinfo is not on PATH.
@@ -73,6 +73,6 @@ absl::Status CancelJobs(const std::vector<std::string>& job_ids);
 // The nodes in `partition` (the default partition when empty), from sinfo.
 absl::StatusOr<int> PartitionNodeCount(const std::string& partition);
 
-}  // namespace icount
+}  // namespace icount::slurm
 
 #endif  // ICOUNT_SLURM_SLURM_COMMANDS_H_

@@ -8,7 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::slurm {
 namespace {
 
 using ::testing::HasSubstr;
@@ -133,4 +133,4 @@ TEST_F(FakeSlurmTest, PartitionNodeCountSumsSinfoLines) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::slurm

@@ -1,12 +1,12 @@
 #ifndef ICOUNT_SLURM_VERSION_H_
 #define ICOUNT_SLURM_VERSION_H_
 
-namespace icount {
+namespace icount::slurm {
 
 // The semantic version of //slurm: the executor, its shard task files and
 // the layout of a run's shared directory.
 inline constexpr char kSlurmVersion[] = "0.1.0";
 
-}  // namespace icount
+}  // namespace icount::slurm
 
 #endif  // ICOUNT_SLURM_VERSION_H_

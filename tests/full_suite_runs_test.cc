@@ -15,9 +15,9 @@ namespace icount {
 namespace {
 
 TEST(FullSuiteRunsTest, EveryCaseRunsOnce) {
-  absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
+  absl::StatusOr<tools::Suite> suite = tools::LoadSuite("definitions", "full_suite");
   ASSERT_TRUE(suite.ok()) << suite.status();
-  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = SelectCases(*suite, {});
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = tools::SelectCases(*suite, {});
   ASSERT_TRUE(cases.ok()) << cases.status();
   ASSERT_EQ(cases->size(), 201u);
   int torchscript_cpp = 0, torchscript_python = 0, backward = 0;
@@ -31,21 +31,21 @@ TEST(FullSuiteRunsTest, EveryCaseRunsOnce) {
   EXPECT_GT(torchscript_python, 0);
   EXPECT_GT(backward, 0);
 
-  MeasureOptions measure;
+  tools::MeasureOptions measure;
   measure.instruction_counts = false;
   measure.min_run_time = 1e-4;  // a handful of runs
-  const std::vector<worker::WorkOrderProto> orders = MakeOrders(*suite, *cases, measure);
-  RunnerOptions options;
+  const std::vector<worker::WorkOrderProto> orders = tools::MakeOrders(*suite, *cases, measure);
+  worker::RunnerOptions options;
   options.worker_path = suite->worker_path;
   options.journal_path = std::string(std::getenv("TEST_TMPDIR")) + "/suite.journal";
   options.timeout_seconds = 120;
-  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  absl::StatusOr<worker::RunnerReport> report = worker::RunOrders(orders, options);
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->results.size(), orders.size());
   for (size_t i = 0; i < orders.size(); ++i) {
     const worker::WorkerResultProto& result = report->results[i];
     EXPECT_TRUE(result.has_output())
-        << orders[i].id() << ": " << FailureKindName(result.failure().kind()) << ": "
+        << orders[i].id() << ": " << worker::FailureKindName(result.failure().kind()) << ": "
         << result.failure().reason();
     if (result.has_output()) {
       EXPECT_GT(result.output().wall_time().raw_times_size(), 0) << orders[i].id();

@@ -285,7 +285,8 @@ timer::ResultsFileProto ResultsToProto(const ResultsFile& results) {
   proto.set_start_time(results.start_time);
   proto.set_end_time(results.end_time);
   proto.set_machine(results.machine);
-  if (results.machine_node.ByteSizeLong() != 0) *proto.mutable_machine_node() = results.machine_node;
+  if (results.machine_node.ByteSizeLong() != 0)
+    *proto.mutable_machine_node() = results.machine_node;
   proto.set_suite_checksum(results.suite_checksum);
   proto.mutable_settings()->insert(results.settings.begin(), results.settings.end());
   proto.mutable_failures()->insert(results.failures.begin(), results.failures.end());

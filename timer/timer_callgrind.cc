@@ -87,7 +87,8 @@ absl::Status CheckCallgrindOptions(const CallgrindOptions& options) {
 
 // Under valgrind: measures in this process's template (or in this
 // process, options.measure_in_this_process) and returns the dumps.
-absl::StatusOr<CallgrindDumpFiles> CollectHere(timer::internal::Kernel& kernel, const TaskSpec& spec,
+absl::StatusOr<CallgrindDumpFiles> CollectHere(timer::internal::Kernel& kernel,
+                                               const TaskSpec& spec,
                                                const CallgrindOptions& options) {
   const base::PhaseMark start = base::PhaseNow();
   std::shared_ptr<timer::internal::Kernel> baseline;
@@ -99,10 +100,9 @@ absl::StatusOr<CallgrindDumpFiles> CollectHere(timer::internal::Kernel& kernel, 
   }
   base::RecordPhase("case", "prepare the baseline's statement", start);
   const bool measure_baseline = options.collect_baseline && !options.baseline_measured_by_caller;
-  return timer::internal::CollectInThisProcess(kernel, measure_baseline ? baseline.get() : nullptr,
-                                              options.number, options.repeats, spec.num_threads,
-                                              options.measure_in_this_process,
-                                              &options.on_measured, options.dump_tag);
+  return timer::internal::CollectInThisProcess(
+      kernel, measure_baseline ? baseline.get() : nullptr, options.number, options.repeats,
+      spec.num_threads, options.measure_in_this_process, &options.on_measured, options.dump_tag);
 }
 
 absl::StatusOr<std::string> ReadLink(const char* path) {

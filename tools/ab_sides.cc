@@ -19,7 +19,7 @@
 #include "timer/measurement_io.h"
 #include "tools/executor.h"
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
 // Splits `cases` into those that run on LibTorch `available` and those
@@ -62,8 +62,8 @@ absl::Status Canary(const Side& side, const expand::SuiteCaseProto& canary, bool
   // under $TMPDIR, gone when it ends.
   absl::StatusOr<std::string> directory = base::MakeTemporaryDirectory("icount-canary");
   if (!directory.ok()) return directory.status();
-  RunnerOptions options = SideOptions(side, 1, *directory + "/canary.journal", cache_sim);
-  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  worker::RunnerOptions options = SideOptions(side, 1, *directory + "/canary.journal", cache_sim);
+  absl::StatusOr<worker::RunnerReport> report = worker::RunOrders(orders, options);
   base::RemoveDirectoryTree(*directory);
   if (!report.ok()) {
     // The canaries run side by side: say whose it was. Its journal, which
@@ -113,7 +113,8 @@ absl::Status ProbeLibTorch(Side& side) {
   argv.push_back("--print_libtorch_version");
   absl::StatusOr<base::CommandResult> result = base::RunCommand(argv);
   if (!result.ok()) return result.status();
-  std::optional<LibTorchVersionReport> report = FindLibTorchVersionLine(result->output);
+  std::optional<worker::LibTorchVersionReport> report =
+      worker::FindLibTorchVersionLine(result->output);
   if (result->exit_code != 0 || !report.has_value()) {
     return absl::FailedPreconditionError(
         absl::StrCat("environment ", side.name, " (", side.command,
@@ -136,8 +137,9 @@ absl::Status ProbeLibTorch(Side& side) {
   return absl::OkStatus();
 }
 
-RunnerOptions SideOptions(const Side& side, int jobs, std::string journal_path, bool cache_sim) {
-  RunnerOptions options;
+worker::RunnerOptions SideOptions(const Side& side, int jobs, std::string journal_path,
+                                  bool cache_sim) {
+  worker::RunnerOptions options;
   options.worker_path = side.suite().worker_path;
   options.jobs = jobs;
   options.command_prefix = environment::EnvironmentPrefix(side.command);
@@ -197,10 +199,10 @@ void RemoveJournals(const std::vector<const SideRun*>& runs, const std::string& 
 }
 
 absl::Status RunInto(const std::vector<worker::WorkOrderProto>& orders,
-                     const RunnerOptions& options, SideRun& run, int round) {
+                     const worker::RunnerOptions& options, SideRun& run, int round) {
   run.journals.push_back(round < 0 ? RunStatePath(orders, options) : options.journal_path);
-  absl::StatusOr<RunnerReport> report =
-      round < 0 ? ExecuteOrders(orders, options) : RunOrders(orders, options);
+  absl::StatusOr<worker::RunnerReport> report =
+      round < 0 ? ExecuteOrders(orders, options) : worker::RunOrders(orders, options);
   if (!report.ok()) return report.status();
   if (report->resumed > 0) {
     std::fprintf(stderr, "ab_test: %d of %zu results resumed from %s\n", report->resumed,
@@ -214,11 +216,11 @@ absl::Status RunInto(const std::vector<worker::WorkOrderProto>& orders,
 
 SidesProgress::SidesProgress(std::vector<std::string> names, int orders_per_side)
     : names_(std::move(names)), sides_(names_.size()) {
-  for (RunnerProgress& side : sides_) side.total = orders_per_side;
+  for (worker::RunnerProgress& side : sides_) side.total = orders_per_side;
 }
 
-std::function<void(const RunnerProgress&)> SidesProgress::For(int side) {
-  return [this, side](const RunnerProgress& progress) {
+std::function<void(const worker::RunnerProgress&)> SidesProgress::For(int side) {
+  return [this, side](const worker::RunnerProgress& progress) {
     std::lock_guard<std::mutex> lock(mutex_);
     sides_[side] = progress;
     const bool finished = progress.done == progress.total;
@@ -269,7 +271,7 @@ absl::Status RunBothSides(const Side& a, const Side& b,
     }
   }
   auto options = [&](const Side& side, const std::string& part, int jobs) {
-    RunnerOptions o = SideOptions(
+    worker::RunnerOptions o = SideOptions(
         side, jobs, JournalPath(run_options.journal_base, side.name, part), run_options.cache_sim);
     o.resume = run_options.resume;
     return o;
@@ -282,8 +284,8 @@ absl::Status RunBothSides(const Side& a, const Side& b,
     std::fprintf(stderr, "ab_test: instruction counts of %zu cases in A and B at once...\n",
                  count_orders[0].size());
     SidesProgress progress({"A", "B"}, static_cast<int>(count_orders[0].size()));
-    RunnerOptions a_options = options(a, "counts", jobs);
-    RunnerOptions b_options = options(b, "counts", jobs);
+    worker::RunnerOptions a_options = options(a, "counts", jobs);
+    worker::RunnerOptions b_options = options(b, "counts", jobs);
     a_options.on_progress = progress.For(0);
     b_options.on_progress = progress.For(1);
     auto a_done =
@@ -381,7 +383,8 @@ absl::StatusOr<expand::SuiteCaseProto> ChooseCanary(const Suite& suite, bool pyt
                    " case without a min_libtorch_version to be the canary"));
 }
 
-std::map<std::string, PairedRounds> PairRounds(const SideRun& a_run, const SideRun& b_run) {
+std::map<std::string, compare::PairedRounds> PairRounds(const SideRun& a_run,
+                                                        const SideRun& b_run) {
   auto per_round = [](const SideRun& run) {
     std::map<std::string, std::map<int, double>> times;  // case -> round -> median
     for (size_t i = 0; i < run.orders.size(); ++i) {
@@ -395,11 +398,11 @@ std::map<std::string, PairedRounds> PairRounds(const SideRun& a_run, const SideR
   };
   const auto a_times = per_round(a_run);
   const auto b_times = per_round(b_run);
-  std::map<std::string, PairedRounds> paired;
+  std::map<std::string, compare::PairedRounds> paired;
   for (const auto& [key, a_rounds] : a_times) {
     auto b_rounds = b_times.find(key);
     if (b_rounds == b_times.end()) continue;
-    PairedRounds& rounds = paired[key];
+    compare::PairedRounds& rounds = paired[key];
     for (const auto& [round, a_median] : a_rounds) {
       auto b_median = b_rounds->second.find(round);
       if (b_median == b_rounds->second.end()) continue;
@@ -410,21 +413,21 @@ std::map<std::string, PairedRounds> PairRounds(const SideRun& a_run, const SideR
   return paired;
 }
 
-std::map<std::string, TimeComparison> CompareTimes(const std::vector<expand::SuiteCaseProto>& cases,
-                                                   const SideRun& a_run, const SideRun& b_run) {
-  const std::map<std::string, PairedRounds> paired = PairRounds(a_run, b_run);
+std::map<std::string, compare::TimeComparison> CompareTimes(
+    const std::vector<expand::SuiteCaseProto>& cases, const SideRun& a_run, const SideRun& b_run) {
+  const std::map<std::string, compare::PairedRounds> paired = PairRounds(a_run, b_run);
   std::vector<std::string> keys;
-  std::vector<PairedRounds> rounds;
+  std::vector<compare::PairedRounds> rounds;
   for (const expand::SuiteCaseProto& c : cases) {
     auto found = paired.find(c.key());
     if (found == paired.end()) continue;
     keys.push_back(c.key());
     rounds.push_back(found->second);
   }
-  const std::vector<TimeComparison> verdicts = CompareWallTimes(rounds);
-  std::map<std::string, TimeComparison> by_key;
+  const std::vector<compare::TimeComparison> verdicts = compare::CompareWallTimes(rounds);
+  std::map<std::string, compare::TimeComparison> by_key;
   for (size_t i = 0; i < keys.size(); ++i) by_key[keys[i]] = verdicts[i];
   return by_key;
 }
 
-}  // namespace icount
+}  // namespace icount::tools

@@ -37,7 +37,7 @@
 #include "worker/runner.h"
 #include "worker/worker.pb.h"
 
-namespace icount {
+namespace icount::tools {
 
 struct Side {
   std::string name;
@@ -46,7 +46,7 @@ struct Side {
   // Whether its workers import torch (RunnerOptions::python): the same on
   // every side, false when one side's PyTorch has no torch package.
   bool workers_import_torch = true;
-  LibTorchVersionReport libtorch;  // as the side's worker reports it (ProbeLibTorch)
+  worker::LibTorchVersionReport libtorch;  // as the side's worker reports it (ProbeLibTorch)
   expand::LibTorchVersion libtorch_version;
 
   const Suite& suite() const { return environment.suite; }
@@ -92,7 +92,8 @@ absl::Status CheckCanaries(const std::vector<const Side*>& sides,
 // The runner's options for the side's workers: its worker, its command as
 // the prefix, `jobs` workers, no retries (a case that crashes in an
 // environment crashes again).
-RunnerOptions SideOptions(const Side& side, int jobs, std::string journal_path, bool cache_sim);
+worker::RunnerOptions SideOptions(const Side& side, int jobs, std::string journal_path,
+                                  bool cache_sim);
 
 // Where a side keeps the results of one part of the run ("counts",
 // TimeRoundPart(0), ...) until the results are written: "BASE.SIDE.PART.journal".
@@ -130,7 +131,7 @@ void RemoveJournals(const std::vector<const SideRun*>& runs, const std::string& 
 // (round -1) on the chosen executor (tools/executor.h), wall-time rounds
 // always on this machine, so that both sides of a round are timed on one.
 absl::Status RunInto(const std::vector<worker::WorkOrderProto>& orders,
-                     const RunnerOptions& options, SideRun& run, int round = -1);
+                     const worker::RunnerOptions& options, SideRun& run, int round = -1);
 
 // One progress line for the sides' runs ("ab_test: counts: A 3/14, B
 // 2/14"), at most every 10 s of a run, and when a side finishes.
@@ -139,12 +140,12 @@ class SidesProgress {
   SidesProgress(std::vector<std::string> names, int orders_per_side);
 
   // The runner's progress callback for side `side`.
-  std::function<void(const RunnerProgress&)> For(int side);
+  std::function<void(const worker::RunnerProgress&)> For(int side);
 
  private:
   std::mutex mutex_;
   const std::vector<std::string> names_;
-  std::vector<RunnerProgress> sides_;
+  std::vector<worker::RunnerProgress> sides_;
   double next_report_seconds_ = 0;
 };
 
@@ -173,13 +174,13 @@ absl::Status RunBothSides(const Side& a, const Side& b,
 // Each case's wall time on each side per round (the median seconds per
 // run), paired by round: rounds that one side did not finish are left out;
 // an unreadable measurement is NaN.
-std::map<std::string, PairedRounds> PairRounds(const SideRun& a_run, const SideRun& b_run);
+std::map<std::string, compare::PairedRounds> PairRounds(const SideRun& a_run, const SideRun& b_run);
 
 // The verdict on each case's wall time, by case key (cases timed on both
 // sides only), from one correction over all of them (CompareWallTimes).
-std::map<std::string, TimeComparison> CompareTimes(const std::vector<expand::SuiteCaseProto>& cases,
-                                                   const SideRun& a_run, const SideRun& b_run);
+std::map<std::string, compare::TimeComparison> CompareTimes(
+    const std::vector<expand::SuiteCaseProto>& cases, const SideRun& a_run, const SideRun& b_run);
 
-}  // namespace icount
+}  // namespace icount::tools
 
 #endif  // ICOUNT_TOOLS_AB_SIDES_H_

@@ -14,7 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
 using ::testing::ElementsAre;
@@ -204,7 +204,7 @@ TEST(AbSidesTest, RoundsPairOnlyWhereBothSidesFinished) {
     side.rounds.push_back(-1);
     return side;
   };
-  const std::map<std::string, PairedRounds> paired =
+  const std::map<std::string, compare::PairedRounds> paired =
       PairRounds(run({{0, 1.0}, {1, 2.0}, {2, 3.0}}), run({{0, 1.5}, {2, 3.5}}));
   ASSERT_EQ(paired.size(), 1u);
   EXPECT_THAT(paired.at("add").a, ElementsAre(1.0, 3.0));
@@ -212,4 +212,4 @@ TEST(AbSidesTest, RoundsPairOnlyWhereBothSidesFinished) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::tools

@@ -103,8 +103,8 @@ ABSL_FLAG(double, min_run_time, 0.05,
 ABSL_FLAG(int, time_rounds, 6,
           "With --display_time: paired rounds, each timing every case on A and on B; fewer than "
           "3 give no verdict.");
-ABSL_FLAG(bool, rehearse_torchscript, false, icount::kRehearseTorchScriptHelp);
-ABSL_FLAG(bool, cache_sim, false, icount::kCacheSimHelp);
+ABSL_FLAG(bool, rehearse_torchscript, false, icount::tools::kRehearseTorchScriptHelp);
+ABSL_FLAG(bool, cache_sim, false, icount::tools::kCacheSimHelp);
 ABSL_FLAG(bool, colorize, false, "Colours the table with ANSI escapes.");
 ABSL_FLAG(bool, markdown, false, "Prints the table as Markdown (for pull requests).");
 ABSL_FLAG(int, top, 3,
@@ -117,7 +117,7 @@ ABSL_FLAG(std::string, sides, "",
           "shows where each case's count first changes (counts only).");
 ABSL_FLAG(bool, resume, false, "Continues an interrupted run; give the same flags and --json.");
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
 // What ab_test writes to --json (AbTestFile, or SidesJson), by how it
@@ -199,7 +199,8 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
         "interrupted run with --json=",
         json, " leaves them); run without --resume to start a new run"));
   }
-  for (const std::string& journal : journals) ICOUNT_RETURN_IF_ERROR(CheckNoOldJournal(journal));
+  for (const std::string& journal : journals)
+    ICOUNT_RETURN_IF_ERROR(worker::CheckNoOldJournal(journal));
   return absl::OkStatus();
 }
 
@@ -240,9 +241,10 @@ struct SideResults {
 // the instruction counts are; "" when a side has none.
 std::string CyclesTable(const std::vector<expand::SuiteCaseProto>& cases, const Side& a,
                         const Side& b, const SideResults& in_a, const SideResults& in_b) {
-  DeltaTable table(absl::StrCat("Estimated cycles per run: A (LibTorch ", a.libtorch.version,
-                                ") vs B (LibTorch ", b.libtorch.version, ")"),
-                   SuiteColumns());
+  compare::DeltaTable table(
+      absl::StrCat("Estimated cycles per run: A (LibTorch ", a.libtorch.version,
+                   ") vs B (LibTorch ", b.libtorch.version, ")"),
+      SuiteColumns());
   table.set_quantity("Estimated cycles per run (cache model, docs/metrics.md)");
   bool any = false;
   for (const expand::SuiteCaseProto& c : cases) {
@@ -255,7 +257,7 @@ std::string CyclesTable(const std::vector<expand::SuiteCaseProto>& cases, const 
     if (!before && !after) continue;
     any = true;
     CasePlace place = PlaceCase(c);
-    DeltaValues& values =
+    compare::DeltaValues& values =
         table.Entry({std::move(place.label), place.num_threads, place.autograd, place.column});
     values.a_instructions = before;
     values.b_instructions = after;
@@ -281,11 +283,11 @@ std::string AllocationChanges(const std::vector<expand::SuiteCaseProto>& cases,
     const std::optional<double>& after = b->second->allocations_per_run;
     if (!before || !after) continue;
     ++compared;
-    if (!AllocationsDiffer(*before, *after)) continue;
-    lines.push_back(absl::StrCat("  ", ResultCaseTitle(b->second->task_spec), ": ",
-                                 FormatAllocations(*before), " -> ", FormatAllocations(*after),
-                                 " (", *after > *before ? "+" : "",
-                                 FormatAllocations(*after - *before), ")"));
+    if (!compare::AllocationsDiffer(*before, *after)) continue;
+    lines.push_back(absl::StrCat(
+        "  ", ResultCaseTitle(b->second->task_spec), ": ", compare::FormatAllocations(*before),
+        " -> ", compare::FormatAllocations(*after), " (", *after > *before ? "+" : "",
+        compare::FormatAllocations(*after - *before), ")"));
   }
   if (compared == 0) return "";
   if (lines.empty()) {
@@ -297,28 +299,27 @@ std::string AllocationChanges(const std::vector<expand::SuiteCaseProto>& cases,
 }
 
 // The suite-level answer per metric (compare/suite_summary.h).
-std::vector<SuiteChange> SummarizeSides(const std::vector<expand::SuiteCaseProto>& cases,
-                                        const SuiteResults& a_results,
-                                        const SuiteResults& b_results,
-                                        const std::map<std::string, TimeComparison>& times) {
+std::vector<compare::SuiteChange> SummarizeSides(
+    const std::vector<expand::SuiteCaseProto>& cases, const SuiteResults& a_results,
+    const SuiteResults& b_results, const std::map<std::string, compare::TimeComparison>& times) {
   const SideResults in_a(a_results), in_b(b_results);
-  std::vector<CaseValues> values;
+  std::vector<compare::CaseValues> values;
   for (const expand::SuiteCaseProto& c : cases) {
     auto a = in_a.counts.find(c.key());
     auto b = in_b.counts.find(c.key());
     auto time = times.find(c.key());
-    values.push_back(CaseValuesOf(a == in_a.counts.end() ? nullptr : a->second,
-                                  b == in_b.counts.end() ? nullptr : b->second,
-                                  time == times.end() ? nullptr : &time->second));
+    values.push_back(compare::CaseValuesOf(a == in_a.counts.end() ? nullptr : a->second,
+                                           b == in_b.counts.end() ? nullptr : b->second,
+                                           time == times.end() ? nullptr : &time->second));
   }
-  return SummarizeSuite(values);
+  return compare::SummarizeSuite(values);
 }
 
 // "Overall, B against A:" and one FormatSuiteChange line per metric.
-std::string RenderSummary(const std::vector<SuiteChange>& changes, bool markdown) {
+std::string RenderSummary(const std::vector<compare::SuiteChange>& changes, bool markdown) {
   std::string text = "\nOverall, B against A (geometric mean of B / A over cases, 95% interval):\n";
-  for (const SuiteChange& change : changes) {
-    absl::StrAppend(&text, markdown ? "- " : "  ", FormatSuiteChange(change), "\n");
+  for (const compare::SuiteChange& change : changes) {
+    absl::StrAppend(&text, markdown ? "- " : "  ", compare::FormatSuiteChange(change), "\n");
   }
   return text;
 }
@@ -329,16 +330,17 @@ std::string RenderSummary(const std::vector<SuiteChange>& changes, bool markdown
 std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, const Side& a,
                              const Side& b, const SuiteResults& a_results,
                              const SuiteResults& b_results,
-                             const std::map<std::string, TimeComparison>& times, bool wall_time) {
-  DeltaTable table(absl::StrCat(wall_time ? "Instructions and wall time" : "Instructions",
-                                " per run: A (LibTorch ", a.libtorch.version, ") vs B (LibTorch ",
-                                b.libtorch.version, ")"),
-                   SuiteColumns());
+                             const std::map<std::string, compare::TimeComparison>& times,
+                             bool wall_time) {
+  compare::DeltaTable table(absl::StrCat(wall_time ? "Instructions and wall time" : "Instructions",
+                                         " per run: A (LibTorch ", a.libtorch.version,
+                                         ") vs B (LibTorch ", b.libtorch.version, ")"),
+                            SuiteColumns());
   const SideResults in_a(a_results), in_b(b_results);
   std::vector<std::pair<double, std::string>> changes;  // (|delta per run|, key)
   for (const expand::SuiteCaseProto& c : cases) {
     CasePlace place = PlaceCase(c);
-    DeltaValues& values =
+    compare::DeltaValues& values =
         table.Entry({std::move(place.label), place.num_threads, place.autograd, place.column});
     if (in_a.counts.count(c.key())) values.a_instructions = in_a.counts.at(c.key())->counts_per_run;
     if (in_b.counts.count(c.key())) values.b_instructions = in_b.counts.at(c.key())->counts_per_run;
@@ -394,10 +396,10 @@ compare::AbTestLibTorchProto LibTorchProto(const Side& side) {
 // What --json holds (compare/comparison_file.proto): both sides' results,
 // their LibTorch, and one comparison per case measured on both sides, in
 // suite order.
-compare::AbTestFileProto AbTestFile(const std::vector<expand::SuiteCaseProto>& cases,
-                                    const Side& a, const Side& b, const SuiteResults& a_results,
+compare::AbTestFileProto AbTestFile(const std::vector<expand::SuiteCaseProto>& cases, const Side& a,
+                                    const Side& b, const SuiteResults& a_results,
                                     const SuiteResults& b_results,
-                                    const std::map<std::string, TimeComparison>& times,
+                                    const std::map<std::string, compare::TimeComparison>& times,
                                     const std::vector<expand::SuiteCaseProto>& skipped,
                                     const std::vector<std::string>& node_warnings) {
   compare::AbTestFileProto file;
@@ -407,25 +409,27 @@ compare::AbTestFileProto AbTestFile(const std::vector<expand::SuiteCaseProto>& c
   *file.mutable_libtorch()->mutable_b() = LibTorchProto(b);
   const SideResults in_a(a_results), in_b(b_results);
   for (const expand::SuiteCaseProto& c : cases) {
-    CaseComparison comparison;
+    compare::CaseComparison comparison;
     if (in_a.counts.count(c.key()) && in_b.counts.count(c.key())) {
       const InstructionCounts& before = *in_a.counts.at(c.key());
       const InstructionCounts& after = *in_b.counts.at(c.key());
-      comparison.counts_delta_pct = PercentChange(before.counts_per_run, after.counts_per_run);
+      comparison.counts_delta_pct =
+          compare::PercentChange(before.counts_per_run, after.counts_per_run);
       if (before.allocations_per_run && after.allocations_per_run) {
         comparison.allocations_delta = *after.allocations_per_run - *before.allocations_per_run;
       }
       if (before.estimated_cycles_per_run && after.estimated_cycles_per_run) {
-        comparison.cycles_delta_pct =
-            PercentChange(*before.estimated_cycles_per_run, *after.estimated_cycles_per_run);
+        comparison.cycles_delta_pct = compare::PercentChange(*before.estimated_cycles_per_run,
+                                                             *after.estimated_cycles_per_run);
       }
     }
     auto time = times.find(c.key());
     if (time != times.end()) comparison.time = &time->second;
     if (!comparison.counts_delta_pct.has_value() && comparison.time == nullptr) continue;
-    *file.add_comparisons() = CaseComparisonToProto(c.key(), comparison);
+    *file.add_comparisons() = compare::CaseComparisonToProto(c.key(), comparison);
   }
-  *file.mutable_summary() = SuiteSummaryToProto(SummarizeSides(cases, a_results, b_results, times));
+  *file.mutable_summary() =
+      compare::SuiteSummaryToProto(SummarizeSides(cases, a_results, b_results, times));
   for (const expand::SuiteCaseProto& c : skipped) file.add_skipped_by_backtesting(c.key());
   for (const std::string& warning : node_warnings) file.add_node_warnings(warning);
   return file;
@@ -503,7 +507,7 @@ int RunSides(const Suite& own_suite) {
   SidesProgress progress(names, static_cast<int>(orders_per_side));
   std::vector<SideRun> runs(sides.size());
   auto run_side = [&](size_t k) {
-    RunnerOptions options =
+    worker::RunnerOptions options =
         SideOptions(sides[k], 0, JournalPath(journal_base, SideTag(k), "counts"),
                     absl::GetFlag(FLAGS_cache_sim));
     options.resume = absl::GetFlag(FLAGS_resume);
@@ -553,8 +557,8 @@ int RunSides(const Suite& own_suite) {
   // Counts from nodes that count differently are compared with a warning.
   std::vector<std::string> node_warnings;
   for (size_t k = 1; k < sides.size(); ++k) {
-    for (std::string& warning : CountNodeWarnings(results[k - 1].file, results[k].file,
-                                                  sides[k - 1].name, sides[k].name)) {
+    for (std::string& warning : compare::CountNodeWarnings(results[k - 1].file, results[k].file,
+                                                           sides[k - 1].name, sides[k].name)) {
       std::fprintf(stderr, "ab_test: warning: %s\n", warning.c_str());
       node_warnings.push_back(std::move(warning));
     }
@@ -610,7 +614,7 @@ int RunSides(const Suite& own_suite) {
 }
 
 int Main(int argc, char** argv) {
-  const std::vector<char*> positional = ParseToolFlags(
+  const std::vector<char*> positional = cli::ParseToolFlags(
       argc, argv,
       "Compares the suite's instruction counts in two environments (or many).\n\nUsage: "
       "bazel run //tools:ab_test -- --A=\"<shell command>\" --B=\"<shell "
@@ -676,10 +680,10 @@ int Main(int argc, char** argv) {
     side->file.start_time = start;
     side->file.end_time = end;
   }
-  const std::map<std::string, TimeComparison> times = CompareTimes(*cases, a_run, b_run);
+  const std::map<std::string, compare::TimeComparison> times = CompareTimes(*cases, a_run, b_run);
   // With --executor=slurm the sides' counts may come from different nodes.
   const std::vector<std::string> node_warnings =
-      CountNodeWarnings(a_results.file, b_results.file, "A", "B");
+      compare::CountNodeWarnings(a_results.file, b_results.file, "A", "B");
   for (const std::string& warning : node_warnings) {
     std::fprintf(stderr, "ab_test: warning: %s\n", warning.c_str());
   }
@@ -707,7 +711,7 @@ int Main(int argc, char** argv) {
       }
     }
   }
-  ReportInput report;
+  report::ReportInput report;
   report.title = absl::StrCat("icount A/B: B (", b.command, ") against A (", a.command, ")");
   report.baseline = a_results.file;
   report.baseline_name = "A";
@@ -730,6 +734,6 @@ int Main(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::tools
 
-int main(int argc, char** argv) { return icount::Main(argc, argv); }
+int main(int argc, char** argv) { return icount::tools::Main(argc, argv); }

@@ -61,8 +61,8 @@ ABSL_FLAG(std::string, filter, "",
           "Runs only cases whose label contains a match for this RE2 regex.");
 ABSL_FLAG(std::string, markdown, "", "Also writes the Markdown summary to this file.");
 ABSL_FLAG(int, repeats, 5, "Callgrind repeats per case.");
-ABSL_FLAG(bool, rehearse_torchscript, false, icount::kRehearseTorchScriptHelp);
-ABSL_FLAG(bool, cache_sim, false, icount::kCacheSimHelp);
+ABSL_FLAG(bool, rehearse_torchscript, false, icount::tools::kRehearseTorchScriptHelp);
+ABSL_FLAG(bool, cache_sim, false, icount::tools::kCacheSimHelp);
 ABSL_FLAG(int, jobs, 0, "Worker processes; 0: one per CPU.");
 ABSL_FLAG(int, time_rounds, 3,
           "Wall-time rounds, each a pass over every case; comparing wall time needs at least 3 "
@@ -72,16 +72,16 @@ ABSL_FLAG(bool, gate_on_time, false,
 ABSL_FLAG(bool, compare_time_across_hosts, false,
           "With --baseline: compares wall times of cases the baseline timed on another host "
           "instead of only listing them.");
-ABSL_FLAG(std::string, env, "", icount::kEnvHelp);
-ABSL_FLAG(std::string, libtorch, "", icount::kLibTorchHelp);
+ABSL_FLAG(std::string, env, "", icount::tools::kEnvHelp);
+ABSL_FLAG(std::string, libtorch, "", icount::tools::kLibTorchHelp);
 ABSL_FLAG(std::string, json, "",
           "With --baseline: also writes the per-case comparisons here as JSON.");
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
-absl::StatusOr<GateOptions> GateFlags() {
-  GateOptions gate;
+absl::StatusOr<compare::GateOptions> GateFlags() {
+  compare::GateOptions gate;
   gate.threshold_pct = absl::GetFlag(FLAGS_threshold_pct);
   gate.threshold_abs = absl::GetFlag(FLAGS_threshold_abs);
   for (const std::string& item : absl::GetFlag(FLAGS_overrides)) {
@@ -95,7 +95,7 @@ absl::StatusOr<GateOptions> GateFlags() {
   }
   gate.gate_on_time = absl::GetFlag(FLAGS_gate_on_time);
   gate.compare_time_across_hosts = absl::GetFlag(FLAGS_compare_time_across_hosts);
-  ICOUNT_RETURN_IF_ERROR(CheckGateOptions(gate));
+  ICOUNT_RETURN_IF_ERROR(compare::CheckGateOptions(gate));
   return gate;
 }
 
@@ -160,7 +160,7 @@ absl::StatusOr<SuiteResults> Measure(const EnvironmentSuite& environment,
       rounds.push_back(round);
     }
   }
-  RunnerOptions options;
+  worker::RunnerOptions options;
   options.worker_path = suite.worker_path;
   if (!absl::GetFlag(FLAGS_env).empty()) {
     options.command_prefix = environment::EnvironmentPrefix(absl::GetFlag(FLAGS_env));
@@ -171,7 +171,8 @@ absl::StatusOr<SuiteResults> Measure(const EnvironmentSuite& environment,
   options.journal_path = destination + ".journal";
   options.resume = true;  // a rerun of an interrupted CI job continues it
   const std::string start = NowRfc3339();
-  ICOUNT_ASSIGN_OR_RETURN(RunnerReport report, RunWithProgress(orders, options, ExecuteOrders));
+  ICOUNT_ASSIGN_OR_RETURN(worker::RunnerReport report,
+                          RunWithProgress(orders, options, ExecuteOrders));
   SuiteResults results = CollectResults(cases, orders, report.results, &rounds);
   AddLibTorchSettings(environment, results.file.settings);
   results.file.start_time = start;
@@ -198,7 +199,7 @@ absl::Status CheckNumberFlags() {
 }
 
 int Main(int argc, char** argv) {
-  const std::vector<char*> positional = ParseToolFlags(
+  const std::vector<char*> positional = cli::ParseToolFlags(
       argc, argv,
       "Runs the suite and gates on instruction-count regressions.\n\nUsage: bazel run "
       "//tools:ci -- --destination=FILE [--baseline=FILE] [--threshold_pct=P] "
@@ -215,7 +216,7 @@ int Main(int argc, char** argv) {
     return base::Fail("--json writes the comparisons with the baseline: it needs --baseline");
   }
   if (absl::Status s = CheckHtmlFlag(); !s.ok()) return base::Fail(s);
-  absl::StatusOr<GateOptions> gate = GateFlags();
+  absl::StatusOr<compare::GateOptions> gate = GateFlags();
   if (!gate.ok()) return base::Fail(gate.status());
   absl::StatusOr<std::optional<ResultsFile>> baseline = ReadBaseline();
   if (!baseline.ok()) return base::Fail(baseline.status());
@@ -243,7 +244,7 @@ int Main(int argc, char** argv) {
       exit_code = 1;
     }
   }
-  ReportInput report;
+  report::ReportInput report;
   report.title = "icount ci";
   report.current = results->file;
   report.current_name = destination;
@@ -252,7 +253,7 @@ int Main(int argc, char** argv) {
     if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) return base::Fail(s);
     return exit_code;
   }
-  absl::StatusOr<GateReport> gated = Gate(**baseline, results->file, *gate);
+  absl::StatusOr<compare::GateReport> gated = compare::Gate(**baseline, results->file, *gate);
   if (!gated.ok()) return base::Fail(gated.status());
   for (const std::string& warning : gated->node_warnings) {
     std::fprintf(stderr, "ci: warning: %s\n", warning.c_str());
@@ -260,23 +261,23 @@ int Main(int argc, char** argv) {
   report.baseline = **baseline;
   report.baseline_name = absl::GetFlag(FLAGS_baseline);
   report.time_comparisons.emplace();
-  for (const CaseVerdict& c : gated->cases) {
+  for (const compare::CaseVerdict& c : gated->cases) {
     if (c.time.has_value()) (*report.time_comparisons)[c.key] = *c.time;
   }
   if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) return base::Fail(s);
-  const std::string markdown = GateMarkdown(*gated, *gate);
+  const std::string markdown = compare::GateMarkdown(*gated, *gate);
   std::printf("%s", markdown.c_str());
-  for (const auto& [path, text] : {std::make_pair(absl::GetFlag(FLAGS_markdown), markdown),
-                                   std::make_pair(absl::GetFlag(FLAGS_json),
-                                                  base::ProtoToJsonAllFields(GateToProto(*gated)) +
-                                                      "\n")}) {
+  for (const auto& [path, text] :
+       {std::make_pair(absl::GetFlag(FLAGS_markdown), markdown),
+        std::make_pair(absl::GetFlag(FLAGS_json),
+                       base::ProtoToJsonAllFields(compare::GateToProto(*gated)) + "\n")}) {
     if (path.empty()) continue;
     if (absl::Status s = base::WriteFileAtomically(path, text); !s.ok()) return base::Fail(s);
   }
-  return GateFails(*gated, *gate) ? 3 : exit_code;
+  return compare::GateFails(*gated, *gate) ? 3 : exit_code;
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::tools
 
-int main(int argc, char** argv) { return icount::Main(argc, argv); }
+int main(int argc, char** argv) { return icount::tools::Main(argc, argv); }

@@ -41,7 +41,7 @@ ABSL_FLAG(std::string, baseline, "",
           "BASELINE to INPUT.");
 ABSL_FLAG(bool, markdown, false, "With --baseline: prints the delta table as Markdown.");
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
 constexpr char kUsage[] = R"(Renders saved icount results.
@@ -60,10 +60,10 @@ comparing the median per-run times of measurements with the same label,
 sub_label, description, env and thread count. Replicates are merged first.
 Exit status: 0 on success (also when there is nothing to show), 1 on error.)";
 
-absl::StatusOr<Colorize> ParseColorize(const std::string& value) {
-  if (value == "none") return Colorize::kNone;
-  if (value == "columnwise") return Colorize::kColumnwise;
-  if (value == "rowwise") return Colorize::kRowwise;
+absl::StatusOr<compare::Colorize> ParseColorize(const std::string& value) {
+  if (value == "none") return compare::Colorize::kNone;
+  if (value == "columnwise") return compare::Colorize::kColumnwise;
+  if (value == "rowwise") return compare::Colorize::kRowwise;
   return absl::InvalidArgumentError(
       absl::StrCat("--colorize=", value, " is not one of none, columnwise, rowwise"));
 }
@@ -85,9 +85,10 @@ std::vector<Measurement> Comparable(const std::vector<Measurement>& measurements
 }
 
 // The wall-time delta table of `input` (B) against `baseline` (A).
-DeltaTable BaselineTable(const std::string& input_path, const std::vector<Measurement>& input,
-                         const std::string& baseline_path,
-                         const std::vector<Measurement>& baseline) {
+compare::DeltaTable BaselineTable(const std::string& input_path,
+                                  const std::vector<Measurement>& input,
+                                  const std::string& baseline_path,
+                                  const std::vector<Measurement>& baseline) {
   const std::vector<Measurement> a = Comparable(baseline);
   const std::vector<Measurement> b = Comparable(input);
   // Envs name columns only where they tell columns apart.
@@ -101,7 +102,7 @@ DeltaTable BaselineTable(const std::string& input_path, const std::vector<Measur
   }
   auto key_of = [&](const Measurement& m) {
     const TaskSpec& spec = m.task_spec();
-    DeltaKey key;
+    compare::DeltaKey key;
     if (spec.label.has_value() && !spec.label->empty()) key.label.push_back(*spec.label);
     key.label.push_back(m.RowName());
     key.num_threads = spec.num_threads;
@@ -112,7 +113,8 @@ DeltaTable BaselineTable(const std::string& input_path, const std::vector<Measur
     }
     return key;
   };
-  DeltaTable table(absl::StrCat("Wall time: ", input_path, " (B) against ", baseline_path, " (A)"));
+  compare::DeltaTable table(
+      absl::StrCat("Wall time: ", input_path, " (B) against ", baseline_path, " (A)"));
   // Input first, so rows and columns follow the file being examined. Of two
   // measurements with one key (e.g. differing only in setup), the later is
   // compared.
@@ -144,14 +146,14 @@ absl::Status CheckArguments(const std::vector<char*>& positional) {
 }
 
 int Run(int argc, char** argv) {
-  if (absl::Status arguments = CheckArguments(ParseToolFlags(argc, argv, kUsage));
+  if (absl::Status arguments = CheckArguments(cli::ParseToolFlags(argc, argv, kUsage));
       !arguments.ok()) {
     std::cerr << "compare: " << arguments.message() << "\n";
     return 1;
   }
   const std::string input_path = absl::GetFlag(FLAGS_input);
   const std::string baseline_path = absl::GetFlag(FLAGS_baseline);
-  const absl::StatusOr<Colorize> colorize = ParseColorize(absl::GetFlag(FLAGS_colorize));
+  const absl::StatusOr<compare::Colorize> colorize = ParseColorize(absl::GetFlag(FLAGS_colorize));
   if (!colorize.ok()) {
     std::cerr << "compare: " << colorize.status().message() << "\n";
     return 1;
@@ -189,11 +191,11 @@ int Run(int argc, char** argv) {
   }
 
   if (baseline.has_value()) {
-    const DeltaTable table =
+    const compare::DeltaTable table =
         BaselineTable(input_path, input->measurements, baseline_path, baseline->measurements);
     const std::string text = absl::GetFlag(FLAGS_markdown)
                                  ? table.RenderMarkdown()
-                                 : table.Render(/*colorize=*/*colorize != Colorize::kNone);
+                                 : table.Render(/*colorize=*/*colorize != compare::Colorize::kNone);
     if (text.empty()) {
       std::cerr << "compare: no measurement in " << input_path << " or " << baseline_path
                 << " has times; nothing to show\n";
@@ -203,8 +205,8 @@ int Run(int argc, char** argv) {
     return 0;
   }
 
-  Compare compare(input->measurements);
-  CompareOptions options;
+  compare::Compare compare(input->measurements);
+  compare::CompareOptions options;
   options.trim_significant_figures =
       absl::GetFlag(FLAGS_trim_significant_figures) || *figures == FiguresRule::kBlocks;
   options.figures_rule = *figures;
@@ -221,6 +223,6 @@ int Run(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::tools
 
-int main(int argc, char** argv) { return icount::Run(argc, argv); }
+int main(int argc, char** argv) { return icount::tools::Run(argc, argv); }

@@ -10,7 +10,7 @@
 #include "compare/node_check.h"
 #include "environment/suite_build.h"
 
-namespace icount {
+namespace icount::tools {
 
 namespace {
 
@@ -95,11 +95,11 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironmentFlags(const std::string& env
 
 void AddLibTorchSettings(const EnvironmentSuite& environment,
                          std::map<std::string, std::string>& settings) {
-  settings[kLibTorchSetting] = environment::Describe(environment.install);
-  settings[kLibTorchInstallSetting] = environment::DescribeInstall(environment.install);
+  settings[compare::kLibTorchSetting] = environment::Describe(environment.install);
+  settings[compare::kLibTorchInstallSetting] = environment::DescribeInstall(environment.install);
   if (!environment.fingerprint.empty()) {
-    settings[kLibTorchFingerprintSetting] = environment.fingerprint;
+    settings[compare::kLibTorchFingerprintSetting] = environment.fingerprint;
   }
 }
 
-}  // namespace icount
+}  // namespace icount::tools

@@ -21,7 +21,7 @@
 #include "environment/pytorch_install.h"
 #include "tools/suite.h"
 
-namespace icount {
+namespace icount::tools {
 
 struct EnvironmentSuite {
   environment::PyTorchInstall install;
@@ -70,6 +70,6 @@ inline constexpr char kLibTorchHelp[] =
 void AddLibTorchSettings(const EnvironmentSuite& environment,
                          std::map<std::string, std::string>& settings);
 
-}  // namespace icount
+}  // namespace icount::tools
 
 #endif  // ICOUNT_TOOLS_ENVIRONMENT_SUITE_H_

@@ -25,11 +25,11 @@ ABSL_FLAG(int, slurm_submissions, 3,
           "With --executor=slurm: submissions per shard, resubmissions included, before its "
           "unfinished orders are reported failed.");
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
-absl::StatusOr<SlurmOptions> SlurmFlags() {
-  SlurmOptions slurm;
+absl::StatusOr<slurm::SlurmOptions> SlurmFlags() {
+  slurm::SlurmOptions slurm;
   slurm.shared_dir = absl::GetFlag(FLAGS_shared_dir);
   slurm.shards = absl::GetFlag(FLAGS_shards);
   slurm.partition = absl::GetFlag(FLAGS_slurm_partition);
@@ -63,33 +63,33 @@ absl::Status CheckExecutorFlags() {
     }
     return absl::OkStatus();
   }
-  ICOUNT_ASSIGN_OR_RETURN(const SlurmOptions slurm, SlurmFlags());
-  return CheckSlurmOptions(slurm);
+  ICOUNT_ASSIGN_OR_RETURN(const slurm::SlurmOptions slurm, SlurmFlags());
+  return slurm::CheckSlurmOptions(slurm);
 }
 
-absl::StatusOr<RunnerReport> ExecuteOrders(const std::vector<worker::WorkOrderProto>& orders,
-                                           const RunnerOptions& options) {
-  if (!SlurmExecutorChosen()) return RunOrders(orders, options);
-  ICOUNT_ASSIGN_OR_RETURN(const SlurmOptions slurm, SlurmFlags());
-  return RunOnSlurm(orders, options, slurm);
+absl::StatusOr<worker::RunnerReport> ExecuteOrders(
+    const std::vector<worker::WorkOrderProto>& orders, const worker::RunnerOptions& options) {
+  if (!SlurmExecutorChosen()) return worker::RunOrders(orders, options);
+  ICOUNT_ASSIGN_OR_RETURN(const slurm::SlurmOptions slurm, SlurmFlags());
+  return slurm::RunOnSlurm(orders, options, slurm);
 }
 
 std::string RunStatePath(const std::vector<worker::WorkOrderProto>& orders,
-                         const RunnerOptions& options) {
+                         const worker::RunnerOptions& options) {
   if (!SlurmExecutorChosen()) return options.journal_path;
-  absl::StatusOr<SlurmOptions> slurm = SlurmFlags();
-  return slurm.ok() ? SlurmRunDirectory(orders, options, *slurm) : options.journal_path;
+  absl::StatusOr<slurm::SlurmOptions> slurm = SlurmFlags();
+  return slurm.ok() ? slurm::SlurmRunDirectory(orders, options, *slurm) : options.journal_path;
 }
 
 void RemoveRunState(const std::vector<worker::WorkOrderProto>& orders,
-                    const RunnerOptions& options) {
+                    const worker::RunnerOptions& options) {
   if (!SlurmExecutorChosen()) {
     std::remove(options.journal_path.c_str());
     return;
   }
-  if (absl::StatusOr<SlurmOptions> slurm = SlurmFlags(); slurm.ok()) {
-    RemoveSlurmRun(orders, options, *slurm);
+  if (absl::StatusOr<slurm::SlurmOptions> slurm = SlurmFlags(); slurm.ok()) {
+    slurm::RemoveSlurmRun(orders, options, *slurm);
   }
 }
 
-}  // namespace icount
+}  // namespace icount::tools

@@ -21,7 +21,7 @@
 #include "worker/runner.h"
 #include "worker/worker.pb.h"
 
-namespace icount {
+namespace icount::tools {
 
 // The executor's flags, checked before anything runs: the --executor value,
 // and for Slurm its commands on PATH, --shared_dir writable, the shard task
@@ -35,18 +35,18 @@ bool SlurmExecutorChosen();
 // `options`; on Slurm, RunOnSlurm with `options`' worker, retries, timeout,
 // command prefix, progress callback and resume (the journal path is then
 // unused: the shards' journals are in the run directory).
-absl::StatusOr<RunnerReport> ExecuteOrders(const std::vector<worker::WorkOrderProto>& orders,
-                                           const RunnerOptions& options);
+absl::StatusOr<worker::RunnerReport> ExecuteOrders(
+    const std::vector<worker::WorkOrderProto>& orders, const worker::RunnerOptions& options);
 
 // Where a run keeps its finished results until the results file is
 // written: the journal, or the Slurm run directory.
 std::string RunStatePath(const std::vector<worker::WorkOrderProto>& orders,
-                         const RunnerOptions& options);
+                         const worker::RunnerOptions& options);
 
 // Removes that state once the results are written.
 void RemoveRunState(const std::vector<worker::WorkOrderProto>& orders,
-                    const RunnerOptions& options);
+                    const worker::RunnerOptions& options);
 
-}  // namespace icount
+}  // namespace icount::tools
 
 #endif  // ICOUNT_TOOLS_EXECUTOR_H_

@@ -45,35 +45,35 @@ int UsageError(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<char*> positional = icount::ParseToolFlags(argc, argv, kUsage);
+  const std::vector<char*> positional = icount::cli::ParseToolFlags(argc, argv, kUsage);
   if (positional.size() > 1) {
     return UsageError(std::string("unexpected argument '") + positional[1] + "'");
   }
   const std::string name = absl::GetFlag(FLAGS_fuzzer);
   if (name.empty()) {
     return UsageError("--fuzzer is required; one of " +
-                      absl::StrJoin(icount::OpFuzzerNames(), ", "));
+                      absl::StrJoin(icount::fuzzer::OpFuzzerNames(), ", "));
   }
   const int64_t n = absl::GetFlag(FLAGS_n);
   if (n < 0) return UsageError("--n must be >= 0, got " + std::to_string(n));
 
   std::optional<at::ScalarType> dtype;
   if (const std::string flag = absl::GetFlag(FLAGS_dtype); !flag.empty()) {
-    absl::StatusOr<at::ScalarType> parsed = icount::ParseDtype(flag);
+    absl::StatusOr<at::ScalarType> parsed = icount::fuzzer::ParseDtype(flag);
     if (!parsed.ok()) return UsageError("--dtype: " + std::string(parsed.status().message()));
     dtype = *parsed;
   }
-  absl::StatusOr<icount::Fuzzer> fuzzer =
-      icount::MakeOpFuzzer(name, absl::GetFlag(FLAGS_seed), dtype);
+  absl::StatusOr<icount::fuzzer::Fuzzer> fuzzer =
+      icount::fuzzer::MakeOpFuzzer(name, absl::GetFlag(FLAGS_seed), dtype);
   if (!fuzzer.ok()) return UsageError(std::string(fuzzer.status().message()));
 
   // Sums must not depend on how LibTorch splits them across threads.
   at::set_num_threads(1);
-  icount::FuzzerStream stream = fuzzer->Stream();
+  icount::fuzzer::FuzzerStream stream = fuzzer->Stream();
   for (int64_t i = 0; i < n; ++i) {
-    absl::StatusOr<icount::FuzzedSample> sample = stream.Next();
-    absl::StatusOr<std::string> line =
-        sample.ok() ? icount::SampleToJson(*sample) : absl::StatusOr<std::string>(sample.status());
+    absl::StatusOr<icount::fuzzer::FuzzedSample> sample = stream.Next();
+    absl::StatusOr<std::string> line = sample.ok() ? icount::fuzzer::SampleToJson(*sample)
+                                                   : absl::StatusOr<std::string>(sample.status());
     if (!line.ok()) {
       std::fprintf(stderr, "fuzz: sample %lld of --fuzzer=%s --seed=%lld: %s\n",
                    static_cast<long long>(i), name.c_str(),

@@ -50,7 +50,7 @@ ABSL_FLAG(double, count_tolerance_abs, 0.5,
           "steps, show: a count step must change by more than this many instructions per run and "
           "more than --count_tolerance_pct.");
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
 using history::CaseSeries;
@@ -89,7 +89,7 @@ std::string FormatValue(Metric metric, double value) {
   if (metric == Metric::kCounts) {
     return absl::StrFormat("%.1f", value);
   }
-  if (metric == Metric::kAllocations) return FormatAllocations(value);
+  if (metric == Metric::kAllocations) return compare::FormatAllocations(value);
   const auto [unit, scale] = SelectTimeUnit(value);
   return absl::StrFormat("%.3g %s", value / scale, unit);
 }
@@ -181,15 +181,15 @@ int List(Store& store) {
     std::printf("%s holds no runs yet\n", store.path().c_str());
     return 0;
   }
-  TextTable table({{"run", Align::kRight},
-                   {"label"},
-                   {"started"},
-                   {"source"},
-                   {"cases", Align::kRight},
-                   {"machine"},
-                   {"kernel"},
-                   {"valgrind"},
-                   {"LibTorch"}});
+  compare::TextTable table({{"run", compare::Align::kRight},
+                            {"label"},
+                            {"started"},
+                            {"source"},
+                            {"cases", compare::Align::kRight},
+                            {"machine"},
+                            {"kernel"},
+                            {"valgrind"},
+                            {"LibTorch"}});
   for (const RunRow& r : *runs) {
     table.AddRow({absl::StrCat(r.id), r.label, r.start_time, r.source,
                   absl::StrCat(r.counted_cases, " / ", r.timed_cases),
@@ -233,11 +233,11 @@ int Show(Store& store) {
       const std::vector<Step> steps = StepsOf(metric, series);
       std::printf("%s  (%s)\n  %s  %zu runs\n", series.label.c_str(), Quantity(metric),
                   Sparkline(series.points).c_str(), series.points.size());
-      TextTable table({{"run", Align::kRight},
-                       {"label"},
-                       {history::MetricName(metric), Align::kRight},
-                       {"change", Align::kRight},
-                       {""}});
+      compare::TextTable table({{"run", compare::Align::kRight},
+                                {"label"},
+                                {history::MetricName(metric), compare::Align::kRight},
+                                {"change", compare::Align::kRight},
+                                {""}});
       for (size_t i = 0; i < series.points.size(); ++i) {
         const SeriesPoint& p = series.points[i];
         std::string change;
@@ -454,7 +454,7 @@ int Export(Store& store) {
 }
 
 int Main(int argc, char** argv) {
-  std::vector<char*> positional = ParseToolFlags(argc, argv, kUsage);
+  std::vector<char*> positional = cli::ParseToolFlags(argc, argv, kUsage);
   if (positional.size() < 2) return base::Fail(absl::StrCat("name a command\n\n", kUsage));
   const std::string command = positional[1];
   const std::string db = absl::GetFlag(FLAGS_db);
@@ -481,6 +481,6 @@ int Main(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::tools
 
-int main(int argc, char** argv) { return icount::Main(argc, argv); }
+int main(int argc, char** argv) { return icount::tools::Main(argc, argv); }

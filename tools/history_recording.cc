@@ -20,7 +20,7 @@ ABSL_FLAG(std::string, history_label, "",
           "The run's label in --history, e.g. the LibTorch commit; default: the run's start "
           "time.");
 
-namespace icount {
+namespace icount::tools {
 
 absl::StatusOr<std::optional<history::Store>> OpenHistoryFlag() {
   const std::string path = absl::GetFlag(FLAGS_history);
@@ -33,11 +33,12 @@ absl::StatusOr<std::optional<history::Store>> OpenHistoryFlag() {
   return std::optional<history::Store>(*std::move(store));
 }
 
-absl::StatusOr<LibTorchVersionReport> AskWorkerForLibTorch(const std::string& worker_path) {
+absl::StatusOr<worker::LibTorchVersionReport> AskWorkerForLibTorch(const std::string& worker_path) {
   absl::StatusOr<base::CommandResult> result =
       base::RunCommand({worker_path, "--print_libtorch_version"});
   if (!result.ok()) return result.status();
-  std::optional<LibTorchVersionReport> report = FindLibTorchVersionLine(result->output);
+  std::optional<worker::LibTorchVersionReport> report =
+      worker::FindLibTorchVersionLine(result->output);
   if (result->exit_code != 0 || !report.has_value()) {
     return absl::FailedPreconditionError(
         absl::StrCat(worker_path, " could not report its LibTorch (", base::DescribeExit(*result),
@@ -52,7 +53,7 @@ absl::StatusOr<SuiteHistory> OpenSuiteHistory(const std::string& worker_path) {
   if (!store.ok()) return store.status();
   history.store = *std::move(store);
   if (history.store.has_value()) {
-    absl::StatusOr<LibTorchVersionReport> libtorch = AskWorkerForLibTorch(worker_path);
+    absl::StatusOr<worker::LibTorchVersionReport> libtorch = AskWorkerForLibTorch(worker_path);
     if (!libtorch.ok()) return libtorch.status();
     history.libtorch = *std::move(libtorch);
   }
@@ -61,14 +62,15 @@ absl::StatusOr<SuiteHistory> OpenSuiteHistory(const std::string& worker_path) {
 
 absl::Status RecordHistory(history::Store& store, const ResultsFile& results,
                            const std::string& source, const std::string& side,
-                           const LibTorchVersionReport* libtorch, const std::string& results_path) {
+                           const worker::LibTorchVersionReport* libtorch,
+                           const std::string& results_path) {
   history::RunInfo info;
   const std::string label = absl::GetFlag(FLAGS_history_label);
   info.label =
       absl::StrCat(label.empty() ? results.start_time : label, side.empty() ? "" : " ", side);
   info.side = side;
   info.source = source;
-  info.command = ToolCommandLine();
+  info.command = cli::ToolCommandLine();
   info.kernel = history::CurrentKernel();
   if (libtorch != nullptr) {
     info.libtorch_version = libtorch->version;
@@ -90,4 +92,4 @@ absl::Status RecordHistory(history::Store& store, const ResultsFile& results,
   return absl::OkStatus();
 }
 
-}  // namespace icount
+}  // namespace icount::tools

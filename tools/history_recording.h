@@ -23,20 +23,20 @@
 ABSL_DECLARE_FLAG(std::string, history);
 ABSL_DECLARE_FLAG(std::string, history_label);
 
-namespace icount {
+namespace icount::tools {
 
 // The store --history names, ready to record; nullopt without --history.
 absl::StatusOr<std::optional<history::Store>> OpenHistoryFlag();
 
 // What the worker at `worker_path` reports of its LibTorch (version and
 // build settings), to record with the run; an error when it cannot say.
-absl::StatusOr<LibTorchVersionReport> AskWorkerForLibTorch(const std::string& worker_path);
+absl::StatusOr<worker::LibTorchVersionReport> AskWorkerForLibTorch(const std::string& worker_path);
 
 // For a run of one suite (main, ci): the store --history names, and the
 // LibTorch its worker reports, both found before the run.
 struct SuiteHistory {
   std::optional<history::Store> store;  // nullopt without --history
-  LibTorchVersionReport libtorch;       // with --history
+  worker::LibTorchVersionReport libtorch;  // with --history
 };
 absl::StatusOr<SuiteHistory> OpenSuiteHistory(const std::string& worker_path);
 
@@ -46,9 +46,9 @@ absl::StatusOr<SuiteHistory> OpenSuiteHistory(const std::string& worker_path);
 // results file later, when `results_path` names one.
 absl::Status RecordHistory(history::Store& store, const ResultsFile& results,
                            const std::string& source, const std::string& side,
-                           const LibTorchVersionReport* libtorch,
+                           const worker::LibTorchVersionReport* libtorch,
                            const std::string& results_path = "");
 
-}  // namespace icount
+}  // namespace icount::tools
 
 #endif  // ICOUNT_TOOLS_HISTORY_RECORDING_H_

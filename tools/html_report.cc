@@ -7,14 +7,14 @@
 ABSL_FLAG(std::string, html, "",
           "Also writes a self-contained HTML report of the run here (see //tools:report).");
 
-namespace icount {
+namespace icount::tools {
 
 absl::Status CheckHtmlFlag() { return CheckHtmlPath("html", absl::GetFlag(FLAGS_html)); }
 
-absl::Status WriteHtmlFlag(ReportInput input) {
+absl::Status WriteHtmlFlag(report::ReportInput input) {
   const std::string path = absl::GetFlag(FLAGS_html);
   if (path.empty()) return absl::OkStatus();
   return WriteHtmlReport(path, input);
 }
 
-}  // namespace icount
+}  // namespace icount::tools

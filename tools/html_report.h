@@ -19,14 +19,14 @@
 
 ABSL_DECLARE_FLAG(std::string, html);
 
-namespace icount {
+namespace icount::tools {
 
 // CheckHtmlPath for --html.
 absl::Status CheckHtmlFlag();
 
 // WriteHtmlReport to --html; nothing without it.
-absl::Status WriteHtmlFlag(ReportInput input);
+absl::Status WriteHtmlFlag(report::ReportInput input);
 
-}  // namespace icount
+}  // namespace icount::tools
 
 #endif  // ICOUNT_TOOLS_HTML_REPORT_H_

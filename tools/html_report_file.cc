@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "report/html_page.h"
 
-namespace icount {
+namespace icount::tools {
 
 absl::Status CheckHtmlPath(const std::string& flag, const std::string& path) {
   if (path.empty()) return absl::OkStatus();
@@ -30,12 +30,12 @@ absl::Status CheckHtmlPath(const std::string& flag, const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::Status WriteHtmlReport(const std::string& path, const ReportInput& input) {
-  absl::StatusOr<std::string> data = ReportDataJson(input);
+absl::Status WriteHtmlReport(const std::string& path, const report::ReportInput& input) {
+  absl::StatusOr<std::string> data = report::ReportDataJson(input);
   if (!data.ok()) return data.status();
-  if (absl::Status s = WriteReportHtml(path, input.title, *data); !s.ok()) return s;
+  if (absl::Status s = report::WriteReportHtml(path, input.title, *data); !s.ok()) return s;
   std::fprintf(stderr, "icount: HTML report written to %s\n", path.c_str());
   return absl::OkStatus();
 }
 
-}  // namespace icount
+}  // namespace icount::tools

@@ -14,15 +14,15 @@
 #include "absl/status/status.h"
 #include "report/report_data.h"
 
-namespace icount {
+namespace icount::tools {
 
 // An error naming --`flag` when `path` is a directory, or a file in a
 // directory that does not exist or cannot be written.
 absl::Status CheckHtmlPath(const std::string& flag, const std::string& path);
 
 // Writes the page for `input` to `path` and says so on stderr.
-absl::Status WriteHtmlReport(const std::string& path, const ReportInput& input);
+absl::Status WriteHtmlReport(const std::string& path, const report::ReportInput& input);
 
-}  // namespace icount
+}  // namespace icount::tools
 
 #endif  // ICOUNT_TOOLS_HTML_REPORT_FILE_H_

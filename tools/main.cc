@@ -48,8 +48,8 @@ ABSL_FLAG(bool, baseline_per_case, false,
 ABSL_FLAG(bool, template_per_case, false,
           "Measures in a template forked from each case process, and Python cases without the "
           "zygote's kept translations; same counts, slower.");
-ABSL_FLAG(bool, rehearse_torchscript, false, icount::kRehearseTorchScriptHelp);
-ABSL_FLAG(bool, cache_sim, false, icount::kCacheSimHelp);
+ABSL_FLAG(bool, rehearse_torchscript, false, icount::tools::kRehearseTorchScriptHelp);
+ABSL_FLAG(bool, cache_sim, false, icount::tools::kCacheSimHelp);
 ABSL_FLAG(bool, no_cpp, false, "Skips C++ cases.");
 ABSL_FLAG(bool, no_python, false, "Skips Python cases.");
 ABSL_FLAG(bool, no_wall_time, false, "Measures instruction counts only, no wall time.");
@@ -60,10 +60,10 @@ ABSL_FLAG(std::string, output, "",
 ABSL_FLAG(bool, resume, false,
           "Continues an interrupted run from its journal; give the same --output.");
 ABSL_FLAG(double, timeout, 300, "Seconds a case may run before it is killed and reported.");
-ABSL_FLAG(std::string, env, "", icount::kEnvHelp);
-ABSL_FLAG(std::string, libtorch, "", icount::kLibTorchHelp);
+ABSL_FLAG(std::string, env, "", icount::tools::kEnvHelp);
+ABSL_FLAG(std::string, libtorch, "", icount::tools::kLibTorchHelp);
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
 // {"label": ["Pointwise", "Math", "add"], "runtime": "Eager", "autograd":
@@ -132,9 +132,9 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   return absl::OkStatus();
 }
 
-RunnerOptions RunnerFlags(const Suite& suite) {
+worker::RunnerOptions RunnerFlags(const Suite& suite) {
   const std::string output = absl::GetFlag(FLAGS_output);
-  RunnerOptions options;
+  worker::RunnerOptions options;
   options.worker_path = suite.worker_path;
   if (!absl::GetFlag(FLAGS_env).empty()) {
     options.command_prefix = environment::EnvironmentPrefix(absl::GetFlag(FLAGS_env));
@@ -153,14 +153,14 @@ RunnerOptions RunnerFlags(const Suite& suite) {
 // and the journal removed.
 absl::StatusOr<SuiteResults> Run(const std::vector<expand::SuiteCaseProto>& cases,
                                  const std::vector<worker::WorkOrderProto>& orders,
-                                 const RunnerOptions& options,
+                                 const worker::RunnerOptions& options,
                                  const EnvironmentSuite& environment) {
   const std::string output = absl::GetFlag(FLAGS_output);
   const std::string state = RunStatePath(orders, options);
   std::fprintf(stderr, "icount: %zu cases, %zu work orders; finished results kept in %s\n",
                cases.size(), orders.size(), state.c_str());
   const std::string start = NowRfc3339();
-  absl::StatusOr<RunnerReport> report = RunWithProgress(orders, options, ExecuteOrders);
+  absl::StatusOr<worker::RunnerReport> report = RunWithProgress(orders, options, ExecuteOrders);
   if (!report.ok()) {
     if (report.status().code() == absl::StatusCode::kCancelled && output.empty()) {
       return absl::CancelledError(absl::StrCat(
@@ -202,7 +202,7 @@ int Report(const std::vector<expand::SuiteCaseProto>& cases, const MeasureOption
     }
   }
   if (measure.wall_time && !results.file.measurements.empty()) {
-    Compare compare(results.file.measurements);
+    compare::Compare compare(results.file.measurements);
     compare.TrimSignificantFigures(FiguresRule::kBlocks);
     compare.Print();
   }
@@ -216,11 +216,11 @@ int Report(const std::vector<expand::SuiteCaseProto>& cases, const MeasureOption
 }
 
 int Main(int argc, char** argv) {
-  const std::vector<char*> positional =
-      ParseToolFlags(argc, argv,
-                     "Runs icount's standard suite: instruction counts (callgrind) and wall time "
-                     "for every case.\n\nUsage: bazel run //tools:main -- [flags]",
-                     {"baseline_per_case", "template_per_case"});
+  const std::vector<char*> positional = cli::ParseToolFlags(
+      argc, argv,
+      "Runs icount's standard suite: instruction counts (callgrind) and wall time "
+      "for every case.\n\nUsage: bazel run //tools:main -- [flags]",
+      {"baseline_per_case", "template_per_case"});
   if (absl::Status flags = CheckFlags(positional); !flags.ok()) return base::Fail(flags);
   absl::StatusOr<Suite> own_suite = LoadSuite("definitions", "full_suite");
   if (!own_suite.ok()) return base::Fail(own_suite.status());
@@ -257,7 +257,7 @@ int Main(int argc, char** argv) {
   absl::StatusOr<SuiteHistory> history = OpenSuiteHistory(suite->worker_path);
   if (!history.ok()) return base::Fail(history.status());
   const MeasureOptions measure = MeasureFlags();
-  RunnerOptions runner = RunnerFlags(*suite);
+  worker::RunnerOptions runner = RunnerFlags(*suite);
   runner.python = environment->python_cases();
   runner.cache_sim = absl::GetFlag(FLAGS_cache_sim);
   absl::StatusOr<SuiteResults> results =
@@ -271,7 +271,7 @@ int Main(int argc, char** argv) {
       return base::Fail(s);
     }
   }
-  ReportInput report;
+  report::ReportInput report;
   report.title = "icount main";
   report.current = results->file;
   if (!absl::GetFlag(FLAGS_output).empty()) report.current_name = absl::GetFlag(FLAGS_output);
@@ -281,6 +281,6 @@ int Main(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::tools
 
-int main(int argc, char** argv) { return icount::Main(argc, argv); }
+int main(int argc, char** argv) { return icount::tools::Main(argc, argv); }

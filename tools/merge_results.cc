@@ -35,7 +35,7 @@ ABSL_FLAG(bool, allow_mixed_versions, false,
           "Merges files written by different icount library versions, whose counts may not be "
           "comparable.");
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
 std::string Versions(const ResultsFile& file) {
@@ -163,12 +163,12 @@ absl::StatusOr<ResultsFile> Merge(const std::vector<std::string>& names,
   merged.machine = absl::StrJoin(machines, "; ");
   // One machine's files keep it typed; a merge of several names none.
   if (machines.size() == 1) merged.machine_node = files[0].machine_node;
-  merged.command = ToolCommandLine();
+  merged.command = cli::ToolCommandLine();
   return merged;
 }
 
 int Main(int argc, char** argv) {
-  std::vector<char*> inputs = ParseToolFlags(
+  std::vector<char*> inputs = cli::ParseToolFlags(
       argc, argv,
       "Merges icount results files.\n\nUsage: merge_results --output=FILE IN.json [IN.json...]");
   const std::string output = absl::GetFlag(FLAGS_output);
@@ -198,6 +198,6 @@ int Main(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::tools
 
-int main(int argc, char** argv) { return icount::Main(argc, argv); }
+int main(int argc, char** argv) { return icount::tools::Main(argc, argv); }

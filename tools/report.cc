@@ -38,13 +38,13 @@ ABSL_FLAG(std::string, title, "", "The page's title; default: from the input's n
 ABSL_FLAG(int, history_runs, 100,
           "With --history: runs shown per case (change points are found over all runs).");
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
 // B against A in the rounds both sides measured (metadata "round"), each
 // round's median per side: ab_test's paired comparison.
-std::map<std::string, TimeComparison> PairedRoundComparisons(const ResultsFile& a,
-                                                             const ResultsFile& b) {
+std::map<std::string, compare::TimeComparison> PairedRoundComparisons(const ResultsFile& a,
+                                                                      const ResultsFile& b) {
   auto per_round = [](const ResultsFile& file) {
     std::map<std::string, std::map<std::string, double>> times;  // case -> round -> median
     for (const Measurement& m : file.measurements) {
@@ -58,11 +58,11 @@ std::map<std::string, TimeComparison> PairedRoundComparisons(const ResultsFile& 
   const auto a_times = per_round(a);
   const auto b_times = per_round(b);
   std::vector<std::string> keys;
-  std::vector<PairedRounds> rounds;
+  std::vector<compare::PairedRounds> rounds;
   for (const auto& [key, a_rounds] : a_times) {
     auto b_rounds = b_times.find(key);
     if (b_rounds == b_times.end()) continue;
-    PairedRounds paired;
+    compare::PairedRounds paired;
     for (const auto& [round, median] : a_rounds) {
       auto other = b_rounds->second.find(round);
       if (other == b_rounds->second.end()) continue;
@@ -72,8 +72,8 @@ std::map<std::string, TimeComparison> PairedRoundComparisons(const ResultsFile& 
     keys.push_back(key);
     rounds.push_back(std::move(paired));
   }
-  const std::vector<TimeComparison> verdicts = CompareWallTimes(rounds);
-  std::map<std::string, TimeComparison> by_key;
+  const std::vector<compare::TimeComparison> verdicts = compare::CompareWallTimes(rounds);
+  std::map<std::string, compare::TimeComparison> by_key;
   for (size_t i = 0; i < keys.size(); ++i) by_key[keys[i]] = verdicts[i];
   return by_key;
 }
@@ -92,7 +92,7 @@ absl::Status Run(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(
       base::CheckFlagAtLeast("history_runs", absl::GetFlag(FLAGS_history_runs), 1));
 
-  ReportInput input;
+  report::ReportInput input;
   ICOUNT_ASSIGN_OR_RETURN(std::vector<history::ImportedRun> runs,
                           history::ReadRunsToImport(input_path));
   if (runs.size() == 2) {  // an ab_test --json file: B against A
@@ -131,15 +131,15 @@ absl::Status Run(const std::vector<char*>& positional) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::tools
 
 int main(int argc, char** argv) {
-  const std::vector<char*> positional = icount::ParseToolFlags(
+  const std::vector<char*> positional = icount::cli::ParseToolFlags(
       argc, argv,
       "Writes one self-contained HTML report of a run or a comparison.\n\nUsage: bazel run "
       "//tools:report -- --input=RESULTS.json [--baseline=OTHER.json] [--history=DB] "
       "--output=report.html");
-  if (absl::Status status = icount::Run(positional); !status.ok())
+  if (absl::Status status = icount::tools::Run(positional); !status.ok())
     return icount::base::Fail(status);
   return 0;
 }

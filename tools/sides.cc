@@ -16,7 +16,7 @@
 #include "absl/strings/strip.h"
 #include "compare/text_table.h"
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
 // The counted side before `side`, if any.
@@ -126,12 +126,12 @@ std::string AcrossSidesTable(const std::vector<CaseAcrossSides>& cases,
                              const std::vector<std::string>& side_names,
                              const std::vector<std::map<std::string, std::string>>& failures,
                              bool markdown) {
-  std::vector<TextTable::Column> columns = {{"Instructions per run"}};
-  for (const std::string& name : side_names) columns.push_back({name, Align::kRight});
+  std::vector<compare::TextTable::Column> columns = {{"Instructions per run"}};
+  for (const std::string& name : side_names) columns.push_back({name, compare::Align::kRight});
   columns.push_back({"first change"});
-  TextTable table(std::move(columns));
+  compare::TextTable table(std::move(columns));
   for (const CaseAcrossSides& c : cases) {
-    std::vector<std::string> row = {markdown ? MarkdownEscape(c.title) : c.title};
+    std::vector<std::string> row = {markdown ? compare::MarkdownEscape(c.title) : c.title};
     for (size_t s = 0; s < c.counts.size(); ++s) {
       row.push_back(c.counts[s].has_value() ? absl::StrFormat("%.1f", *c.counts[s])
                     : s < failures.size() && failures[s].count(c.key) > 0 ? "failed"
@@ -143,11 +143,11 @@ std::string AcrossSidesTable(const std::vector<CaseAcrossSides>& cases,
             : absl::StrFormat(
                   "%s (%+.2f%%)%s", side_names[c.changes[0]], ChangePct(c, c.changes[0]),
                   c.changes.size() > 1 ? absl::StrCat(", ", c.changes.size() - 1, " more") : ""));
-    if (markdown) row.back() = MarkdownEscape(row.back());
+    if (markdown) row.back() = compare::MarkdownEscape(row.back());
     table.AddRow(row);
   }
   if (markdown) return table.RenderMarkdown();
-  TextTable::TextOptions options;
+  compare::TextTable::TextOptions options;
   options.rule_under_header = true;
   return table.RenderText(options);
 }
@@ -174,4 +174,4 @@ compare::AcrossSidesCaseProto AcrossSidesCaseToProto(const CaseAcrossSides& c,
   return proto;
 }
 
-}  // namespace icount
+}  // namespace icount::tools

@@ -28,7 +28,7 @@
 #include "absl/strings/string_view.h"
 #include "compare/comparison_file.pb.h"
 
-namespace icount {
+namespace icount::tools {
 
 struct SideSpec {
   std::string name;
@@ -73,6 +73,6 @@ std::string AcrossSidesTable(const std::vector<CaseAcrossSides>& cases,
 compare::AcrossSidesCaseProto AcrossSidesCaseToProto(const CaseAcrossSides& c,
                                                      const std::vector<std::string>& side_names);
 
-}  // namespace icount
+}  // namespace icount::tools
 
 #endif  // ICOUNT_TOOLS_SIDES_H_

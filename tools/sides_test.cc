@@ -8,7 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
 using ::testing::ElementsAre;
@@ -105,4 +105,4 @@ TEST(CompareAcrossSidesTest, FindsEveryChangeAndTheFirst) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::tools

@@ -35,7 +35,7 @@
 #include "timer/node.h"
 #include "worker/failure.h"
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
 std::string LabelText(const expand::SuiteCaseProto& c) { return absl::StrJoin(c.label(), " / "); }
@@ -207,7 +207,7 @@ CasePlace PlaceCase(const expand::SuiteCaseProto& c) {
       c.task_spec().language() == timer::CPP ? Language::kCpp : Language::kPython;
   place.column = c.runtime() == expand::RUNTIME_EXPLICIT
                      ? LanguageName(language)
-                     : DeltaColumn(language, expand::RuntimeName(c.runtime()));
+                     : compare::DeltaColumn(language, expand::RuntimeName(c.runtime()));
   const char* backward = c.autograd() == expand::AUTOGRAD_FORWARD_BACKWARD ? " (fwd+bwd)" : "";
   place.row = absl::StrCat(LabelText(c), backward);
   place.sub_label = absl::StrCat(
@@ -220,7 +220,7 @@ std::vector<std::string> SuiteColumns() {
   std::vector<std::string> columns;
   for (Language language : {Language::kPython, Language::kCpp}) {
     for (expand::Runtime runtime : {expand::RUNTIME_EAGER, expand::RUNTIME_TORCHSCRIPT}) {
-      columns.push_back(DeltaColumn(language, expand::RuntimeName(runtime)));
+      columns.push_back(compare::DeltaColumn(language, expand::RuntimeName(runtime)));
     }
   }
   return columns;
@@ -233,11 +233,11 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
   std::map<std::string, const expand::SuiteCaseProto*> case_of;
   for (const expand::SuiteCaseProto& c : cases) case_of[c.key()] = &c;
   SuiteResults out;
-  out.file.versions = LibraryVersionMap();
+  out.file.versions = cli::LibraryVersionMap();
   out.file.machine_node = ThisMachine();
   out.file.machine = DescribeMachine(out.file.machine_node);
   out.file.settings = RunSettings(orders);
-  out.file.command = ToolCommandLine();
+  out.file.command = cli::ToolCommandLine();
   for (size_t i = 0; i < results.size() && i < orders.size(); ++i) {
     const std::string& key = orders[i].case_key();
     const expand::SuiteCaseProto* c = case_of[key];
@@ -245,9 +245,9 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
     const worker::WorkerResultProto& result = results[i];
     if (result.has_failure()) {
       out.file.failures[key] =
-          absl::StrCat(FailureKindName(result.failure().kind()), ": ", result.failure().reason(),
-                       "\n    at ", c->definition_file(), ":", c->definition_line(),
-                       ", stmt: ", Abbreviated(c->task_spec().stmt()));
+          absl::StrCat(worker::FailureKindName(result.failure().kind()), ": ",
+                       result.failure().reason(), "\n    at ", c->definition_file(), ":",
+                       c->definition_line(), ", stmt: ", Abbreviated(c->task_spec().stmt()));
       continue;
     }
     const CasePlace place = PlaceCase(*c);
@@ -293,13 +293,14 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
   return out;
 }
 
-absl::StatusOr<RunnerReport> RunWithProgress(const std::vector<worker::WorkOrderProto>& orders,
-                                             RunnerOptions options, const OrderRunner& run) {
+absl::StatusOr<worker::RunnerReport> RunWithProgress(
+    const std::vector<worker::WorkOrderProto>& orders, worker::RunnerOptions options,
+    const OrderRunner& run) {
   const bool terminal = isatty(STDERR_FILENO);
-  ProgressLog log;
-  options.on_progress = [terminal, &log](const RunnerProgress& progress) {
+  worker::ProgressLog log;
+  options.on_progress = [terminal, &log](const worker::RunnerProgress& progress) {
     if (terminal) {
-      std::fprintf(stderr, "\r\033[K%s", FormatProgress(progress, true).c_str());
+      std::fprintf(stderr, "\r\033[K%s", worker::FormatProgress(progress, true).c_str());
     } else if (std::optional<std::string> line = log.Line(progress)) {
       std::fprintf(stderr, "%s\n", line->c_str());
     }
@@ -310,7 +311,7 @@ absl::StatusOr<RunnerReport> RunWithProgress(const std::vector<worker::WorkOrder
       std::fprintf(stderr, "icount: warning: %s\n", disturbance.c_str());
     }
   }
-  absl::StatusOr<RunnerReport> report = run(orders, options);
+  absl::StatusOr<worker::RunnerReport> report = run(orders, options);
   if (terminal) std::fprintf(stderr, "\n");
   return report;
 }
@@ -344,11 +345,13 @@ std::string PerRunTable(const std::vector<expand::SuiteCaseProto>& cases,
     }
     cells[{place.num_threads, place.row, place.column}] = cell;
   }
-  std::vector<TextTable::Column> layout = {{title, Align::kLeft, Align::kLeft, /*min_width=*/10}};
+  std::vector<compare::TextTable::Column> layout = {
+      {title, compare::Align::kLeft, compare::Align::kLeft, /*min_width=*/10}};
   for (const std::string& column : columns) {
-    layout.push_back({column, Align::kRight, Align::kRight, /*min_width=*/12, " | "});
+    layout.push_back(
+        {column, compare::Align::kRight, compare::Align::kRight, /*min_width=*/12, " | "});
   }
-  TextTable table(std::move(layout));
+  compare::TextTable table(std::move(layout));
   for (const auto& [threads, names] : rows) {
     table.AddGroup(absl::StrCat(threads, " thread", threads > 1 ? "s" : "", ":"));
     for (const std::string& name : names) {
@@ -360,7 +363,7 @@ std::string PerRunTable(const std::vector<expand::SuiteCaseProto>& cases,
       table.AddRow(row);
     }
   }
-  TextTable::TextOptions options;
+  compare::TextTable::TextOptions options;
   options.rule_under_header = true;
   return table.RenderText(options);
 }
@@ -432,7 +435,7 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
     template_per_case = template_per_case || (order.callgrind() && order.template_per_case());
   }
   if (rehearsed) {
-    settings[kTorchScriptCasesSetting] =
+    settings[compare::kTorchScriptCasesSetting] =
         "forked from a zygote that first loaded and ran icount's TorchScript rehearsal model "
         "(worker/internal/torchscript_rehearsal_model.py, forward and backward 3 times; "
         "--rehearse_torchscript): their counts are exact, but differ from an unrehearsed run's "
@@ -471,4 +474,4 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
   return settings;
 }
 
-}  // namespace icount
+}  // namespace icount::tools

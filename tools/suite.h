@@ -18,7 +18,7 @@
 #include "worker/runner.h"
 #include "worker/worker.pb.h"
 
-namespace icount {
+namespace icount::tools {
 
 struct Suite {
   expand::SuiteManifestProto manifest;
@@ -132,11 +132,11 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
 // Runs `orders` with `run` (RunOrders, or the executor's ExecuteOrders,
 // tools/executor.h) and a progress display on stderr (a live bar on a
 // terminal, plain lines otherwise).
-using OrderRunner = std::function<absl::StatusOr<RunnerReport>(
-    const std::vector<worker::WorkOrderProto>&, const RunnerOptions&)>;
-absl::StatusOr<RunnerReport> RunWithProgress(const std::vector<worker::WorkOrderProto>& orders,
-                                             RunnerOptions options,
-                                             const OrderRunner& run = RunOrders);
+using OrderRunner = std::function<absl::StatusOr<worker::RunnerReport>(
+    const std::vector<worker::WorkOrderProto>&, const worker::RunnerOptions&)>;
+absl::StatusOr<worker::RunnerReport> RunWithProgress(
+    const std::vector<worker::WorkOrderProto>& orders, worker::RunnerOptions options,
+    const OrderRunner& run = worker::RunOrders);
 
 // An aligned text table of per-run instruction counts, its rows and
 // columns as PlaceCase places cases, one block per thread count.
@@ -164,6 +164,6 @@ std::vector<std::string> WallTimeDisturbances(const std::string& sysfs = "/sys")
 // RFC 3339 UTC timestamp of now (base/timestamp.h).
 using base::NowRfc3339;
 
-}  // namespace icount
+}  // namespace icount::tools
 
 #endif  // ICOUNT_TOOLS_SUITE_H_

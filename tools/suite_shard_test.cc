@@ -19,7 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "tools/suite.h"
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
 int EnvInt(const char* name, int fallback) {
@@ -49,10 +49,10 @@ int Run() {
   const std::vector<worker::WorkOrderProto> orders = MakeOrders(*suite, cases, measure);
   const char* outputs = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
   const std::string directory = outputs != nullptr ? outputs : std::getenv("TEST_TMPDIR");
-  RunnerOptions options;
+  worker::RunnerOptions options;
   options.worker_path = suite->worker_path;
   options.journal_path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/shard.journal");
-  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  absl::StatusOr<worker::RunnerReport> report = worker::RunOrders(orders, options);
   if (!report.ok()) {
     std::fprintf(stderr, "suite_shard_test: %s\n", std::string(report.status().message()).c_str());
     return 1;
@@ -78,6 +78,6 @@ int Run() {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::tools
 
-int main() { return icount::Run(); }
+int main() { return icount::tools::Run(); }

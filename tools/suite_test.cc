@@ -10,7 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
 using ::testing::ElementsAre;
@@ -65,7 +65,7 @@ TEST(MakeOrdersTest, RehearsesTorchScriptCasesOnlyWhenAsked) {
   }
   const std::map<std::string, std::string> unrehearsed =
       RunSettings(MakeOrders(suite, {eager, scripted}, measure));
-  EXPECT_EQ(unrehearsed.count(kTorchScriptCasesSetting), 0);
+  EXPECT_EQ(unrehearsed.count(compare::kTorchScriptCasesSetting), 0);
   EXPECT_THAT(unrehearsed.at("zygotes"), Not(HasSubstr("TorchScript")));
 
   measure.rehearse_torchscript = true;
@@ -78,10 +78,10 @@ TEST(MakeOrdersTest, RehearsesTorchScriptCasesOnlyWhenAsked) {
         << order.id();
   }
   const std::map<std::string, std::string> settings = RunSettings(orders);
-  ASSERT_EQ(settings.count(kTorchScriptCasesSetting), 1);
-  EXPECT_THAT(settings.at(kTorchScriptCasesSetting), HasSubstr("rehearsal model"));
+  ASSERT_EQ(settings.count(compare::kTorchScriptCasesSetting), 1);
+  EXPECT_THAT(settings.at(compare::kTorchScriptCasesSetting), HasSubstr("rehearsal model"));
   EXPECT_THAT(settings.at("zygotes"), HasSubstr("TorchScript cases fork from another"));
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::tools

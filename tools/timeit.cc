@@ -66,7 +66,7 @@ ABSL_FLAG(std::string, libtorch, "",
 ABSL_FLAG(double, timeout, 600,
           "Seconds before a statement that does not finish is stopped and reported; 0: none.");
 
-namespace icount {
+namespace icount::tools {
 namespace {
 
 int Usage(absl::string_view message) {
@@ -186,10 +186,10 @@ int Main(int argc, char** argv) {
     if (std::strcmp(arg, "--adaptive") == 0) arg = adaptive_default.data();
   }
   const std::vector<char*> positional =
-      ParseToolFlags(static_cast<int>(args.size()), args.data(),
-                     "Times a C++ or Python snippet against LibTorch.\n\n"
-                     "Usage: bazel run //tools:timeit -- --language=cpp|python --stmt=STMT "
-                     "[--setup=S] [--number=N | --autorange | --adaptive[=T]] [--callgrind]");
+      cli::ParseToolFlags(static_cast<int>(args.size()), args.data(),
+                          "Times a C++ or Python snippet against LibTorch.\n\n"
+                          "Usage: bazel run //tools:timeit -- --language=cpp|python --stmt=STMT "
+                          "[--setup=S] [--number=N | --autorange | --adaptive[=T]] [--callgrind]");
   if (!absl::GetFlag(FLAGS_env).empty() || !absl::GetFlag(FLAGS_libtorch).empty()) {
     return RunInEnvironment(args);
   }
@@ -239,6 +239,6 @@ int Main(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::tools
 
-int main(int argc, char** argv) { return icount::Main(argc, argv); }
+int main(int argc, char** argv) { return icount::tools::Main(argc, argv); }

@@ -23,7 +23,7 @@
 #include "worker/internal/torchscript_rehearsal.h"
 #include "worker/runner.h"
 
-namespace icount {
+namespace icount::worker {
 namespace {
 
 using ::testing::HasSubstr;
@@ -158,9 +158,9 @@ class BatchInvarianceTest : public ::testing::Test {
     const std::string tmp = std::getenv("TEST_TMPDIR");
     ASSERT_EQ(setenv("ICOUNT_CACHE_DIR", (tmp + "/snippet-cache").c_str(), 1), 0);
     const std::string model = tmp + "/model.pt";
-    ASSERT_TRUE(base::WriteFileAtomically(
-                    model, std::string(worker::internal::TorchScriptRehearsalModel()))
-                    .ok());
+    ASSERT_TRUE(
+        base::WriteFileAtomically(model, std::string(worker::internal::TorchScriptRehearsalModel()))
+            .ok());
     // Rehearsed TorchScript cases first: the zygote that ran the rehearsal
     // serves them before anything else here, and after the add cases in
     // the mixed run.
@@ -272,4 +272,4 @@ TEST_F(BatchInvarianceTest, RehearsedTorchScriptCountAmongOthersEqualsCountWithF
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::worker

@@ -8,7 +8,7 @@
 #include "timer/callgrind_stats.h"
 #include "worker/failure.h"
 
-namespace icount {
+namespace icount::worker {
 
 void CallgrindDumpsToProto(const CallgrindDumpFiles& dumps, worker::CallgrindDumpsProto& proto) {
   for (const std::string& dump : dumps.stmt_dumps) proto.add_stmt_dumps(dump);
@@ -47,4 +47,4 @@ void ParseCaseDumps(worker::WorkerResultProto& result) {
   }
 }
 
-}  // namespace icount
+}  // namespace icount::worker

@@ -13,7 +13,7 @@
 #include "timer/callgrind_dumps.h"
 #include "worker/worker.pb.h"
 
-namespace icount {
+namespace icount::worker {
 
 void CallgrindDumpsToProto(const CallgrindDumpFiles& dumps, worker::CallgrindDumpsProto& proto);
 
@@ -27,6 +27,6 @@ void AttachBaseline(const timer::CallgrindStatsProto& empty, timer::CallgrindSta
 // read makes the result a FAILURE_MEASURE naming it.
 void ParseCaseDumps(worker::WorkerResultProto& result);
 
-}  // namespace icount
+}  // namespace icount::worker
 
 #endif  // ICOUNT_WORKER_CASE_DUMPS_H_

@@ -9,7 +9,7 @@
 #include "base/files.h"
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::worker {
 namespace {
 
 constexpr int64_t kCppAddTotal = 1510317;  // the checked-in dump's "summary:"
@@ -92,4 +92,4 @@ TEST(ParseCaseDumpsTest, LeavesResultsWithoutDumpsAlone) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::worker

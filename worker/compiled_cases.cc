@@ -3,7 +3,7 @@
 #include <map>
 #include <string>
 
-namespace icount {
+namespace icount::worker {
 namespace {
 
 // Function-local statics: registrars run during static initialisation, in
@@ -35,4 +35,4 @@ extern "C" const char* icount_artifact_path() { return CurrentArtifactPath().c_s
 
 void SetCurrentArtifactPath(const std::string& path) { CurrentArtifactPath() = path; }
 
-}  // namespace icount
+}  // namespace icount::worker

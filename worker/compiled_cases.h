@@ -9,7 +9,7 @@
 //   namespace {
 //   // Pointwise / Math / add / Case:  0
 //   int icount_case_17(const IcountBlockControl* control, char* error, size_t size) {...}
-//   const icount::CompiledCaseRegistrar icount_registrar_17(
+//   const icount::worker::CompiledCaseRegistrar icount_registrar_17(
 //       "Pointwise/Math/add/Case:  0|Eager|Forward|C++|1", &icount_case_17);
 //   }  // namespace
 //
@@ -19,7 +19,7 @@
 
 #include "timer/snippet_abi.h"
 
-namespace icount {
+namespace icount::worker {
 
 // Null when no case has that key.
 IcountSnippetEntry FindCompiledCase(const std::string& key);
@@ -35,6 +35,6 @@ class CompiledCaseRegistrar {
 extern "C" const char* icount_artifact_path();
 void SetCurrentArtifactPath(const std::string& path);
 
-}  // namespace icount
+}  // namespace icount::worker
 
 #endif  // ICOUNT_WORKER_COMPILED_CASES_H_

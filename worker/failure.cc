@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-namespace icount {
+namespace icount::worker {
 
 const char* FailureKindName(worker::FailureKind kind) {
   switch (kind) {
@@ -34,4 +34,4 @@ worker::WorkerResultProto FailureResult(worker::FailureKind kind, std::string re
   return result;
 }
 
-}  // namespace icount
+}  // namespace icount::worker

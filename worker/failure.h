@@ -12,7 +12,7 @@
 
 #include "worker/worker.pb.h"
 
-namespace icount {
+namespace icount::worker {
 
 // The id of the canary's result, the first a worker started with --canary
 // writes (WorkerOptions::canary).
@@ -29,6 +29,6 @@ bool IsRetryable(worker::FailureKind kind);
 // A result that reports a failure of `kind`.
 worker::WorkerResultProto FailureResult(worker::FailureKind kind, std::string reason);
 
-}  // namespace icount
+}  // namespace icount::worker
 
 #endif  // ICOUNT_WORKER_FAILURE_H_

@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::worker {
 namespace {
 
 TEST(FailureTest, Names) {
@@ -30,4 +30,4 @@ TEST(FailureTest, FailureResult) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::worker

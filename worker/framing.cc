@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-namespace icount {
+namespace icount::worker {
 
 bool WriteAll(int fd, const char* data, size_t size) {
   while (size > 0) {
@@ -63,4 +63,4 @@ absl::StatusOr<std::optional<std::string>> ReadFrame(int fd) {
   return std::optional<std::string>(std::move(bytes));
 }
 
-}  // namespace icount
+}  // namespace icount::worker

@@ -16,7 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace icount {
+namespace icount::worker {
 
 // Writes all `size` bytes; false on an error or a closed stream.
 bool WriteAll(int fd, const char* data, size_t size);
@@ -28,6 +28,6 @@ absl::Status WriteFrame(int fd, const std::string& bytes);
 // nullopt at a clean end of stream; DataLoss for a truncated frame.
 absl::StatusOr<std::optional<std::string>> ReadFrame(int fd);
 
-}  // namespace icount
+}  // namespace icount::worker
 
 #endif  // ICOUNT_WORKER_FRAMING_H_

@@ -7,7 +7,7 @@
 
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::worker {
 namespace {
 
 TEST(FramingTest, FramesComeBackWholeAndTheEndIsClean) {
@@ -46,4 +46,4 @@ TEST(FramingTest, ATruncatedFrameIsDataLoss) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::worker

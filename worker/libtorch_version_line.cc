@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "re2/re2.h"
 
-namespace icount {
+namespace icount::worker {
 
 std::string LibTorchVersionLine(const LibTorchVersionReport& report) {
   return absl::StrCat("icount-libtorch-version: ", report.version, " from ", report.source,
@@ -25,4 +25,4 @@ std::optional<LibTorchVersionReport> FindLibTorchVersionLine(absl::string_view o
   return report;
 }
 
-}  // namespace icount
+}  // namespace icount::worker

@@ -15,7 +15,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace icount {
+namespace icount::worker {
 
 struct LibTorchVersionReport {
   std::string version;  // as reported, e.g. "1.13.0" or "2.1.0+cpu"
@@ -31,6 +31,6 @@ struct LibTorchVersionReport {
 std::string LibTorchVersionLine(const LibTorchVersionReport& report);
 std::optional<LibTorchVersionReport> FindLibTorchVersionLine(absl::string_view output);
 
-}  // namespace icount
+}  // namespace icount::worker
 
 #endif  // ICOUNT_WORKER_LIBTORCH_VERSION_LINE_H_

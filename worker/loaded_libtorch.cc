@@ -13,7 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "re2/re2.h"
 
-namespace icount {
+namespace icount::worker {
 
 constexpr char kEnvironmentOverride[] = "ICOUNT_LIBTORCH_VERSION";
 
@@ -45,4 +45,4 @@ std::string AtenCpuCapabilityFromConfig(const std::string& config) {
 
 std::string AtenCpuCapability() { return AtenCpuCapabilityFromConfig(at::show_config()); }
 
-}  // namespace icount
+}  // namespace icount::worker

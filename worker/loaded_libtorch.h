@@ -12,7 +12,7 @@
 
 #include "worker/libtorch_version_line.h"
 
-namespace icount {
+namespace icount::worker {
 
 // In order:
 //   1. $ICOUNT_LIBTORCH_VERSION, when set and not empty: for a LibTorch
@@ -32,6 +32,6 @@ std::string AtenCpuCapability();
 // The same from the text of an at::show_config().
 std::string AtenCpuCapabilityFromConfig(const std::string& config);
 
-}  // namespace icount
+}  // namespace icount::worker
 
 #endif  // ICOUNT_WORKER_LOADED_LIBTORCH_H_

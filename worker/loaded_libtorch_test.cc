@@ -6,7 +6,7 @@
 
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::worker {
 namespace {
 
 TEST(LoadedLibTorchTest, ReadsTheLoadedLibrarysBuildSettings) {
@@ -72,4 +72,4 @@ TEST(LoadedLibTorchTest, TheBuildLineFollowsWhenKnown) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::worker

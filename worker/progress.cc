@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace icount {
+namespace icount::worker {
 
 std::string FormatProgress(const RunnerProgress& progress, bool terminal) {
   auto duration = [](double seconds) {
@@ -39,4 +39,4 @@ std::optional<std::string> ProgressLog::Line(const RunnerProgress& progress) {
   return FormatProgress(progress, /*terminal=*/false);
 }
 
-}  // namespace icount
+}  // namespace icount::worker

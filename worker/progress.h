@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-namespace icount {
+namespace icount::worker {
 
 struct RunnerProgress {
   int done = 0;  // finished orders, failed ones included
@@ -42,6 +42,6 @@ class ProgressLog {
   double last_line_seconds_ = 0;
 };
 
-}  // namespace icount
+}  // namespace icount::worker
 
 #endif  // ICOUNT_WORKER_PROGRESS_H_

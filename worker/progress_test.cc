@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::worker {
 namespace {
 
 TEST(ProgressTest, ProgressFormats) {
@@ -40,4 +40,4 @@ TEST(ProgressTest, ProgressLogHasALinePerFinishedOrderAndAHeartbeat) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::worker

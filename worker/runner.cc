@@ -32,7 +32,7 @@
 #include "worker/internal/journal.h"
 #include "worker/internal/worker_process.h"
 
-namespace icount {
+namespace icount::worker {
 namespace {
 
 using base::Interrupted;
@@ -586,4 +586,4 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
   return report;
 }
 
-}  // namespace icount
+}  // namespace icount::worker

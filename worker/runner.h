@@ -40,7 +40,7 @@
 #include "worker/progress.h"
 #include "worker/worker.pb.h"
 
-namespace icount {
+namespace icount::worker {
 
 struct RunnerOptions {
   std::string worker_path;
@@ -94,6 +94,6 @@ absl::Status CheckNoOldJournal(const std::string& journal_path);
 // when it is corrupt. Never modifies the file.
 absl::StatusOr<std::vector<worker::WorkerResultProto>> ReadJournal(const std::string& path);
 
-}  // namespace icount
+}  // namespace icount::worker
 
 #endif  // ICOUNT_WORKER_RUNNER_H_

@@ -29,7 +29,7 @@
 #include "timer/callgrind.pb.h"
 #include "timer/measurement_io.h"
 
-namespace icount {
+namespace icount::worker {
 namespace {
 
 using ::testing::HasSubstr;
@@ -489,4 +489,4 @@ TEST(RunnerTest, AWorkerThatCannotStartUnderValgrindStopsThePhaseWithTheReason) 
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::worker

@@ -39,7 +39,7 @@
 #include "worker/internal/torchscript_rehearsal.h"
 #include "worker/loaded_libtorch.h"
 
-namespace icount {
+namespace icount::worker {
 namespace {
 
 // How the suite's wall-time blocks are sized (Timer::BlockedAutorange):
@@ -824,4 +824,4 @@ absl::Status RunWorker(const WorkerOptions& options) {
   return status;
 }
 
-}  // namespace icount
+}  // namespace icount::worker

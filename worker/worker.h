@@ -36,7 +36,7 @@
 #include "worker/failure.h"
 #include "worker/worker.pb.h"
 
-namespace icount {
+namespace icount::worker {
 
 struct WorkerOptions {
   int orders_fd = 0;   // framed WorkOrderProto stream
@@ -59,6 +59,6 @@ struct WorkerOptions {
 // (unreadable stream, no scratch directory); case failures are results.
 absl::Status RunWorker(const WorkerOptions& options);
 
-}  // namespace icount
+}  // namespace icount::worker
 
 #endif  // ICOUNT_WORKER_WORKER_H_

@@ -45,16 +45,19 @@ int main(int argc, char** argv) {
   // it moves no string and allocates nothing.
   unsetenv(icount::kStackPadEnv);
   // The worker is built from //timer and //worker alone.
-  icount::base::ParseFlags(argc, argv,
-                           "icount worker: runs work orders (see worker/worker.h).\n\n"
-                           "Usage: worker --scratch=DIR [--orders=FILE] [--results_fd=N]\n"
-                           "       worker --print_libtorch_version",
-                           {{"timer", icount::kTimerVersion}, {"worker", icount::kWorkerVersion}});
+  icount::base::ParseFlags(
+      argc, argv,
+      "icount worker: runs work orders (see worker/worker.h).\n\n"
+      "Usage: worker --scratch=DIR [--orders=FILE] [--results_fd=N]\n"
+      "       worker --print_libtorch_version",
+      {{"timer", icount::kTimerVersion}, {"worker", icount::worker::kWorkerVersion}});
   if (absl::GetFlag(FLAGS_print_libtorch_version)) {
-    std::printf("%s\n", icount::LibTorchVersionLine(icount::LoadedLibTorchVersion()).c_str());
+    std::printf(
+        "%s\n",
+        icount::worker::LibTorchVersionLine(icount::worker::LoadedLibTorchVersion()).c_str());
     return 0;
   }
-  icount::WorkerOptions options;
+  icount::worker::WorkerOptions options;
   options.results_fd = absl::GetFlag(FLAGS_results_fd);
   options.scratch_directory = absl::GetFlag(FLAGS_scratch);
   // A worker built for a LibTorch without a torch Python package never
@@ -88,7 +91,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  absl::Status status = icount::RunWorker(options);
+  absl::Status status = icount::worker::RunWorker(options);
   if (!status.ok()) {
     std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
     return 1;

@@ -37,7 +37,8 @@ TaskSpec ReadTaskSpecFields(const Proto& proto) {
   spec.stmt = proto.stmt();
   spec.setup = proto.setup();
   spec.global_setup = proto.global_setup();
-  spec.language = proto.language() == timer::CPP ? ::icount::Language::kCpp : ::icount::Language::kPython;
+  spec.language =
+      proto.language() == timer::CPP ? ::icount::Language::kCpp : ::icount::Language::kPython;
   return spec;
 }
 
