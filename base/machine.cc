@@ -1,7 +1,9 @@
 #include "base/machine.h"
 
+#include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <string>
@@ -60,5 +62,19 @@ std::string CpuId() {
 }
 
 int OnlineCpus() { return static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)); }
+
+std::vector<int> AllowedCpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+    }
+  }
+  if (cpus.empty()) {
+    for (int cpu = 0; cpu < std::max(1, OnlineCpus()); ++cpu) cpus.push_back(cpu);
+  }
+  return cpus;
+}
 
 }  // namespace icount::base

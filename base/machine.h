@@ -7,8 +7,10 @@
 //   CpuModel()   // "AMD EPYC"
 //   CpuId()      // "family 26, model 2, stepping 1"
 //   OnlineCpus() // 2
+//   AllowedCpus() // {0, 1}; {4, 5} under `taskset -c 4,5`
 
 #include <string>
+#include <vector>
 
 namespace icount::base {
 
@@ -27,6 +29,12 @@ std::string CpuId();
 
 // sysconf(_SC_NPROCESSORS_ONLN).
 int OnlineCpus();
+
+// The CPUs this process may run on (its affinity mask: taskset, a cpuset,
+// a batch system's binding), ascending; 0..OnlineCpus()-1 when the mask
+// cannot be read. Pin workers to these, never to 0..n-1: CPU 0 may be
+// outside the mask.
+std::vector<int> AllowedCpus();
 
 }  // namespace icount::base
 

@@ -1,7 +1,9 @@
 #include "base/machine.h"
 
+#include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -30,6 +32,24 @@ TEST(MachineTest, AnswersWhatTheSystemSays) {
   if (model != "unknown CPU") {
     EXPECT_NE(text.find(": " + model + "\n"), std::string::npos) << model;
   }
+}
+
+// Restricted to its last allowed CPU (as `taskset -c N` would), the process
+// may use that one only; on a machine with two CPUs or more that is not
+// CPU 0, which pinning to 0..n-1 would pick.
+TEST(MachineTest, AllowedCpusFollowTheAffinityMask) {
+  const std::vector<int> all = AllowedCpus();
+  ASSERT_FALSE(all.empty());
+  EXPECT_TRUE(std::is_sorted(all.begin(), all.end()));
+  cpu_set_t saved;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(saved), &saved), 0);
+  cpu_set_t last;
+  CPU_ZERO(&last);
+  CPU_SET(all.back(), &last);
+  ASSERT_EQ(sched_setaffinity(0, sizeof(last), &last), 0);
+  const std::vector<int> restricted = AllowedCpus();
+  ASSERT_EQ(sched_setaffinity(0, sizeof(saved), &saved), 0);
+  EXPECT_EQ(restricted, std::vector<int>{all.back()});
 }
 
 TEST(MachineTest, CpuIdIsTheFirstProcessorsFamilyModelAndStepping) {

@@ -1,7 +1,6 @@
 #include "worker/runner.h"
 
 #include <poll.h>
-#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,6 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "base/files.h"
 #include "base/interrupts.h"
+#include "base/machine.h"
 #include "base/phase_log.h"
 #include "base/status.h"
 #include "timer/callgrind_command.h"
@@ -59,12 +59,6 @@ constexpr int kStartupAttempts = 3;
 
 bool Retriable(const worker::WorkerResultProto& result) {
   return result.has_failure() && IsRetryable(result.failure().kind());
-}
-
-int CpuCount() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 // One pool of identical workers over a set of orders.
@@ -523,7 +517,10 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
   }
 
   // Phases over what is left to do.
-  const int cpus = CpuCount();
+  // The CPUs this run may use (taskset, a cpuset, a batch system's
+  // binding): workers are pinned to these, not to 0..n-1.
+  const std::vector<int> allowed = base::AllowedCpus();
+  const int cpus = static_cast<int>(allowed.size());
   const int jobs = options.jobs > 0 ? options.jobs : cpus;
   Phase counts{"instruction counts", true, {}, {}};
   std::map<int, Phase> wall;  // by num_threads
@@ -542,10 +539,9 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
     phase.name = absl::StrCat("wall time, ", threads, " thread", threads > 1 ? "s" : "");
     if (threads == 1) {
       // One worker per CPU, pinned: no two timings share a core.
-      for (int w = 0; w < std::min<int>(jobs, cpus); ++w) phase.worker_cpus.push_back({w});
+      for (int w = 0; w < std::min<int>(jobs, cpus); ++w) phase.worker_cpus.push_back({allowed[w]});
     } else {
-      std::vector<int> set;
-      for (int c = 0; c < std::min(threads, cpus); ++c) set.push_back(c);
+      std::vector<int> set(allowed.begin(), allowed.begin() + std::min(threads, cpus));
       phase.worker_cpus.push_back(threads <= cpus ? set : std::vector<int>{});
     }
     phases.push_back(phase);
