@@ -47,12 +47,15 @@ bool AllocationsCounted(const std::vector<CaseVerdict>& cases) {
                      [](const CaseVerdict& c) { return AllocationsDelta(c).has_value(); });
 }
 
+// The case's values: the baseline's as A, this run's as B.
+CaseValues ValuesOf(const CaseVerdict& c) {
+  return {c.before,        c.after,        c.allocations_before,       c.allocations_after,
+          c.cycles_before, c.cycles_after, c.time ? &*c.time : nullptr};
+}
+
 std::vector<SuiteChange> Summarize(const std::vector<CaseVerdict>& cases) {
   std::vector<CaseValues> values;
-  for (const CaseVerdict& c : cases) {
-    values.push_back({c.before, c.after, c.allocations_before, c.allocations_after, c.cycles_before,
-                      c.cycles_after, c.time ? &*c.time : nullptr});
-  }
+  for (const CaseVerdict& c : cases) values.push_back(ValuesOf(c));
   return SummarizeSuite(values);
 }
 
@@ -230,15 +233,9 @@ compare::CiFileProto GateToProto(const GateReport& report) {
   for (const std::string& warning : report.node_warnings) proto.add_node_warnings(warning);
   *proto.mutable_summary() = SuiteSummaryToProto(report.summary);
   for (const CaseVerdict& c : report.cases) {
-    CaseComparison comparison;
-    if (c.before && c.after) comparison.counts_delta_pct = PercentChange(*c.before, *c.after);
-    comparison.allocations_delta = AllocationsDelta(c);
-    if (c.cycles_before && c.cycles_after) {
-      comparison.cycles_delta_pct = PercentChange(*c.cycles_before, *c.cycles_after);
+    if (std::optional<CaseComparison> comparison = CompareCase(ValuesOf(c))) {
+      *proto.add_comparisons() = CaseComparisonToProto(c.key, *comparison);
     }
-    if (c.time) comparison.time = &*c.time;
-    if (!comparison.counts_delta_pct.has_value() && comparison.time == nullptr) continue;
-    *proto.add_comparisons() = CaseComparisonToProto(c.key, comparison);
   }
   return proto;
 }

@@ -122,6 +122,22 @@ CaseValues CaseValuesOf(const InstructionCounts* a, const InstructionCounts* b,
   return values;
 }
 
+std::optional<CaseComparison> CompareCase(const CaseValues& values) {
+  CaseComparison comparison;
+  if (values.a_instructions && values.b_instructions) {
+    comparison.counts_delta_pct = PercentChange(*values.a_instructions, *values.b_instructions);
+  }
+  if (values.a_allocations && values.b_allocations) {
+    comparison.allocations_delta = *values.b_allocations - *values.a_allocations;
+  }
+  if (values.a_cycles && values.b_cycles) {
+    comparison.cycles_delta_pct = PercentChange(*values.a_cycles, *values.b_cycles);
+  }
+  comparison.time = values.time;
+  if (!comparison.counts_delta_pct.has_value() && comparison.time == nullptr) return std::nullopt;
+  return comparison;
+}
+
 std::vector<SuiteChange> SummarizeSuite(const std::vector<CaseValues>& cases) {
   SuiteChangeBuilder instructions(SuiteMetric::kInstructions, /*unchanged_pct=*/0.1);
   SuiteChangeBuilder allocations(SuiteMetric::kAllocations, /*unchanged_pct=*/0);

@@ -118,6 +118,12 @@ struct CaseValues {
 CaseValues CaseValuesOf(const InstructionCounts* a, const InstructionCounts* b,
                         const TimeComparison* time);
 
+// What ab_test's and ci's --json say of the case: the change in counts and
+// estimated cycles (in percent) and in allocations where both sides have
+// them, and the wall-time comparison; nullopt when there is neither a count
+// change nor a time to show.
+std::optional<CaseComparison> CompareCase(const CaseValues& values);
+
 // The summary ab_test, ci and the report show: instructions (a case is up
 // or down beyond 0.1%), heap allocations where both sides counted them
 // (any change), estimated cycles where both sides simulated caches (beyond

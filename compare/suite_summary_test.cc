@@ -146,5 +146,33 @@ TEST(SuiteSummaryTest, JsonHasOneMemberPerMetric) {
   EXPECT_THAT(base::ProtoToJsonAllFields(summary), HasSubstr("\"ci_pct\":[10,10]"));
 }
 
+TEST(CompareCaseTest, ComparesWhatBothSidesHave) {
+  CaseValues values;
+  values.a_instructions = 1000;
+  values.b_instructions = 1100;
+  values.a_allocations = 4;  // B did not count allocations
+  values.a_cycles = 2000;
+  values.b_cycles = 1900;
+  std::optional<CaseComparison> comparison = CompareCase(values);
+  ASSERT_TRUE(comparison.has_value());
+  EXPECT_DOUBLE_EQ(*comparison->counts_delta_pct, 10);
+  EXPECT_FALSE(comparison->allocations_delta.has_value());
+  EXPECT_DOUBLE_EQ(*comparison->cycles_delta_pct, -5);
+  EXPECT_EQ(comparison->time, nullptr);
+  // One side only, or a count of 0 on A (no percentage), and no time:
+  // nothing to compare; with a time, the time alone.
+  values.b_instructions.reset();
+  EXPECT_FALSE(CompareCase(values).has_value());
+  values.a_instructions = 0;
+  values.b_instructions = 5;
+  EXPECT_FALSE(CompareCase(values).has_value());
+  const TimeComparison time;
+  values.time = &time;
+  comparison = CompareCase(values);
+  ASSERT_TRUE(comparison.has_value());
+  EXPECT_FALSE(comparison->counts_delta_pct.has_value());
+  EXPECT_EQ(comparison->time, &time);
+}
+
 }  // namespace
 }  // namespace icount::compare

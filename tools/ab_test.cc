@@ -298,8 +298,8 @@ std::string AllocationChanges(const std::vector<expand::SuiteCaseProto>& cases,
                       compared, " cases:\n", absl::StrJoin(lines, "\n"), "\n");
 }
 
-// The suite-level answer per metric (compare/suite_summary.h).
-std::vector<compare::SuiteChange> SummarizeSides(
+// Each case's values on both sides, in the order of `cases`.
+std::vector<compare::CaseValues> SideCaseValues(
     const std::vector<expand::SuiteCaseProto>& cases, const SuiteResults& a_results,
     const SuiteResults& b_results, const std::map<std::string, compare::TimeComparison>& times) {
   const SideResults in_a(a_results), in_b(b_results);
@@ -312,7 +312,7 @@ std::vector<compare::SuiteChange> SummarizeSides(
                                            b == in_b.counts.end() ? nullptr : b->second,
                                            time == times.end() ? nullptr : &time->second));
   }
-  return compare::SummarizeSuite(values);
+  return values;
 }
 
 // "Overall, B against A:" and one FormatSuiteChange line per metric.
@@ -353,12 +353,12 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
       changes.emplace_back(std::fabs(*values.b_instructions - *values.a_instructions), c.key());
     }
   }
-  std::string text =
-      absl::StrCat(absl::GetFlag(FLAGS_markdown) ? table.RenderMarkdown()
-                                                 : table.Render(absl::GetFlag(FLAGS_colorize)),
-                   "\n", CyclesTable(cases, a, b, in_a, in_b), AllocationChanges(cases, in_a, in_b),
-                   RenderSummary(SummarizeSides(cases, a_results, b_results, times),
-                                 absl::GetFlag(FLAGS_markdown)));
+  std::string text = absl::StrCat(
+      absl::GetFlag(FLAGS_markdown) ? table.RenderMarkdown()
+                                    : table.Render(absl::GetFlag(FLAGS_colorize)),
+      "\n", CyclesTable(cases, a, b, in_a, in_b), AllocationChanges(cases, in_a, in_b),
+      RenderSummary(compare::SummarizeSuite(SideCaseValues(cases, a_results, b_results, times)),
+                    absl::GetFlag(FLAGS_markdown)));
   std::sort(changes.rbegin(), changes.rend());
   for (int i = 0; i < absl::GetFlag(FLAGS_top) && i < static_cast<int>(changes.size()); ++i) {
     if (changes[i].first == 0) break;
@@ -407,29 +407,14 @@ compare::AbTestFileProto AbTestFile(const std::vector<expand::SuiteCaseProto>& c
   *file.mutable_b() = ResultsToProto(b_results.file);
   *file.mutable_libtorch()->mutable_a() = LibTorchProto(a);
   *file.mutable_libtorch()->mutable_b() = LibTorchProto(b);
-  const SideResults in_a(a_results), in_b(b_results);
-  for (const expand::SuiteCaseProto& c : cases) {
-    compare::CaseComparison comparison;
-    if (in_a.counts.count(c.key()) && in_b.counts.count(c.key())) {
-      const InstructionCounts& before = *in_a.counts.at(c.key());
-      const InstructionCounts& after = *in_b.counts.at(c.key());
-      comparison.counts_delta_pct =
-          compare::PercentChange(before.counts_per_run, after.counts_per_run);
-      if (before.allocations_per_run && after.allocations_per_run) {
-        comparison.allocations_delta = *after.allocations_per_run - *before.allocations_per_run;
-      }
-      if (before.estimated_cycles_per_run && after.estimated_cycles_per_run) {
-        comparison.cycles_delta_pct = compare::PercentChange(*before.estimated_cycles_per_run,
-                                                             *after.estimated_cycles_per_run);
-      }
+  const std::vector<compare::CaseValues> values =
+      SideCaseValues(cases, a_results, b_results, times);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (std::optional<compare::CaseComparison> comparison = compare::CompareCase(values[i])) {
+      *file.add_comparisons() = compare::CaseComparisonToProto(cases[i].key(), *comparison);
     }
-    auto time = times.find(c.key());
-    if (time != times.end()) comparison.time = &time->second;
-    if (!comparison.counts_delta_pct.has_value() && comparison.time == nullptr) continue;
-    *file.add_comparisons() = compare::CaseComparisonToProto(c.key(), comparison);
   }
-  *file.mutable_summary() =
-      compare::SuiteSummaryToProto(SummarizeSides(cases, a_results, b_results, times));
+  *file.mutable_summary() = compare::SuiteSummaryToProto(compare::SummarizeSuite(values));
   for (const expand::SuiteCaseProto& c : skipped) file.add_skipped_by_backtesting(c.key());
   for (const std::string& warning : node_warnings) file.add_node_warnings(warning);
   return file;
