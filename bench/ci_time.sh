@@ -8,7 +8,8 @@
 #
 # Writes OUT/ci_time.md (the CPU, the commit, both wall times, the number of
 # test targets Bazel ran, and the ten slowest tests of the cold run) and
-# keeps both runs' logs in OUT; removes the clone and its output base. The
+# keeps both runs' logs and Bazel profiles in OUT (`bazel analyze-profile
+# OUT/cold.profile.gz` shows the critical path); removes the clone and its output base. The
 # system packages must already be installed (./bazelw installs them once;
 # that time is not counted). Takes about as long as a cold CI run.
 set -euo pipefail
@@ -28,15 +29,16 @@ echo "build --disk_cache=$out/disk-cache" > "$out/clone/user.bazelrc"
 flags=(--test_env=ICOUNT_TEST_DISK_CACHE="$out/disk-cache"
   --test_env=ICOUNT_TEST_C10_CACHE="$out/c10-cache")
 
-timed_test() {  # timed_test LOG: seconds of ./bazelw test //... in the clone
+timed_test() {  # timed_test NAME: seconds of ./bazelw test //... in the clone
   local started=$SECONDS
-  (cd "$out/clone" && ./bazelw --output_base="$out/output-base" test //... "${flags[@]}") > "$1" 2>&1 \
-    || { echo "ci_time: ./bazelw test //... failed, see $1" >&2; tail -30 "$1" >&2; exit 1; }
+  (cd "$out/clone" && ./bazelw --output_base="$out/output-base" test //... "${flags[@]}" \
+    --profile="$out/$1.profile.gz") > "$out/$1.log" 2>&1 \
+    || { echo "ci_time: ./bazelw test //... failed, see $out/$1.log" >&2; tail -30 "$out/$1.log" >&2; exit 1; }
   echo $((SECONDS - started))
 }
 
-cold=$(timed_test "$out/cold.log")
-warm=$(timed_test "$out/warm.log")
+cold=$(timed_test cold)
+warm=$(timed_test warm)
 (cd "$out/clone" && ./bazelw --output_base="$out/output-base" shutdown) > /dev/null 2>&1 || true
 tests=$(grep -oE "Executed [0-9]+ out of [0-9]+ tests?" "$out/cold.log" | grep -oE "[0-9]+ tests?$" | grep -oE "[0-9]+")
 slowest=$(sed -nE 's/^(\/\/[^ ]+) +(\(cached\) )?([A-Z]+) in ([0-9.]+)s$/\4 \1/p' "$out/cold.log" | sort -rn | head -10 \

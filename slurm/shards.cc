@@ -5,16 +5,9 @@
 #include <numeric>
 #include <string>
 
-namespace icount::slurm {
+#include "worker/order_cost.h"
 
-double ExpectedOrderSeconds(const worker::WorkOrderProto& order) {
-  const bool python = order.task_spec().language() == timer::PYTHON;
-  if (order.callgrind()) {
-    const double seconds = 1.2 + 0.05 * std::max(1, order.callgrind_repeats());
-    return python ? 1.5 * seconds : seconds;
-  }
-  return 3 * order.min_run_time() + 0.1;
-}
+namespace icount::slurm {
 
 std::vector<std::vector<size_t>> SplitIntoShards(const std::vector<worker::WorkOrderProto>& orders,
                                                  int shards) {
@@ -36,7 +29,7 @@ std::vector<std::vector<size_t>> SplitIntoShards(const std::vector<worker::WorkO
   if (count == 0) return result;
   std::vector<double> cost(groups.size(), 0);
   for (size_t g = 0; g < groups.size(); ++g) {
-    for (size_t i : groups[g]) cost[g] += ExpectedOrderSeconds(orders[i]);
+    for (size_t i : groups[g]) cost[g] += worker::ExpectedOrderSeconds(orders[i]);
   }
   std::vector<size_t> by_cost(groups.size());
   std::iota(by_cost.begin(), by_cost.end(), 0);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "gtest/gtest.h"
+#include "worker/order_cost.h"
 
 namespace icount::slurm {
 namespace {
@@ -23,14 +24,6 @@ worker::WorkOrderProto Time(double seconds) {
   order.set_wall_time(true);
   order.set_min_run_time(seconds);
   return order;
-}
-
-TEST(ExpectedOrderSecondsTest, PythonCountsCostMoreThanCppAndRepeatsAdd) {
-  EXPECT_GT(ExpectedOrderSeconds(Counts(timer::PYTHON, 1)),
-            ExpectedOrderSeconds(Counts(timer::CPP, 1)));
-  EXPECT_GT(ExpectedOrderSeconds(Counts(timer::CPP, 5)),
-            ExpectedOrderSeconds(Counts(timer::CPP, 1)));
-  EXPECT_GT(ExpectedOrderSeconds(Time(1.0)), ExpectedOrderSeconds(Time(0.05)));
 }
 
 TEST(SplitIntoShardsTest, EveryOrderInExactlyOneShardAscending) {
@@ -70,7 +63,7 @@ TEST(SplitIntoShardsTest, LoadsWithinAThirdOfTheBest) {
   double total = 0, worst = 0;
   for (const auto& shard : shards) {
     double load = 0;
-    for (size_t i : shard) load += ExpectedOrderSeconds(orders[i]);
+    for (size_t i : shard) load += worker::ExpectedOrderSeconds(orders[i]);
     total += load;
     worst = std::max(worst, load);
   }

@@ -1,5 +1,6 @@
 // Timer::CollectCallgrind for C++ and Python statement strings (each call
-// starts callgrind_runner under valgrind: ~8 s for C++, ~15 s for Python).
+// starts callgrind_runner under valgrind: ~8 s for C++, ~15 s for Python,
+// so each test starts as few as what it checks needs).
 #include <cmath>
 #include <optional>
 #include <string>
@@ -16,19 +17,6 @@ using ::testing::HasSubstr;
 
 constexpr char kCppSetup[] = "auto x = torch::ones({4, 4}); auto y = torch::ones({4, 4});";
 
-std::vector<int64_t> CollectCounts(const Timer& timer, int processes) {
-  std::vector<int64_t> counts;
-  for (int i = 0; i < processes; ++i) {
-    CallgrindOptions options;
-    options.number = 100;
-    absl::StatusOr<std::vector<CallgrindStats>> stats = timer.CollectCallgrind(options);
-    EXPECT_TRUE(stats.ok()) << stats.status();
-    if (!stats.ok()) return counts;
-    counts.push_back((*stats)[0].Counts());
-  }
-  return counts;
-}
-
 // torch::add allocates its result (TensorImpl, StorageImpl, data) and frees
 // it at the end of every run: a whole number of allocations per run, as
 // many frees, the same in every repeat. The 10 warm-up runs before the
@@ -43,35 +31,17 @@ void ExpectWholeAllocationsPerRun(const std::vector<CallgrindStats>& stats) {
   for (const CallgrindStats& repeat : stats) EXPECT_EQ(repeat.AllocationsPerRun(), allocations);
 }
 
-TEST(CallgrindTest, CppCountsRepeatExactlyAcrossProcesses) {
+// The same statement counted in two processes: the same count, and with
+// the cache simulation the same estimated cycles, above the instructions
+// (every instruction and data access costs at least a cycle).
+TEST(CallgrindTest, CppCountsAndCyclesRepeatExactlyAcrossProcesses) {
   absl::StatusOr<Timer> timer = Timer::ForCpp("auto z = torch::add(x, y);", kCppSetup);
   ASSERT_TRUE(timer.ok()) << timer.status();
-  std::vector<int64_t> counts = CollectCounts(*timer, 2);
-  ASSERT_EQ(counts.size(), 2u);
-  EXPECT_GT(counts[0], 100 * 1000);  // an ATen add is thousands of instructions
-  EXPECT_EQ(counts[0], counts[1]);
-}
-
-TEST(CallgrindTest, PythonCountsRepeatExactlyAcrossProcesses) {
-  absl::StatusOr<Timer> timer =
-      Timer::ForPython("torch.add(x, y)", "x = torch.ones(4, 4)\ny = torch.ones(4, 4)");
-  ASSERT_TRUE(timer.ok()) << timer.status();
-  std::vector<int64_t> counts = CollectCounts(*timer, 2);
-  ASSERT_EQ(counts.size(), 2u);
-  EXPECT_GT(counts[0], 100 * 1000);
-  EXPECT_EQ(counts[0], counts[1]);
-}
-
-// With the cache simulation, estimated cycles are as exact as counts: the
-// same in every process; and above the instructions (every instruction and
-// data access costs at least a cycle).
-TEST(CallgrindTest, EstimatedCyclesRepeatExactlyAcrossProcesses) {
-  absl::StatusOr<Timer> timer = Timer::ForCpp("auto z = torch::add(x, y);", kCppSetup);
-  ASSERT_TRUE(timer.ok()) << timer.status();
+  std::vector<int64_t> counts;
   std::vector<double> cycles;
   for (int i = 0; i < 2; ++i) {
     CallgrindOptions options;
-    options.number = 50;
+    options.number = 100;
     options.cache_sim = true;
     absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
     ASSERT_TRUE(stats.ok()) << stats.status();
@@ -82,9 +52,28 @@ TEST(CallgrindTest, EstimatedCyclesRepeatExactlyAcrossProcesses) {
     EXPECT_NEAR(static_cast<double>(first.cache_events()->ir), first.Counts(), 100);
     ASSERT_TRUE(first.EstimatedCyclesPerRun().has_value());
     EXPECT_GT(*first.EstimatedCyclesPerRun(), first.CountsPerRun());
+    counts.push_back(first.Counts());
     cycles.push_back(*first.EstimatedCyclesPerRun());
   }
+  EXPECT_GT(counts[0], 100 * 1000);  // an ATen add is thousands of instructions
+  EXPECT_EQ(counts[0], counts[1]);
   EXPECT_EQ(cycles[0], cycles[1]);
+}
+
+TEST(CallgrindTest, PythonCountsRepeatExactlyAcrossProcesses) {
+  absl::StatusOr<Timer> timer =
+      Timer::ForPython("torch.add(x, y)", "x = torch.ones(4, 4)\ny = torch.ones(4, 4)");
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  std::vector<int64_t> counts;
+  for (int i = 0; i < 2; ++i) {
+    CallgrindOptions options;
+    options.number = 100;
+    absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
+    ASSERT_TRUE(stats.ok()) << stats.status();
+    counts.push_back((*stats)[0].Counts());
+  }
+  EXPECT_GT(counts[0], 100 * 1000);
+  EXPECT_EQ(counts[0], counts[1]);
 }
 
 TEST(CallgrindTest, RepeatsBaselineAndStats) {
@@ -152,15 +141,19 @@ TEST(CallgrindTest, WithoutBaselineTheMeasuringProcessEndsOnceMeasured) {
   EXPECT_FALSE((*stats)[0].EstimatedCyclesPerRun().has_value());
 }
 
-// Both ways a statement is measured: in the runner's own process (no
-// baseline) and in a template forked from it (with a baseline).
+// Both ways a statement is measured, in the runner's own process (no
+// baseline) and in a template forked from it (with a baseline), report a
+// statement's exception: a C++ one in the first, a Python one in the second.
 TEST(CallgrindTest, ThrowingStatementReportsTheError) {
-  absl::StatusOr<Timer> timer = Timer::ForPython("raise ValueError('no counts for you')");
-  ASSERT_TRUE(timer.ok()) << timer.status();
+  absl::StatusOr<Timer> cpp = Timer::ForCpp("throw std::runtime_error(\"no counts for you\");");
+  absl::StatusOr<Timer> python = Timer::ForPython("raise ValueError('no counts for you')");
+  ASSERT_TRUE(cpp.ok()) << cpp.status();
+  ASSERT_TRUE(python.ok()) << python.status();
   for (const bool collect_baseline : {false, true}) {
     CallgrindOptions options;
     options.collect_baseline = collect_baseline;
-    absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
+    const Timer& timer = collect_baseline ? *python : *cpp;
+    absl::StatusOr<std::vector<CallgrindStats>> stats = timer.CollectCallgrind(options);
     ASSERT_FALSE(stats.ok()) << collect_baseline;
     EXPECT_THAT(std::string(stats.status().message()), HasSubstr("no counts for you"))
         << collect_baseline;

@@ -63,7 +63,9 @@ ABSL_FLAG(std::string, markdown, "", "Also writes the Markdown summary to this f
 ABSL_FLAG(int, repeats, 5, "Callgrind repeats per case.");
 ABSL_FLAG(bool, rehearse_torchscript, false, icount::tools::kRehearseTorchScriptHelp);
 ABSL_FLAG(bool, cache_sim, false, icount::tools::kCacheSimHelp);
-ABSL_FLAG(int, jobs, 0, "Worker processes; 0: one per CPU.");
+ABSL_FLAG(
+    int, jobs, 0,
+    "Worker processes per phase; 0: up to one per CPU (a count worker per ~15 s of counting).");
 ABSL_FLAG(int, time_rounds, 3,
           "Wall-time rounds, each a pass over every case; comparing wall time needs at least 3 "
           "here and in the baseline.");

@@ -38,7 +38,9 @@ ABSL_FLAG(bool, json, false,
 ABSL_FLAG(std::string, filter, "",
           "Runs only cases whose label (e.g. \"Pointwise / Math / add\") contains a match for this "
           "RE2 regex.");
-ABSL_FLAG(int, jobs, 0, "Worker processes per phase; 0: one per CPU.");
+ABSL_FLAG(
+    int, jobs, 0,
+    "Worker processes per phase; 0: up to one per CPU (a count worker per ~15 s of counting).");
 ABSL_FLAG(double, min_run_time, 0.05, "Seconds of wall time per case.");
 ABSL_FLAG(int64_t, callgrind_number, 100, "Runs of the statement per callgrind repeat.");
 ABSL_FLAG(int, repeats, 1, "Callgrind repeats per case.");

@@ -31,6 +31,7 @@
 #include "worker/framing.h"
 #include "worker/internal/journal.h"
 #include "worker/internal/worker_process.h"
+#include "worker/order_cost.h"
 
 namespace icount::worker {
 namespace {
@@ -533,7 +534,16 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
       wall[threads].orders.push_back(i);
     }
   }
-  counts.worker_cpus.assign(std::min<size_t>(jobs, std::max<size_t>(1, counts.orders.size())), {});
+  // Left to the runner, the count workers are as many as the counting
+  // keeps busy for a start-up each (worker/order_cost.h), up to a CPU each.
+  int count_workers = jobs;
+  if (options.jobs == 0) {
+    double expected_seconds = 0;
+    for (size_t i : counts.orders) expected_seconds += ExpectedOrderSeconds(orders[i]);
+    count_workers = CountWorkersFor(expected_seconds, cpus);
+  }
+  counts.worker_cpus.assign(
+      std::min<size_t>(count_workers, std::max<size_t>(1, counts.orders.size())), {});
   std::vector<Phase> phases = {counts};
   for (auto& [threads, phase] : wall) {
     phase.name = absl::StrCat("wall time, ", threads, " thread", threads > 1 ? "s" : "");

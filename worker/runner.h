@@ -9,8 +9,9 @@
 //   options.journal_path = "results.journal";
 //   absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
 //
-// Phases: instruction-count orders first, on `jobs` workers under valgrind
-// (each pays LibTorch's start-up under valgrind once, then forks per case);
+// Phases: instruction-count orders first, on up to `jobs` workers under
+// valgrind (each pays LibTorch's start-up under valgrind once, then forks
+// per case, so a small run counts in fewer workers than it has CPUs);
 // then wall-time orders on native workers, one per CPU and pinned to it, so
 // no two wall-time measurements, and no valgrind process, share a core.
 // Orders with num_threads > 1 are timed last, alone, on that many CPUs.
@@ -44,7 +45,9 @@ namespace icount::worker {
 
 struct RunnerOptions {
   std::string worker_path;
-  // Worker processes per phase; 0: the number of CPUs available.
+  // Worker processes per phase. 0: one wall-time worker per CPU available,
+  // and as many count workers as the counting keeps busy for a start-up
+  // each (CountWorkersFor in worker/order_cost.h), up to one per CPU.
   int jobs = 0;
   std::string journal_path;
   bool resume = false;
