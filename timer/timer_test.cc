@@ -1,7 +1,7 @@
 #include "timer/timer.h"
 
+#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
 
 #include <cstdint>
 #include <string>
@@ -200,7 +200,7 @@ TEST(TimerCallableTest, InvalidArguments) {
 }
 
 TEST(TimerCallableTest, ThrowingStatementIsAStatus) {
-  Timer c10_error = Timer::ForCallable([] { torch::ones({2, 2}).view({3}); });
+  Timer c10_error = Timer::ForCallable([] { at::ones({2, 2}).view({3}); });
   absl::StatusOr<Measurement> m = c10_error.Timeit(10);
   ASSERT_FALSE(m.ok());
   EXPECT_THAT(std::string(m.status().message()), HasSubstr("shape '[3]' is invalid"));
@@ -223,10 +223,10 @@ TEST(TimerCallableTest, NumThreadsIsSetForTheMeasurementAndRestored) {
 }
 
 TEST(TimerCallableTest, MeasuresARealTorchOp) {
-  torch::Tensor x = torch::ones({4, 4});
+  at::Tensor x = at::ones({4, 4});
   TimerOptions options;
   options.label = "add";
-  Timer timer = Timer::ForCallable([&] { torch::add(x, x); }, options, "torch::add(x, x)");
+  Timer timer = Timer::ForCallable([&] { at::add(x, x); }, options, "at::add(x, x)");
   absl::StatusOr<Measurement> m = timer.BlockedAutorange(0.05);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_GT(m->Median(), 1e-8);  // an ATen call is never free
