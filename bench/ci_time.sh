@@ -9,9 +9,10 @@
 # Writes OUT/ci_time.md (the CPU, the commit, both wall times, the number of
 # test targets Bazel ran, and the ten slowest tests of the cold run) and
 # keeps both runs' logs and Bazel profiles in OUT (`bazel analyze-profile
-# OUT/cold.profile.gz` shows the critical path); removes the clone and its output base. The
-# system packages must already be installed (./bazelw installs them once;
-# that time is not counted). Takes about as long as a cold CI run.
+# OUT/cold.profile.gz` shows the critical path); removes the clone and its
+# output base. The system packages must already be installed (./bazelw
+# installs them once; that time is not counted). Takes about as long as a
+# cold CI run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "${1:-/tmp/icount-ci-time}")
