@@ -15,7 +15,7 @@
 //
 //   int main(int argc, char** argv) {
 //     icount::base::ParseFlags(argc, argv, "Does X.\n\nUsage: tool --flag=V",
-//                              {{"timer", icount::kTimerVersion}});
+//                              {{"timer", icount::timer::kTimerVersion}});
 //     ...
 //   }
 //

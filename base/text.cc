@@ -93,6 +93,18 @@ std::string Indent(absl::string_view text, absl::string_view prefix) {
   return out;
 }
 
+std::string NormalizeSnippet(absl::string_view text) {
+  std::vector<std::string> lines = absl::StrSplit(Dedent(text), '\n');
+  for (std::string& line : lines) {
+    line.resize(absl::StripTrailingAsciiWhitespace(line).size());
+  }
+  size_t begin = 0;
+  while (begin < lines.size() && lines[begin].empty()) ++begin;
+  size_t end = lines.size();
+  while (end > begin && lines[end - 1].empty()) --end;
+  return absl::StrJoin(lines.begin() + begin, lines.begin() + end, "\n");
+}
+
 std::string JsonString(absl::string_view text) {
   std::string out = "\"";
   for (const char c : text) {

@@ -6,6 +6,7 @@
 // spellings icount writes.
 //
 //   Dedent("  a\n    b\n")       // "a\n  b\n"
+//   NormalizeSnippet("\n  x = 1\n")  // "x = 1"
 //   JsonString("a\"b")           // "\"a\\\"b\""
 //   PythonJsonString("caf\xc3\xa9")  // "\"caf\\u00e9\""
 
@@ -27,6 +28,19 @@ std::string Dedent(absl::string_view text);
 
 // Python's textwrap.indent(text, prefix): prefixes every non-blank line.
 std::string Indent(absl::string_view text, absl::string_view prefix);
+
+// The canonical form of a snippet (a statement, a setup, a global setup),
+// the one icount stores, prints and keys results by, whether it came to the
+// timer directly or from a suite definition: dedented, trailing whitespace
+// removed from every line, and leading and trailing blank lines dropped.
+// Interior blank lines stay. Snippets are often written as indented raw
+// string literals, so this is what makes R"(\n    x = 1\n  )" and "x = 1"
+// the same snippet. torch.utils.benchmark's Timer dedents and strips the
+// text as a whole; this also strips each line, so a table of snippets
+// parses the same with or without trailing spaces.
+//
+//   NormalizeSnippet("\n    x = 1  \n      y = 2\n  ")  // "x = 1\n  y = 2"
+std::string NormalizeSnippet(absl::string_view text);
 
 // `text` as a JSON string literal, quotes included: '"' and '\\' escaped,
 // control characters as \n, \t or \u00XX; other bytes (UTF-8) as they are.

@@ -11,6 +11,18 @@ TEST(IsBlankTest, WhitespaceOnly) {
   EXPECT_FALSE(IsBlank("  x"));
 }
 
+TEST(NormalizeSnippetTest, DedentsAndStripsEveryLine) {
+  EXPECT_EQ(NormalizeSnippet("\n    x = 1  \n      y = 2\n  "), "x = 1\n  y = 2");
+  EXPECT_EQ(NormalizeSnippet("x.sum();"), "x.sum();");
+}
+
+TEST(NormalizeSnippetTest, DropsLeadingAndTrailingBlankLinesKeepsInteriorOnes) {
+  EXPECT_EQ(NormalizeSnippet("\n\n   \n"), "");
+  EXPECT_EQ(NormalizeSnippet("\n\n  x\n"), "x");
+  // Interior blank lines separate blocks in setups.
+  EXPECT_EQ(NormalizeSnippet("  a\n\n  b\n"), "a\n\nb");
+}
+
 TEST(DedentTest, RemovesCommonMargin) {
   EXPECT_EQ(Dedent("    x = 1\n      y = 2\n"), "x = 1\n  y = 2\n");
 }

@@ -23,9 +23,9 @@
 namespace icount::cli {
 
 base::VersionList AllLibraryVersions() {
-  return {{"timer", kTimerVersion},           {"compare", compare::kCompareVersion},
-          {"fuzzer", fuzzer::kFuzzerVersion}, {"expand", kExpandVersion},
-          {"worker", worker::kWorkerVersion}, {"history", kHistoryVersion},
+  return {{"timer", timer::kTimerVersion},    {"compare", compare::kCompareVersion},
+          {"fuzzer", fuzzer::kFuzzerVersion}, {"expand", expand::kExpandVersion},
+          {"worker", worker::kWorkerVersion}, {"history", history::kHistoryVersion},
           {"report", report::kReportVersion}, {"slurm", slurm::kSlurmVersion}};
 }
 

@@ -11,7 +11,7 @@
 // library: base::ParseFlags (base/flags.h) with all their versions.
 //
 //   int main(int argc, char** argv) {
-//     icount::ParseToolFlags(argc, argv, "Does X.\n\nUsage: tool --flag=V");
+//     icount::cli::ParseToolFlags(argc, argv, "Does X.\n\nUsage: tool --flag=V");
 //     ...
 //   }
 

@@ -37,7 +37,7 @@ constexpr char kTerminate[] = "\033[0m";
 // env to read "Unspecified env" but its property returns None, so in tables
 // where every env is unset it never shows; only mixed tables (where the
 // reference fails) see the difference.
-std::string EnvOf(const Measurement& m) { return m.EnvName(); }
+std::string EnvOf(const timer::Measurement& m) { return m.EnvName(); }
 
 struct RowKey {
   int num_threads;
@@ -64,18 +64,18 @@ int LeadingDigits(double value) {
 // keeps its second figure).
 class ColumnFormat {
  public:
-  ColumnFormat(const std::vector<const Measurement*>& cells, double time_scale,
+  ColumnFormat(const std::vector<const timer::Measurement*>& cells, double time_scale,
                const CompareOptions& options)
       : time_scale_(time_scale),
         trim_(options.trim_significant_figures),
         figures_rule_(options.figures_rule),
-        decimals_per_cell_(trim_ && figures_rule_ == FiguresRule::kBlocks) {
+        decimals_per_cell_(trim_ && figures_rule_ == timer::FiguresRule::kBlocks) {
     highlight_ = options.highlight_warnings &&
                  std::any_of(cells.begin(), cells.end(),
-                             [](const Measurement* m) { return m && m->HasWarnings(); });
+                             [](const timer::Measurement* m) { return m && m->HasWarnings(); });
     std::optional<int> unit_digits;
     std::optional<int> decimal_digits;
-    for (const Measurement* m : cells) {
+    for (const timer::Measurement* m : cells) {
       if (m == nullptr) continue;
       const int digits = LeadingDigits(m->Median() / time_scale_);
       unit_digits = std::max(unit_digits.value_or(digits), digits);
@@ -94,7 +94,7 @@ class ColumnFormat {
   }
 
   // The cell text for `m`, or blanks as wide as a cell for nullptr.
-  std::string Cell(const Measurement* m) const {
+  std::string Cell(const timer::Measurement* m) const {
     if (m == nullptr)
       return std::string(TextWidth(Format(1, 1, decimal_digits_, std::nullopt)), ' ');
     std::optional<double> spread;
@@ -105,14 +105,14 @@ class ColumnFormat {
 
  private:
   // The decimals `m`'s significant figures need in this unit.
-  int CellDecimals(const Measurement* m) const {
+  int CellDecimals(const timer::Measurement* m) const {
     return std::max(m->SignificantFigures(figures_rule_) - LeadingDigits(m->Median() / time_scale_),
                     0);
   }
 
   std::string Format(double value, int significant_figures, int decimals,
                      std::optional<double> spread) const {
-    if (trim_ && value != 0) value = TrimSignificantFigures(value, significant_figures);
+    if (trim_ && value != 0) value = timer::TrimSignificantFigures(value, significant_figures);
     std::string text = absl::StrFormat("%*.*f", width_, decimals, value);
     if (highlight_) {
       const std::string marker =
@@ -124,7 +124,7 @@ class ColumnFormat {
 
   double time_scale_;
   bool trim_;
-  FiguresRule figures_rule_;
+  timer::FiguresRule figures_rule_;
   bool decimals_per_cell_;
   bool highlight_ = false;
   int decimal_digits_ = 1;
@@ -152,15 +152,15 @@ TextTable::Cell ColoredCell(std::string text, double value, double best) {
 // the row (rowwise) or of the cell's column within the row's thread group
 // (columnwise); nullopt where there is none or no colouring.
 std::vector<std::optional<double>> BestMedians(
-    const std::vector<std::vector<const Measurement*>>& cells, const std::vector<int>& row_group,
-    size_t i, Colorize colorize) {
+    const std::vector<std::vector<const timer::Measurement*>>& cells,
+    const std::vector<int>& row_group, size_t i, Colorize colorize) {
   std::vector<std::optional<double>> best(cells[i].size());
-  auto consider = [](std::optional<double>& best_so_far, const Measurement* m) {
+  auto consider = [](std::optional<double>& best_so_far, const timer::Measurement* m) {
     if (m) best_so_far = std::min(best_so_far.value_or(m->Median()), m->Median());
   };
   if (colorize == Colorize::kRowwise) {
     std::optional<double> row_min;
-    for (const Measurement* m : cells[i]) consider(row_min, m);
+    for (const timer::Measurement* m : cells[i]) consider(row_min, m);
     best.assign(best.size(), row_min);
   } else if (colorize == Colorize::kColumnwise) {
     for (size_t k = 0; k < cells.size(); ++k) {
@@ -173,29 +173,30 @@ std::vector<std::optional<double>> BestMedians(
 
 // One table: measurements that share a label.
 std::string RenderTable(const std::optional<std::string>& label,
-                        const std::vector<const Measurement*>& results,
+                        const std::vector<const timer::Measurement*>& results,
                         const CompareOptions& options) {
   // The unit suits the fastest measurement. A zero median (where the
   // reference fails) does not drag the unit down to seconds: it shows as 0.
   std::optional<double> fastest;
-  for (const Measurement* m : results) {
+  for (const timer::Measurement* m : results) {
     if (m->Median() > 0) fastest = std::min(fastest.value_or(m->Median()), m->Median());
   }
   // The reference shows a table whose fastest cell is under a nanosecond
   // in seconds ("0.00000023"); icount's tables (kBlocks) stay in ns.
   const bool icount_units = options.trim_significant_figures &&
-                            options.figures_rule == FiguresRule::kBlocks && fastest.has_value();
+                            options.figures_rule == timer::FiguresRule::kBlocks &&
+                            fastest.has_value();
   const auto [time_unit, time_scale] =
-      SelectTimeUnit(icount_units ? std::max(*fastest, 1e-9) : fastest.value_or(0));
+      timer::SelectTimeUnit(icount_units ? std::max(*fastest, 1e-9) : fastest.value_or(0));
 
   // Rows and columns in first-seen order; rows then stably sorted by thread
   // count and env, which keeps statements in the order they were given.
   std::vector<RowKey> row_keys;
   std::vector<std::optional<std::string>> column_keys;
-  auto row_of = [](const Measurement& m) {
+  auto row_of = [](const timer::Measurement& m) {
     return RowKey{m.task_spec().num_threads, EnvOf(m), m.RowName()};
   };
-  for (const Measurement* m : results) {
+  for (const timer::Measurement* m : results) {
     const RowKey key = row_of(*m);
     if (std::find(row_keys.begin(), row_keys.end(), key) == row_keys.end()) {
       row_keys.push_back(key);
@@ -211,9 +212,9 @@ std::string RenderTable(const std::optional<std::string>& label,
 
   const size_t num_rows = row_keys.size();
   const size_t num_columns = column_keys.size();
-  std::vector<std::vector<const Measurement*>> cells(
-      num_rows, std::vector<const Measurement*>(num_columns, nullptr));
-  for (const Measurement* m : results) {
+  std::vector<std::vector<const timer::Measurement*>> cells(
+      num_rows, std::vector<const timer::Measurement*>(num_columns, nullptr));
+  for (const timer::Measurement* m : results) {
     const size_t i = std::find(row_keys.begin(), row_keys.end(), row_of(*m)) - row_keys.begin();
     const size_t j = std::find(column_keys.begin(), column_keys.end(), m->task_spec().description) -
                      column_keys.begin();
@@ -251,7 +252,7 @@ std::string RenderTable(const std::optional<std::string>& label,
 
   std::vector<ColumnFormat> formats;
   for (size_t j = 0; j < num_columns; ++j) {
-    std::vector<const Measurement*> column;
+    std::vector<const timer::Measurement*> column;
     for (size_t i = 0; i < num_rows; ++i) column.push_back(cells[i][j]);
     formats.emplace_back(column, time_scale, options);
   }
@@ -278,14 +279,15 @@ std::string RenderTable(const std::optional<std::string>& label,
     table.AddStyledRow(std::move(row));
   }
 
-  const bool has_warnings = options.highlight_warnings &&
-                            std::any_of(results.begin(), results.end(),
-                                        [](const Measurement* m) { return m->HasWarnings(); });
+  const bool has_warnings =
+      options.highlight_warnings &&
+      std::any_of(results.begin(), results.end(),
+                  [](const timer::Measurement* m) { return m->HasWarnings(); });
   TextTable::TextOptions text_options;
   text_options.title = label.value_or("");
   text_options.group_fill = '-';
   return absl::StrCat(
-      table.RenderText(text_options), "\nTimes are in ", TimeUnitToEnglish(time_unit), "s (",
+      table.RenderText(text_options), "\nTimes are in ", timer::TimeUnitToEnglish(time_unit), "s (",
       time_unit, ").\n",
       has_warnings ? "(! XX%) Measurement has high variance, where XX is the IQR / median * 100.\n"
                    : "");
@@ -293,9 +295,9 @@ std::string RenderTable(const std::optional<std::string>& label,
 
 }  // namespace
 
-Compare::Compare(std::vector<Measurement> results) : results_(std::move(results)) {}
+Compare::Compare(std::vector<timer::Measurement> results) : results_(std::move(results)) {}
 
-void Compare::ExtendResults(const std::vector<Measurement>& results) {
+void Compare::ExtendResults(const std::vector<timer::Measurement>& results) {
   results_.insert(results_.end(), results.begin(), results.end());
 }
 
@@ -307,19 +309,19 @@ std::string Compare::Render() const {
   // A measurement without times has no median to show; it is left out
   // before merging so that it does not decide where its table, row or column
   // goes.
-  std::vector<Measurement> timed;
-  for (const Measurement& m : results_) {
+  std::vector<timer::Measurement> timed;
+  for (const timer::Measurement& m : results_) {
     if (!m.raw_times().empty()) timed.push_back(m);
   }
-  const std::vector<Measurement> merged = Measurement::Merge(timed);
+  const std::vector<timer::Measurement> merged = timer::Measurement::Merge(timed);
   // Tables by label, in first-seen order.
-  std::vector<std::pair<std::optional<std::string>, std::vector<const Measurement*>>> tables;
-  for (const Measurement& m : merged) {
+  std::vector<std::pair<std::optional<std::string>, std::vector<const timer::Measurement*>>> tables;
+  for (const timer::Measurement& m : merged) {
     const std::optional<std::string>& label = m.task_spec().label;
     auto it = std::find_if(tables.begin(), tables.end(),
                            [&](const auto& table) { return table.first == label; });
     if (it == tables.end()) {
-      tables.emplace_back(label, std::vector<const Measurement*>{});
+      tables.emplace_back(label, std::vector<const timer::Measurement*>{});
       it = std::prev(tables.end());
     }
     it->second.push_back(&m);

@@ -26,7 +26,7 @@ struct CompareOptions {
   // all of its own figures (the reference cuts a column to the decimals of
   // its least precise cell), and a table of sub-nanosecond cells stays in
   // nanoseconds (the reference switches to seconds).
-  FiguresRule figures_rule = FiguresRule::kReference;
+  timer::FiguresRule figures_rule = timer::FiguresRule::kReference;
   Colorize colorize = Colorize::kNone;
   // Suffixes cells whose measurement has high variance with "(! XX%)", where
   // XX is IQR / median * 100, and explains the marker below the table.
@@ -77,13 +77,13 @@ struct CompareOptions {
 //    table's unit comes from the fastest non-zero median.
 class Compare {
  public:
-  explicit Compare(std::vector<Measurement> results = {});
+  explicit Compare(std::vector<timer::Measurement> results = {});
 
   // Adds more measurements; the next Render() merges them with the others.
-  void ExtendResults(const std::vector<Measurement>& results);
+  void ExtendResults(const std::vector<timer::Measurement>& results);
 
   // The reference's switches. Colorize(false) colours columnwise.
-  void TrimSignificantFigures(FiguresRule rule = FiguresRule::kReference) {
+  void TrimSignificantFigures(timer::FiguresRule rule = timer::FiguresRule::kReference) {
     options_.trim_significant_figures = true;
     options_.figures_rule = rule;
   }
@@ -102,7 +102,7 @@ class Compare {
   void Print() const;
 
  private:
-  std::vector<Measurement> results_;
+  std::vector<timer::Measurement> results_;
   CompareOptions options_;
 };
 

@@ -29,10 +29,10 @@ std::string TestDataPath(const std::string& name) {
   return absl::StrCat(root, "compare/testdata/", name);
 }
 
-std::vector<Measurement> LoadMeasurements(const std::string& name) {
-  absl::StatusOr<ResultsFile> results = ReadResultsFile(TestDataPath(name));
+std::vector<timer::Measurement> LoadMeasurements(const std::string& name) {
+  absl::StatusOr<timer::ResultsFile> results = timer::ReadResultsFile(TestDataPath(name));
   EXPECT_TRUE(results.ok()) << results.status();
-  return results.ok() ? results->measurements : std::vector<Measurement>{};
+  return results.ok() ? results->measurements : std::vector<timer::Measurement>{};
 }
 
 std::string LoadGolden(const std::string& name) {
@@ -105,10 +105,10 @@ TEST(CompareTest, OptionsMatchTheReferenceSwitches) {
 }
 
 TEST(CompareTest, ExtendResultsRendersAllMeasurements) {
-  std::vector<Measurement> all = LoadMeasurements("mixed.json");
+  std::vector<timer::Measurement> all = LoadMeasurements("mixed.json");
   ASSERT_GT(all.size(), 4u);
-  Compare compare(std::vector<Measurement>(all.begin(), all.begin() + 4));
-  compare.ExtendResults(std::vector<Measurement>(all.begin() + 4, all.end()));
+  Compare compare(std::vector<timer::Measurement>(all.begin(), all.begin() + 4));
+  compare.ExtendResults(std::vector<timer::Measurement>(all.begin() + 4, all.end()));
   EXPECT_EQ(compare.Render(), LoadGolden("mixed_plain"));
 }
 
@@ -121,22 +121,22 @@ TEST(CompareTest, PrintWritesRenderAndANewline) {
 
 TEST(CompareTest, NothingToShowRendersEmpty) {
   EXPECT_EQ(Compare().Render(), "");
-  TaskSpec spec;
+  timer::TaskSpec spec;
   spec.label = "add";
   spec.stmt = "x + y";
   // A measurement without times has no median; it is left out.
-  EXPECT_EQ(Compare({Measurement(1, {}, spec)}).Render(), "");
+  EXPECT_EQ(Compare({timer::Measurement(1, {}, spec)}).Render(), "");
 }
 
 TEST(CompareTest, ZeroMedianShowsAsZeroInTheUnitOfTheOthers) {
   // The reference fails on log10(0) here.
-  TaskSpec spec;
+  timer::TaskSpec spec;
   spec.label = "z";
   spec.description = "d";
   spec.sub_label = "a";
-  const Measurement zero(1, {0, 0}, spec);
+  const timer::Measurement zero(1, {0, 0}, spec);
   spec.sub_label = "b";
-  const Measurement two_us(1, {2e-6, 2e-6}, spec);
+  const timer::Measurement two_us(1, {2e-6, 2e-6}, spec);
   Compare compare({zero, two_us});
   EXPECT_EQ(compare.Render(),
             "[----- z -----]\n"
@@ -153,17 +153,17 @@ TEST(CompareTest, ZeroMedianShowsAsZeroInTheUnitOfTheOthers) {
 // main's tables: 50 blocks of 1,000 runs, 212 and 214 ns a run, support two
 // figures, which the reference's 25 ns floor cuts to one.
 TEST(CompareTest, TrimmingByBlocksKeepsWhatTheBlocksResolve) {
-  TaskSpec spec;
+  timer::TaskSpec spec;
   spec.label = "add";
   spec.description = "C++";
   spec.sub_label = "x + y";
   std::vector<double> blocks;
   for (int i = 0; i < 50; ++i) blocks.push_back(i % 2 ? 214e-6 : 212e-6);
-  Compare by_reference({Measurement(1000, blocks, spec)});
+  Compare by_reference({timer::Measurement(1000, blocks, spec)});
   by_reference.TrimSignificantFigures();
   EXPECT_THAT(by_reference.Render(), ::testing::HasSubstr("x + y  |  200\n"));
-  Compare by_blocks({Measurement(1000, blocks, spec)});
-  by_blocks.TrimSignificantFigures(FiguresRule::kBlocks);
+  Compare by_blocks({timer::Measurement(1000, blocks, spec)});
+  by_blocks.TrimSignificantFigures(timer::FiguresRule::kBlocks);
   EXPECT_THAT(by_blocks.Render(), ::testing::HasSubstr("x + y  |  210\n"));
 }
 

@@ -107,7 +107,7 @@ CellText CountCell(const DeltaValues& values) {
 }
 
 // A measurement without times has no median: it counts as missing.
-const Measurement* Timed(const std::optional<Measurement>& m) {
+const timer::Measurement* Timed(const std::optional<timer::Measurement>& m) {
   return m.has_value() && !m->raw_times().empty() ? &*m : nullptr;
 }
 
@@ -120,7 +120,7 @@ CellText PairedTimeCell(const TimeComparison& comparison) {
     cell.whole = FormatTimeChange(comparison);
     return cell;
   }
-  const auto unit = SelectTimeUnit(comparison.b_median);
+  const auto unit = timer::SelectTimeUnit(comparison.b_median);
   cell.is_change = true;
   cell.paired = true;
   cell.rounds = comparison.rounds;
@@ -136,21 +136,21 @@ CellText PairedTimeCell(const TimeComparison& comparison) {
 CellText TimeCell(const DeltaValues& values) {
   if (values.time_comparison.has_value()) return PairedTimeCell(*values.time_comparison);
   CellText cell;
-  const Measurement* a = Timed(values.a_time);
-  const Measurement* b = Timed(values.b_time);
+  const timer::Measurement* a = Timed(values.a_time);
+  const timer::Measurement* b = Timed(values.b_time);
   if (!a && !b) return cell;
   if (!a || !b) {
-    const Measurement& m = a ? *a : *b;
+    const timer::Measurement& m = a ? *a : *b;
     cell.one_sided = true;
     cell.whole = absl::StrCat(a ? "A only: " : "B only: ",
-                              FormatTime(m.Median(), SelectTimeUnit(m.Median()), false));
+                              FormatTime(m.Median(), timer::SelectTimeUnit(m.Median()), false));
     return cell;
   }
   if (a->Median() == b->Median()) {
     cell.whole = "...";
     return cell;
   }
-  const auto unit = SelectTimeUnit(b->Median());
+  const auto unit = timer::SelectTimeUnit(b->Median());
   cell.is_change = true;
   cell.delta = FormatTime(b->Median() - a->Median(), unit, true);
   cell.b = FormatTime(b->Median(), unit, false);
@@ -163,8 +163,8 @@ CellText TimeCell(const DeltaValues& values) {
 
 }  // namespace
 
-std::string DeltaColumn(Language language, absl::string_view runtime) {
-  return absl::StrCat(LanguageName(language), " ", runtime);
+std::string DeltaColumn(timer::Language language, absl::string_view runtime) {
+  return absl::StrCat(timer::LanguageName(language), " ", runtime);
 }
 
 std::string FormatAllocations(double per_run) {
@@ -188,7 +188,7 @@ std::string DeltaColor(double percent) {
   return "\033[1m\033[7m\033[91m";
 }
 
-bool WithinNoise(const Measurement& a, const Measurement& b) {
+bool WithinNoise(const timer::Measurement& a, const timer::Measurement& b) {
   if (a.raw_times().size() < 4 || b.raw_times().size() < 4) return true;
   return a.P25() <= b.P75() && b.P25() <= a.P75();
 }

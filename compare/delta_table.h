@@ -30,7 +30,7 @@ struct DeltaKey {
 };
 
 // "Python Eager", "C++ TorchScript", ...
-std::string DeltaColumn(Language language, absl::string_view runtime);
+std::string DeltaColumn(timer::Language language, absl::string_view runtime);
 
 // Heap allocations per run as people write them: "4", "0.5", "1.01"
 // (whole numbers without decimals, others with up to two).
@@ -48,8 +48,8 @@ struct DeltaValues {
   std::optional<double> b_instructions;
   // Wall time; the median per-run time is compared. A Measurement without
   // times counts as missing.
-  std::optional<Measurement> a_time;
-  std::optional<Measurement> b_time;
+  std::optional<timer::Measurement> a_time;
+  std::optional<timer::Measurement> b_time;
   // Wall time measured in paired rounds (ab_test): when set, the time cell
   // shows its medians over rounds, its change with the 95% interval and
   // whether the change is significant, instead of comparing a_time and
@@ -80,7 +80,7 @@ std::string DeltaColor(double percent);
 // below 4 either) or when their interquartile ranges [P25, P75] overlap.
 // Disjoint IQRs mean that three quarters of one side's runs are slower than
 // three quarters of the other's, a shift that noise alone rarely makes.
-bool WithinNoise(const Measurement& a, const Measurement& b);
+bool WithinNoise(const timer::Measurement& a, const timer::Measurement& b);
 
 // A table of B-against-A deltas, as text for terminals or as Markdown for
 // pull-request comments.

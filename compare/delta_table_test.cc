@@ -19,19 +19,21 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-Measurement Times(std::vector<double> per_run_us) {
+timer::Measurement Times(std::vector<double> per_run_us) {
   std::vector<double> raw;
   for (double us : per_run_us) raw.push_back(us * 1e-6 * 100);
-  TaskSpec spec;
+  timer::TaskSpec spec;
   spec.stmt = "x";
-  return Measurement(/*number_per_run=*/100, raw, spec);
+  return timer::Measurement(/*number_per_run=*/100, raw, spec);
 }
 
 // The suite's columns in reading order: Python before C++, eager before
 // TorchScript.
 std::vector<std::string> SuiteColumns() {
-  return {DeltaColumn(Language::kPython, "Eager"), DeltaColumn(Language::kPython, "TorchScript"),
-          DeltaColumn(Language::kCpp, "Eager"), DeltaColumn(Language::kCpp, "TorchScript")};
+  return {DeltaColumn(timer::Language::kPython, "Eager"),
+          DeltaColumn(timer::Language::kPython, "TorchScript"),
+          DeltaColumn(timer::Language::kCpp, "Eager"),
+          DeltaColumn(timer::Language::kCpp, "TorchScript")};
 }
 
 // Every kind of cell: equal, changed by each colour band, fractional counts,
@@ -39,9 +41,9 @@ std::vector<std::string> SuiteColumns() {
 // modes, a row without autograd, and columns added out of display order.
 DeltaTable Example() {
   DeltaTable table("Instruction counts per run", SuiteColumns());
-  const std::string py = DeltaColumn(Language::kPython, "Eager");
-  const std::string py_ts = DeltaColumn(Language::kPython, "TorchScript");
-  const std::string cpp = DeltaColumn(Language::kCpp, "Eager");
+  const std::string py = DeltaColumn(timer::Language::kPython, "Eager");
+  const std::string py_ts = DeltaColumn(timer::Language::kPython, "TorchScript");
+  const std::string cpp = DeltaColumn(timer::Language::kCpp, "Eager");
   const std::vector<std::string> add = {"Pointwise", "Math", "add"};
   DeltaValues& cpp_add = table.Entry({add, 1, "Forward", cpp});
   cpp_add.a_instructions = 4981;
@@ -219,8 +221,8 @@ TEST(DeltaTableTest, ColumnsFollowTheGivenOrderThenFirstUse) {
   DeltaTable table("", SuiteColumns());
   const std::vector<std::string> label = {"add"};
   table.Entry({label, 1, "", "Other"}).a_instructions = 1;
-  table.Entry({label, 1, "", DeltaColumn(Language::kCpp, "TorchScript")}).a_instructions = 1;
-  table.Entry({label, 1, "", DeltaColumn(Language::kPython, "Eager")}).a_instructions = 1;
+  table.Entry({label, 1, "", DeltaColumn(timer::Language::kCpp, "TorchScript")}).a_instructions = 1;
+  table.Entry({label, 1, "", DeltaColumn(timer::Language::kPython, "Eager")}).a_instructions = 1;
   EXPECT_THAT(table.RenderMarkdown(),
               HasSubstr("| Benchmark | Threads | Python Eager | C++ TorchScript | Other |\n"));
 }
@@ -240,10 +242,10 @@ TEST(DeltaTableTest, TimeOnlyTablesNameColumnsPlainly) {
 
 TEST(DeltaTableTest, MeasurementsWithoutTimesCountAsMissing) {
   DeltaTable table("");
-  TaskSpec spec;
+  timer::TaskSpec spec;
   spec.stmt = "x";
   DeltaValues& values = table.Entry({{"add"}, 1, "", "t"});
-  values.a_time = Measurement(1, {}, spec);
+  values.a_time = timer::Measurement(1, {}, spec);
   EXPECT_EQ(table.Render(false), "");
   values.b_time = Times({2, 2, 2, 2});
   EXPECT_THAT(table.Render(false), HasSubstr("add              1  |  B only: 2.00 us\n"));
@@ -280,7 +282,7 @@ TEST(DeltaTableTest, PairedRoundsShowIntervalsAndSignificance) {
       {{1e-6, 1e-6}, {1e-6, 1e-6}},
   });
   DeltaTable table("Wall time", SuiteColumns());
-  const std::string py = DeltaColumn(Language::kPython, "Eager");
+  const std::string py = DeltaColumn(timer::Language::kPython, "Eager");
   for (int i = 0; i < 3; ++i) {
     table.Entry({{"Case", std::to_string(i)}, 1, "Forward", py}).time_comparison = verdicts[i];
   }

@@ -32,7 +32,7 @@ std::string ThreeFigures(double value) {
 // Two wall times in one unit, the one that suits the larger:
 // "0.904 -> 1.13 us" (not "904 -> 1.13e+03 ns").
 std::string FormatTimePair(double before_seconds, double after_seconds) {
-  const auto [unit, scale] = SelectTimeUnit(std::max(before_seconds, after_seconds));
+  const auto [unit, scale] = timer::SelectTimeUnit(std::max(before_seconds, after_seconds));
   return absl::StrCat(ThreeFigures(before_seconds / scale), " -> ",
                       ThreeFigures(after_seconds / scale), " ", unit);
 }
@@ -84,8 +84,8 @@ absl::Status CheckGateOptions(const GateOptions& options) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& current,
-                                const GateOptions& options) {
+absl::StatusOr<GateReport> Gate(const timer::ResultsFile& baseline,
+                                const timer::ResultsFile& current, const GateOptions& options) {
   if (absl::Status status = CheckGateOptions(options); !status.ok()) return status;
   std::vector<std::pair<std::unique_ptr<RE2>, double>> overrides;
   for (const auto& [pattern, pct] : options.pct_overrides) {
@@ -96,36 +96,36 @@ absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& 
                              baseline.suite_checksum != current.suite_checksum;
   std::map<std::string, CaseVerdict> cases;
   std::vector<std::string> order;
-  auto entry = [&](const std::string& key, const TaskSpec& spec) -> CaseVerdict& {
+  auto entry = [&](const std::string& key, const timer::TaskSpec& spec) -> CaseVerdict& {
     auto [it, inserted] = cases.try_emplace(key);
     if (inserted) {
       it->second.key = key;
-      it->second.label = ResultCaseTitle(spec);
+      it->second.label = timer::ResultCaseTitle(spec);
       order.push_back(key);
     }
     return it->second;
   };
-  for (const InstructionCounts& c : current.instruction_counts) {
-    CaseVerdict& verdict = entry(ResultCaseKey(c.metadata, c.task_spec), c.task_spec);
+  for (const timer::InstructionCounts& c : current.instruction_counts) {
+    CaseVerdict& verdict = entry(timer::ResultCaseKey(c.metadata, c.task_spec), c.task_spec);
     verdict.after = c.counts_per_run;
     verdict.allocations_after = c.allocations_per_run;
     verdict.cycles_after = c.estimated_cycles_per_run;
   }
-  for (const InstructionCounts& c : baseline.instruction_counts) {
-    CaseVerdict& verdict = entry(ResultCaseKey(c.metadata, c.task_spec), c.task_spec);
+  for (const timer::InstructionCounts& c : baseline.instruction_counts) {
+    CaseVerdict& verdict = entry(timer::ResultCaseKey(c.metadata, c.task_spec), c.task_spec);
     verdict.before = c.counts_per_run;
     verdict.allocations_before = c.allocations_per_run;
     verdict.cycles_before = c.estimated_cycles_per_run;
   }
   // Each measurement of a case is one round; its median is the round's time.
   std::map<std::string, UnpairedRounds> rounds;
-  for (const Measurement& m : baseline.measurements) {
-    const std::string key = ResultCaseKey(m.metadata(), m.task_spec());
+  for (const timer::Measurement& m : baseline.measurements) {
+    const std::string key = timer::ResultCaseKey(m.metadata(), m.task_spec());
     entry(key, m.task_spec());
     rounds[key].a.push_back(m.Median());
   }
-  for (const Measurement& m : current.measurements) {
-    const std::string key = ResultCaseKey(m.metadata(), m.task_spec());
+  for (const timer::Measurement& m : current.measurements) {
+    const std::string key = timer::ResultCaseKey(m.metadata(), m.task_spec());
     entry(key, m.task_spec());
     rounds[key].b.push_back(m.Median());
   }

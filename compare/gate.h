@@ -93,8 +93,8 @@ struct GateReport {
 };
 
 // The verdicts; an error only for an override that is not a valid regex.
-absl::StatusOr<GateReport> Gate(const ResultsFile& baseline, const ResultsFile& current,
-                                const GateOptions& options);
+absl::StatusOr<GateReport> Gate(const timer::ResultsFile& baseline,
+                                const timer::ResultsFile& current, const GateOptions& options);
 
 // "ok", "regression", "improvement", "new", "missing".
 const char* VerdictName(compare::Verdict verdict);

@@ -18,8 +18,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-InstructionCounts Counts(const std::string& key, double per_run) {
-  InstructionCounts c;
+timer::InstructionCounts Counts(const std::string& key, double per_run) {
+  timer::InstructionCounts c;
   c.task_spec.label = "Group";
   c.task_spec.sub_label = key;
   c.number_per_run = 100;
@@ -29,16 +29,16 @@ InstructionCounts Counts(const std::string& key, double per_run) {
   return c;
 }
 
-Measurement Times(const std::string& key, const std::vector<double>& times) {
-  TaskSpec spec;
+timer::Measurement Times(const std::string& key, const std::vector<double>& times) {
+  timer::TaskSpec spec;
   spec.label = "Group";
   spec.sub_label = key;
-  return Measurement(1, times, spec, {{"case", key}});
+  return timer::Measurement(1, times, spec, {{"case", key}});
 }
 
 // One measurement per round: `rounds` rounds around `seconds` (+-1%).
-std::vector<Measurement> Rounds(const std::string& key, double seconds, int rounds) {
-  std::vector<Measurement> out;
+std::vector<timer::Measurement> Rounds(const std::string& key, double seconds, int rounds) {
+  std::vector<timer::Measurement> out;
   for (int r = 0; r < rounds; ++r) {
     const double t = seconds * (1 + 0.01 * ((r % 3) - 1));
     out.push_back(Times(key, {t, t * 1.001, t * 0.999}));
@@ -48,8 +48,8 @@ std::vector<Measurement> Rounds(const std::string& key, double seconds, int roun
 }
 
 TEST(GateTest, VerdictsUseBothThresholdsAndOverrides) {
-  ResultsFile before;
-  ResultsFile after;
+  timer::ResultsFile before;
+  timer::ResultsFile after;
   before.instruction_counts = {Counts("same", 1000),           Counts("up 5%", 1000),
                                Counts("up 5% but small", 100), Counts("down", 2000),
                                Counts("tolerant", 1000),       Counts("gone", 10)};
@@ -80,12 +80,12 @@ TEST(GateTest, VerdictsUseBothThresholdsAndOverrides) {
 // Both times of a case in the unit of the larger, in figures a person
 // would write: "0.904 -> 1.13 us", not "904 -> 1.13e+03 ns".
 TEST(GateTest, WallTimesShareOneUnitAndNoScientificNotation) {
-  ResultsFile before;
-  ResultsFile after;
+  timer::ResultsFile before;
+  timer::ResultsFile after;
   before.instruction_counts = {Counts("a", 1000)};
   after.instruction_counts = before.instruction_counts;
-  for (const Measurement& m : Rounds("a", 904e-9, 3)) before.measurements.push_back(m);
-  for (const Measurement& m : Rounds("a", 1130e-9, 3)) after.measurements.push_back(m);
+  for (const timer::Measurement& m : Rounds("a", 904e-9, 3)) before.measurements.push_back(m);
+  for (const timer::Measurement& m : Rounds("a", 1130e-9, 3)) after.measurements.push_back(m);
   GateOptions options;
   absl::StatusOr<GateReport> report = Gate(before, after, options);
   ASSERT_TRUE(report.ok()) << report.status();
@@ -93,15 +93,15 @@ TEST(GateTest, WallTimesShareOneUnitAndNoScientificNotation) {
 }
 
 TEST(GateTest, WallTimeIsComparedRoundByRoundAndReportedNotGated) {
-  ResultsFile before;
-  ResultsFile after;
+  timer::ResultsFile before;
+  timer::ResultsFile after;
   before.instruction_counts = {Counts("a", 1000), Counts("b", 1000), Counts("c", 1000)};
   after.instruction_counts = before.instruction_counts;
   for (const auto& [key, then, now, rounds] :
        {std::make_tuple("a", 1e-6, 1.2e-6, 3), std::make_tuple("b", 2e-6, 2e-6, 3),
         std::make_tuple("c", 1e-6, 2e-6, 1)}) {
-    for (const Measurement& m : Rounds(key, then, 3)) before.measurements.push_back(m);
-    for (const Measurement& m : Rounds(key, now, rounds)) after.measurements.push_back(m);
+    for (const timer::Measurement& m : Rounds(key, then, 3)) before.measurements.push_back(m);
+    for (const timer::Measurement& m : Rounds(key, now, rounds)) after.measurements.push_back(m);
   }
   GateOptions options;
   absl::StatusOr<GateReport> report = Gate(before, after, options);
@@ -160,12 +160,12 @@ TEST(GateTest, WallTimeIsComparedRoundByRoundAndReportedNotGated) {
 }
 
 TEST(GateTest, AllocationChangesAreReportedWhateverTheCountsDid) {
-  auto with_allocations = [](InstructionCounts c, double allocations) {
+  auto with_allocations = [](timer::InstructionCounts c, double allocations) {
     c.allocations_per_run = allocations;
     return c;
   };
-  ResultsFile before;
-  ResultsFile after;
+  timer::ResultsFile before;
+  timer::ResultsFile after;
   before.instruction_counts = {with_allocations(Counts("same", 1000), 4),
                                with_allocations(Counts("one more", 1000), 4),
                                Counts("old file", 1000)};
@@ -199,8 +199,8 @@ TEST(GateTest, AllocationChangesAreReportedWhateverTheCountsDid) {
 }
 
 TEST(GateTest, MismatchedSuitesAreReportedNotFatal) {
-  ResultsFile before;
-  ResultsFile after;
+  timer::ResultsFile before;
+  timer::ResultsFile after;
   before.suite_checksum = "aaaa";
   after.suite_checksum = "bbbb";
   absl::StatusOr<GateReport> report = Gate(before, after, {});
@@ -210,8 +210,8 @@ TEST(GateTest, MismatchedSuitesAreReportedNotFatal) {
 }
 
 TEST(GateTest, MarkdownShowsTheCasesWorthReading) {
-  ResultsFile before;
-  ResultsFile after;
+  timer::ResultsFile before;
+  timer::ResultsFile after;
   before.instruction_counts = {Counts("same", 1000), Counts("up|pipe", 1000)};
   after.instruction_counts = {Counts("same", 1000), Counts("up|pipe", 1100)};
   GateOptions options;
@@ -233,8 +233,8 @@ TEST(GateTest, MarkdownShowsTheCasesWorthReading) {
 }
 
 TEST(GateTest, WallTimesOfDifferentHostsAreNotComparedUnlessAsked) {
-  ResultsFile before;
-  ResultsFile after;
+  timer::ResultsFile before;
+  timer::ResultsFile after;
   timer::NodeProto here, there;
   here.set_host("here");
   here.set_cpu_model("AMD EPYC");
@@ -242,12 +242,14 @@ TEST(GateTest, WallTimesOfDifferentHostsAreNotComparedUnlessAsked) {
   there.set_cpu_model("Intel Xeon");
   before.instruction_counts = {Counts("a", 1000)};
   after.instruction_counts = {Counts("a", 1000)};
-  before.instruction_counts[0].metadata[kNodeMetadataKey] = AddNode(before, here);
-  after.instruction_counts[0].metadata[kNodeMetadataKey] = AddNode(after, there);
+  before.instruction_counts[0].metadata[timer::kNodeMetadataKey] = timer::AddNode(before, here);
+  after.instruction_counts[0].metadata[timer::kNodeMetadataKey] = timer::AddNode(after, there);
   before.measurements = Rounds("a", 1e-6, 3);
   after.measurements = Rounds("a", 2e-6, 3);
-  for (Measurement& m : before.measurements) m.mutable_metadata()[kNodeMetadataKey] = "here";
-  for (Measurement& m : after.measurements) m.mutable_metadata()[kNodeMetadataKey] = "there";
+  for (timer::Measurement& m : before.measurements)
+    m.mutable_metadata()[timer::kNodeMetadataKey] = "here";
+  for (timer::Measurement& m : after.measurements)
+    m.mutable_metadata()[timer::kNodeMetadataKey] = "there";
   GateOptions options;
   absl::StatusOr<GateReport> report = Gate(before, after, options);
   ASSERT_TRUE(report.ok()) << report.status();
@@ -272,8 +274,8 @@ TEST(GateTest, WallTimesOfDifferentHostsAreNotComparedUnlessAsked) {
 }
 
 TEST(GateTest, WarnsWhenOnlyOneSideRehearsedTorchScript) {
-  ResultsFile before;
-  ResultsFile after;
+  timer::ResultsFile before;
+  timer::ResultsFile after;
   before.instruction_counts = {Counts("a", 1000)};
   after.instruction_counts = {Counts("a", 1000)};
   after.settings[kTorchScriptCasesSetting] = "rehearsed";

@@ -17,16 +17,18 @@ namespace {
 
 // Each case's node in a file, by case key, for counts or for wall time
 // (a case's several rounds: every node that timed it).
-std::map<std::string, std::vector<timer::NodeProto>> NodesByCase(const ResultsFile& file,
+std::map<std::string, std::vector<timer::NodeProto>> NodesByCase(const timer::ResultsFile& file,
                                                                  bool counts) {
   std::map<std::string, std::vector<timer::NodeProto>> nodes;
   if (counts) {
-    for (const InstructionCounts& c : file.instruction_counts) {
-      nodes[ResultCaseKey(c.metadata, c.task_spec)].push_back(NodeOfCase(file, c.metadata));
+    for (const timer::InstructionCounts& c : file.instruction_counts) {
+      nodes[timer::ResultCaseKey(c.metadata, c.task_spec)].push_back(
+          timer::NodeOfCase(file, c.metadata));
     }
   } else {
-    for (const Measurement& m : file.measurements) {
-      nodes[ResultCaseKey(m.metadata(), m.task_spec())].push_back(NodeOfCase(file, m.metadata()));
+    for (const timer::Measurement& m : file.measurements) {
+      nodes[timer::ResultCaseKey(m.metadata(), m.task_spec())].push_back(
+          timer::NodeOfCase(file, m.metadata()));
     }
   }
   return nodes;
@@ -36,7 +38,8 @@ std::string CasesText(size_t n) { return absl::StrCat(n, n == 1 ? " case" : " ca
 
 }  // namespace
 
-std::vector<std::string> CountNodeWarnings(const ResultsFile& before, const ResultsFile& after,
+std::vector<std::string> CountNodeWarnings(const timer::ResultsFile& before,
+                                           const timer::ResultsFile& after,
                                            absl::string_view before_name,
                                            absl::string_view after_name) {
   const auto before_nodes = NodesByCase(before, true);
@@ -48,9 +51,9 @@ std::vector<std::string> CountNodeWarnings(const ResultsFile& before, const Resu
     if (other == before_nodes.end()) continue;
     const timer::NodeProto& a = other->second.front();
     const timer::NodeProto& b = nodes.front();
-    std::vector<std::string> differences = CountRelevantDifferences(a, b);
+    std::vector<std::string> differences = timer::CountRelevantDifferences(a, b);
     if (differences.empty()) continue;
-    auto& entry = pairs[{DescribeNode(a), DescribeNode(b)}];
+    auto& entry = pairs[{timer::DescribeNode(a), timer::DescribeNode(b)}];
     entry.first = std::move(differences);
     ++entry.second;
   }
@@ -68,7 +71,8 @@ namespace {
 
 // Which LibTorch a file's counts come from: the install and its
 // fingerprint ("" for Debian's); nullopt when the file does not say.
-std::optional<std::pair<std::string, std::string>> MeasuredLibTorch(const ResultsFile& file) {
+std::optional<std::pair<std::string, std::string>> MeasuredLibTorch(
+    const timer::ResultsFile& file) {
   auto install = file.settings.find(kLibTorchInstallSetting);
   if (install == file.settings.end()) return std::nullopt;
   auto fingerprint = file.settings.find(kLibTorchFingerprintSetting);
@@ -78,13 +82,14 @@ std::optional<std::pair<std::string, std::string>> MeasuredLibTorch(const Result
 
 // What a file says of its LibTorch, for people: the description with how
 // it was found where the file has one.
-const std::string& LibTorchDescription(const ResultsFile& file) {
+const std::string& LibTorchDescription(const timer::ResultsFile& file) {
   auto description = file.settings.find(kLibTorchSetting);
   return description != file.settings.end() ? description->second
                                             : file.settings.at(kLibTorchInstallSetting);
 }
 
-std::optional<std::string> LibTorchWarning(const ResultsFile& before, const ResultsFile& after,
+std::optional<std::string> LibTorchWarning(const timer::ResultsFile& before,
+                                           const timer::ResultsFile& after,
                                            absl::string_view before_name,
                                            absl::string_view after_name) {
   const auto before_libtorch = MeasuredLibTorch(before);
@@ -101,7 +106,8 @@ std::optional<std::string> LibTorchWarning(const ResultsFile& before, const Resu
 
 }  // namespace
 
-std::vector<std::string> CountSettingWarnings(const ResultsFile& before, const ResultsFile& after,
+std::vector<std::string> CountSettingWarnings(const timer::ResultsFile& before,
+                                              const timer::ResultsFile& after,
                                               absl::string_view before_name,
                                               absl::string_view after_name) {
   if (before.instruction_counts.empty() || after.instruction_counts.empty()) return {};
@@ -117,14 +123,14 @@ std::vector<std::string> CountSettingWarnings(const ResultsFile& before, const R
                      "\"): their counts differ by up to ~1.5% from that alone; measure both "
                      "with or both without it"));
   }
-  auto before_model = before.settings.find(kCacheModelSetting);
-  auto after_model = after.settings.find(kCacheModelSetting);
+  auto before_model = before.settings.find(timer::kCacheModelSetting);
+  auto after_model = after.settings.find(timer::kCacheModelSetting);
   if (before_model != before.settings.end() && after_model != after.settings.end() &&
       before_model->second != after_model->second) {
     warnings.push_back(
         absl::StrCat("estimated cycles of ", before_name, " and ", after_name,
-                     " come from different cache models (settings \"", kCacheModelSetting, "\": \"",
-                     before_model->second, "\" and \"", after_model->second,
+                     " come from different cache models (settings \"", timer::kCacheModelSetting,
+                     "\": \"", before_model->second, "\" and \"", after_model->second,
                      "\"): their differences may come from the model, not the code"));
   }
   if (std::optional<std::string> warning =
@@ -134,8 +140,8 @@ std::vector<std::string> CountSettingWarnings(const ResultsFile& before, const R
   return warnings;
 }
 
-std::set<std::string> CasesTimedOnDifferentHosts(const ResultsFile& before,
-                                                 const ResultsFile& after,
+std::set<std::string> CasesTimedOnDifferentHosts(const timer::ResultsFile& before,
+                                                 const timer::ResultsFile& after,
                                                  absl::string_view before_name,
                                                  absl::string_view after_name,
                                                  std::vector<std::string>* why) {
@@ -148,7 +154,7 @@ std::set<std::string> CasesTimedOnDifferentHosts(const ResultsFile& before,
     if (other == before_nodes.end()) continue;
     for (const timer::NodeProto& a : other->second) {
       for (const timer::NodeProto& b : nodes) {
-        if (!DifferentHosts(a, b) || keys.count(key)) continue;
+        if (!timer::DifferentHosts(a, b) || keys.count(key)) continue;
         keys.insert(key);
         ++pairs[{a.host(), b.host()}];
       }

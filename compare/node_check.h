@@ -24,7 +24,8 @@ namespace icount::compare {
 // One warning per pair of nodes that count differently, for the cases
 // whose counts both files have (by case key); empty when every compared
 // case was counted on alike nodes.
-std::vector<std::string> CountNodeWarnings(const ResultsFile& before, const ResultsFile& after,
+std::vector<std::string> CountNodeWarnings(const timer::ResultsFile& before,
+                                           const timer::ResultsFile& after,
                                            absl::string_view before_name,
                                            absl::string_view after_name);
 
@@ -54,15 +55,16 @@ inline constexpr char kLibTorchFingerprintSetting[] = "libtorch_fingerprint";
 //   "the baseline counted TorchScript cases after the rehearsal and this
 //    run did not (--rehearse_torchscript): their counts differ by up to
 //    ~1.5% from that alone; measure both alike"
-std::vector<std::string> CountSettingWarnings(const ResultsFile& before, const ResultsFile& after,
+std::vector<std::string> CountSettingWarnings(const timer::ResultsFile& before,
+                                              const timer::ResultsFile& after,
                                               absl::string_view before_name,
                                               absl::string_view after_name);
 
 // The case keys whose wall times the two files took on hosts known to
 // differ (any of a case's measurements), with one line per pair of hosts
 // in `why`.
-std::set<std::string> CasesTimedOnDifferentHosts(const ResultsFile& before,
-                                                 const ResultsFile& after,
+std::set<std::string> CasesTimedOnDifferentHosts(const timer::ResultsFile& before,
+                                                 const timer::ResultsFile& after,
                                                  absl::string_view before_name,
                                                  absl::string_view after_name,
                                                  std::vector<std::string>* why = nullptr);

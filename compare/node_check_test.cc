@@ -20,32 +20,33 @@ using ::testing::SizeIs;
 
 timer::NodeProto Node(const std::string& host, const std::string& cpu,
                       const std::string& valgrind = "valgrind-3.19.0") {
-  return TestNode(host, cpu, "AVX2", valgrind);
+  return timer::TestNode(host, cpu, "AVX2", valgrind);
 }
 
-void AddCounts(ResultsFile& file, const std::string& key, const timer::NodeProto& node) {
-  InstructionCounts c;
+void AddCounts(timer::ResultsFile& file, const std::string& key, const timer::NodeProto& node) {
+  timer::InstructionCounts c;
   c.number_per_run = 1;
   c.counts = {100};
-  c.metadata = {{"case", key}, {kNodeMetadataKey, AddNode(file, node)}};
+  c.metadata = {{"case", key}, {timer::kNodeMetadataKey, timer::AddNode(file, node)}};
   file.instruction_counts.push_back(c);
 }
 
-void AddTimes(ResultsFile& file, const std::string& key, const timer::NodeProto& node) {
+void AddTimes(timer::ResultsFile& file, const std::string& key, const timer::NodeProto& node) {
   file.measurements.emplace_back(
-      1, std::vector<double>{1e-6}, TaskSpec(),
-      std::map<std::string, std::string>{{"case", key}, {kNodeMetadataKey, AddNode(file, node)}});
+      1, std::vector<double>{1e-6}, timer::TaskSpec(),
+      std::map<std::string, std::string>{{"case", key},
+                                         {timer::kNodeMetadataKey, timer::AddNode(file, node)}});
 }
 
 TEST(CountNodeWarningsTest, AlikeNodesGiveNoWarning) {
-  ResultsFile a, b;
+  timer::ResultsFile a, b;
   AddCounts(a, "x", Node("n1", "AMD EPYC"));
   AddCounts(b, "x", Node("n2", "AMD EPYC"));  // another host of the same kind
   EXPECT_THAT(CountNodeWarnings(a, b, "A", "B"), IsEmpty());
 }
 
 TEST(CountNodeWarningsTest, OneWarningPerPairOfNodesWithTheCasesAndWhy) {
-  ResultsFile a, b;
+  timer::ResultsFile a, b;
   for (const char* key : {"x", "y", "z"}) AddCounts(a, key, Node("n1", "AMD EPYC"));
   AddCounts(b, "x", Node("n2", "Intel Xeon"));
   AddCounts(b, "y", Node("n2", "Intel Xeon"));
@@ -62,20 +63,20 @@ TEST(CountNodeWarningsTest, OneWarningPerPairOfNodesWithTheCasesAndWhy) {
 }
 
 TEST(CountNodeWarningsTest, OlderFilesCompareTheirMachines) {
-  ResultsFile a, b;
+  timer::ResultsFile a, b;
   AddCounts(a, "x", Node("n1", "AMD EPYC"));
-  InstructionCounts old;
+  timer::InstructionCounts old;
   old.number_per_run = 1;
   old.counts = {100};
   old.metadata = {{"case", "x"}};
   b.instruction_counts.push_back(old);
-  b.machine_node = TestMachine("old", 8, "Intel Xeon");
+  b.machine_node = timer::TestMachine("old", 8, "Intel Xeon");
   EXPECT_THAT(CountNodeWarnings(a, b, "A", "B"),
               ElementsAre(HasSubstr("(CPU AMD EPYC vs Intel Xeon)")));
 }
 
 TEST(CountSettingWarningsTest, NamesTheSideThatRehearsedTorchScript) {
-  ResultsFile a, b;
+  timer::ResultsFile a, b;
   AddCounts(a, "x", Node("n1", "AMD EPYC"));
   AddCounts(b, "x", Node("n1", "AMD EPYC"));
   EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), IsEmpty());
@@ -90,21 +91,21 @@ TEST(CountSettingWarningsTest, NamesTheSideThatRehearsedTorchScript) {
 }
 
 TEST(CountSettingWarningsTest, CyclesFromDifferentCacheModels) {
-  ResultsFile a, b;
+  timer::ResultsFile a, b;
   AddCounts(a, "x", Node("n1", "AMD EPYC"));
   AddCounts(b, "x", Node("n1", "AMD EPYC"));
-  a.settings[kCacheModelSetting] = CacheModelDescription();
+  a.settings[timer::kCacheModelSetting] = timer::CacheModelDescription();
   EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), IsEmpty());  // B has no cycles
-  b.settings[kCacheModelSetting] = CacheModelDescription();
+  b.settings[timer::kCacheModelSetting] = timer::CacheModelDescription();
   EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), IsEmpty());
-  b.settings[kCacheModelSetting] = "LL 4 MiB";
+  b.settings[timer::kCacheModelSetting] = "LL 4 MiB";
   EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"),
               ElementsAre(HasSubstr("estimated cycles of A and B come from different cache "
                                     "models")));
 }
 
 TEST(CountSettingWarningsTest, OnlyWhenBothFilesHaveCounts) {
-  ResultsFile a, b;
+  timer::ResultsFile a, b;
   AddTimes(a, "x", Node("n1", "AMD EPYC"));
   AddCounts(b, "x", Node("n1", "AMD EPYC"));
   b.settings[kTorchScriptCasesSetting] = "rehearsed";
@@ -112,7 +113,7 @@ TEST(CountSettingWarningsTest, OnlyWhenBothFilesHaveCounts) {
 }
 
 TEST(CasesTimedOnDifferentHostsTest, NamesTheCasesAndTheHosts) {
-  ResultsFile a, b;
+  timer::ResultsFile a, b;
   AddTimes(a, "x", Node("n1", "AMD EPYC", ""));
   AddTimes(a, "x", Node("n1", "AMD EPYC", ""));
   AddTimes(a, "y", Node("n1", "AMD EPYC", ""));
@@ -126,7 +127,7 @@ TEST(CasesTimedOnDifferentHostsTest, NamesTheCasesAndTheHosts) {
 }
 
 TEST(CountSettingWarningsTest, CountsOfAnotherLibTorch) {
-  ResultsFile a, b;
+  timer::ResultsFile a, b;
   AddCounts(a, "x", Node("n1", "AMD EPYC"));
   AddCounts(b, "x", Node("n1", "AMD EPYC"));
   const std::string debian = "torch 1.13.0 (Debian's system install) at /usr";

@@ -105,7 +105,7 @@ SuiteChange SuiteChangeBuilder::Summarize() const {
   return change;
 }
 
-CaseValues CaseValuesOf(const InstructionCounts* a, const InstructionCounts* b,
+CaseValues CaseValuesOf(const timer::InstructionCounts* a, const timer::InstructionCounts* b,
                         const TimeComparison* time) {
   CaseValues values;
   if (a != nullptr) {

@@ -115,7 +115,7 @@ struct CaseValues {
 // A case's values from each side's instruction counts (either may be
 // null: a case on one side only) and its wall-time comparison (may be
 // null).
-CaseValues CaseValuesOf(const InstructionCounts* a, const InstructionCounts* b,
+CaseValues CaseValuesOf(const timer::InstructionCounts* a, const timer::InstructionCounts* b,
                         const TimeComparison* time);
 
 // What ab_test's and ci's --json say of the case: the change in counts and

@@ -115,7 +115,7 @@ TEST(StandardSuiteTest, Modes) {
   for (const MaterializedBenchmark& c : MustMaterialize(StandardSuite())) {
     torchscript += c.auto_labels.runtime == RuntimeMode::kTorchScript;
     backward += c.auto_labels.autograd == AutogradMode::kForwardBackward;
-    cpp += c.auto_labels.language == Language::kCpp;
+    cpp += c.auto_labels.language == timer::Language::kCpp;
     two_threads += c.num_threads == 2;
     EXPECT_NE(c.auto_labels.runtime, RuntimeMode::kExplicit);
   }
@@ -132,7 +132,7 @@ TEST(StandardSuiteTest, EachCppCaseIncludesWhatItUses) {
   // (torch::nn, torch::manual_seed) needs <torch/torch.h>.
   for (const MaterializedBenchmark& c : MustMaterialize(FullSuite())) {
     const expand::TimerArgs& args = c.timer_args;
-    if (args.language == Language::kPython) {
+    if (args.language == timer::Language::kPython) {
       EXPECT_EQ(args.global_setup, "") << CaseKey(c);
       continue;
     }

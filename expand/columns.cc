@@ -9,7 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "expand/text.h"
+#include "base/text.h"
 #include "re2/re2.h"
 
 namespace icount::expand {
@@ -23,7 +23,7 @@ absl::Status LineError(size_t index, absl::string_view line, absl::string_view w
 }  // namespace
 
 absl::StatusOr<Columns> SplitColumns(absl::string_view table) {
-  std::vector<std::string> lines = absl::StrSplit(internal::NormalizeCode(table), '\n');
+  std::vector<std::string> lines = absl::StrSplit(base::NormalizeSnippet(table), '\n');
   if (lines.size() < 2 || lines[0].empty()) {
     return absl::InvalidArgumentError(
         "side-by-side table: expected a \"Python | C++\" header and a \"--- | ---\" rule");

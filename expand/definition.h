@@ -73,7 +73,7 @@ struct TimerArgs {
   // helper functions). Python has no equivalent; put imports in setup.
   std::string global_setup = "";
   int num_threads = 1;
-  Language language = Language::kPython;
+  timer::Language language = timer::Language::kPython;
   // TorchScript cases only. The artifact's key (e.g. "training_simple"),
   // unique in a materialized suite and shared by every case of one
   // benchmark; the build saves the scripted model as <key>.pt.

@@ -63,7 +63,7 @@ TEST(DefinitionTest, TimerArgsEquality) {
   b.torchscript_artifact = "k";
   EXPECT_NE(a, b);
   b = a;
-  b.language = Language::kCpp;
+  b.language = timer::Language::kCpp;
   EXPECT_NE(a, b);
 }
 

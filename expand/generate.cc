@@ -35,7 +35,7 @@ constexpr int kManifestSchemaVersion = 2;
 std::string LineDirective(const MaterializedBenchmark& benchmark) {
   const std::string where = absl::StrFormat(
       "%s (%s, %s %s %s)", benchmark.where.file ? benchmark.where.file : "<definitions>",
-      LabelText(benchmark.label), LanguageName(benchmark.auto_labels.language),
+      LabelText(benchmark.label), timer::LanguageName(benchmark.auto_labels.language),
       RuntimeModeName(benchmark.auto_labels.runtime),
       AutogradModeName(benchmark.auto_labels.autograd));
   return absl::StrCat("#line ", benchmark.where.line > 0 ? benchmark.where.line : 1, " ",
@@ -49,7 +49,7 @@ SuiteManifestProto MakeManifest(const std::string& suite_name,
   SuiteManifestProto manifest;
   manifest.set_schema_version(kManifestSchemaVersion);
   (*manifest.mutable_versions())["expand"] = kExpandVersion;
-  (*manifest.mutable_versions())["timer"] = kTimerVersion;
+  (*manifest.mutable_versions())["timer"] = timer::kTimerVersion;
   manifest.set_suite_name(suite_name);
   base::Fnv1a64 hash;
   for (const MaterializedBenchmark& benchmark : cases) {
@@ -58,15 +58,15 @@ SuiteManifestProto MakeManifest(const std::string& suite_name,
     for (const std::string& part : benchmark.label) c->add_label(part);
     c->set_runtime(RuntimeProto(benchmark.auto_labels.runtime));
     c->set_autograd(AutogradProto(benchmark.auto_labels.autograd));
-    TaskSpec spec;
+    timer::TaskSpec spec;
     spec.stmt = benchmark.timer_args.stmt;
     spec.setup = benchmark.timer_args.setup;
     spec.global_setup = benchmark.timer_args.global_setup;
     spec.label = LabelText(benchmark.label);
     spec.num_threads = benchmark.num_threads;
     spec.language = benchmark.auto_labels.language;
-    *c->mutable_task_spec() = TaskSpecToProto(spec);
-    if (benchmark.auto_labels.language == Language::kCpp) c->set_compiled_case(c->key());
+    *c->mutable_task_spec() = timer::TaskSpecToProto(spec);
+    if (benchmark.auto_labels.language == timer::Language::kCpp) c->set_compiled_case(c->key());
     c->set_torchscript_artifact(benchmark.timer_args.torchscript_artifact);
     c->set_min_libtorch_version(benchmark.timer_args.min_libtorch_version);
     c->set_ci_key(CiKey(benchmark));
@@ -90,7 +90,7 @@ std::vector<std::string> GenerateTranslationUnits(const std::vector<Materialized
   int next = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     const MaterializedBenchmark& benchmark = cases[i];
-    if (benchmark.auto_labels.language != Language::kCpp) continue;
+    if (benchmark.auto_labels.language != timer::Language::kCpp) continue;
     Shard& shard = units[next++ % units.size()];
     const std::string line = LineDirective(benchmark);
     const std::string& global_setup = benchmark.timer_args.global_setup;
@@ -100,15 +100,16 @@ std::vector<std::string> GenerateTranslationUnits(const std::vector<Materialized
     std::string setup = benchmark.timer_args.setup;
     if (!benchmark.timer_args.torchscript_artifact.empty()) {
       setup = absl::StrCat(
-          ArtifactPathDefinition(/*cpp=*/true, "icount::worker::icount_artifact_path()"), line,
-          "\n", setup);
+          timer::ArtifactPathDefinition(/*cpp=*/true, "icount::worker::icount_artifact_path()"),
+          line, "\n", setup);
     }
     const std::string function = absl::StrCat("icount_case_", i);
-    absl::StrAppend(&shard.functions, "\n// ", LabelText(benchmark.label), "\n",
-                    SnippetFunctionSource(function, setup, benchmark.timer_args.stmt, line, line),
-                    "#line 1 \"<icount generated>\"\n",
-                    "const icount::worker::CompiledCaseRegistrar icount_registrar_", i, "(",
-                    base::CppStringLiteral(CaseKey(benchmark)), ", &", function, ");\n");
+    absl::StrAppend(
+        &shard.functions, "\n// ", LabelText(benchmark.label), "\n",
+        timer::SnippetFunctionSource(function, setup, benchmark.timer_args.stmt, line, line),
+        "#line 1 \"<icount generated>\"\n",
+        "const icount::worker::CompiledCaseRegistrar icount_registrar_", i, "(",
+        base::CppStringLiteral(CaseKey(benchmark)), ", &", function, ");\n");
   }
   std::vector<std::string> sources;
   for (size_t k = 0; k < units.size(); ++k) {
@@ -136,7 +137,7 @@ absl::Status WriteTorchScriptArtifacts(const std::vector<TorchScriptArtifact>& a
   // TorchImportPrelude: scripted by the torch of the LibTorch the suite's
   // worker is built against, where it has one.
   std::string script =
-      TorchImportPrelude() +
+      timer::TorchImportPrelude() +
       "import importlib.util, sys, torch\n"
       "def _icount_build(key, source, py_path, pt_path):\n"
       "    with open(py_path, 'w') as f:\n"

@@ -20,10 +20,10 @@ using ::testing::HasSubstr;
 MaterializedBenchmark Case(const std::string& stmt) {
   MaterializedBenchmark benchmark;
   benchmark.label = {"Broken", "case"};
-  benchmark.auto_labels = {RuntimeMode::kEager, AutogradMode::kForward, Language::kCpp};
+  benchmark.auto_labels = {RuntimeMode::kEager, AutogradMode::kForward, timer::Language::kCpp};
   benchmark.timer_args.stmt = stmt;
   benchmark.timer_args.setup = "auto x = torch::ones({2});";
-  benchmark.timer_args.language = Language::kCpp;
+  benchmark.timer_args.language = timer::Language::kCpp;
   benchmark.where.file = "definitions/broken.cc";
   benchmark.where.line = 42;
   return benchmark;
@@ -31,7 +31,7 @@ MaterializedBenchmark Case(const std::string& stmt) {
 
 TEST(GenerateTest, ShardsRegisterEveryCppCase) {
   MaterializedBenchmark python = Case("y = x + 1");
-  python.auto_labels.language = Language::kPython;
+  python.auto_labels.language = timer::Language::kPython;
   python.label = {"Python", "only"};
   const std::vector<std::string> units =
       GenerateTranslationUnits({Case("auto y = x + 1;"), python, Case("auto z = x * 2;")}, 2);

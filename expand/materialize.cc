@@ -190,9 +190,9 @@ absl::Status CheckCommon(Grouped& g, absl::string_view signature) {
 template <typename Definition>
 Grouped WithCommonFields(const Definition& definition) {
   Grouped g;
-  g.py_setup = internal::NormalizeCode(definition.setup.py_setup);
-  g.cpp_setup = internal::NormalizeCode(definition.setup.cpp_setup);
-  g.global_setup = internal::NormalizeCode(definition.setup.global_setup);
+  g.py_setup = base::NormalizeSnippet(definition.setup.py_setup);
+  g.cpp_setup = base::NormalizeSnippet(definition.setup.cpp_setup);
+  g.global_setup = base::NormalizeSnippet(definition.setup.global_setup);
   g.torchscript = definition.torchscript;
   g.autograd = definition.autograd;
   g.num_threads = definition.num_threads;
@@ -202,8 +202,8 @@ Grouped WithCommonFields(const Definition& definition) {
 
 absl::StatusOr<Grouped> FromStmts(const GroupedStmts& stmts) {
   Grouped g = WithCommonFields(stmts);
-  g.py_stmt = internal::NormalizeCode(stmts.py_stmt);
-  g.cpp_stmt = internal::NormalizeCode(stmts.cpp_stmt);
+  g.py_stmt = base::NormalizeSnippet(stmts.py_stmt);
+  g.cpp_stmt = base::NormalizeSnippet(stmts.cpp_stmt);
   if (g.py_stmt.empty() && g.cpp_stmt.empty()) {
     return absl::InvalidArgumentError("GroupedStmts has neither a py_stmt nor a cpp_stmt");
   }
@@ -227,8 +227,8 @@ absl::StatusOr<Grouped> FromStmts(const GroupedStmts& stmts) {
 
 absl::StatusOr<Grouped> FromModules(const GroupedModules& modules) {
   Grouped g = WithCommonFields(modules);
-  g.py_model_setup = internal::NormalizeCode(modules.py_model_setup);
-  g.cpp_model_setup = internal::NormalizeCode(modules.cpp_model_setup);
+  g.py_model_setup = base::NormalizeSnippet(modules.py_model_setup);
+  g.cpp_model_setup = base::NormalizeSnippet(modules.cpp_model_setup);
   if (modules.signature.empty()) {
     return absl::InvalidArgumentError(
         "GroupedModules needs a signature (e.g. \"f(x) -> y\") to call the model with");
@@ -274,8 +274,8 @@ absl::StatusOr<Grouped> FromModules(const GroupedModules& modules) {
   return g;
 }
 
-std::string JitStmt(const Signature& sig, Language language) {
-  if (language == Language::kPython) {
+std::string JitStmt(const Signature& sig, timer::Language language) {
+  if (language == timer::Language::kPython) {
     return absl::StrCat(sig.output.has_value() ? absl::StrCat(*sig.output, " = ") : "",
                         "jit_model(", sig.ArgList(), ")");
   }
@@ -293,19 +293,19 @@ std::string JitStmt(const Signature& sig, Language language) {
                       "jit_model.forward(ivalue_inputs);");
 }
 
-std::string JitSetup(const std::string& setup, const std::string& stmt, Language language) {
+std::string JitSetup(const std::string& setup, const std::string& stmt, timer::Language language) {
   // The first calls of a TorchScript model profile and optimise its graph;
   // warming up in setup keeps that out of the measurement.
-  if (language == Language::kPython) {
+  if (language == timer::Language::kPython) {
     return internal::JoinBlocks(
-        {setup, absl::StrCat("jit_model = torch.jit.load(", kArtifactPathName, ")\n",
+        {setup, absl::StrCat("jit_model = torch.jit.load(", timer::kArtifactPathName, ")\n",
                              "\n"
                              "# Warm up: the first calls profile and optimise the graph.\n"
                              "for _ in range(3):\n",
                              base::Indent(stmt, "    "))});
   }
   return internal::JoinBlocks(
-      {setup, absl::StrCat("auto jit_model = torch::jit::load(", kArtifactPathName, ");\n",
+      {setup, absl::StrCat("auto jit_model = torch::jit::load(", timer::kArtifactPathName, ");\n",
                            "\n"
                            "// Warm up: the first calls profile and optimise the graph.\n"
                            "for (int i = 0; i < 3; i++) {\n",
@@ -323,8 +323,8 @@ void Expand(const FlatEntry& entry, const Grouped& g, const std::string& artifac
     if (runtime == RuntimeMode::kTorchScript && !g.torchscript) continue;
     for (AutogradMode autograd : {AutogradMode::kForward, AutogradMode::kForwardBackward}) {
       if (autograd == AutogradMode::kForwardBackward && !g.autograd) continue;
-      for (Language language : {Language::kPython, Language::kCpp}) {
-        const bool python = language == Language::kPython;
+      for (timer::Language language : {timer::Language::kPython, timer::Language::kCpp}) {
+        const bool python = language == timer::Language::kPython;
         const std::string& eager_stmt = python ? g.py_stmt : g.cpp_stmt;
         if (eager_stmt.empty()) continue;
 
@@ -374,7 +374,7 @@ absl::Status CheckExplicit(const TimerArgs& args) {
     return absl::InvalidArgumentError(
         absl::StrCat("TimerArgs has num_threads ", args.num_threads, "; it must be at least 1"));
   }
-  if (args.language == Language::kPython && !args.global_setup.empty()) {
+  if (args.language == timer::Language::kPython && !args.global_setup.empty()) {
     return absl::InvalidArgumentError(
         "TimerArgs: global_setup is C++ only (code at namespace scope); put Python imports in "
         "setup");
@@ -541,10 +541,10 @@ std::string CaseKey(const MaterializedBenchmark& benchmark) {
     }
     parts.push_back(std::move(escaped));
   }
-  return absl::StrCat(absl::StrJoin(parts, "/"), "|",
-                      RuntimeModeName(benchmark.auto_labels.runtime), "|",
-                      AutogradKeyName(benchmark.auto_labels.autograd), "|",
-                      LanguageName(benchmark.auto_labels.language), "|", benchmark.num_threads);
+  return absl::StrCat(
+      absl::StrJoin(parts, "/"), "|", RuntimeModeName(benchmark.auto_labels.runtime), "|",
+      AutogradKeyName(benchmark.auto_labels.autograd), "|",
+      timer::LanguageName(benchmark.auto_labels.language), "|", benchmark.num_threads);
 }
 
 std::string CiKey(const MaterializedBenchmark& benchmark) {
@@ -556,7 +556,7 @@ std::string CiKey(const MaterializedBenchmark& benchmark) {
   return absl::StrCat("{\"label\": [", absl::StrJoin(label, ", "),
                       "], \"autolabels\": {\"runtime\": ", base::PythonJsonString(runtime),
                       ", \"autograd\": ", base::PythonJsonString(autograd),
-                      ", \"language\": ", base::PythonJsonString(LanguageName(a.language)),
+                      ", \"language\": ", base::PythonJsonString(timer::LanguageName(a.language)),
                       "}, \"num_threads\": ", benchmark.num_threads, "}");
 }
 
@@ -564,8 +564,8 @@ std::string ListLine(const MaterializedBenchmark& benchmark) {
   return absl::StrCat(LabelText(benchmark.label), " | ",
                       RuntimeModeName(benchmark.auto_labels.runtime), " | ",
                       AutogradModeName(benchmark.auto_labels.autograd), " | ",
-                      LanguageName(benchmark.auto_labels.language), " | ", benchmark.num_threads,
-                      benchmark.num_threads == 1 ? " thread" : " threads");
+                      timer::LanguageName(benchmark.auto_labels.language), " | ",
+                      benchmark.num_threads, benchmark.num_threads == 1 ? " thread" : " threads");
 }
 
 std::vector<TorchScriptArtifact> TorchScriptArtifacts(

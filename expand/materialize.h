@@ -71,7 +71,7 @@
 namespace icount::expand {
 
 // The identifier TorchScript setups read the artifact's path from.
-using ::icount::kArtifactPathName;
+using ::icount::timer::kArtifactPathName;
 
 enum class RuntimeMode { kEager, kTorchScript, kExplicit };
 enum class AutogradMode { kForward, kForwardBackward, kExplicit };
@@ -91,7 +91,7 @@ const char* AutogradModeName(AutogradMode mode);
 struct AutoLabels {
   RuntimeMode runtime = RuntimeMode::kEager;
   AutogradMode autograd = AutogradMode::kForward;
-  Language language = Language::kPython;
+  timer::Language language = timer::Language::kPython;
 
   friend bool operator==(const AutoLabels& a, const AutoLabels& b) {
     return a.runtime == b.runtime && a.autograd == b.autograd && a.language == b.language;

@@ -49,18 +49,18 @@ TEST(MaterializeTest, EagerStatementsInBothLanguages) {
   ASSERT_EQ(cases.size(), 2u);
   EXPECT_THAT(cases[0].label, ElementsAre("add"));
   EXPECT_EQ(cases[0].auto_labels,
-            (AutoLabels{RuntimeMode::kEager, AutogradMode::kForward, Language::kPython}));
+            (AutoLabels{RuntimeMode::kEager, AutogradMode::kForward, timer::Language::kPython}));
   EXPECT_EQ(cases[0].num_threads, 1);
   // Snippets are normalised: dedented and trimmed.
   EXPECT_EQ(cases[0].timer_args.stmt, "x + 1");
   EXPECT_EQ(cases[0].timer_args.setup, "x = torch.ones((4, 4))");
   // global_setup is C++: Python cases do not get it, C++ cases do.
   EXPECT_EQ(cases[0].timer_args.global_setup, "");
-  EXPECT_EQ(cases[0].timer_args.language, Language::kPython);
+  EXPECT_EQ(cases[0].timer_args.language, timer::Language::kPython);
   EXPECT_EQ(cases[0].timer_args.torchscript_artifact, "");
 
-  EXPECT_EQ(cases[1].auto_labels.language, Language::kCpp);
-  EXPECT_EQ(cases[1].timer_args.language, Language::kCpp);
+  EXPECT_EQ(cases[1].auto_labels.language, timer::Language::kCpp);
+  EXPECT_EQ(cases[1].timer_args.language, timer::Language::kCpp);
   EXPECT_EQ(cases[1].timer_args.stmt, "x + 1;");
   EXPECT_EQ(cases[1].timer_args.setup, "auto x = torch::ones({4, 4});");
   EXPECT_EQ(cases[1].timer_args.global_setup, "#include <cmath>");
@@ -322,12 +322,13 @@ TEST(MaterializeTest, ModelDefinitionRules) {
 }
 
 TEST(MaterializeTest, ExplicitTimerArgsPassThrough) {
-  TimerArgs args{"x.sum();", "auto x = torch::ones({4});", "#include <cmath>", 4, Language::kCpp};
+  TimerArgs args{"x.sum();", "auto x = torch::ones({4});", "#include <cmath>", 4,
+                 timer::Language::kCpp};
   std::vector<MaterializedBenchmark> cases = MustMaterialize({{"explicit", args}});
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_EQ(cases[0].timer_args, args);
   EXPECT_EQ(cases[0].auto_labels,
-            (AutoLabels{RuntimeMode::kExplicit, AutogradMode::kExplicit, Language::kCpp}));
+            (AutoLabels{RuntimeMode::kExplicit, AutogradMode::kExplicit, timer::Language::kCpp}));
   EXPECT_EQ(cases[0].num_threads, 4);
   EXPECT_EQ(CaseKey(cases[0]), "explicit|Explicit|Explicit|C++|4");
 }
@@ -508,7 +509,7 @@ TEST(MaterializeTest, KeysAndLines) {
   MaterializedBenchmark c;
   c.label = {"Pointwise", "Math", "add", "Case:  0"};
   c.auto_labels =
-      AutoLabels{RuntimeMode::kTorchScript, AutogradMode::kForwardBackward, Language::kCpp};
+      AutoLabels{RuntimeMode::kTorchScript, AutogradMode::kForwardBackward, timer::Language::kCpp};
   c.num_threads = 2;
   EXPECT_EQ(CaseKey(c), "Pointwise/Math/add/Case:  0|TorchScript|ForwardBackward|C++|2");
   EXPECT_EQ(CiKey(c),
@@ -520,7 +521,8 @@ TEST(MaterializeTest, KeysAndLines) {
             "threads");
 
   c.label = {"a/b", "c|d\\"};
-  c.auto_labels = AutoLabels{RuntimeMode::kExplicit, AutogradMode::kExplicit, Language::kPython};
+  c.auto_labels =
+      AutoLabels{RuntimeMode::kExplicit, AutogradMode::kExplicit, timer::Language::kPython};
   c.num_threads = 1;
   EXPECT_EQ(CaseKey(c), "a\\/b/c\\|d\\\\|Explicit|Explicit|Python|1");
   EXPECT_EQ(ListLine(c), "a/b / c|d\\ | Explicit | Explicit | Python | 1 thread");
@@ -543,7 +545,7 @@ TEST(MaterializeTest, ModeNames) {
   EXPECT_STREQ(AutogradModeName(AutogradMode::kForward), "Forward");
   EXPECT_STREQ(AutogradModeName(AutogradMode::kForwardBackward), "Forward + Backward");
   EXPECT_STREQ(AutogradModeName(AutogradMode::kExplicit), "Explicit");
-  EXPECT_STREQ(kArtifactPathName, "ICOUNT_ARTIFACT_PATH");
+  EXPECT_STREQ(timer::kArtifactPathName, "ICOUNT_ARTIFACT_PATH");
 }
 
 TEST(MaterializeTest, CasesRecordTheirDefinition) {

@@ -15,8 +15,8 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "base/text.h"
 #include "expand/columns.h"
-#include "expand/text.h"
 #include "re2/re2.h"
 
 namespace icount::expand {
@@ -33,8 +33,8 @@ struct Sections {
   std::vector<std::string> global_setup;
 };
 
-absl::StatusOr<Sections> SplitBlock(absl::string_view block, Language language) {
-  const bool python = language == Language::kPython;
+absl::StatusOr<Sections> SplitBlock(absl::string_view block, timer::Language language) {
+  const bool python = language == timer::Language::kPython;
   const absl::string_view marker = python ? "#" : "//";
   const absl::string_view name = python ? "Python block" : "C++ block";
   // Upstream searches for "# @label" anywhere in a line, so a trailing
@@ -47,7 +47,7 @@ absl::StatusOr<Sections> SplitBlock(absl::string_view block, Language language) 
   Sections sections;
   absl::flat_hash_map<std::string, bool> seen;
   std::vector<std::string>* current = nullptr;
-  for (absl::string_view raw : absl::StrSplit(internal::NormalizeCode(block), '\n')) {
+  for (absl::string_view raw : absl::StrSplit(base::NormalizeSnippet(block), '\n')) {
     absl::string_view line = absl::StripAsciiWhitespace(raw);
     std::string label;
     if (RE2::FullMatch(re2::StringPiece(line.data(), line.size()), label_pattern, &label)) {
@@ -109,19 +109,19 @@ absl::StatusOr<std::vector<Variant>> ExpandVariants(const GroupedVariants& varia
     cpp_block = std::move(columns->cpp);
   }
 
-  absl::StatusOr<Sections> py = SplitBlock(py_block, Language::kPython);
+  absl::StatusOr<Sections> py = SplitBlock(py_block, timer::Language::kPython);
   if (!py.ok()) return py.status();
-  absl::StatusOr<Sections> cpp = SplitBlock(cpp_block, Language::kCpp);
+  absl::StatusOr<Sections> cpp = SplitBlock(cpp_block, timer::Language::kCpp);
   if (!cpp.ok()) return cpp.status();
-  if (!internal::NormalizeCode(absl::StrJoin(py->global_setup, "\n")).empty()) {
+  if (!base::NormalizeSnippet(absl::StrJoin(py->global_setup, "\n")).empty()) {
     return absl::InvalidArgumentError(
         "Python block: \"# @global_setup\" has code, but global setup is C++ only (it is "
         "code at namespace scope); put Python imports in \"# @setup\"");
   }
 
-  GroupedSetup setup{internal::NormalizeCode(absl::StrJoin(py->setup, "\n")),
-                     internal::NormalizeCode(absl::StrJoin(cpp->setup, "\n")),
-                     internal::NormalizeCode(absl::StrJoin(cpp->global_setup, "\n"))};
+  GroupedSetup setup{base::NormalizeSnippet(absl::StrJoin(py->setup, "\n")),
+                     base::NormalizeSnippet(absl::StrJoin(cpp->setup, "\n")),
+                     base::NormalizeSnippet(absl::StrJoin(cpp->global_setup, "\n"))};
 
   std::vector<std::string> labels = py->order;
   for (const std::string& label : cpp->order) {

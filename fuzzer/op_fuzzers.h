@@ -2,8 +2,8 @@
 // with the same parameter spaces, so that a seed gives the reference's
 // samples:
 //
-//   absl::StatusOr<icount::Fuzzer> fuzzer = icount::UnaryOpFuzzer(/*seed=*/0);
-//   absl::StatusOr<std::vector<icount::FuzzedSample>> samples = fuzzer->Take(4);
+//   absl::StatusOr<icount::fuzzer::Fuzzer> fuzzer = icount::fuzzer::UnaryOpFuzzer(/*seed=*/0);
+//   absl::StatusOr<std::vector<icount::fuzzer::FuzzedSample>> samples = fuzzer->Take(4);
 //   // (*samples)[0].tensors[0].tensor: the reference's x, sizes (16, 34, 8324)
 //
 // Shared shape: "dim" (1, 2 or 3 dimensions with probabilities .3/.4/.3,

@@ -4,8 +4,8 @@
 // Three distributions, each drawing from the fuzzer's NumPy-compatible
 // RandomState exactly as the reference does:
 //
-//   using icount::FuzzedParameter;
-//   using icount::ParameterAlias;
+//   using icount::fuzzer::FuzzedParameter;
+//   using icount::fuzzer::ParameterAlias;
 //
 //   // Integers in [16, 4096], uniform in log space:
 //   //   int(2 ** state.uniform(np.log2(16), np.log2(4096))), clamped.

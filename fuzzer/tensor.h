@@ -4,7 +4,7 @@
 //
 // A dense tensor whose sizes and strides come from parameters:
 //
-//   icount::FuzzedTensor x("x", {"k0", "k1", "k2"});
+//   icount::fuzzer::FuzzedTensor x("x", {"k0", "k1", "k2"});
 //   x.steps = {"x_step_0", "x_step_1", "x_step_2"};  // t[::s0, ::s1, ::s2]
 //   x.dim_parameter = "dim";         // keep only the first params["dim"] sizes
 //   x.probability_contiguous = 0.75; // else lay memory out in a random order
@@ -20,7 +20,7 @@
 //
 // A sparse COO tensor:
 //
-//   icount::FuzzedSparseTensor s("s", {"k0", "k1"});
+//   icount::fuzzer::FuzzedSparseTensor s("s", {"k0", "k1"});
 //   s.sparse_dim = "sparse_dim";  // else every dimension is sparse
 //   // density and coalesced name the parameters holding the fraction of
 //   // nonzeros (relative to the SUM of the sizes, as in the reference) and

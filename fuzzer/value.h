@@ -6,9 +6,9 @@
 // semantics where they show: equality across types (1 == 1.0 == True),
 // truthiness, and repr() formatting.
 //
-//   icount::Value k = 16;                // int
-//   icount::Value density = 0.05;        // float
-//   icount::Value coalesced = true;      // bool
+//   icount::fuzzer::Value k = 16;                // int
+//   icount::fuzzer::Value density = 0.05;        // float
+//   icount::fuzzer::Value coalesced = true;      // bool
 //   k.ToPython();                        // "16"
 //   density.ToPython();                  // "0.05"
 //   coalesced.ToJson();                  // "true"
@@ -17,7 +17,7 @@
 // builds a dict in that order), and is what constraints and tensor
 // constructors receive:
 //
-//   bool SmallEnough(const icount::Params& params) {
+//   bool SmallEnough(const icount::fuzzer::Params& params) {
 //     return params.at("k0").AsDouble() * params.at("k1").AsDouble() < 1e6;
 //   }
 

@@ -32,7 +32,7 @@ std::optional<compare::AbTestFileProto> AsAbTestFile(const std::string& json) {
 
 absl::StatusOr<std::vector<ImportedRun>> ReadRunsToImport(const std::string& path) {
   ICOUNT_ASSIGN_OR_RETURN(std::string json, base::ReadFileToString(path));
-  absl::StatusOr<ResultsFile> results = ParseResultsJson(json, path);
+  absl::StatusOr<timer::ResultsFile> results = timer::ParseResultsJson(json, path);
   std::vector<ImportedRun> runs;
   if (results.ok()) {
     ImportedRun run;
@@ -52,9 +52,9 @@ absl::StatusOr<std::vector<ImportedRun>> ReadRunsToImport(const std::string& pat
   for (const auto& [side, proto, libtorch] :
        {std::make_tuple("A", &ab->a(), &ab->libtorch().a()),
         std::make_tuple("B", &ab->b(), &ab->libtorch().b())}) {
-    ICOUNT_ASSIGN_OR_RETURN(
-        ResultsFile side_results,
-        ParseResultsJson(base::ProtoToJson(*proto), absl::StrCat(path, " (side ", side, ")")));
+    ICOUNT_ASSIGN_OR_RETURN(timer::ResultsFile side_results,
+                            timer::ParseResultsJson(base::ProtoToJson(*proto),
+                                                    absl::StrCat(path, " (side ", side, ")")));
     ImportedRun run;
     run.results = std::move(side_results);
     run.info.source = absl::StrCat("import (ab_test ", side, ")");

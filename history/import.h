@@ -18,7 +18,7 @@
 namespace icount::history {
 
 struct ImportedRun {
-  ResultsFile results;
+  timer::ResultsFile results;
   // source "import", command the file's path, label_suffix "" or " A"/" B",
   // LibTorch's version when the file records it.
   RunInfo info;

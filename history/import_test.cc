@@ -25,7 +25,7 @@ std::string FileWith(const std::string& name, const std::string& contents) {
 }
 
 TEST(ReadRunsToImportTest, AResultsFileIsOneRun) {
-  const std::string path = FileWith("run.json", ResultsToJson(testing::FakeResults({})));
+  const std::string path = FileWith("run.json", timer::ResultsToJson(testing::FakeResults({})));
   absl::StatusOr<std::vector<ImportedRun>> runs = ReadRunsToImport(path);
   ASSERT_TRUE(runs.ok()) << runs.status();
   ASSERT_EQ(runs->size(), 1u);
@@ -40,8 +40,8 @@ TEST(ReadRunsToImportTest, AnAbTestFileIsARunPerSide) {
   testing::FakeRun b_run;
   b_run.count = [](int k) { return 2000.0 * (k + 1); };
   compare::AbTestFileProto file;
-  *file.mutable_a() = ResultsToProto(testing::FakeResults({}));
-  *file.mutable_b() = ResultsToProto(testing::FakeResults(b_run));
+  *file.mutable_a() = timer::ResultsToProto(testing::FakeResults({}));
+  *file.mutable_b() = timer::ResultsToProto(testing::FakeResults(b_run));
   file.mutable_libtorch()->mutable_a()->set_version("1.13.1");
   file.mutable_libtorch()->mutable_b()->set_version("2.11.0");
   file.add_comparisons()->set_case_("ignored");
@@ -62,7 +62,7 @@ TEST(ReadRunsToImportTest, AnAbTestFileIsARunPerSide) {
 // Files of earlier versions wrote null for what was not measured, and
 // members this version does not know; their runs are not lost.
 TEST(ReadRunsToImportTest, OlderAbTestFilesStillImport) {
-  const std::string side = ResultsToJson(testing::FakeResults({}));
+  const std::string side = timer::ResultsToJson(testing::FakeResults({}));
   const std::string path = FileWith(
       "old.json",
       absl::StrCat(

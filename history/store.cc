@@ -164,7 +164,7 @@ std::string CpuOfRun(const timer::NodeProto& machine) {
                                  : absl::StrCat(machine.cpu_model(), " (", machine.cpuid(), ")");
 }
 
-std::string Setting(const ResultsFile& results, const std::string& name) {
+std::string Setting(const timer::ResultsFile& results, const std::string& name) {
   auto it = results.settings.find(name);
   return it == results.settings.end() ? "" : it->second;
 }
@@ -219,19 +219,19 @@ std::string CurrentKernel() {
   return name.release;
 }
 
-std::string RunFingerprint(const ResultsFile& results, const std::string& side) {
+std::string RunFingerprint(const timer::ResultsFile& results, const std::string& side) {
   base::Fnv1a64 hash;
   hash.Add(side);
   hash.Add(results.start_time);
   hash.Add(results.end_time);
   hash.Add(results.machine);
   hash.Add(results.suite_checksum);
-  for (const InstructionCounts& c : results.instruction_counts) {
-    hash.Add(ResultCaseKey(c.metadata, c.task_spec));
+  for (const timer::InstructionCounts& c : results.instruction_counts) {
+    hash.Add(timer::ResultCaseKey(c.metadata, c.task_spec));
     for (int64_t count : c.counts) hash.Add(absl::StrCat(count));
   }
-  for (const Measurement& m : results.measurements) {
-    hash.Add(ResultCaseKey(m.metadata(), m.task_spec()));
+  for (const timer::Measurement& m : results.measurements) {
+    hash.Add(timer::ResultCaseKey(m.metadata(), m.task_spec()));
     for (double t : m.raw_times()) hash.Add(absl::StrFormat("%.17g", t));
   }
   return hash.Hex();
@@ -357,7 +357,7 @@ absl::StatusOr<int64_t> Store::FunctionId(const std::string& name) {
   return select.Int(0);
 }
 
-absl::StatusOr<int64_t> Store::AddRun(const ResultsFile& results, const RunInfo& info) {
+absl::StatusOr<int64_t> Store::AddRun(const timer::ResultsFile& results, const RunInfo& info) {
   if (results.instruction_counts.empty() && results.measurements.empty()) {
     return absl::InvalidArgumentError("the results hold no instruction counts and no wall times");
   }
@@ -383,7 +383,7 @@ absl::StatusOr<int64_t> Store::AddRun(const ResultsFile& results, const RunInfo&
   return run_id;
 }
 
-absl::StatusOr<int64_t> Store::InsertRun(const ResultsFile& results, const RunInfo& info,
+absl::StatusOr<int64_t> Store::InsertRun(const timer::ResultsFile& results, const RunInfo& info,
                                          const std::string& fingerprint) {
   const timer::NodeProto& machine = results.machine_node;
   ICOUNT_ASSIGN_OR_RETURN(
@@ -413,7 +413,7 @@ absl::StatusOr<int64_t> Store::InsertRun(const ResultsFile& results, const RunIn
   return db_.LastInsertRowId();
 }
 
-absl::Status Store::InsertCounts(int64_t run_id, const ResultsFile& results) {
+absl::Status Store::InsertCounts(int64_t run_id, const timer::ResultsFile& results) {
   ICOUNT_ASSIGN_OR_RETURN(
       Statement counts,
       db_.Prepare("INSERT INTO counts(case_id, run_id, number_per_run, baseline, per_run, "
@@ -421,9 +421,9 @@ absl::Status Store::InsertCounts(int64_t run_id, const ResultsFile& results) {
   ICOUNT_ASSIGN_OR_RETURN(
       Statement functions,
       db_.Prepare("INSERT INTO functions(run_id, case_id, top) VALUES (?1, ?2, ?3)"));
-  for (const InstructionCounts& c : results.instruction_counts) {
-    const std::string key = ResultCaseKey(c.metadata, c.task_spec);
-    ICOUNT_ASSIGN_OR_RETURN(int64_t case_id, CaseId(key, ResultCaseTitle(c.task_spec)));
+  for (const timer::InstructionCounts& c : results.instruction_counts) {
+    const std::string key = timer::ResultCaseKey(c.metadata, c.task_spec);
+    ICOUNT_ASSIGN_OR_RETURN(int64_t case_id, CaseId(key, timer::ResultCaseTitle(c.task_spec)));
     counts.Bind(1, case_id)
         .Bind(2, run_id)
         .Bind(3, c.number_per_run)
@@ -438,8 +438,8 @@ absl::Status Store::InsertCounts(int64_t run_id, const ResultsFile& results) {
     ICOUNT_RETURN_IF_ERROR(counts.Run(),
                            absl::Status(_.code(), absl::StrCat(_.message(), " (case ", key, ")")));
     std::string top;
-    const FunctionCounts kept = c.exclusive.Slice(0, kTopFunctions);
-    for (const FunctionCount& row : kept.rows()) {
+    const timer::FunctionCounts kept = c.exclusive.Slice(0, kTopFunctions);
+    for (const timer::FunctionCount& row : kept.rows()) {
       ICOUNT_ASSIGN_OR_RETURN(int64_t function_id, FunctionId(row.function));
       PutZigzag(top, function_id);
       PutZigzag(top, row.count);
@@ -451,15 +451,16 @@ absl::Status Store::InsertCounts(int64_t run_id, const ResultsFile& results) {
   return absl::OkStatus();
 }
 
-absl::Status Store::InsertTimes(int64_t run_id, const ResultsFile& results) {
+absl::Status Store::InsertTimes(int64_t run_id, const timer::ResultsFile& results) {
   ICOUNT_ASSIGN_OR_RETURN(Statement times,
                           db_.Prepare("INSERT INTO times(case_id, run_id, seq, number_per_run, "
                                       "raw_ns) VALUES (?1, ?2, ?3, ?4, ?5)"));
   std::map<int64_t, int64_t> next_seq;             // case id -> measurements so far
   std::map<int64_t, std::vector<double>> per_run;  // case id -> seconds per run, pooled
-  for (const Measurement& m : results.measurements) {
-    ICOUNT_ASSIGN_OR_RETURN(int64_t case_id, CaseId(ResultCaseKey(m.metadata(), m.task_spec()),
-                                                    ResultCaseTitle(m.task_spec())));
+  for (const timer::Measurement& m : results.measurements) {
+    ICOUNT_ASSIGN_OR_RETURN(int64_t case_id,
+                            CaseId(timer::ResultCaseKey(m.metadata(), m.task_spec()),
+                                   timer::ResultCaseTitle(m.task_spec())));
     const std::string encoded = EncodeNanoseconds(m.raw_times());
     times.Bind(1, case_id)
         .Bind(2, run_id)
@@ -481,9 +482,9 @@ absl::Status Store::InsertTimes(int64_t run_id, const ResultsFile& results) {
     std::sort(samples.begin(), samples.end());
     levels.Bind(1, case_id)
         .Bind(2, run_id)
-        .Bind(3, Quantile(samples, 0.5))
-        .Bind(4, Quantile(samples, 0.25))
-        .Bind(5, Quantile(samples, 0.75))
+        .Bind(3, timer::Quantile(samples, 0.5))
+        .Bind(4, timer::Quantile(samples, 0.25))
+        .Bind(5, timer::Quantile(samples, 0.75))
         .Bind(6, static_cast<int64_t>(samples.size()));
     ICOUNT_RETURN_IF_ERROR(levels.Run());
   }
@@ -616,15 +617,16 @@ absl::StatusOr<std::vector<CaseSeries>> Store::Series(Metric metric, const std::
   return out;
 }
 
-absl::StatusOr<FunctionCounts> Store::TopFunctions(int64_t run_id, const std::string& case_key) {
+absl::StatusOr<timer::FunctionCounts> Store::TopFunctions(int64_t run_id,
+                                                          const std::string& case_key) {
   ICOUNT_ASSIGN_OR_RETURN(Statement select,
                           db_.Prepare("SELECT functions.top FROM functions JOIN cases ON "
                                       "cases.id = functions.case_id WHERE functions.run_id = ?1 "
                                       "AND cases.key = ?2"));
   select.Bind(1, run_id).Bind(2, case_key);
   ICOUNT_ASSIGN_OR_RETURN(bool found, select.Step());
-  std::vector<FunctionCount> rows;
-  if (!found) return FunctionCounts(std::move(rows), /*inclusive=*/false);
+  std::vector<timer::FunctionCount> rows;
+  if (!found) return timer::FunctionCounts(std::move(rows), /*inclusive=*/false);
   const std::string top = select.Text(0);
   ICOUNT_ASSIGN_OR_RETURN(Statement name,
                           db_.Prepare("SELECT name FROM function_names WHERE id = ?1"));
@@ -637,10 +639,10 @@ absl::StatusOr<FunctionCounts> Store::TopFunctions(int64_t run_id, const std::st
       return absl::FailedPreconditionError(absl::StrCat(
           db_.path(), ": run ", run_id, " names function ", function_id, ", which is missing"));
     }
-    rows.push_back(FunctionCount{count, name.Text(0)});
+    rows.push_back(timer::FunctionCount{count, name.Text(0)});
     name.Reset();
   }
-  return FunctionCounts(std::move(rows), /*inclusive=*/false);
+  return timer::FunctionCounts(std::move(rows), /*inclusive=*/false);
 }
 
 absl::StatusOr<int64_t> Store::CountsNumberPerRun(int64_t run_id, const std::string& case_key) {

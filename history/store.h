@@ -120,7 +120,7 @@ class Store {
   // naming the run, when the same run (same times, machine and results) is
   // already in the store; InvalidArgument when `results` has no counts and
   // no times. Nothing is written on error.
-  absl::StatusOr<int64_t> AddRun(const ResultsFile& results, const RunInfo& info);
+  absl::StatusOr<int64_t> AddRun(const timer::ResultsFile& results, const RunInfo& info);
 
   // Every run, oldest first.
   absl::StatusOr<std::vector<RunRow>> Runs();
@@ -132,7 +132,7 @@ class Store {
                                                  const std::string& since_label = "");
   // The kept functions of a case in a run (exclusive counts of the whole
   // measured region, as the results file had them); empty when none.
-  absl::StatusOr<FunctionCounts> TopFunctions(int64_t run_id, const std::string& case_key);
+  absl::StatusOr<timer::FunctionCounts> TopFunctions(int64_t run_id, const std::string& case_key);
   // Number per run of a case's counts in a run (to show functions per run).
   absl::StatusOr<int64_t> CountsNumberPerRun(int64_t run_id, const std::string& case_key);
 
@@ -147,10 +147,10 @@ class Store {
   // AddRun's parts, inside its transaction: the run's row (its id), then
   // its cases' counts with their top functions, then its wall times and
   // their levels.
-  absl::StatusOr<int64_t> InsertRun(const ResultsFile& results, const RunInfo& info,
+  absl::StatusOr<int64_t> InsertRun(const timer::ResultsFile& results, const RunInfo& info,
                                     const std::string& fingerprint);
-  absl::Status InsertCounts(int64_t run_id, const ResultsFile& results);
-  absl::Status InsertTimes(int64_t run_id, const ResultsFile& results);
+  absl::Status InsertCounts(int64_t run_id, const timer::ResultsFile& results);
+  absl::Status InsertTimes(int64_t run_id, const timer::ResultsFile& results);
 
   internal::Database db_;
 };
@@ -164,7 +164,7 @@ std::vector<double> DecodeNanoseconds(const std::string& bytes);
 // The identity of a run's results (times, machine, every count and
 // sample): a second import of the same file, or of a file a --history run
 // already recorded, is refused by it.
-std::string RunFingerprint(const ResultsFile& results, const std::string& side = "");
+std::string RunFingerprint(const timer::ResultsFile& results, const std::string& side = "");
 
 }  // namespace icount::history
 

@@ -94,7 +94,7 @@ TEST_F(StoreTest, RecordsRunsAndReadsThemBackAsSeries) {
   EXPECT_NEAR((*times)[2].points[0].value, 3e-6, 1e-12);
   EXPECT_NEAR((*times)[2].points[1].value, 6e-6, 1e-12);
 
-  absl::StatusOr<FunctionCounts> top =
+  absl::StatusOr<timer::FunctionCounts> top =
       store->TopFunctions((*runs)[1].id, "Group/case 1|Eager|Forward|C++|1");
   ASSERT_TRUE(top.ok()) << top.status();
   ASSERT_EQ(top->size(), 4);
@@ -193,7 +193,7 @@ TEST_F(StoreTest, TheSameRunTwiceIsRefusedAndNothingChanges) {
 
 TEST_F(StoreTest, EmptyResultsAreRefused) {
   Store store = *Store::OpenForWriting(Path("h.db"));
-  EXPECT_EQ(store.AddRun(ResultsFile(), RunInfo()).status().code(),
+  EXPECT_EQ(store.AddRun(timer::ResultsFile(), RunInfo()).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 

@@ -4,10 +4,10 @@
 // The version of //history, the run store. Its file format has a version
 // of its own (kHistorySchemaVersion in store.h).
 
-namespace icount {
+namespace icount::history {
 
 inline constexpr char kHistoryVersion[] = "0.1.0";
 
-}  // namespace icount
+}  // namespace icount::history
 
 #endif  // ICOUNT_HISTORY_VERSION_H_

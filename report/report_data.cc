@@ -77,9 +77,9 @@ class FunctionTable {
   std::vector<std::string> keys_;
 };
 
-std::string TreeJson(const CallTree& tree, FunctionTable& functions) {
+std::string TreeJson(const timer::CallTree& tree, FunctionTable& functions) {
   std::vector<std::string> parent, function, inclusive, self;
-  for (const CallTree::Node& node : tree.nodes) {
+  for (const timer::CallTree::Node& node : tree.nodes) {
     parent.push_back(absl::StrCat(node.parent));
     function.push_back(absl::StrCat(functions.Index(tree.functions[node.function])));
     inclusive.push_back(absl::StrCat(node.inclusive));
@@ -93,9 +93,9 @@ std::string TreeJson(const CallTree& tree, FunctionTable& functions) {
 
 // One side's data of a case.
 struct SideCase {
-  const InstructionCounts* counts = nullptr;
-  std::vector<const Measurement*> rounds;  // one per wall-time round
-  const TaskSpec* spec = nullptr;
+  const timer::InstructionCounts* counts = nullptr;
+  std::vector<const timer::Measurement*> rounds;  // one per wall-time round
+  const timer::TaskSpec* spec = nullptr;
   const std::map<std::string, std::string>* metadata = nullptr;  // with `spec`
 };
 
@@ -112,16 +112,16 @@ struct FileCases {
   }
 };
 
-FileCases CasesOf(const ResultsFile& file) {
+FileCases CasesOf(const timer::ResultsFile& file) {
   FileCases cases;
-  for (const InstructionCounts& c : file.instruction_counts) {
-    SideCase& side = cases.Add(ResultCaseKey(c.metadata, c.task_spec));
+  for (const timer::InstructionCounts& c : file.instruction_counts) {
+    SideCase& side = cases.Add(timer::ResultCaseKey(c.metadata, c.task_spec));
     side.counts = &c;
     side.spec = &c.task_spec;
     side.metadata = &c.metadata;
   }
-  for (const Measurement& m : file.measurements) {
-    SideCase& side = cases.Add(ResultCaseKey(m.metadata(), m.task_spec()));
+  for (const timer::Measurement& m : file.measurements) {
+    SideCase& side = cases.Add(timer::ResultCaseKey(m.metadata(), m.task_spec()));
     side.rounds.push_back(&m);
     if (side.spec == nullptr) {
       side.spec = &m.task_spec();
@@ -133,18 +133,18 @@ FileCases CasesOf(const ResultsFile& file) {
 
 // All of a case's per-run times as one Measurement, so that the median and
 // quartiles are Measurement's (the text tables' statistics).
-std::optional<Measurement> PooledTimes(const SideCase& side) {
+std::optional<timer::Measurement> PooledTimes(const SideCase& side) {
   if (side.rounds.empty()) return std::nullopt;
   // Merge pools the per-run times and keeps the blocks' size, which the
   // significant figures need.
-  std::vector<Measurement> rounds;
-  for (const Measurement* m : side.rounds) {
+  std::vector<timer::Measurement> rounds;
+  for (const timer::Measurement* m : side.rounds) {
     rounds.emplace_back(m->number_per_run(), m->raw_times(), *side.spec);
   }
-  return Measurement::Merge(rounds).front();
+  return timer::Measurement::Merge(rounds).front();
 }
 
-std::string CountsJson(const InstructionCounts& c) {
+std::string CountsJson(const timer::InstructionCounts& c) {
   const bool identical =
       std::all_of(c.counts.begin(), c.counts.end(), [&](int64_t n) { return n == c.counts[0]; });
   return Object({Field("per_run", Num(c.counts_per_run)),
@@ -158,17 +158,17 @@ std::string CountsJson(const InstructionCounts& c) {
 }
 
 std::string TimeJson(const SideCase& side) {
-  std::optional<Measurement> pooled = PooledTimes(side);
+  std::optional<timer::Measurement> pooled = PooledTimes(side);
   if (!pooled.has_value()) return "null";
   std::vector<double> round_medians;
-  for (const Measurement* m : side.rounds) round_medians.push_back(m->Median());
+  for (const timer::Measurement* m : side.rounds) round_medians.push_back(m->Median());
   return Object({Field("median", Num(pooled->Median())), Field("p25", Num(pooled->P25())),
                  Field("p75", Num(pooled->P75())),
                  Field("samples", absl::StrCat(pooled->raw_times().size())),
                  Field("rounds", absl::StrCat(side.rounds.size())),
                  Field("round_medians", ArrayOf(round_medians, [](double t) { return Num(t); })),
                  Field("significant_figures",
-                       absl::StrCat(pooled->SignificantFigures(FiguresRule::kBlocks)))});
+                       absl::StrCat(pooled->SignificantFigures(timer::FiguresRule::kBlocks)))});
 }
 
 std::string TimeComparisonJson(const compare::TimeComparison& t) {
@@ -187,7 +187,7 @@ std::string TimeComparisonJson(const compare::TimeComparison& t) {
 // autograd mode the front ends recorded in its metadata (empty in files
 // written before they did).
 std::vector<std::string> PlaceFields(const SideCase& side) {
-  const TaskSpec& spec = *side.spec;
+  const timer::TaskSpec& spec = *side.spec;
   auto metadata = [&](const char* key) {
     auto it = side.metadata->find(key);
     return it == side.metadata->end() ? std::string() : it->second;
@@ -195,22 +195,23 @@ std::vector<std::string> PlaceFields(const SideCase& side) {
   return {Field("group", JsonString(spec.label.value_or(""))),
           Field("row", JsonString(spec.sub_label.value_or(spec.stmt))),
           Field("column", JsonString(spec.description.value_or(""))),
-          Field("language", JsonString(LanguageName(spec.language))),
-          Field("runtime", JsonString(metadata(kRuntimeMetadataKey))),
-          Field("autograd", JsonString(metadata(kAutogradMetadataKey))),
+          Field("language", JsonString(timer::LanguageName(spec.language))),
+          Field("runtime", JsonString(metadata(timer::kRuntimeMetadataKey))),
+          Field("autograd", JsonString(metadata(timer::kAutogradMetadataKey))),
           Field("threads", absl::StrCat(spec.num_threads))};
 }
 
 // Each node that measured the file's cases, for people.
-std::vector<std::string> Nodes(const ResultsFile& file) {
+std::vector<std::string> Nodes(const timer::ResultsFile& file) {
   std::vector<std::string> nodes;
   for (const auto& [id, node] : file.nodes) {
-    nodes.push_back(absl::StrCat(id, ": ", DescribeNode(node)));
+    nodes.push_back(absl::StrCat(id, ": ", timer::DescribeNode(node)));
   }
   return nodes;
 }
 
-std::string RunJson(const ResultsFile& file, const std::string& name, const std::string& command) {
+std::string RunJson(const timer::ResultsFile& file, const std::string& name,
+                    const std::string& command) {
   std::optional<double> duration;
   const std::optional<int64_t> start = base::ParseRfc3339(file.start_time);
   const std::optional<int64_t> end = base::ParseRfc3339(file.end_time);
@@ -362,6 +363,37 @@ std::string OverallJson(const FileCases& current_cases, const FileCases& baselin
        Field("metrics", base::ProtoToJsonAllFields(compare::SuiteSummaryToProto(changes)))});
 }
 
+// A case's "baseline", "delta" and "baseline_tree" fields, for a case both
+// runs have.
+std::vector<std::string> BaselineFields(const std::string& key, const SideCase& side,
+                                        const SideCase& b,
+                                        const std::map<std::string, compare::TimeComparison>& times,
+                                        FunctionTable& functions) {
+  std::vector<std::string> fields;
+  fields.push_back(
+      Field("baseline", Object({Field("counts", b.counts ? CountsJson(*b.counts) : "null"),
+                                Field("time", TimeJson(b))})));
+  std::optional<double> counts_delta;
+  if (b.counts != nullptr && side.counts != nullptr && b.counts->counts_per_run != 0) {
+    counts_delta = (side.counts->counts_per_run - b.counts->counts_per_run) /
+                   std::fabs(b.counts->counts_per_run) * 100;
+  }
+  std::optional<double> allocations_delta;
+  if (b.counts != nullptr && side.counts != nullptr && b.counts->allocations_per_run &&
+      side.counts->allocations_per_run) {
+    allocations_delta = *side.counts->allocations_per_run - *b.counts->allocations_per_run;
+  }
+  auto time = times.find(key);
+  fields.push_back(Field(
+      "delta",
+      Object({Field("counts_pct", Num(counts_delta)), Field("allocations", Num(allocations_delta)),
+              Field("time", time == times.end() ? "null" : TimeComparisonJson(time->second))})));
+  if (b.counts != nullptr && b.counts->call_tree.has_value() && !b.counts->call_tree->empty()) {
+    fields.push_back(Field("baseline_tree", TreeJson(*b.counts->call_tree, functions)));
+  }
+  return fields;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
@@ -394,8 +426,9 @@ absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
   bool any_tree = false;
   for (const std::string& key : current_cases.order) {
     const SideCase& side = current.at(key);
-    std::vector<std::string> fields = {Field("key", JsonString(key)),
-                                       Field("title", JsonString(ResultCaseTitle(*side.spec)))};
+    std::vector<std::string> fields = {
+        Field("key", JsonString(key)),
+        Field("title", JsonString(timer::ResultCaseTitle(*side.spec)))};
     for (std::string& f : PlaceFields(side)) fields.push_back(std::move(f));
     fields.push_back(Field("counts", side.counts ? CountsJson(*side.counts) : "null"));
     fields.push_back(Field("time", TimeJson(side)));
@@ -406,28 +439,8 @@ absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
     }
     auto before = baseline.find(key);
     if (before != baseline.end()) {
-      const SideCase& b = before->second;
-      fields.push_back(
-          Field("baseline", Object({Field("counts", b.counts ? CountsJson(*b.counts) : "null"),
-                                    Field("time", TimeJson(b))})));
-      std::optional<double> counts_delta;
-      if (b.counts != nullptr && side.counts != nullptr && b.counts->counts_per_run != 0) {
-        counts_delta = (side.counts->counts_per_run - b.counts->counts_per_run) /
-                       std::fabs(b.counts->counts_per_run) * 100;
-      }
-      std::optional<double> allocations_delta;
-      if (b.counts != nullptr && side.counts != nullptr && b.counts->allocations_per_run &&
-          side.counts->allocations_per_run) {
-        allocations_delta = *side.counts->allocations_per_run - *b.counts->allocations_per_run;
-      }
-      auto time = times.find(key);
-      fields.push_back(Field(
-          "delta",
-          Object(
-              {Field("counts_pct", Num(counts_delta)), Field("allocations", Num(allocations_delta)),
-               Field("time", time == times.end() ? "null" : TimeComparisonJson(time->second))})));
-      if (b.counts != nullptr && b.counts->call_tree.has_value() && !b.counts->call_tree->empty()) {
-        fields.push_back(Field("baseline_tree", TreeJson(*b.counts->call_tree, functions)));
+      for (std::string& f : BaselineFields(key, side, before->second, times, functions)) {
+        fields.push_back(std::move(f));
       }
     }
     auto series = history.case_json.find(key);

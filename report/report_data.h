@@ -39,9 +39,9 @@ struct ReportInput {
   // The command line that made the results; empty: the one the results
   // file records.
   std::string command;
-  ResultsFile current;
+  timer::ResultsFile current;
   std::string current_name = "current";  // "B", a file name, ...
-  std::optional<ResultsFile> baseline;
+  std::optional<timer::ResultsFile> baseline;
   std::string baseline_name = "baseline";
   // Wall-time comparisons by case key, when the caller has better ones than
   // the unpaired comparison of the two files' rounds (ab_test's paired

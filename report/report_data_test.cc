@@ -49,8 +49,8 @@ const Value& CaseOf(const Struct& data, const std::string& key) {
 }
 
 struct Inputs {
-  ResultsFile baseline;
-  ResultsFile current;
+  timer::ResultsFile baseline;
+  timer::ResultsFile current;
 };
 
 Inputs MakeInputs() {
@@ -76,7 +76,7 @@ TEST(ReportDataTest, ARunShowsEveryCaseWithItsNumbers) {
   EXPECT_EQ(At(At(At(data, "summary"), "current"), "command").string_value(),
             "bazel-bin/tools/main --filter=op");
   ASSERT_EQ(At(data, "cases").list_value().values_size(), 8);  // 9 minus the failure
-  for (const InstructionCounts& c : in.current.instruction_counts) {
+  for (const timer::InstructionCounts& c : in.current.instruction_counts) {
     const Value& reported = CaseOf(data, c.metadata.at("case"));
     EXPECT_DOUBLE_EQ(At(At(reported, "counts"), "per_run").number_value(), c.counts_per_run);
     EXPECT_TRUE(At(At(reported, "counts"), "repeats_identical").bool_value());
@@ -164,7 +164,7 @@ TEST(ReportDataTest, AComparisonHasDeltasIntervalsAndUnmatchedCases) {
 TEST(ReportDataTest, ABaselineFromAnotherNodeIsSaid) {
   Inputs in = MakeInputs();
   // Older files: no nodes, only the machine.
-  in.current.machine_node = TestMachine("otherhost", 2, "Other CPU");
+  in.current.machine_node = timer::TestMachine("otherhost", 2, "Other CPU");
   timer::NodeProto node;
   node.set_host("n1");
   node.set_aten_cpu_capability("AVX2");

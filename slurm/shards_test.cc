@@ -11,7 +11,7 @@
 namespace icount::slurm {
 namespace {
 
-worker::WorkOrderProto Counts(timer::Language language, int repeats) {
+worker::WorkOrderProto Counts(timer::LanguageProto language, int repeats) {
   worker::WorkOrderProto order;
   order.set_callgrind(true);
   order.set_callgrind_repeats(repeats);

@@ -11,7 +11,7 @@
 #include "worker/failure.h"
 #include "worker/runner.h"
 
-namespace icount {
+namespace icount::tests {
 namespace {
 
 TEST(FullSuiteRunsTest, EveryCaseRunsOnce) {
@@ -54,4 +54,4 @@ TEST(FullSuiteRunsTest, EveryCaseRunsOnce) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::tests

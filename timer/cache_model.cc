@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 // Costs in cycles of a hit in the last level and of a memory access, the
@@ -52,4 +52,4 @@ double EstimatedCycles(const CacheEvents& e) {
   return l1_hits + kLastLevelCycles * last_level_hits + kMemoryCycles * memory;
 }
 
-}  // namespace icount
+}  // namespace icount::timer

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-namespace icount {
+namespace icount::timer {
 
 // Callgrind's --cache-sim=yes events, totals of a measured region.
 struct CacheEvents {
@@ -59,6 +59,6 @@ std::optional<CacheEvents> CacheEventsFromTotals(const std::vector<std::string>&
 // The formula above.
 double EstimatedCycles(const CacheEvents& events);
 
-}  // namespace icount
+}  // namespace icount::timer
 
 #endif  // ICOUNT_TIMER_CACHE_MODEL_H_

@@ -4,7 +4,7 @@
 
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 TEST(CacheModelTest, CyclesFromHitsAndMisses) {
@@ -41,4 +41,4 @@ TEST(CacheModelTest, GeometryIsPinned) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer

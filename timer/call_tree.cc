@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 // Costs travel as doubles (see CallTreeProto); anything that is not a whole,
@@ -76,4 +76,4 @@ absl::StatusOr<CallTree> CallTreeFromProto(const timer::CallTreeProto& proto,
   return tree;
 }
 
-}  // namespace icount
+}  // namespace icount::timer

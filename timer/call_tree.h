@@ -36,7 +36,7 @@
 #include "absl/status/statusor.h"
 #include "timer/measurement.pb.h"
 
-namespace icount {
+namespace icount::timer {
 
 struct CallTree {
   struct Node {
@@ -68,6 +68,6 @@ timer::CallTreeProto CallTreeToProto(const CallTree& tree);
 absl::StatusOr<CallTree> CallTreeFromProto(const timer::CallTreeProto& proto,
                                            const std::string& source);
 
-}  // namespace icount
+}  // namespace icount::timer
 
 #endif  // ICOUNT_TIMER_CALL_TREE_H_

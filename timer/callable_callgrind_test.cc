@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "timer/timer.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 using ::testing::StartsWith;
@@ -57,4 +57,4 @@ TEST(CallableCallgrindTest, SameBinarySameCountAcrossRuns) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer

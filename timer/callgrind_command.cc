@@ -17,7 +17,7 @@
 #include "base/subprocess.h"
 #include "timer/cache_model.h"
 
-namespace icount {
+namespace icount::timer {
 
 absl::StatusOr<std::string> FindValgrindIn(absl::string_view search_path) {
   for (absl::string_view directory : absl::StrSplit(search_path, ':')) {
@@ -172,4 +172,4 @@ void RemoveCallgrindFinalProfile(int pid) {
   if (FormatCallgrindProcessFile(path, sizeof(path), directory, pid, /*dump=*/0)) unlink(path);
 }
 
-}  // namespace icount
+}  // namespace icount::timer

@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace icount {
+namespace icount::timer {
 
 // The environment variable naming the directory a process under valgrind
 // writes its dumps to, and the dump files' name prefix.
@@ -127,6 +127,6 @@ inline constexpr char kStackPadEnv[] = "ICOUNT_STACK_PAD";
 void PadEnvironmentForStackLayout(const std::vector<std::string>& client_argv,
                                   std::vector<std::string>& env);
 
-}  // namespace icount
+}  // namespace icount::timer
 
 #endif  // ICOUNT_TIMER_CALLGRIND_COMMAND_H_

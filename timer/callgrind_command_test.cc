@@ -11,7 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 using ::testing::HasSubstr;
@@ -158,4 +158,4 @@ TEST(ValgrindVersionTest, AValgrindThatFailsIsAnError) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer

@@ -14,7 +14,7 @@
 #include "timer/internal/call_tree_builder.h"
 #include "timer/internal/callgrind_parser.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 // LibTorch's functions carry file names only with debug information;
@@ -86,4 +86,4 @@ absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromDumps(const TaskSp
   return stats;
 }
 
-}  // namespace icount
+}  // namespace icount::timer

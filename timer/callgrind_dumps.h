@@ -6,10 +6,10 @@
 // native speed (5-10x faster than under valgrind). Needs no LibTorch.
 //
 //   // in the process under valgrind (timer.h)
-//   absl::StatusOr<icount::CallgrindDumpFiles> dumps = timer.CollectCallgrindDumps(options);
+//   absl::StatusOr<icount::timer::CallgrindDumpFiles> dumps = timer.CollectCallgrindDumps(options);
 //   // in a native process
-//   absl::StatusOr<std::vector<icount::CallgrindStats>> stats =
-//       icount::CallgrindStatsFromDumps(timer.task_spec(), options.number, *dumps,
+//   absl::StatusOr<std::vector<icount::timer::CallgrindStats>> stats =
+//       icount::timer::CallgrindStatsFromDumps(timer.task_spec(), options.number, *dumps,
 //                                       /*keep_files=*/false);
 
 #include <cstdint>
@@ -21,7 +21,7 @@
 #include "timer/callgrind_stats.h"
 #include "timer/task_spec.h"
 
-namespace icount {
+namespace icount::timer {
 
 struct CallgrindDumpFiles {
   std::vector<std::string> stmt_dumps;  // one per repeat, oldest first
@@ -41,6 +41,6 @@ absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromDumps(const TaskSp
                                                                     const CallgrindDumpFiles& dumps,
                                                                     bool keep_files);
 
-}  // namespace icount
+}  // namespace icount::timer
 
 #endif  // ICOUNT_TIMER_CALLGRIND_DUMPS_H_

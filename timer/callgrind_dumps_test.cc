@@ -10,7 +10,7 @@
 #include "base/files.h"
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 // Totals of the checked-in dumps ("summary:" lines): torch::add and
@@ -100,4 +100,4 @@ TEST(CallgrindStatsFromDumpsTest, AMissingDumpIsDataLossNamingIt) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer

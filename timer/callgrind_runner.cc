@@ -22,7 +22,7 @@
 #include "timer/measurement_io.h"
 #include "timer/timer.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 absl::StatusOr<CallgrindDumpFiles> Measure(const timer::CallgrindRequestProto& request,
@@ -77,6 +77,6 @@ int Main(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer
 
-int main(int argc, char** argv) { return icount::Main(argc, argv); }
+int main(int argc, char** argv) { return icount::timer::Main(argc, argv); }

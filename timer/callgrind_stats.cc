@@ -16,7 +16,7 @@
 #include "timer/measurement_io.h"
 #include "timer/version.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 timer::FunctionCountsProto CountsToProto(const FunctionCounts& counts) {
@@ -299,4 +299,4 @@ absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromJson(absl::string_
   return stats;
 }
 
-}  // namespace icount
+}  // namespace icount::timer

@@ -16,7 +16,7 @@
 #include "timer/measurement_io.h"
 #include "timer/task_spec.h"
 
-namespace icount {
+namespace icount::timer {
 
 // Calls into the heap allocator counted in a measured region: calls into
 // malloc, calloc, realloc, aligned_alloc, posix_memalign, memalign, valloc
@@ -146,6 +146,6 @@ std::string CallgrindStatsToJson(const std::vector<CallgrindStats>& stats);
 absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromJson(absl::string_view json,
                                                                    absl::string_view source);
 
-}  // namespace icount
+}  // namespace icount::timer
 
 #endif  // ICOUNT_TIMER_CALLGRIND_STATS_H_

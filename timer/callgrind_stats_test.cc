@@ -5,7 +5,7 @@
 
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 CallgrindStats Sample(bool with_baseline = true) {
@@ -79,4 +79,4 @@ TEST(CallgrindStatsTest, CorruptJsonIsAnError) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer

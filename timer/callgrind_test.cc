@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "timer/timer.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 using ::testing::HasSubstr;
@@ -189,4 +189,4 @@ TEST(CallgrindTest, InvalidOptions) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer

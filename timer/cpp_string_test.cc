@@ -10,7 +10,7 @@
 #include "timer/internal/cpp_snippet.h"
 #include "timer/timer.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 using ::testing::HasSubstr;
@@ -86,4 +86,4 @@ TEST(CppStringTest, EmptyStatementIsRejected) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer

@@ -12,7 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "re2/re2.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 void SortRows(std::vector<FunctionCount>& rows) {
@@ -161,4 +161,4 @@ std::string FunctionCounts::ToString(int linewidth) const {
   return absl::StrJoin(lines, "\n");
 }
 
-}  // namespace icount
+}  // namespace icount::timer

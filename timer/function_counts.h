@@ -10,7 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 
-namespace icount {
+namespace icount::timer {
 
 // One row: instructions attributed to a function ("file:function [object]").
 struct FunctionCount {
@@ -87,6 +87,6 @@ class FunctionCounts {
 // The standardisation of one function name (see FunctionCounts::Standardized).
 std::string StandardizeFunctionName(const std::string& function);
 
-}  // namespace icount
+}  // namespace icount::timer
 
 #endif  // ICOUNT_TIMER_FUNCTION_COUNTS_H_

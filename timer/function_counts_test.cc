@@ -7,7 +7,7 @@
 
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 constexpr char kLongName[] =
@@ -126,4 +126,4 @@ TEST(FunctionCountsTest, StandardizationStripsPathsAndLibraries) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer

@@ -14,7 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "base/student_t.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 // The reference's constants (torch/utils/benchmark/utils/common.py).
@@ -219,4 +219,4 @@ std::vector<Measurement> Measurement::Merge(const std::vector<Measurement>& meas
   return merged;
 }
 
-}  // namespace icount
+}  // namespace icount::timer

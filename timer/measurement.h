@@ -10,7 +10,7 @@
 
 #include "timer/task_spec.h"
 
-namespace icount {
+namespace icount::timer {
 
 // The result of a wall-time measurement: `raw_times[i]` seconds for a block
 // of `number_per_run` runs of the statement. Statistics are per run and are
@@ -119,6 +119,6 @@ double TrimSignificantFigures(double x, int n);
 // torch.quantile's linear interpolation on sorted values, q in [0, 1].
 double Quantile(const std::vector<double>& sorted, double q);
 
-}  // namespace icount
+}  // namespace icount::timer
 
 #endif  // ICOUNT_TIMER_MEASUREMENT_H_

@@ -27,7 +27,7 @@
 #include "timer/internal/task_spec_fields.h"
 #include "timer/version.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 // Files older than timer 0.17 describe their machine only for people, as
@@ -326,4 +326,4 @@ absl::Status WriteResultsFile(const std::string& path, const ResultsFile& result
   return base::WriteFileAtomically(path, ResultsToJson(results));
 }
 
-}  // namespace icount
+}  // namespace icount::timer

@@ -15,7 +15,7 @@
 #include "timer/measurement.h"
 #include "timer/measurement.pb.h"
 
-namespace icount {
+namespace icount::timer {
 
 // The results-file schema this build writes and the newest it reads.
 inline constexpr int kResultsSchemaVersion = 1;
@@ -124,6 +124,6 @@ absl::Status WriteResultsFile(const std::string& path, const ResultsFile& result
 using base::ReadFileToString;
 using base::WriteFileAtomically;
 
-}  // namespace icount
+}  // namespace icount::timer
 
 #endif  // ICOUNT_TIMER_MEASUREMENT_IO_H_

@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "timer/version.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 Measurement Sample() {
@@ -179,4 +179,4 @@ TEST(MeasurementIoTest, MissingFileIsNotFound) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer

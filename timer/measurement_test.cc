@@ -8,7 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 using ::testing::DoubleEq;
@@ -212,4 +212,4 @@ TEST(QuantileTest, LinearInterpolation) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer

@@ -12,7 +12,7 @@
 #include "base/machine.h"
 #include "google/protobuf/util/message_differencer.h"
 
-namespace icount {
+namespace icount::timer {
 
 timer::NodeProto ThisMachine() {
   timer::NodeProto machine;
@@ -87,4 +87,4 @@ std::string DescribeNode(const timer::NodeProto& node) {
                       parts.empty() ? "" : absl::StrCat(" (", absl::StrJoin(parts, ", "), ")"));
 }
 
-}  // namespace icount
+}  // namespace icount::timer

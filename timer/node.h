@@ -25,7 +25,7 @@
 #include "timer/measurement.pb.h"
 #include "timer/measurement_io.h"
 
-namespace icount {
+namespace icount::timer {
 
 // The metadata key of a case's node id.
 inline constexpr char kNodeMetadataKey[] = "node";
@@ -66,6 +66,6 @@ bool DifferentHosts(const timer::NodeProto& a, const timer::NodeProto& b);
 // ATen AVX2, valgrind-3.19.0)"; what is unknown is left out.
 std::string DescribeNode(const timer::NodeProto& node);
 
-}  // namespace icount
+}  // namespace icount::timer
 
 #endif  // ICOUNT_TIMER_NODE_H_

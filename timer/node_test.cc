@@ -4,7 +4,7 @@
 #include "gtest/gtest.h"
 #include "timer/node_testutil.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 using ::testing::ElementsAre;
@@ -108,4 +108,4 @@ TEST(DifferentHostsTest, OnlyKnownHostsDiffer) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer

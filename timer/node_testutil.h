@@ -11,7 +11,7 @@
 
 #include "timer/measurement.pb.h"
 
-namespace icount {
+namespace icount::timer {
 
 inline timer::NodeProto TestNode(const std::string& host, const std::string& cpu_model = "AMD EPYC",
                                  const std::string& aten_cpu_capability = "AVX2",
@@ -38,6 +38,6 @@ inline timer::NodeProto TestMachine(const std::string& host, int cpus,
   return machine;
 }
 
-}  // namespace icount
+}  // namespace icount::timer
 
 #endif  // ICOUNT_TIMER_NODE_TESTUTIL_H_

@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "timer/timer.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 using ::testing::HasSubstr;
@@ -97,4 +97,4 @@ TEST(PythonStringTest, EmptyStatementIsRejected) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer

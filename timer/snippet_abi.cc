@@ -6,7 +6,7 @@
 #include "base/text.h"
 #include "third_party/libtorch/libtorch_install.h"
 
-namespace icount {
+namespace icount::timer {
 
 std::string BlockControlDeclaration() {
   return "extern \"C\" {\n"
@@ -63,4 +63,4 @@ std::string TorchImportPrelude() {
   return absl::StrCat("import sys\nsys.path.insert(0, ", base::PythonRawLiteral(path), ")\n");
 }
 
-}  // namespace icount
+}  // namespace icount::timer

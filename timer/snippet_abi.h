@@ -43,7 +43,7 @@ typedef int (*IcountSnippetEntry)(const IcountBlockControl* control, char* error
 #ifdef __cplusplus
 #include <string>
 
-namespace icount {
+namespace icount::timer {
 inline constexpr int kBlockControlAbiVersion = 1;
 inline constexpr char kSnippetEntrySymbol[] = "icount_snippet_entry";
 // A function with the snippet ABI that runs `setup` once, the statement
@@ -87,7 +87,7 @@ std::string ArtifactPathDefinition(bool cpp, const std::string& value);
 //   sys.path.insert(0, r'/venv/lib/python3.11/site-packages')
 std::string TorchImportPrelude();
 
-}  // namespace icount
+}  // namespace icount::timer
 #endif
 
 #endif  // ICOUNT_TIMER_SNIPPET_ABI_H_

@@ -9,7 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "base/text.h"
 
-namespace icount {
+namespace icount::timer {
 
 const char* LanguageName(Language language) {
   return language == Language::kCpp ? "C++" : "Python";
@@ -50,4 +50,4 @@ bool operator==(const TaskSpec& a, const TaskSpec& b) {
   return key(a) == key(b);
 }
 
-}  // namespace icount
+}  // namespace icount::timer

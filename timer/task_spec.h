@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-namespace icount {
+namespace icount::timer {
 
 // The language a statement is written in.
 enum class Language { kPython, kCpp };
@@ -47,6 +47,6 @@ struct TaskSpec {
   friend bool operator!=(const TaskSpec& a, const TaskSpec& b) { return !(a == b); }
 };
 
-}  // namespace icount
+}  // namespace icount::timer
 
 #endif  // ICOUNT_TIMER_TASK_SPEC_H_

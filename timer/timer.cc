@@ -14,12 +14,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "base/text.h"
 #include "timer/internal/callgrind_collect.h"
 #include "timer/internal/cpp_snippet.h"
 #include "timer/internal/python_snippet.h"
-#include "timer/internal/text.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 // The reference clamps every timing to at least a nanosecond so that
@@ -116,11 +116,11 @@ TaskSpec Timer::MakeTaskSpec(std::string stmt, std::string setup, std::string gl
 }
 
 TaskSpec Timer::StringTaskSpec(TaskSpec spec) {
-  spec.stmt = timer::internal::NormalizeSnippet(spec.stmt);
+  spec.stmt = base::NormalizeSnippet(spec.stmt);
   // The reference treats Python's default setup "pass" as no setup in C++.
   spec.setup = spec.language == Language::kCpp && spec.setup == "pass"
                    ? ""
-                   : timer::internal::NormalizeSnippet(spec.setup);
+                   : base::NormalizeSnippet(spec.setup);
   if (spec.language == Language::kPython) spec.global_setup.clear();
   return spec;
 }
@@ -310,4 +310,4 @@ absl::StatusOr<Measurement> Timer::AdaptiveAutorange(double threshold, double mi
 
 absl::Status InitializeEmbeddedPython() { return timer::internal::EnsurePythonInitialized(); }
 
-}  // namespace icount
+}  // namespace icount::timer

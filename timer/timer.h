@@ -7,22 +7,22 @@
 // A C++ lambda that captured its setup:
 //
 //   torch::Tensor x = torch::ones({4, 4});
-//   icount::TimerOptions options;
+//   icount::timer::TimerOptions options;
 //   options.label = "add";
-//   icount::Timer timer = icount::Timer::ForCallable([&] { torch::add(x, x); }, options);
-//   absl::StatusOr<icount::Measurement> m = timer.BlockedAutorange();
-//   if (m.ok()) std::cout << m->Summary() << "\n";
+//   icount::timer::Timer timer = icount::timer::Timer::ForCallable([&] { torch::add(x, x); },
+//   options); absl::StatusOr<icount::timer::Measurement> m = timer.BlockedAutorange(); if (m.ok())
+//   std::cout << m->Summary() << "\n";
 //
 // A C++ string, compiled at run time against LibTorch's headers (cached on
 // disk, so the second Timer with the same code does not compile again):
 //
-//   absl::StatusOr<icount::Timer> timer = icount::Timer::ForCpp(
+//   absl::StatusOr<icount::timer::Timer> timer = icount::timer::Timer::ForCpp(
 //       /*stmt=*/"auto z = torch::add(x, y);",
 //       /*setup=*/"auto x = torch::ones({4, 4}); auto y = torch::ones({4, 4});");
 //
 // A Python string, run by embedded CPython 3.11 with `torch` imported:
 //
-//   absl::StatusOr<icount::Timer> timer = icount::Timer::ForPython(
+//   absl::StatusOr<icount::timer::Timer> timer = icount::timer::Timer::ForPython(
 //       "torch.add(x, y)", "x = torch.ones(4, 4); y = torch.ones(4, 4)");
 //
 // Every method runs with LibTorch's thread count set to options.num_threads
@@ -61,7 +61,7 @@
 #include "timer/snippet_abi.h"
 #include "timer/task_spec.h"
 
-namespace icount {
+namespace icount::timer {
 
 // A clock in seconds. Injectable so tests can drive the algorithms.
 using Clock = std::function<double()>;
@@ -175,9 +175,11 @@ class Timer {
   static Timer ForCompiledEntry(IcountSnippetEntry entry, TaskSpec spec);
 
   // The task_spec() of a Timer made by ForCpp or ForPython from `spec`'s
-  // strings, language and options: stmt and setup normalized (one leading
-  // newline, common indentation and trailing whitespace dropped), C++'s
-  // setup "pass" read as none, Python's global_setup dropped. For a process
+  // strings, language and options: stmt and setup normalized
+  // (base::NormalizeSnippet: common indentation, trailing whitespace and
+  // leading and trailing blank lines dropped, the form the suite's cases
+  // have too), C++'s setup "pass" read as none, Python's global_setup
+  // dropped. For a process
   // that reports on a Timer made elsewhere (the suite's worker for its case
   // processes):
   //
@@ -196,10 +198,11 @@ class Timer {
   // measure it once (collect_baseline = false here and there) and attach it
   // to each (the suite's worker does, worker/worker.cc):
   //
-  //   absl::StatusOr<icount::Timer> empty = icount::Timer::ForBaseline(Language::kPython);
-  //   icount::CallgrindOptions options;
-  //   options.collect_baseline = false;
-  //   absl::StatusOr<std::vector<icount::CallgrindStats>> loop = empty->CollectCallgrind(options);
+  //   absl::StatusOr<icount::timer::Timer> empty =
+  //   icount::timer::Timer::ForBaseline(Language::kPython); icount::timer::CallgrindOptions
+  //   options; options.collect_baseline = false;
+  //   absl::StatusOr<std::vector<icount::timer::CallgrindStats>> loop =
+  //   empty->CollectCallgrind(options);
   static absl::StatusOr<Timer> ForBaseline(Language language, TimerOptions options = {});
 
   // Runs the statement max(number / 100, 2) times to warm up, then `number`
@@ -262,10 +265,11 @@ class Timer {
   // suite's case processes do this and their runner parses:
   //
   //   // in the process under valgrind
-  //   absl::StatusOr<icount::CallgrindDumpFiles> dumps = timer.CollectCallgrindDumps(options);
+  //   absl::StatusOr<icount::timer::CallgrindDumpFiles> dumps =
+  //   timer.CollectCallgrindDumps(options);
   //   // in a native process (timer/callgrind_dumps.h)
-  //   absl::StatusOr<std::vector<icount::CallgrindStats>> stats =
-  //       icount::CallgrindStatsFromDumps(timer.task_spec(), options.number, *dumps,
+  //   absl::StatusOr<std::vector<icount::timer::CallgrindStats>> stats =
+  //       icount::timer::CallgrindStatsFromDumps(timer.task_spec(), options.number, *dumps,
   //                                       /*keep_files=*/false);
   absl::StatusOr<CallgrindDumpFiles> CollectCallgrindDumps(const CallgrindOptions& options) const;
 
@@ -308,6 +312,6 @@ using ScopedTorchThreads = timer::internal::ScopedTorchThreads;
 // (the worker's zygote) pays this before forking, so no case does.
 absl::Status InitializeEmbeddedPython();
 
-}  // namespace icount
+}  // namespace icount::timer
 
 #endif  // ICOUNT_TIMER_TIMER_H_

@@ -19,7 +19,7 @@
 
 #include "timer/timer.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 double Seconds(const std::function<void()>& f) {
@@ -99,6 +99,6 @@ int Main(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer
 
-int main(int argc, char** argv) { return icount::Main(argc, argv); }
+int main(int argc, char** argv) { return icount::timer::Main(argc, argv); }

@@ -35,7 +35,7 @@
 #include "timer/timer.h"
 #include "timer/valgrind_log.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 // Set in a re-executed binary: "<call index>:<directory>".
@@ -248,4 +248,4 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
   return stats;
 }
 
-}  // namespace icount
+}  // namespace icount::timer

@@ -10,7 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 using ::testing::HasSubstr;
@@ -235,4 +235,4 @@ TEST(TimerCallableTest, MeasuresARealTorchOp) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer

@@ -12,7 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 // A stack frame line: "==PID==    at 0xADDR: FUNCTION (in LIBRARY)" or
@@ -153,4 +153,4 @@ std::string ValgrindLogReport(const std::string& path, size_t max_bytes) {
                       ") ---\n", tail);
 }
 
-}  // namespace icount
+}  // namespace icount::timer

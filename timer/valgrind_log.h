@@ -18,7 +18,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace icount {
+namespace icount::timer {
 
 // What the log shows (an instruction valgrind refused, a fatal signal and
 // where, valgrind running out of memory) and what to do, or "" when it
@@ -29,6 +29,6 @@ std::string DiagnoseValgrindLog(absl::string_view log);
 // under a heading naming `path`. "" when the file is missing or empty.
 std::string ValgrindLogReport(const std::string& path, size_t max_bytes = 2000);
 
-}  // namespace icount
+}  // namespace icount::timer
 
 #endif  // ICOUNT_TIMER_VALGRIND_LOG_H_

@@ -8,7 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace icount {
+namespace icount::timer {
 namespace {
 
 using ::testing::HasSubstr;
@@ -83,4 +83,4 @@ TEST(ValgrindLogTest, ReportHasTheDiagnosisAndTheTail) {
 }
 
 }  // namespace
-}  // namespace icount
+}  // namespace icount::timer

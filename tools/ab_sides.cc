@@ -374,7 +374,7 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToRun(
 }
 
 absl::StatusOr<expand::SuiteCaseProto> ChooseCanary(const Suite& suite, bool python) {
-  const timer::Language language = python ? timer::PYTHON : timer::CPP;
+  const timer::LanguageProto language = python ? timer::PYTHON : timer::CPP;
   for (const expand::SuiteCaseProto& c : suite.manifest.cases()) {
     if (c.task_spec().language() == language && c.min_libtorch_version().empty()) return c;
   }
@@ -390,7 +390,8 @@ std::map<std::string, compare::PairedRounds> PairRounds(const SideRun& a_run,
     for (size_t i = 0; i < run.orders.size(); ++i) {
       const worker::WorkerResultProto& result = run.results[i];
       if (run.rounds[i] < 0 || !result.has_output() || !result.output().has_wall_time()) continue;
-      absl::StatusOr<Measurement> m = MeasurementFromProto(result.output().wall_time());
+      absl::StatusOr<timer::Measurement> m =
+          timer::MeasurementFromProto(result.output().wall_time());
       times[run.orders[i].case_key()][run.rounds[i]] =
           m.ok() && !m->raw_times().empty() ? m->Median() : std::nan("");
     }

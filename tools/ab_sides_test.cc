@@ -20,7 +20,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-expand::SuiteCaseProto Case(const std::string& key, timer::Language language,
+expand::SuiteCaseProto Case(const std::string& key, timer::LanguageProto language,
                             const std::string& min_libtorch_version = "") {
   expand::SuiteCaseProto c;
   c.set_key(key);

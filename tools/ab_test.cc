@@ -173,7 +173,7 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   }
   const std::string json = absl::GetFlag(FLAGS_json);
   if (json.empty()) return absl::OkStatus();
-  ICOUNT_RETURN_IF_ERROR(CheckResultsDestination(json, &IsComparisonJson),
+  ICOUNT_RETURN_IF_ERROR(timer::CheckResultsDestination(json, &IsComparisonJson),
                          absl::Status(_.code(), absl::StrCat("--json: ", _.message())));
   std::vector<std::string> journals;
   if (sides) {
@@ -227,13 +227,14 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectedCases(const Suite& s
 
 // Each side's results by case key.
 struct SideResults {
-  std::map<std::string, const InstructionCounts*> counts;
-  std::map<std::string, const Measurement*> times;
+  std::map<std::string, const timer::InstructionCounts*> counts;
+  std::map<std::string, const timer::Measurement*> times;
   explicit SideResults(const SuiteResults& results) {
-    for (const InstructionCounts& c : results.file.instruction_counts) {
+    for (const timer::InstructionCounts& c : results.file.instruction_counts) {
       counts[c.metadata.at("case")] = &c;
     }
-    for (const Measurement& m : results.file.measurements) times[m.metadata().at("case")] = &m;
+    for (const timer::Measurement& m : results.file.measurements)
+      times[m.metadata().at("case")] = &m;
   }
 };
 
@@ -285,9 +286,9 @@ std::string AllocationChanges(const std::vector<expand::SuiteCaseProto>& cases,
     ++compared;
     if (!compare::AllocationsDiffer(*before, *after)) continue;
     lines.push_back(absl::StrCat(
-        "  ", ResultCaseTitle(b->second->task_spec), ": ", compare::FormatAllocations(*before),
-        " -> ", compare::FormatAllocations(*after), " (", *after > *before ? "+" : "",
-        compare::FormatAllocations(*after - *before), ")"));
+        "  ", timer::ResultCaseTitle(b->second->task_spec), ": ",
+        compare::FormatAllocations(*before), " -> ", compare::FormatAllocations(*after), " (",
+        *after > *before ? "+" : "", compare::FormatAllocations(*after - *before), ")"));
   }
   if (compared == 0) return "";
   if (lines.empty()) {
@@ -362,23 +363,24 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
   std::sort(changes.rbegin(), changes.rend());
   for (int i = 0; i < absl::GetFlag(FLAGS_top) && i < static_cast<int>(changes.size()); ++i) {
     if (changes[i].first == 0) break;
-    const InstructionCounts& before = *in_a.counts.at(changes[i].second);
-    const InstructionCounts& after = *in_b.counts.at(changes[i].second);
+    const timer::InstructionCounts& before = *in_a.counts.at(changes[i].second);
+    const timer::InstructionCounts& after = *in_b.counts.at(changes[i].second);
     // Per-function change per run of the statement, B - A.
     // Both sides' exclusive counts: the subtraction cannot fail.
-    FunctionCounts delta =
+    timer::FunctionCounts delta =
         *after.exclusive.Standardized().Subtract(before.exclusive.Standardized()) *
         (1.0 / static_cast<double>(after.number_per_run));
-    std::vector<FunctionCount> rows = delta.rows();
-    std::sort(rows.begin(), rows.end(), [](const FunctionCount& x, const FunctionCount& y) {
-      return std::llabs(x.count) > std::llabs(y.count);
-    });
+    std::vector<timer::FunctionCount> rows = delta.rows();
+    std::sort(rows.begin(), rows.end(),
+              [](const timer::FunctionCount& x, const timer::FunctionCount& y) {
+                return std::llabs(x.count) > std::llabs(y.count);
+              });
     rows.resize(std::min<size_t>(rows.size(), 10));
     absl::StrAppendFormat(
         &text,
         "\n%s: %+.0f instructions per run; largest per-function changes (B - A, per run):\n%s\n",
         changes[i].second, after.counts_per_run - before.counts_per_run,
-        FunctionCounts(rows, false).Slice(0, rows.size()).ToString());
+        timer::FunctionCounts(rows, false).Slice(0, rows.size()).ToString());
   }
   return text;
 }
@@ -403,8 +405,8 @@ compare::AbTestFileProto AbTestFile(const std::vector<expand::SuiteCaseProto>& c
                                     const std::vector<expand::SuiteCaseProto>& skipped,
                                     const std::vector<std::string>& node_warnings) {
   compare::AbTestFileProto file;
-  *file.mutable_a() = ResultsToProto(a_results.file);
-  *file.mutable_b() = ResultsToProto(b_results.file);
+  *file.mutable_a() = timer::ResultsToProto(a_results.file);
+  *file.mutable_b() = timer::ResultsToProto(b_results.file);
   *file.mutable_libtorch()->mutable_a() = LibTorchProto(a);
   *file.mutable_libtorch()->mutable_b() = LibTorchProto(b);
   const std::vector<compare::CaseValues> values =
@@ -564,7 +566,7 @@ int RunSides(const Suite& own_suite) {
       side->set_name(sides[k].name);
       side->set_command(sides[k].command);
       *side->mutable_libtorch() = LibTorchProto(sides[k]);
-      *side->mutable_results() = ResultsToProto(results[k].file);
+      *side->mutable_results() = timer::ResultsToProto(results[k].file);
     }
     for (const CaseAcrossSides& c : across) *file.add_cases() = AcrossSidesCaseToProto(c, names);
     for (const expand::SuiteCaseProto& c : skipped) file.add_skipped_by_backtesting(c.key());

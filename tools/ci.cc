@@ -103,15 +103,15 @@ absl::StatusOr<compare::GateOptions> GateFlags() {
 
 // The --baseline results, read before the long run: a bad file is a quick
 // error. nullopt without --baseline.
-absl::StatusOr<std::optional<ResultsFile>> ReadBaseline() {
+absl::StatusOr<std::optional<timer::ResultsFile>> ReadBaseline() {
   const std::string path = absl::GetFlag(FLAGS_baseline);
-  if (path.empty()) return std::optional<ResultsFile>();
-  ICOUNT_ASSIGN_OR_RETURN(ResultsFile baseline, ReadResultsFile(path));
+  if (path.empty()) return std::optional<timer::ResultsFile>();
+  ICOUNT_ASSIGN_OR_RETURN(timer::ResultsFile baseline, timer::ReadResultsFile(path));
   if (baseline.instruction_counts.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": has no instruction counts to compare against"));
   }
-  return std::optional<ResultsFile>(std::move(baseline));
+  return std::optional<timer::ResultsFile>(std::move(baseline));
 }
 
 // The cases --filter selects; with --subset the first of each top-level
@@ -180,7 +180,7 @@ absl::StatusOr<SuiteResults> Measure(const EnvironmentSuite& environment,
   results.file.start_time = start;
   results.file.end_time = NowRfc3339();
   results.file.suite_checksum = SuiteChecksum(cases);
-  ICOUNT_RETURN_IF_ERROR(WriteResultsFile(destination, results.file),
+  ICOUNT_RETURN_IF_ERROR(timer::WriteResultsFile(destination, results.file),
                          absl::Status(_.code(), absl::StrCat(_.message(), " (every result is in ",
                                                              RunStatePath(orders, options), ")")));
   RemoveRunState(orders, options);
@@ -211,7 +211,7 @@ int Main(int argc, char** argv) {
   if (absl::Status s = CheckExecutorFlags(); !s.ok()) return base::Fail(s);
   const std::string destination = absl::GetFlag(FLAGS_destination);
   if (destination.empty()) return base::Fail("--destination is required");
-  if (absl::Status s = CheckResultsDestination(destination); !s.ok()) {
+  if (absl::Status s = timer::CheckResultsDestination(destination); !s.ok()) {
     return base::Fail(absl::StrCat("--destination: ", s.message()));
   }
   if (!absl::GetFlag(FLAGS_json).empty() && absl::GetFlag(FLAGS_baseline).empty()) {
@@ -220,7 +220,7 @@ int Main(int argc, char** argv) {
   if (absl::Status s = CheckHtmlFlag(); !s.ok()) return base::Fail(s);
   absl::StatusOr<compare::GateOptions> gate = GateFlags();
   if (!gate.ok()) return base::Fail(gate.status());
-  absl::StatusOr<std::optional<ResultsFile>> baseline = ReadBaseline();
+  absl::StatusOr<std::optional<timer::ResultsFile>> baseline = ReadBaseline();
   if (!baseline.ok()) return base::Fail(baseline.status());
   absl::StatusOr<Suite> own_suite = LoadSuite("definitions", "full_suite");
   if (!own_suite.ok()) return base::Fail(own_suite.status());

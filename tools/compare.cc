@@ -68,40 +68,40 @@ absl::StatusOr<compare::Colorize> ParseColorize(const std::string& value) {
       absl::StrCat("--colorize=", value, " is not one of none, columnwise, rowwise"));
 }
 
-absl::StatusOr<FiguresRule> ParseFigures(const std::string& value) {
-  if (value == "reference") return FiguresRule::kReference;
-  if (value == "blocks") return FiguresRule::kBlocks;
+absl::StatusOr<timer::FiguresRule> ParseFigures(const std::string& value) {
+  if (value == "reference") return timer::FiguresRule::kReference;
+  if (value == "blocks") return timer::FiguresRule::kBlocks;
   return absl::InvalidArgumentError(
       absl::StrCat("--figures=", value, " is not one of reference, blocks"));
 }
 
 // Merged measurements that have times to compare.
-std::vector<Measurement> Comparable(const std::vector<Measurement>& measurements) {
-  std::vector<Measurement> timed;
-  for (const Measurement& m : measurements) {
+std::vector<timer::Measurement> Comparable(const std::vector<timer::Measurement>& measurements) {
+  std::vector<timer::Measurement> timed;
+  for (const timer::Measurement& m : measurements) {
     if (!m.raw_times().empty()) timed.push_back(m);
   }
-  return Measurement::Merge(timed);
+  return timer::Measurement::Merge(timed);
 }
 
 // The wall-time delta table of `input` (B) against `baseline` (A).
 compare::DeltaTable BaselineTable(const std::string& input_path,
-                                  const std::vector<Measurement>& input,
+                                  const std::vector<timer::Measurement>& input,
                                   const std::string& baseline_path,
-                                  const std::vector<Measurement>& baseline) {
-  const std::vector<Measurement> a = Comparable(baseline);
-  const std::vector<Measurement> b = Comparable(input);
+                                  const std::vector<timer::Measurement>& baseline) {
+  const std::vector<timer::Measurement> a = Comparable(baseline);
+  const std::vector<timer::Measurement> b = Comparable(input);
   // Envs name columns only where they tell columns apart.
   std::vector<std::string> envs;
   for (const auto* side : {&a, &b}) {
-    for (const Measurement& m : *side) {
+    for (const timer::Measurement& m : *side) {
       if (std::find(envs.begin(), envs.end(), m.EnvName()) == envs.end()) {
         envs.push_back(m.EnvName());
       }
     }
   }
-  auto key_of = [&](const Measurement& m) {
-    const TaskSpec& spec = m.task_spec();
+  auto key_of = [&](const timer::Measurement& m) {
+    const timer::TaskSpec& spec = m.task_spec();
     compare::DeltaKey key;
     if (spec.label.has_value() && !spec.label->empty()) key.label.push_back(*spec.label);
     key.label.push_back(m.RowName());
@@ -118,8 +118,8 @@ compare::DeltaTable BaselineTable(const std::string& input_path,
   // Input first, so rows and columns follow the file being examined. Of two
   // measurements with one key (e.g. differing only in setup), the later is
   // compared.
-  for (const Measurement& m : b) table.Entry(key_of(m)).b_time = m;
-  for (const Measurement& m : a) table.Entry(key_of(m)).a_time = m;
+  for (const timer::Measurement& m : b) table.Entry(key_of(m)).b_time = m;
+  for (const timer::Measurement& m : a) table.Entry(key_of(m)).a_time = m;
   return table;
 }
 
@@ -158,20 +158,20 @@ int Run(int argc, char** argv) {
     std::cerr << "compare: " << colorize.status().message() << "\n";
     return 1;
   }
-  const absl::StatusOr<FiguresRule> figures = ParseFigures(absl::GetFlag(FLAGS_figures));
+  const absl::StatusOr<timer::FiguresRule> figures = ParseFigures(absl::GetFlag(FLAGS_figures));
   if (!figures.ok()) {
     std::cerr << "compare: " << figures.status().message() << "\n";
     return 1;
   }
 
-  const absl::StatusOr<ResultsFile> input = ReadResultsFile(input_path);
+  const absl::StatusOr<timer::ResultsFile> input = timer::ReadResultsFile(input_path);
   if (!input.ok()) {
     std::cerr << "compare: " << input.status().message() << "\n";
     return 1;
   }
-  std::optional<ResultsFile> baseline;
+  std::optional<timer::ResultsFile> baseline;
   if (!baseline_path.empty()) {
-    absl::StatusOr<ResultsFile> read = ReadResultsFile(baseline_path);
+    absl::StatusOr<timer::ResultsFile> read = timer::ReadResultsFile(baseline_path);
     if (!read.ok()) {
       std::cerr << "compare: " << read.status().message() << "\n";
       return 1;
@@ -185,7 +185,7 @@ int Run(int argc, char** argv) {
 
   if (absl::GetFlag(FLAGS_summary)) {
     std::vector<std::string> summaries;
-    for (const Measurement& m : input->measurements) summaries.push_back(m.Summary());
+    for (const timer::Measurement& m : input->measurements) summaries.push_back(m.Summary());
     std::cout << absl::StrJoin(summaries, "\n\n") << "\n";
     return 0;
   }
@@ -208,7 +208,7 @@ int Run(int argc, char** argv) {
   compare::Compare compare(input->measurements);
   compare::CompareOptions options;
   options.trim_significant_figures =
-      absl::GetFlag(FLAGS_trim_significant_figures) || *figures == FiguresRule::kBlocks;
+      absl::GetFlag(FLAGS_trim_significant_figures) || *figures == timer::FiguresRule::kBlocks;
   options.figures_rule = *figures;
   options.colorize = *colorize;
   options.highlight_warnings = absl::GetFlag(FLAGS_highlight_warnings);

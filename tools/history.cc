@@ -90,7 +90,7 @@ std::string FormatValue(Metric metric, double value) {
     return absl::StrFormat("%.1f", value);
   }
   if (metric == Metric::kAllocations) return compare::FormatAllocations(value);
-  const auto [unit, scale] = SelectTimeUnit(value);
+  const auto [unit, scale] = timer::SelectTimeUnit(value);
   return absl::StrFormat("%.3g %s", value / scale, unit);
 }
 
@@ -262,16 +262,17 @@ int Show(Store& store) {
 // delta is an upper bound: the other run kept only its top functions).
 absl::StatusOr<std::string> FunctionChanges(Store& store, const std::string& key,
                                             int64_t before_run, int64_t after_run) {
-  ICOUNT_ASSIGN_OR_RETURN(FunctionCounts before, store.TopFunctions(before_run, key));
-  ICOUNT_ASSIGN_OR_RETURN(FunctionCounts after, store.TopFunctions(after_run, key));
+  ICOUNT_ASSIGN_OR_RETURN(timer::FunctionCounts before, store.TopFunctions(before_run, key));
+  ICOUNT_ASSIGN_OR_RETURN(timer::FunctionCounts after, store.TopFunctions(after_run, key));
   ICOUNT_ASSIGN_OR_RETURN(int64_t number, store.CountsNumberPerRun(after_run, key));
-  ICOUNT_ASSIGN_OR_RETURN(FunctionCounts delta, after.Subtract(before));
-  std::vector<FunctionCount> rows = delta.rows();
-  std::sort(rows.begin(), rows.end(), [](const FunctionCount& a, const FunctionCount& b) {
-    return std::llabs(a.count) > std::llabs(b.count);
-  });
-  auto kept = [](const FunctionCounts& counts, const std::string& name) {
-    for (const FunctionCount& row : counts.rows()) {
+  ICOUNT_ASSIGN_OR_RETURN(timer::FunctionCounts delta, after.Subtract(before));
+  std::vector<timer::FunctionCount> rows = delta.rows();
+  std::sort(rows.begin(), rows.end(),
+            [](const timer::FunctionCount& a, const timer::FunctionCount& b) {
+              return std::llabs(a.count) > std::llabs(b.count);
+            });
+  auto kept = [](const timer::FunctionCounts& counts, const std::string& name) {
+    for (const timer::FunctionCount& row : counts.rows()) {
       if (row.function == name) return true;
     }
     return false;

@@ -60,7 +60,7 @@ absl::StatusOr<SuiteHistory> OpenSuiteHistory(const std::string& worker_path) {
   return history;
 }
 
-absl::Status RecordHistory(history::Store& store, const ResultsFile& results,
+absl::Status RecordHistory(history::Store& store, const timer::ResultsFile& results,
                            const std::string& source, const std::string& side,
                            const worker::LibTorchVersionReport* libtorch,
                            const std::string& results_path) {

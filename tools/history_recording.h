@@ -44,7 +44,7 @@ absl::StatusOr<SuiteHistory> OpenSuiteHistory(const std::string& worker_path);
 // run's start time) followed by " " and `side` when given ("A" of an A/B), with this process's
 // command line and kernel. On error the message says how to import the
 // results file later, when `results_path` names one.
-absl::Status RecordHistory(history::Store& store, const ResultsFile& results,
+absl::Status RecordHistory(history::Store& store, const timer::ResultsFile& results,
                            const std::string& source, const std::string& side,
                            const worker::LibTorchVersionReport* libtorch,
                            const std::string& results_path = "");

@@ -121,7 +121,7 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
     return absl::InvalidArgumentError("--resume needs the --output of the run to continue");
   }
   if (output.empty() || absl::GetFlag(FLAGS_list)) return absl::OkStatus();
-  ICOUNT_RETURN_IF_ERROR(CheckResultsDestination(output),
+  ICOUNT_RETURN_IF_ERROR(timer::CheckResultsDestination(output),
                          absl::Status(_.code(), absl::StrCat("--output: ", _.message())));
   const std::string journal = output + ".journal";
   // On Slurm the run's state is in --shared_dir (found from the orders).
@@ -183,7 +183,7 @@ absl::StatusOr<SuiteResults> Run(const std::vector<expand::SuiteCaseProto>& case
   results.file.end_time = NowRfc3339();
   if (!output.empty()) {
     ICOUNT_RETURN_IF_ERROR(
-        WriteResultsFile(output, results.file),
+        timer::WriteResultsFile(output, results.file),
         absl::Status(_.code(), absl::StrCat(_.message(), " (", state, " keeps every result)")));
     std::fprintf(stderr, "icount: results written to %s\n", output.c_str());
   }
@@ -205,7 +205,7 @@ int Report(const std::vector<expand::SuiteCaseProto>& cases, const MeasureOption
   }
   if (measure.wall_time && !results.file.measurements.empty()) {
     compare::Compare compare(results.file.measurements);
-    compare.TrimSignificantFigures(FiguresRule::kBlocks);
+    compare.TrimSignificantFigures(timer::FiguresRule::kBlocks);
     compare.Print();
   }
   if (results.file.failures.empty()) return 0;

@@ -38,14 +38,14 @@ ABSL_FLAG(bool, allow_mixed_versions, false,
 namespace icount::tools {
 namespace {
 
-std::string Versions(const ResultsFile& file) {
+std::string Versions(const timer::ResultsFile& file) {
   std::vector<std::string> parts;
   for (const auto& [library, version] : file.versions) parts.push_back(library + " " + version);
   return parts.empty() ? "unknown library versions" : absl::StrJoin(parts, ", ");
 }
 
 // The file's shard, checked, or none.
-absl::StatusOr<std::optional<timer::ShardProto>> ShardOf(const ResultsFile& file,
+absl::StatusOr<std::optional<timer::ShardProto>> ShardOf(const timer::ResultsFile& file,
                                                          const std::string& name) {
   if (!file.shard) return std::nullopt;
   if (file.shard->index() < 1 || file.shard->index() > file.shard->total()) {
@@ -56,9 +56,9 @@ absl::StatusOr<std::optional<timer::ShardProto>> ShardOf(const ResultsFile& file
   return file.shard;
 }
 
-absl::StatusOr<ResultsFile> Merge(const std::vector<std::string>& names,
-                                  const std::vector<ResultsFile>& files) {
-  ResultsFile merged;
+absl::StatusOr<timer::ResultsFile> Merge(const std::vector<std::string>& names,
+                                         const std::vector<timer::ResultsFile>& files) {
+  timer::ResultsFile merged;
   std::map<std::string, std::string> owner;  // case (and round) -> the file that has it
   auto claim = [&owner](const std::string& what, const std::string& name) -> absl::Status {
     auto [it, inserted] = owner.try_emplace(what, name);
@@ -73,7 +73,7 @@ absl::StatusOr<ResultsFile> Merge(const std::vector<std::string>& names,
                           ShardOf(files[0], names[0]));
   std::vector<std::string> machines;
   for (size_t i = 0; i < files.size(); ++i) {
-    const ResultsFile& file = files[i];
+    const timer::ResultsFile& file = files[i];
     const std::string& name = names[i];
     ICOUNT_ASSIGN_OR_RETURN(std::optional<timer::ShardProto> shard, ShardOf(file, name));
     if (shard.has_value() != first_shard.has_value()) {
@@ -106,15 +106,15 @@ absl::StatusOr<ResultsFile> Merge(const std::vector<std::string>& names,
           ": parts of one run come from one build; rerun the part, or pass "
           "--allow_mixed_versions"));
     }
-    for (const InstructionCounts& c : file.instruction_counts) {
-      ICOUNT_RETURN_IF_ERROR(
-          claim(absl::StrCat("the counts of ", ResultCaseKey(c.metadata, c.task_spec)), name));
+    for (const timer::InstructionCounts& c : file.instruction_counts) {
+      ICOUNT_RETURN_IF_ERROR(claim(
+          absl::StrCat("the counts of ", timer::ResultCaseKey(c.metadata, c.task_spec)), name));
     }
-    for (const Measurement& m : file.measurements) {
+    for (const timer::Measurement& m : file.measurements) {
       auto round = m.metadata().find("round");
       ICOUNT_RETURN_IF_ERROR(claim(
           absl::StrCat(
-              "the wall time of ", ResultCaseKey(m.metadata(), m.task_spec()),
+              "the wall time of ", timer::ResultCaseKey(m.metadata(), m.task_spec()),
               round == m.metadata().end() ? "" : absl::StrCat(" (round ", round->second, ")")),
           name));
     }
@@ -124,18 +124,18 @@ absl::StatusOr<ResultsFile> Merge(const std::vector<std::string>& names,
     // Node ids are per file ("host", "host#2"): renamed into the merged
     // file's, so each case still names the node that measured it.
     std::map<std::string, std::string> node_ids;
-    for (const auto& [id, node] : file.nodes) node_ids[id] = AddNode(merged, node);
+    for (const auto& [id, node] : file.nodes) node_ids[id] = timer::AddNode(merged, node);
     auto renamed = [&node_ids](std::map<std::string, std::string>& metadata) {
-      auto node = metadata.find(kNodeMetadataKey);
+      auto node = metadata.find(timer::kNodeMetadataKey);
       if (node != metadata.end() && node_ids.count(node->second)) {
         node->second = node_ids[node->second];
       }
     };
-    for (Measurement m : file.measurements) {
+    for (timer::Measurement m : file.measurements) {
       renamed(m.mutable_metadata());
       merged.measurements.push_back(std::move(m));
     }
-    for (InstructionCounts c : file.instruction_counts) {
+    for (timer::InstructionCounts c : file.instruction_counts) {
       renamed(c.metadata);
       merged.instruction_counts.push_back(std::move(c));
     }
@@ -176,20 +176,20 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "merge_results: need --output=FILE and at least one input file\n");
     return 1;
   }
-  if (absl::Status s = CheckResultsDestination(output); !s.ok()) {
+  if (absl::Status s = timer::CheckResultsDestination(output); !s.ok()) {
     return base::Fail(absl::StrCat("--output: ", s.message()));
   }
   std::vector<std::string> names;
-  std::vector<ResultsFile> files;
+  std::vector<timer::ResultsFile> files;
   for (size_t i = 1; i < inputs.size(); ++i) {
-    absl::StatusOr<ResultsFile> file = ReadResultsFile(inputs[i]);
+    absl::StatusOr<timer::ResultsFile> file = timer::ReadResultsFile(inputs[i]);
     if (!file.ok()) return base::Fail(file.status());
     names.push_back(inputs[i]);
     files.push_back(*std::move(file));
   }
-  absl::StatusOr<ResultsFile> merged = Merge(names, files);
+  absl::StatusOr<timer::ResultsFile> merged = Merge(names, files);
   if (!merged.ok()) return base::Fail(merged.status());
-  if (absl::Status status = WriteResultsFile(output, *merged); !status.ok())
+  if (absl::Status status = timer::WriteResultsFile(output, *merged); !status.ok())
     return base::Fail(status);
   std::printf("merged %zu files: %zu measurements, %zu instruction counts, %zu failures -> %s\n",
               files.size(), merged->measurements.size(), merged->instruction_counts.size(),

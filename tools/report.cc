@@ -43,14 +43,14 @@ namespace {
 
 // B against A in the rounds both sides measured (metadata "round"), each
 // round's median per side: ab_test's paired comparison.
-std::map<std::string, compare::TimeComparison> PairedRoundComparisons(const ResultsFile& a,
-                                                                      const ResultsFile& b) {
-  auto per_round = [](const ResultsFile& file) {
+std::map<std::string, compare::TimeComparison> PairedRoundComparisons(const timer::ResultsFile& a,
+                                                                      const timer::ResultsFile& b) {
+  auto per_round = [](const timer::ResultsFile& file) {
     std::map<std::string, std::map<std::string, double>> times;  // case -> round -> median
-    for (const Measurement& m : file.measurements) {
+    for (const timer::Measurement& m : file.measurements) {
       auto round = m.metadata().find("round");
       if (round == m.metadata().end()) continue;
-      times[ResultCaseKey(m.metadata(), m.task_spec())][round->second] =
+      times[timer::ResultCaseKey(m.metadata(), m.task_spec())][round->second] =
           m.raw_times().empty() ? std::nan("") : m.Median();
     }
     return times;
@@ -113,7 +113,7 @@ absl::Status Run(const std::vector<char*>& positional) {
     input.current_name = input_path;
     input.title = absl::StrCat("icount: ", input_path);
     if (!baseline_path.empty()) {
-      ICOUNT_ASSIGN_OR_RETURN(ResultsFile baseline, ReadResultsFile(baseline_path));
+      ICOUNT_ASSIGN_OR_RETURN(timer::ResultsFile baseline, timer::ReadResultsFile(baseline_path));
       input.baseline = std::move(baseline);
       input.baseline_name = baseline_path;
       input.title = absl::StrCat("icount: ", input_path, " against ", baseline_path);

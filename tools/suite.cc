@@ -43,7 +43,7 @@ std::string LabelText(const expand::SuiteCaseProto& c) { return absl::StrJoin(c.
 // Results files show a case in Compare's tables (compare/compare.h): one
 // table per top-level group (label), a row per case (sub_label) and a
 // column per language and runtime (description).
-TaskSpec Relabel(TaskSpec spec, const CasePlace& place) {
+timer::TaskSpec Relabel(timer::TaskSpec spec, const CasePlace& place) {
   spec.label = place.label.empty() ? "" : place.label[0];
   spec.sub_label = place.sub_label;
   spec.description = place.column;
@@ -56,10 +56,10 @@ TaskSpec Relabel(TaskSpec spec, const CasePlace& place) {
 std::map<std::string, std::string> CaseMetadata(const expand::SuiteCaseProto& c,
                                                 const std::string& node) {
   std::map<std::string, std::string> metadata = {
-      {kCaseMetadataKey, c.key()},
-      {kRuntimeMetadataKey, expand::RuntimeName(c.runtime())},
-      {kAutogradMetadataKey, expand::AutogradName(c.autograd())}};
-  if (!node.empty()) metadata[kNodeMetadataKey] = node;
+      {timer::kCaseMetadataKey, c.key()},
+      {timer::kRuntimeMetadataKey, expand::RuntimeName(c.runtime())},
+      {timer::kAutogradMetadataKey, expand::AutogradName(c.autograd())}};
+  if (!node.empty()) metadata[timer::kNodeMetadataKey] = node;
   return metadata;
 }
 
@@ -203,10 +203,10 @@ CasePlace PlaceCase(const expand::SuiteCaseProto& c) {
   place.label.assign(c.label().begin(), c.label().end());
   place.num_threads = c.task_spec().num_threads();
   place.autograd = expand::AutogradText(c.autograd());
-  const Language language =
-      c.task_spec().language() == timer::CPP ? Language::kCpp : Language::kPython;
+  const timer::Language language =
+      c.task_spec().language() == timer::CPP ? timer::Language::kCpp : timer::Language::kPython;
   place.column = c.runtime() == expand::RUNTIME_EXPLICIT
-                     ? LanguageName(language)
+                     ? timer::LanguageName(language)
                      : compare::DeltaColumn(language, expand::RuntimeName(c.runtime()));
   const char* backward = c.autograd() == expand::AUTOGRAD_FORWARD_BACKWARD ? " (fwd+bwd)" : "";
   place.row = absl::StrCat(LabelText(c), backward);
@@ -218,7 +218,7 @@ CasePlace PlaceCase(const expand::SuiteCaseProto& c) {
 
 std::vector<std::string> SuiteColumns() {
   std::vector<std::string> columns;
-  for (Language language : {Language::kPython, Language::kCpp}) {
+  for (timer::Language language : {timer::Language::kPython, timer::Language::kCpp}) {
     for (expand::Runtime runtime : {expand::RUNTIME_EAGER, expand::RUNTIME_TORCHSCRIPT}) {
       columns.push_back(compare::DeltaColumn(language, expand::RuntimeName(runtime)));
     }
@@ -234,8 +234,8 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
   for (const expand::SuiteCaseProto& c : cases) case_of[c.key()] = &c;
   SuiteResults out;
   out.file.versions = cli::LibraryVersionMap();
-  out.file.machine_node = ThisMachine();
-  out.file.machine = DescribeMachine(out.file.machine_node);
+  out.file.machine_node = timer::ThisMachine();
+  out.file.machine = timer::DescribeMachine(out.file.machine_node);
   out.file.settings = RunSettings(orders);
   out.file.command = cli::ToolCommandLine();
   for (size_t i = 0; i < results.size() && i < orders.size(); ++i) {
@@ -252,9 +252,10 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
     }
     const CasePlace place = PlaceCase(*c);
     const std::map<std::string, std::string> metadata =
-        CaseMetadata(*c, result.has_node() ? AddNode(out.file, result.node()) : "");
+        CaseMetadata(*c, result.has_node() ? timer::AddNode(out.file, result.node()) : "");
     if (result.output().has_wall_time()) {
-      absl::StatusOr<Measurement> m = MeasurementFromProto(result.output().wall_time());
+      absl::StatusOr<timer::Measurement> m =
+          timer::MeasurementFromProto(result.output().wall_time());
       if (m.ok()) {
         out.file.measurements.emplace_back(m->number_per_run(), m->raw_times(),
                                            Relabel(m->task_spec(), place), metadata);
@@ -264,13 +265,13 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
       }
     }
     if (result.output().callgrind_size() > 0) {
-      std::vector<CallgrindStats> repeats;
+      std::vector<timer::CallgrindStats> repeats;
       for (const timer::CallgrindStatsProto& proto : result.output().callgrind()) {
-        absl::StatusOr<CallgrindStats> stats = CallgrindStatsFromProto(proto);
+        absl::StatusOr<timer::CallgrindStats> stats = timer::CallgrindStatsFromProto(proto);
         if (stats.ok()) repeats.push_back(*std::move(stats));
       }
       if (!repeats.empty()) {
-        InstructionCounts counts = SummarizeInstructionCounts(repeats);
+        timer::InstructionCounts counts = timer::SummarizeInstructionCounts(repeats);
         counts.task_spec = Relabel(counts.task_spec, place);
         counts.metadata = metadata;
         counts.metadata["ci_key"] = c->ci_key();
@@ -286,9 +287,9 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
   }
   if (!out.cycles_per_run.empty()) {
     // The workers simulated caches (RunnerOptions::cache_sim).
-    out.file.settings[kCacheModelSetting] = CacheModelDescription();
+    out.file.settings[timer::kCacheModelSetting] = timer::CacheModelDescription();
     out.file.settings["valgrind_options"] =
-        absl::StrJoin(CallgrindToolOptions(/*cache_sim=*/true), " ");
+        absl::StrJoin(timer::CallgrindToolOptions(/*cache_sim=*/true), " ");
   }
   return out;
 }
@@ -449,10 +450,10 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
   }
   if (!counted) return settings;
   // Asked once per process: ab_test collects results four times.
-  const absl::StatusOr<std::string>& version = ValgrindVersionOnce();
+  const absl::StatusOr<std::string>& version = timer::ValgrindVersionOnce();
   settings["valgrind"] =
       version.ok() ? *version : absl::StrCat("unknown (", version.status().message(), ")");
-  settings["valgrind_options"] = absl::StrJoin(CallgrindToolOptions(), " ");
+  settings["valgrind_options"] = absl::StrJoin(timer::CallgrindToolOptions(), " ");
   settings["baseline"] = baseline_per_case ? "per case, in the case's own process"
                                            : "one per worker, language, number and thread count";
   settings["measuring_process"] =

@@ -112,7 +112,7 @@ std::vector<std::string> SuiteColumns();
 std::string SuiteChecksum(const std::vector<expand::SuiteCaseProto>& cases);
 
 struct SuiteResults {
-  ResultsFile file;                                    // measurements, counts and failures
+  timer::ResultsFile file;                             // measurements, counts and failures
   std::map<std::string, double> counts_per_run;        // case key -> instructions
   std::map<std::string, double> allocations_per_run;   // case key -> heap allocations
   std::map<std::string, double> cycles_per_run;        // case key -> estimated cycles

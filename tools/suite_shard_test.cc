@@ -65,7 +65,7 @@ int Run() {
   results.file.shard->set_total(total);
   const std::string path =
       absl::StrCat(directory, "/results_shard_", index, "_of_", total, ".json");
-  if (absl::Status status = WriteResultsFile(path, results.file); !status.ok()) {
+  if (absl::Status status = timer::WriteResultsFile(path, results.file); !status.ok()) {
     std::fprintf(stderr, "suite_shard_test: %s\n", std::string(status.message()).c_str());
     return 1;
   }

@@ -78,23 +78,23 @@ int Usage(absl::string_view message) {
 // Builds the Timer, measures, prints and writes the results; the body of
 // the child process timeit runs the statement in. Returns the exit code.
 int Measure(const std::string& language, bool number, bool adaptive, double threshold) {
-  TimerOptions options;
+  timer::TimerOptions options;
   options.num_threads = absl::GetFlag(FLAGS_num_threads);
-  absl::StatusOr<Timer> timer =
+  absl::StatusOr<timer::Timer> timer =
       language == "cpp"
-          ? Timer::ForCpp(absl::GetFlag(FLAGS_stmt), absl::GetFlag(FLAGS_setup),
-                          absl::GetFlag(FLAGS_global_setup), options)
-          : Timer::ForPython(
+          ? timer::Timer::ForCpp(absl::GetFlag(FLAGS_stmt), absl::GetFlag(FLAGS_setup),
+                                 absl::GetFlag(FLAGS_global_setup), options)
+          : timer::Timer::ForPython(
                 absl::GetFlag(FLAGS_stmt),
                 absl::GetFlag(FLAGS_setup).empty() ? "pass" : absl::GetFlag(FLAGS_setup), options);
   if (!timer.ok()) {
     return base::Fail(timer.status());
   }
-  ResultsFile results;
+  timer::ResultsFile results;
   results.start_time = NowRfc3339();
-  results.machine_node = ThisMachine();
-  results.machine = DescribeMachine(results.machine_node);
-  absl::StatusOr<Measurement> measurement =
+  results.machine_node = timer::ThisMachine();
+  results.machine = timer::DescribeMachine(results.machine_node);
+  absl::StatusOr<timer::Measurement> measurement =
       number     ? timer->Timeit(*absl::GetFlag(FLAGS_number))
       : adaptive ? timer->AdaptiveAutorange(threshold)
                  : timer->BlockedAutorange(absl::GetFlag(FLAGS_min_run_time));
@@ -104,23 +104,24 @@ int Measure(const std::string& language, bool number, bool adaptive, double thre
   std::printf("%s\n", measurement->Summary().c_str());
   results.measurements.push_back(*measurement);
   if (absl::GetFlag(FLAGS_callgrind)) {
-    CallgrindOptions callgrind;
+    timer::CallgrindOptions callgrind;
     callgrind.number = absl::GetFlag(FLAGS_callgrind_number);
     callgrind.repeats = absl::GetFlag(FLAGS_repeats);
     callgrind.cache_sim = absl::GetFlag(FLAGS_cache_sim);
-    absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(callgrind);
+    absl::StatusOr<std::vector<timer::CallgrindStats>> stats = timer->CollectCallgrind(callgrind);
     if (!stats.ok()) {
       return base::Fail(stats.status());
     }
-    const CallgrindStats& first = stats->front();
+    const timer::CallgrindStats& first = stats->front();
     std::printf("\n%s\n\nTop functions (exclusive, noise removed, all %lld runs):\n%s\n",
                 first.Summary().c_str(), static_cast<long long>(first.number_per_run()),
                 first.Stats().Denoise().Slice(0, absl::GetFlag(FLAGS_top)).ToString().c_str());
-    results.instruction_counts.push_back(SummarizeInstructionCounts(*stats));
+    results.instruction_counts.push_back(timer::SummarizeInstructionCounts(*stats));
   }
   results.end_time = NowRfc3339();
   if (!absl::GetFlag(FLAGS_json).empty()) {
-    if (absl::Status status = WriteResultsFile(absl::GetFlag(FLAGS_json), results); !status.ok()) {
+    if (absl::Status status = timer::WriteResultsFile(absl::GetFlag(FLAGS_json), results);
+        !status.ok()) {
       return base::Fail(status);
     }
   }
@@ -216,7 +217,7 @@ int Main(int argc, char** argv) {
     return Usage("--global_setup is C++ only; put Python imports in --setup");
   }
   if (!absl::GetFlag(FLAGS_json).empty()) {
-    if (absl::Status s = CheckResultsDestination(absl::GetFlag(FLAGS_json)); !s.ok()) {
+    if (absl::Status s = timer::CheckResultsDestination(absl::GetFlag(FLAGS_json)); !s.ok()) {
       return base::Fail(absl::StrCat("--json: ", s.message()));
     }
   }

@@ -28,7 +28,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-worker::WorkOrderProto CountOrder(const std::string& id, timer::Language language,
+worker::WorkOrderProto CountOrder(const std::string& id, timer::LanguageProto language,
                                   const std::string& stmt, const std::string& setup) {
   worker::WorkOrderProto order;
   order.set_id(id);
@@ -99,7 +99,7 @@ worker::WorkOrderProto Variant(const worker::WorkOrderProto& base, const std::st
 
 // A TorchScript case. Any model will do as the case's; the rehearsal's own
 // has the signature the statements call.
-worker::WorkOrderProto Scripted(const std::string& id, timer::Language language,
+worker::WorkOrderProto Scripted(const std::string& id, timer::LanguageProto language,
                                 const std::string& model, bool rehearsed) {
   worker::WorkOrderProto order =
       language == timer::CPP

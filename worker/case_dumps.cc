@@ -10,7 +10,8 @@
 
 namespace icount::worker {
 
-void CallgrindDumpsToProto(const CallgrindDumpFiles& dumps, worker::CallgrindDumpsProto& proto) {
+void CallgrindDumpsToProto(const timer::CallgrindDumpFiles& dumps,
+                           worker::CallgrindDumpsProto& proto) {
   for (const std::string& dump : dumps.stmt_dumps) proto.add_stmt_dumps(dump);
   proto.set_baseline_dump(dumps.baseline_dump);
 }
@@ -26,11 +27,12 @@ void ParseCaseDumps(worker::WorkerResultProto& result) {
   worker::WorkerOutputProto& output = *result.mutable_output();
   const worker::CallgrindDumpsProto dumps = std::move(*output.mutable_callgrind_dumps());
   output.clear_callgrind_dumps();
-  CallgrindDumpFiles files;
+  timer::CallgrindDumpFiles files;
   files.stmt_dumps.assign(dumps.stmt_dumps().begin(), dumps.stmt_dumps().end());
   files.baseline_dump = dumps.baseline_dump();
-  absl::StatusOr<std::vector<CallgrindStats>> stats = CallgrindStatsFromDumps(
-      TaskSpecFromProto(dumps.task_spec()), dumps.number_per_run(), files, /*keep_files=*/false);
+  absl::StatusOr<std::vector<timer::CallgrindStats>> stats =
+      timer::CallgrindStatsFromDumps(timer::TaskSpecFromProto(dumps.task_spec()),
+                                     dumps.number_per_run(), files, /*keep_files=*/false);
   if (!stats.ok()) {
     worker::WorkerResultProto failed =
         FailureResult(worker::FAILURE_MEASURE, std::string(stats.status().message()));
@@ -40,9 +42,9 @@ void ParseCaseDumps(worker::WorkerResultProto& result) {
     result = std::move(failed);
     return;
   }
-  for (const CallgrindStats& repeat : *stats) {
+  for (const timer::CallgrindStats& repeat : *stats) {
     timer::CallgrindStatsProto* proto = output.add_callgrind();
-    *proto = CallgrindStatsToProto(repeat);
+    *proto = timer::CallgrindStatsToProto(repeat);
     if (dumps.has_shared_baseline()) AttachBaseline(dumps.shared_baseline(), *proto);
   }
 }

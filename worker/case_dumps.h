@@ -15,7 +15,8 @@
 
 namespace icount::worker {
 
-void CallgrindDumpsToProto(const CallgrindDumpFiles& dumps, worker::CallgrindDumpsProto& proto);
+void CallgrindDumpsToProto(const timer::CallgrindDumpFiles& dumps,
+                           worker::CallgrindDumpsProto& proto);
 
 // Gives `stats` the empty statement's counts (`empty`, measured apart) as
 // its baseline.

@@ -5,7 +5,7 @@
 namespace icount::worker {
 namespace {
 
-WorkOrderProto Counts(timer::Language language, int repeats) {
+WorkOrderProto Counts(timer::LanguageProto language, int repeats) {
   WorkOrderProto order;
   order.set_callgrind(true);
   order.set_callgrind_repeats(repeats);

@@ -158,7 +158,7 @@ class Run {
         base::RecordPhase("runner", "parse a case's dumps", before_parsing);
         if (phase.valgrind && result.has_node()) {
           // The valgrind CallgrindCommand found for the worker.
-          const absl::StatusOr<std::string>& valgrind = ValgrindVersionOnce();
+          const absl::StatusOr<std::string>& valgrind = timer::ValgrindVersionOnce();
           result.mutable_node()->set_valgrind(valgrind.ok() ? *valgrind : "unknown valgrind");
         }
         if (Retriable(result) && attempts[index] <= options_.retries) {
@@ -266,11 +266,11 @@ class Run {
       for (int cpu : phase.worker_cpus[w]) cpus.push_back(absl::StrCat(cpu));
       command.push_back(absl::StrCat("--cpus=", absl::StrJoin(cpus, ",")));
     }
-    std::vector<std::string> env = MeasurementEnvironment(1);
+    std::vector<std::string> env = timer::MeasurementEnvironment(1);
     const std::string out_directory = absl::StrCat(scratch_, "/", tag, "-dumps");
     if (phase.valgrind) {
       mkdir(out_directory.c_str(), 0700);
-      env.push_back(CallgrindOutDirectoryEnv(out_directory));
+      env.push_back(timer::CallgrindOutDirectoryEnv(out_directory));
     }
     // The worker starts directly in the environment the prefix (an A/B
     // side's command) leaves, not under the prefix's shell, so that the
@@ -285,9 +285,9 @@ class Run {
       env = *std::move(after);
     }
     if (phase.valgrind) {
-      PadEnvironmentForStackLayout(command, env);
+      timer::PadEnvironmentForStackLayout(command, env);
       absl::StatusOr<std::vector<std::string>> wrapped =
-          CallgrindCommand(command, out_directory, options_.cache_sim);
+          timer::CallgrindCommand(command, out_directory, options_.cache_sim);
       if (!wrapped.ok()) return wrapped.status();
       command = *std::move(wrapped);
     }
@@ -299,7 +299,7 @@ class Run {
         absl::StrAppend(&process->command, " (in the environment that ",
                         absl::StrJoin(options_.command_prefix, " "), " sets up)");
       }
-      if (phase.valgrind) process->valgrind_log_path = ValgrindLogPath(out_directory);
+      if (phase.valgrind) process->valgrind_log_path = timer::ValgrindLogPath(out_directory);
       process->started = std::chrono::steady_clock::now();
     }
     return process;

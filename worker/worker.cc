@@ -50,7 +50,8 @@ namespace {
 // medians. Here Python blocks are ~1-10 ms and C++ ones 0.5-5 ms, 10-100
 // in 0.05 s. The overhead is a constant share of each block, below the
 // two figures the tables show and the same on both sides of an A/B.
-constexpr BlockRule kSuiteBlockRule = {/*max_timer_overhead=*/1e-3, /*min_block_share=*/1e-2};
+constexpr timer::BlockRule kSuiteBlockRule = {/*max_timer_overhead=*/1e-3,
+                                              /*min_block_share=*/1e-2};
 
 // ---- framing ---------------------------------------------------------------
 
@@ -98,7 +99,7 @@ char zygote_order[kMaxOrderBytes];
 
 void IgnoreAlarm(int) {}
 
-absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order);
+absl::StatusOr<timer::Timer> MakeTimer(const worker::WorkOrderProto& order);
 
 // The order's runs per measured block (100 unless it says).
 int64_t CallgrindNumber(const worker::WorkOrderProto& order) {
@@ -292,7 +293,7 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order, const Ca
       }
       alarm(0);
       base::RecordChildPhase("zygote", "case process (whole life)", forked.wall, usage);
-      if (RUNNING_ON_VALGRIND) RemoveCallgrindFinalProfile(child);
+      if (RUNNING_ON_VALGRIND) timer::RemoveCallgrindFinalProfile(child);
       if (reply.kind != kTimedOut) {
         reply = WIFSIGNALED(status) ? ZygoteReply{kSignalled, WTERMSIG(status)}
                                     : ZygoteReply{kExited, WEXITSTATUS(status)};
@@ -302,20 +303,20 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order, const Ca
   }
 }
 
-absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order) {
-  TaskSpec spec = TaskSpecFromProto(order.task_spec());
+absl::StatusOr<timer::Timer> MakeTimer(const worker::WorkOrderProto& order) {
+  timer::TaskSpec spec = timer::TaskSpecFromProto(order.task_spec());
   if (order.measure_baseline()) {
-    TimerOptions options;
+    timer::TimerOptions options;
     options.num_threads = spec.num_threads;
-    return Timer::ForBaseline(spec.language, std::move(options));
+    return timer::Timer::ForBaseline(spec.language, std::move(options));
   }
-  TimerOptions options;
+  timer::TimerOptions options;
   options.label = spec.label;
   options.sub_label = spec.sub_label;
   options.description = spec.description;
   options.env = spec.env;
   options.num_threads = spec.num_threads;
-  if (order.canary()) return Timer::ForCallable([] {}, std::move(options), spec.stmt);
+  if (order.canary()) return timer::Timer::ForCallable([] {}, std::move(options), spec.stmt);
   if (!order.compiled_case().empty()) {
     IcountSnippetEntry entry = FindCompiledCase(order.compiled_case());
     if (entry == nullptr) {
@@ -323,35 +324,35 @@ absl::StatusOr<Timer> MakeTimer(const worker::WorkOrderProto& order) {
                                               order.compiled_case(), "\" (", NumCompiledCases(),
                                               " are compiled in): rebuild the suite"));
     }
-    return Timer::ForCompiledEntry(entry, std::move(spec));
+    return timer::Timer::ForCompiledEntry(entry, std::move(spec));
   }
-  if (spec.language == Language::kCpp) {
+  if (spec.language == timer::Language::kCpp) {
     std::string setup = spec.setup;
     if (!order.torchscript_artifact().empty()) {
-      setup = absl::StrCat(ArtifactPathDefinition(
+      setup = absl::StrCat(timer::ArtifactPathDefinition(
                                /*cpp=*/true, base::CppStringLiteral(order.torchscript_artifact())),
                            setup);
     }
-    return Timer::ForCpp(spec.stmt, setup, spec.global_setup, options);
+    return timer::Timer::ForCpp(spec.stmt, setup, spec.global_setup, options);
   }
   std::string setup = spec.setup;
   if (!order.torchscript_artifact().empty()) {
-    setup = absl::StrCat(ArtifactPathDefinition(
+    setup = absl::StrCat(timer::ArtifactPathDefinition(
                              /*cpp=*/false, base::PythonRawLiteral(order.torchscript_artifact())),
                          setup);
   }
-  return Timer::ForPython(spec.stmt, setup, options);
+  return timer::Timer::ForPython(spec.stmt, setup, options);
 }
 
 // The task spec MakeTimer(order)'s Timer reports (but for the setup, which
 // results take from the order as given).
-TaskSpec MeasuredTaskSpec(const worker::WorkOrderProto& order) {
-  TaskSpec spec = TaskSpecFromProto(order.task_spec());
+timer::TaskSpec MeasuredTaskSpec(const worker::WorkOrderProto& order) {
+  timer::TaskSpec spec = timer::TaskSpecFromProto(order.task_spec());
   if (!order.compiled_case().empty()) {
-    spec.language = Language::kCpp;  // Timer::ForCompiledEntry
+    spec.language = timer::Language::kCpp;  // Timer::ForCompiledEntry
     return spec;
   }
-  return Timer::StringTaskSpec(std::move(spec));
+  return timer::Timer::StringTaskSpec(std::move(spec));
 }
 
 // The display fields of a task spec (and of the flat MeasurementProto).
@@ -403,12 +404,13 @@ void RestoreLabels(const worker::WorkOrderProto& order, worker::WorkerResultProt
 // A count order's result as dumps for the runner to parse (ParseCaseDumps):
 // what was measured (`spec`, with the order's own setup) and the runs per
 // repeat.
-worker::WorkerResultProto DumpsResult(const worker::WorkOrderProto& order, const TaskSpec& spec,
-                                      const CallgrindDumpFiles& dumps) {
+worker::WorkerResultProto DumpsResult(const worker::WorkOrderProto& order,
+                                      const timer::TaskSpec& spec,
+                                      const timer::CallgrindDumpFiles& dumps) {
   worker::WorkerResultProto result;
   worker::CallgrindDumpsProto& proto = *result.mutable_output()->mutable_callgrind_dumps();
   CallgrindDumpsToProto(dumps, proto);
-  *proto.mutable_task_spec() = TaskSpecToProto(spec);
+  *proto.mutable_task_spec() = timer::TaskSpecToProto(spec);
   proto.mutable_task_spec()->set_setup(order.task_spec().setup());
   proto.set_number_per_run(CallgrindNumber(order));
   return result;
@@ -420,10 +422,10 @@ worker::WorkerResultProto DumpsResult(const worker::WorkOrderProto& order, const
 // failure that says so.
 worker::WorkerResultProto MeasuredCaseResult(const worker::WorkOrderProto& order,
                                              int64_t sequence) {
-  CallgrindDumpFiles dumps;
-  const std::string directory = CallgrindOutDirectory();
+  timer::CallgrindDumpFiles dumps;
+  const std::string directory = timer::CallgrindOutDirectory();
   for (int repeat = 0; repeat < CallgrindRepeats(order); ++repeat) {
-    dumps.stmt_dumps.push_back(CallgrindDumpPath(directory, CaseDumpTag(sequence), repeat));
+    dumps.stmt_dumps.push_back(timer::CallgrindDumpPath(directory, CaseDumpTag(sequence), repeat));
     if (access(dumps.stmt_dumps.back().c_str(), F_OK) != 0) {
       return FailureResult(
           worker::FAILURE_CRASH,
@@ -655,7 +657,7 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order,
                                    const CaseProcess& process) {
   const base::PhaseMark start = base::PhaseNow();
   SetCurrentArtifactPath(order.torchscript_artifact());
-  absl::StatusOr<Timer> timer = MakeTimer(order);
+  absl::StatusOr<timer::Timer> timer = MakeTimer(order);
   base::RecordPhase("case", "make the timer (compile a Python snippet, find a C++ one)", start);
   if (!timer.ok())
     return FailureResult(worker::FAILURE_SETUP, std::string(timer.status().message()));
@@ -669,13 +671,13 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order,
                            "wall time is never taken under valgrind: use a native worker");
     }
     const double min_run_time = order.min_run_time() > 0 ? order.min_run_time() : 0.2;
-    absl::StatusOr<Measurement> measurement =
+    absl::StatusOr<timer::Measurement> measurement =
         order.wall_time_number() > 0
             ? timer->TimeBlocks(order.wall_time_number(), min_run_time)
             : timer->BlockedAutorange(min_run_time, nullptr, kSuiteBlockRule);
     if (!measurement.ok())
       return FailureResult(worker::FAILURE_MEASURE, std::string(measurement.status().message()));
-    *output->mutable_wall_time() = MeasurementToProto(*measurement);
+    *output->mutable_wall_time() = timer::MeasurementToProto(*measurement);
     output->mutable_wall_time()->set_setup(original_setup);
   }
   if (order.callgrind()) {
@@ -685,14 +687,14 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order,
           "instruction counts need a worker started under valgrind (the runner does "
           "this); this one runs natively");
     }
-    CallgrindOptions options;
+    timer::CallgrindOptions options;
     options.number = CallgrindNumber(order);
     options.repeats = CallgrindRepeats(order);
     options.collect_baseline = !order.measure_baseline();
     options.baseline_measured_by_caller = order.baseline_from_worker();
     options.measure_in_this_process = MeasuresInItsProcess(order);
     if (order.return_dumps()) {
-      const auto dumps_result = [&](const absl::StatusOr<CallgrindDumpFiles>& dumps) {
+      const auto dumps_result = [&](const absl::StatusOr<timer::CallgrindDumpFiles>& dumps) {
         if (!dumps.ok())
           return FailureResult(worker::FAILURE_MEASURE, std::string(dumps.status().message()));
         return DumpsResult(order, timer->task_spec(), *dumps);
@@ -703,15 +705,15 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order,
         // the worker makes the result from the order (MeasuredCaseResult).
         // The tag is short, so copying it allocates nothing.
         options.dump_tag = process.dump_tag();
-        options.on_measured = [&process,
-                               &dumps_result](const absl::StatusOr<CallgrindDumpFiles>& dumps) {
-          if (dumps.ok()) process.FinishMeasured();
-          process.Finish(dumps_result(dumps));
-        };
+        options.on_measured =
+            [&process, &dumps_result](const absl::StatusOr<timer::CallgrindDumpFiles>& dumps) {
+              if (dumps.ok()) process.FinishMeasured();
+              process.Finish(dumps_result(dumps));
+            };
       }
       return dumps_result(timer->CollectCallgrindDumps(options));
     }
-    absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
+    absl::StatusOr<std::vector<timer::CallgrindStats>> stats = timer->CollectCallgrind(options);
     if (!stats.ok())
       return FailureResult(worker::FAILURE_MEASURE, std::string(stats.status().message()));
     if (order.canary() && (stats->empty() || stats->front().Counts() <= 0)) {
@@ -721,9 +723,9 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order,
           "worker runs under valgrind, but not under callgrind with client requests "
           "working");
     }
-    for (const CallgrindStats& s : *stats) {
+    for (const timer::CallgrindStats& s : *stats) {
       timer::CallgrindStatsProto* proto = output->add_callgrind();
-      *proto = CallgrindStatsToProto(s);
+      *proto = timer::CallgrindStatsToProto(s);
       proto->mutable_task_spec()->set_setup(original_setup);
     }
   }
@@ -742,10 +744,10 @@ absl::Status RunWorker(const WorkerOptions& options) {
       base::RecordPhaseSinceStart("worker", "start: valgrind, loading LibTorch, static init");
   // Pay LibTorch's and Python's one-time costs here, before the zygote,
   // so that no case pays them.
-  { ScopedTorchThreads threads(1); }
+  { timer::ScopedTorchThreads threads(1); }
   mark = base::RecordPhase("worker", "initialise LibTorch's threads", mark);
   if (options.python) {
-    if (absl::Status status = InitializeEmbeddedPython(); !status.ok()) {
+    if (absl::Status status = timer::InitializeEmbeddedPython(); !status.ok()) {
       return status;
     }
     mark = base::RecordPhase("worker", "initialise Python (import torch)", mark);

@@ -43,14 +43,14 @@ int main(int argc, char** argv) {
   // whose commands export values 40 bytes apart get pads 40 bytes apart,
   // and add's C++ case counted 12 instructions a run (0.3%) apart. Removing
   // it moves no string and allocates nothing.
-  unsetenv(icount::kStackPadEnv);
+  unsetenv(icount::timer::kStackPadEnv);
   // The worker is built from //timer and //worker alone.
   icount::base::ParseFlags(
       argc, argv,
       "icount worker: runs work orders (see worker/worker.h).\n\n"
       "Usage: worker --scratch=DIR [--orders=FILE] [--results_fd=N]\n"
       "       worker --print_libtorch_version",
-      {{"timer", icount::kTimerVersion}, {"worker", icount::worker::kWorkerVersion}});
+      {{"timer", icount::timer::kTimerVersion}, {"worker", icount::worker::kWorkerVersion}});
   if (absl::GetFlag(FLAGS_print_libtorch_version)) {
     std::printf(
         "%s\n",

@@ -3,7 +3,7 @@
 
 The goldens are what torch.utils.benchmark.Compare (python3-torch 1.13)
 prints for the measurements in mixed.json and units.json, so compare_test can
-check that icount::Compare is byte-identical to it. Run it from the
+check that icount::compare::Compare is byte-identical to it. Run it from the
 repository root with Debian's python, the one that can import torch:
 
   /usr/bin/python3 compare/testdata/make_goldens.py

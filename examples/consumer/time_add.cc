@@ -10,15 +10,15 @@
 
 int main() {
   torch::Tensor x = torch::ones({4, 4});
-  icount::TimerOptions options;
+  icount::timer::TimerOptions options;
   options.label = "add";
-  icount::Timer lambda =
-      icount::Timer::ForCallable([&] { torch::add(x, x); }, options, "torch::add(x, x)");
+  icount::timer::Timer lambda =
+      icount::timer::Timer::ForCallable([&] { torch::add(x, x); }, options, "torch::add(x, x)");
   // Instruction counts first: collecting them re-executes this binary up to
   // this call, so keep it early and deterministic.
-  absl::StatusOr<std::vector<icount::CallgrindStats>> counts = lambda.CollectCallgrind();
-  absl::StatusOr<icount::Measurement> time = lambda.BlockedAutorange(0.1);
-  absl::StatusOr<icount::Timer> snippet = icount::Timer::ForCpp(
+  absl::StatusOr<std::vector<icount::timer::CallgrindStats>> counts = lambda.CollectCallgrind();
+  absl::StatusOr<icount::timer::Measurement> time = lambda.BlockedAutorange(0.1);
+  absl::StatusOr<icount::timer::Timer> snippet = icount::timer::Timer::ForCpp(
       "auto y = torch::add(x, x);", "auto x = torch::ones({4, 4});", "", options);
   if (!counts.ok() || !time.ok() || !snippet.ok()) {
     std::fprintf(stderr, "error: %s %s %s\n", std::string(counts.status().message()).c_str(),
@@ -26,8 +26,9 @@ int main() {
                  std::string(snippet.status().message()).c_str());
     return 1;
   }
-  absl::StatusOr<std::vector<icount::CallgrindStats>> snippet_counts = snippet->CollectCallgrind();
-  absl::StatusOr<icount::Measurement> snippet_time = snippet->BlockedAutorange(0.1);
+  absl::StatusOr<std::vector<icount::timer::CallgrindStats>> snippet_counts =
+      snippet->CollectCallgrind();
+  absl::StatusOr<icount::timer::Measurement> snippet_time = snippet->BlockedAutorange(0.1);
   if (!snippet_counts.ok() || !snippet_time.ok()) {
     std::fprintf(stderr, "error: %s %s\n", std::string(snippet_counts.status().message()).c_str(),
                  std::string(snippet_time.status().message()).c_str());

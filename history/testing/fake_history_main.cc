@@ -68,7 +68,7 @@ int Main() {
       times.push_back(t);
     }
     run.time = [times](int k) { return times[k]; };
-    const ResultsFile results = FakeResults(run);
+    const timer::ResultsFile results = FakeResults(run);
     if (store.has_value()) {
       RunInfo info;
       info.label = absl::StrFormat("r%02d", r);
@@ -81,7 +81,7 @@ int Main() {
     } else {
       const std::string path =
           absl::StrFormat("%s/run_%02d.json", absl::GetFlag(FLAGS_output_dir), r);
-      if (absl::Status s = WriteResultsFile(path, results); !s.ok()) {
+      if (absl::Status s = timer::WriteResultsFile(path, results); !s.ok()) {
         std::fprintf(stderr, "fake_history: %s\n", std::string(s.message()).c_str());
         return 1;
       }

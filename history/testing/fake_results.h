@@ -20,7 +20,7 @@ namespace icount::history::testing {
 
 struct FakeRun {
   std::string start_time = "2026-11-01T00:00:00Z";
-  timer::NodeProto machine = TestMachine("testhost", 2, "Test CPU @ 1 GHz");
+  timer::NodeProto machine = timer::TestMachine("testhost", 2, "Test CPU @ 1 GHz");
   int cases = 3;
   // Instructions per run of case k; nullptr: no counts.
   std::function<double(int)> count = [](int k) { return 1000.0 * (k + 1); };
@@ -37,7 +37,7 @@ struct FakeRun {
   int functions = 3;
 };
 
-ResultsFile FakeResults(const FakeRun& run);
+timer::ResultsFile FakeResults(const FakeRun& run);
 
 }  // namespace icount::history::testing
 

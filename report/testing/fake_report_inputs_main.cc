@@ -49,7 +49,7 @@ int Main() {
   for (const auto& [name, suite] :
        {std::make_pair("baseline", &baseline), {"current", &current}, {"wall_only", &wall_only}}) {
     const std::string path = absl::StrCat(dir, "/", name, ".json");
-    if (absl::Status s = WriteResultsFile(path, FakeSuiteResults(*suite)); !s.ok()) {
+    if (absl::Status s = timer::WriteResultsFile(path, FakeSuiteResults(*suite)); !s.ok()) {
       return Fail(std::string(s.message()));
     }
   }

@@ -19,12 +19,12 @@ constexpr const char* kGroups[] = {"Pointwise", "Indexing", "nn Modules", "Reduc
 struct Variant {
   const char* column;
   const char* runtime;
-  Language language;
+  timer::Language language;
 };
-constexpr Variant kVariants[] = {{"Python Eager", "Eager", Language::kPython},
-                                 {"C++ Eager", "Eager", Language::kCpp},
-                                 {"Python TorchScript", "TorchScript", Language::kPython},
-                                 {"C++ TorchScript", "TorchScript", Language::kCpp}};
+constexpr Variant kVariants[] = {{"Python Eager", "Eager", timer::Language::kPython},
+                                 {"C++ Eager", "Eager", timer::Language::kCpp},
+                                 {"Python TorchScript", "TorchScript", timer::Language::kPython},
+                                 {"C++ TorchScript", "TorchScript", timer::Language::kCpp}};
 
 struct Place {
   std::string group;
@@ -51,9 +51,9 @@ Place PlaceOf(int k) {
 // (half of it in a function without a symbol, named by its offset as
 // callgrind names those) and allocates; with a tax, malloc calls
 // icount_test_allocation_tax.
-CallTree FakeTree(const std::string& block, int64_t op, int64_t kernel, int64_t alloc,
-                  int64_t tax) {
-  CallTree tree;
+timer::CallTree FakeTree(const std::string& block, int64_t op, int64_t kernel, int64_t alloc,
+                         int64_t tax) {
+  timer::CallTree tree;
   tree.functions = {
       block, "???:at::add(at::Tensor const&, at::Tensor const&) [/usr/lib/libtorch_cpu.so]",
       "???:at::native::add_kernel(at::TensorIteratorBase&) [/usr/lib/libtorch_cpu.so]",
@@ -80,15 +80,15 @@ std::string FakeCaseKey(int k) {
   const Place place = PlaceOf(k);
   return absl::StrCat(place.group, "/", place.row, "|", place.variant->runtime, "|",
                       place.backward ? "ForwardBackward" : "Forward", "|",
-                      LanguageName(place.variant->language), "|", place.threads);
+                      timer::LanguageName(place.variant->language), "|", place.threads);
 }
 
-ResultsFile FakeSuiteResults(const FakeSuite& suite) {
-  ResultsFile results;
+timer::ResultsFile FakeSuiteResults(const FakeSuite& suite) {
+  timer::ResultsFile results;
   results.start_time = suite.start_time;
   results.end_time = suite.start_time;
-  results.machine_node = TestMachine("testhost", 2, "Test CPU @ 1 GHz");
-  results.machine = DescribeMachine(results.machine_node);
+  results.machine_node = timer::TestMachine("testhost", 2, "Test CPU @ 1 GHz");
+  results.machine = timer::DescribeMachine(results.machine_node);
   results.versions = {{"timer", "0.0.0-test"}};
   results.settings = {{"valgrind", "valgrind-3.19.0"}, {"valgrind_options", "--test"}};
   for (int k = 0; k < suite.cases; ++k) {
@@ -98,7 +98,7 @@ ResultsFile FakeSuiteResults(const FakeSuite& suite) {
       continue;
     }
     const Place place = PlaceOf(k);
-    TaskSpec spec;
+    timer::TaskSpec spec;
     spec.stmt = absl::StrCat("op_", k / 4, "(x)");
     spec.label = place.group;
     spec.sub_label = place.row;
@@ -106,16 +106,16 @@ ResultsFile FakeSuiteResults(const FakeSuite& suite) {
     spec.language = place.variant->language;
     spec.num_threads = place.threads;
     const std::map<std::string, std::string> metadata = {
-        {kCaseMetadataKey, key},
-        {kRuntimeMetadataKey, place.variant->runtime},
-        {kAutogradMetadataKey, place.backward ? "Forward + Backward" : "Forward"}};
+        {timer::kCaseMetadataKey, key},
+        {timer::kRuntimeMetadataKey, place.variant->runtime},
+        {timer::kAutogradMetadataKey, place.backward ? "Forward + Backward" : "Forward"}};
     // Per run: the operator's own work, its kernel and its allocations.
     const int64_t op = (200 + 37 * (k % 11)) * kNumber;
     const int64_t kernel = (1000 * (1 + k % 7) + k) * kNumber;
     const int64_t alloc = 150 * kNumber;
     const int64_t tax = suite.tax_per_run * kNumber;
     if (suite.instruction_counts) {
-      InstructionCounts counts;
+      timer::InstructionCounts counts;
       counts.task_spec = spec;
       counts.number_per_run = kNumber;
       counts.baseline = 40 * kNumber;
@@ -124,12 +124,12 @@ ResultsFile FakeSuiteResults(const FakeSuite& suite) {
       counts.counts_per_run = static_cast<double>(total - counts.baseline) / kNumber;
       counts.allocations_per_run = tax > 0 ? 4 : 3;
       counts.frees_per_run = counts.allocations_per_run;
-      std::vector<FunctionCount> rows = {{kernel, "???:at::native::add_kernel"},
-                                         {op, "???:at::add"},
-                                         {alloc, "???:malloc"},
-                                         {50 * kNumber, "???:icount_case"}};
+      std::vector<timer::FunctionCount> rows = {{kernel, "???:at::native::add_kernel"},
+                                                {op, "???:at::add"},
+                                                {alloc, "???:malloc"},
+                                                {50 * kNumber, "???:icount_case"}};
       if (tax > 0) rows.push_back({tax, "???:icount_test_allocation_tax"});
-      counts.exclusive = FunctionCounts(std::move(rows), /*inclusive=*/false);
+      counts.exclusive = timer::FunctionCounts(std::move(rows), /*inclusive=*/false);
       if (suite.call_trees) {
         counts.call_tree =
             FakeTree(absl::StrCat("???:icount_case_", k, "(IcountBlockControl const*)"), op, kernel,
@@ -140,7 +140,7 @@ ResultsFile FakeSuiteResults(const FakeSuite& suite) {
     }
     if (suite.wall_time) {
       const double per_run = 1e-6 * (1 + k % 7) *
-                             (place.variant->language == Language::kPython ? 3 : 1) *
+                             (place.variant->language == timer::Language::kPython ? 3 : 1) *
                              suite.time_factor;
       for (int round = 0; round < suite.time_rounds; ++round) {
         std::vector<double> raw;

@@ -40,7 +40,7 @@ struct FakeSuite {
 // The case key of case k, as FakeSuiteResults files it.
 std::string FakeCaseKey(int k);
 
-ResultsFile FakeSuiteResults(const FakeSuite& suite);
+timer::ResultsFile FakeSuiteResults(const FakeSuite& suite);
 
 }  // namespace icount::report::testing
 

@@ -360,8 +360,8 @@ absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* ba
   return dumps;
 }
 
-absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(::icount::Language language) {
-  if (language == ::icount::Language::kCpp) return std::make_shared<EmptyCppStatement>();
+absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language) {
+  if (language == Language::kCpp) return std::make_shared<EmptyCppStatement>();
   absl::StatusOr<std::shared_ptr<PythonSnippet>> pass = PythonSnippet::Compile("pass", "");
   if (!pass.ok()) return pass.status();
   class PythonPass final : public Kernel {

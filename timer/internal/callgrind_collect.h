@@ -44,7 +44,7 @@ absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* ba
                                                         const std::string& dump_tag);
 
 // An empty statement in `language`, for baselines.
-absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(::icount::Language language);
+absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language);
 
 // Runs `command` under callgrind with its dumps in `out_directory`, ASLR off.
 absl::StatusOr<base::CommandResult> RunUnderCallgrind(const std::vector<std::string>& command,

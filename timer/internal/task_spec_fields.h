@@ -20,8 +20,8 @@ void WriteTaskSpecFields(const TaskSpec& spec, Proto* proto) {
   proto->set_stmt(spec.stmt);
   proto->set_setup(spec.setup);
   proto->set_global_setup(spec.global_setup);
-  // ::icount::Language: in icount::timer, Language is the proto's enum.
-  proto->set_language(spec.language == ::icount::Language::kCpp ? timer::CPP : timer::PYTHON);
+  // Language: in icount::timer, Language is the proto's enum.
+  proto->set_language(spec.language == Language::kCpp ? timer::CPP : timer::PYTHON);
 }
 
 // An absent num_threads reads as 1 and an unspecified language as Python,
@@ -37,8 +37,7 @@ TaskSpec ReadTaskSpecFields(const Proto& proto) {
   spec.stmt = proto.stmt();
   spec.setup = proto.setup();
   spec.global_setup = proto.global_setup();
-  spec.language =
-      proto.language() == timer::CPP ? ::icount::Language::kCpp : ::icount::Language::kPython;
+  spec.language = proto.language() == timer::CPP ? Language::kCpp : Language::kPython;
   return spec;
 }
 

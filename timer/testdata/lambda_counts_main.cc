@@ -11,10 +11,11 @@
 int main() {
   torch::Tensor x = torch::ones({4, 4});
   torch::Tensor y = torch::ones({4, 4});
-  icount::Timer timer = icount::Timer::ForCallable([&] { torch::add(x, y); });
-  icount::CallgrindOptions options;
+  icount::timer::Timer timer = icount::timer::Timer::ForCallable([&] { torch::add(x, y); });
+  icount::timer::CallgrindOptions options;
   options.number = 100;
-  absl::StatusOr<std::vector<icount::CallgrindStats>> stats = timer.CollectCallgrind(options);
+  absl::StatusOr<std::vector<icount::timer::CallgrindStats>> stats =
+      timer.CollectCallgrind(options);
   if (!stats.ok()) {
     std::fprintf(stderr, "%s\n", std::string(stats.status().message()).c_str());
     return 1;

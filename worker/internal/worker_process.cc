@@ -122,7 +122,7 @@ void StopWorkers(std::vector<WorkerProcess>& processes, bool kill_now) {
 std::string WorkerEvidence(const WorkerProcess& process) {
   std::string evidence;
   if (!process.valgrind_log_path.empty()) {
-    const std::string report = ValgrindLogReport(process.valgrind_log_path);
+    const std::string report = timer::ValgrindLogReport(process.valgrind_log_path);
     absl::StrAppend(&evidence, report.empty() ? "valgrind wrote no log" : report, "\n");
   }
   absl::StatusOr<std::string> log = base::ReadFileToString(process.log_path);
