@@ -81,7 +81,7 @@ run_figure() {
   local flags=("$@")
   case "$figure" in
     tests)
-      ./bazelw query 'tests(//...)' >"$out/tests.out" 2>"$out/tests.err"
+      ./bazelw query 'tests(//...) except attr(tags, manual, //...)' >"$out/tests.out" 2>"$out/tests.err"
       echo "tests: $(wc -l <"$out/tests.out") test targets"
       page tests "**$(wc -l <"$out/tests.out")**"
       ;;

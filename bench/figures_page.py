@@ -26,7 +26,7 @@ import machine  # noqa: E402  (bench/machine.py)
 
 # id -> (what is measured, the command that measures it), in page order.
 FIGURES = {
-    "tests": ("test targets of `./bazelw test //...`", "`./bazelw query 'tests(//...)'`"),
+    "tests": ("test targets of `./bazelw test //...`", "`./bazelw query 'tests(//...) except attr(tags, manual, //...)'`"),
     "ci_cold": ("`./bazelw test //...` cold: new clone, new output base, empty disk cache",
                 "`bench/ci_time.sh`"),
     "ci_warm": ("`./bazelw test //...` with nothing changed (cached results)",

@@ -21,9 +21,9 @@
 namespace icount::compare {
 namespace {
 
-using compare::internal::LeftJustify;
-using compare::internal::RightJustify;
-using compare::internal::TextWidth;
+using internal::LeftJustify;
+using internal::RightJustify;
+using internal::TextWidth;
 
 // The reference's ANSI escapes (torch/utils/benchmark/utils/compare.py).
 constexpr char kBest[] = "\033[92m";
@@ -302,7 +302,7 @@ void Compare::ExtendResults(const std::vector<timer::Measurement>& results) {
 }
 
 void Compare::Colorize(bool rowwise) {
-  options_.colorize = rowwise ? compare::Colorize::kRowwise : compare::Colorize::kColumnwise;
+  options_.colorize = rowwise ? Colorize::kRowwise : Colorize::kColumnwise;
 }
 
 std::string Compare::Render() const {

@@ -23,7 +23,7 @@
 namespace icount::compare {
 namespace {
 
-using compare::internal::RightJustify;
+using internal::RightJustify;
 
 constexpr char kReset[] = "\033[0m";
 constexpr char kNoiseColor[] = "\033[90m";

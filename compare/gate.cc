@@ -169,24 +169,24 @@ absl::StatusOr<GateReport> Gate(const timer::ResultsFile& baseline,
       }
     }
     if (!c.before.has_value() && !c.after.has_value()) {
-      c.verdict = compare::VERDICT_OK;  // wall time only
+      c.verdict = VERDICT_OK;  // wall time only
     } else if (!c.before.has_value()) {
-      c.verdict = compare::VERDICT_NEW;
+      c.verdict = VERDICT_NEW;
       ++report.new_cases;
     } else if (!c.after.has_value()) {
-      c.verdict = compare::VERDICT_MISSING;
+      c.verdict = VERDICT_MISSING;
       ++report.missing_cases;
     } else {
       const double delta = *c.after - *c.before;
       const double pct = *c.before != 0 ? 100 * delta / std::fabs(*c.before) : (delta ? 100 : 0);
       if (delta > options.threshold_abs && pct > c.threshold_pct) {
-        c.verdict = compare::VERDICT_REGRESSION;
+        c.verdict = VERDICT_REGRESSION;
         ++report.regressions;
       } else if (-delta > options.threshold_abs && -pct > c.threshold_pct) {
-        c.verdict = compare::VERDICT_IMPROVEMENT;
+        c.verdict = VERDICT_IMPROVEMENT;
         ++report.improvements;
       } else {
-        c.verdict = compare::VERDICT_OK;
+        c.verdict = VERDICT_OK;
       }
     }
     report.allocation_changes += AllocationsChanged(c);
@@ -196,17 +196,17 @@ absl::StatusOr<GateReport> Gate(const timer::ResultsFile& baseline,
   return report;
 }
 
-const char* VerdictName(compare::Verdict verdict) {
+const char* VerdictName(Verdict verdict) {
   switch (verdict) {
-    case compare::VERDICT_OK:
+    case VERDICT_OK:
       return "ok";
-    case compare::VERDICT_REGRESSION:
+    case VERDICT_REGRESSION:
       return "regression";
-    case compare::VERDICT_IMPROVEMENT:
+    case VERDICT_IMPROVEMENT:
       return "improvement";
-    case compare::VERDICT_NEW:
+    case VERDICT_NEW:
       return "new";
-    case compare::VERDICT_MISSING:
+    case VERDICT_MISSING:
       return "missing";
     default:
       return "unknown";
@@ -226,8 +226,8 @@ bool GateFails(const GateReport& report, const GateOptions& options) {
   return report.regressions > 0 || (options.gate_on_time && report.time_regressions > 0);
 }
 
-compare::CiFileProto GateToProto(const GateReport& report) {
-  compare::CiFileProto proto;
+CiFileProto GateToProto(const GateReport& report) {
+  CiFileProto proto;
   proto.set_regressions(report.regressions);
   proto.set_time_regressions(report.time_regressions);
   for (const std::string& warning : report.node_warnings) proto.add_node_warnings(warning);
@@ -296,7 +296,7 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
   columns.push_back({"wall time (95% CI)"});
   TextTable table(std::move(columns));
   for (const CaseVerdict& c : report.cases) {
-    if (c.verdict == compare::VERDICT_OK && !TimeChanged(c) && !AllocationsChanged(c)) continue;
+    if (c.verdict == VERDICT_OK && !TimeChanged(c) && !AllocationsChanged(c)) continue;
     std::string change = "";
     if (c.before && c.after && *c.before != 0) {
       change = absl::StrFormat("%+.0f (%+.2f%%)", *c.after - *c.before,

@@ -55,7 +55,7 @@ absl::Status CheckGateOptions(const GateOptions& options);
 struct CaseVerdict {
   std::string key;    // the case key
   std::string label;  // for people
-  compare::Verdict verdict = compare::VERDICT_UNSPECIFIED;
+  Verdict verdict = VERDICT_UNSPECIFIED;
   std::optional<double> before;  // instructions per run
   std::optional<double> after;
   // Heap allocations per run, where both files counted them.
@@ -97,7 +97,7 @@ absl::StatusOr<GateReport> Gate(const timer::ResultsFile& baseline,
                                 const timer::ResultsFile& current, const GateOptions& options);
 
 // "ok", "regression", "improvement", "new", "missing".
-const char* VerdictName(compare::Verdict verdict);
+const char* VerdictName(Verdict verdict);
 
 // A wall-time change the summary points out: significant after the
 // correction, either way.
@@ -119,7 +119,7 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options);
 // ci's --json (base::ProtoToJsonAllFields of it): {"regressions": N,
 // "time_regressions": M, "node_warnings": [...], "summary": {...},
 // "comparisons": [one per case compared]}.
-compare::CiFileProto GateToProto(const GateReport& report);
+CiFileProto GateToProto(const GateReport& report);
 
 }  // namespace icount::compare
 

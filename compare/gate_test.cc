@@ -62,15 +62,15 @@ TEST(GateTest, VerdictsUseBothThresholdsAndOverrides) {
   options.pct_overrides = {{"^tol", 10}};
   absl::StatusOr<GateReport> report = Gate(before, after, options);
   ASSERT_TRUE(report.ok()) << report.status();
-  std::map<std::string, compare::Verdict> verdicts;
+  std::map<std::string, Verdict> verdicts;
   for (const CaseVerdict& c : report->cases) verdicts[c.key] = c.verdict;
-  EXPECT_EQ(verdicts["same"], compare::VERDICT_OK);
-  EXPECT_EQ(verdicts["up 5%"], compare::VERDICT_REGRESSION);
-  EXPECT_EQ(verdicts["up 5% but small"], compare::VERDICT_OK);  // +5 instructions < 20
-  EXPECT_EQ(verdicts["down"], compare::VERDICT_IMPROVEMENT);
-  EXPECT_EQ(verdicts["tolerant"], compare::VERDICT_OK);  // 5% < its 10% override
-  EXPECT_EQ(verdicts["fresh"], compare::VERDICT_NEW);
-  EXPECT_EQ(verdicts["gone"], compare::VERDICT_MISSING);
+  EXPECT_EQ(verdicts["same"], VERDICT_OK);
+  EXPECT_EQ(verdicts["up 5%"], VERDICT_REGRESSION);
+  EXPECT_EQ(verdicts["up 5% but small"], VERDICT_OK);  // +5 instructions < 20
+  EXPECT_EQ(verdicts["down"], VERDICT_IMPROVEMENT);
+  EXPECT_EQ(verdicts["tolerant"], VERDICT_OK);  // 5% < its 10% override
+  EXPECT_EQ(verdicts["fresh"], VERDICT_NEW);
+  EXPECT_EQ(verdicts["gone"], VERDICT_MISSING);
   EXPECT_EQ(report->regressions, 1);
   EXPECT_THAT(GateMarkdown(*report, options), HasSubstr("1 instruction-count regression"));
   EXPECT_THAT(GateMarkdown(*report, options),
@@ -124,7 +124,7 @@ TEST(GateTest, WallTimeIsComparedRoundByRoundAndReportedNotGated) {
                         "+20.0% ["));
   // Only the significant change is worth a row; too few rounds is not.
   EXPECT_THAT(md, Not(HasSubstr("Group / c")));
-  const compare::CiFileProto file = GateToProto(*report);
+  const CiFileProto file = GateToProto(*report);
   EXPECT_EQ(file.regressions(), 0);
   EXPECT_EQ(file.time_regressions(), 1);
   EXPECT_EQ(file.summary().instructions().cases(), 3);
@@ -134,7 +134,7 @@ TEST(GateTest, WallTimeIsComparedRoundByRoundAndReportedNotGated) {
                             "significantly, 1 not); 1 case without one (too few rounds or "
                             "unusable times), left out\n"));
   ASSERT_EQ(file.comparisons_size(), 3);
-  const compare::CaseComparisonProto& slower = file.comparisons(0);
+  const CaseComparisonProto& slower = file.comparisons(0);
   EXPECT_EQ(slower.case_(), "a");
   EXPECT_EQ(slower.counts_delta_pct(), 0);
   EXPECT_FALSE(slower.has_allocations_delta());
@@ -142,7 +142,7 @@ TEST(GateTest, WallTimeIsComparedRoundByRoundAndReportedNotGated) {
   ASSERT_EQ(slower.time_ci_pct_size(), 2);
   EXPECT_LT(slower.time_ci_pct(0), slower.time_delta_pct());
   EXPECT_EQ(slower.time_verdict(), "slower");
-  const compare::CaseComparisonProto& too_few = file.comparisons(2);
+  const CaseComparisonProto& too_few = file.comparisons(2);
   EXPECT_EQ(too_few.time_verdict(), "too few rounds");
   EXPECT_EQ(too_few.time_rounds(), 1);
   EXPECT_FALSE(too_few.has_time_delta_pct());
@@ -187,7 +187,7 @@ TEST(GateTest, AllocationChangesAreReportedWhateverTheCountsDid) {
   EXPECT_THAT(md,
               HasSubstr("| Group / one more [, 1T] | ok | 1000 | 1001 | +1 (+0.10%) | 4 -> 5 |"));
   EXPECT_THAT(md, Not(HasSubstr("Group / same")));
-  const compare::CiFileProto file = GateToProto(*report);
+  const CiFileProto file = GateToProto(*report);
   ASSERT_EQ(file.comparisons_size(), 3);
   EXPECT_EQ(file.comparisons(0).case_(), "same");
   EXPECT_EQ(file.comparisons(0).allocations_delta(), 0);

@@ -215,8 +215,8 @@ std::string FormatSuiteChange(const SuiteChange& change) {
   return text;
 }
 
-compare::SuiteChangeProto SuiteChangeToProto(const SuiteChange& change) {
-  compare::SuiteChangeProto proto;
+SuiteChangeProto SuiteChangeToProto(const SuiteChange& change) {
+  SuiteChangeProto proto;
   proto.set_cases(change.cases);
   if (change.cases > 0) {
     proto.set_geomean_change_pct(RoundedForJson(change.geomean_pct));
@@ -237,10 +237,10 @@ compare::SuiteChangeProto SuiteChangeToProto(const SuiteChange& change) {
   return proto;
 }
 
-compare::SuiteSummaryProto SuiteSummaryToProto(const std::vector<SuiteChange>& changes) {
-  compare::SuiteSummaryProto proto;
+SuiteSummaryProto SuiteSummaryToProto(const std::vector<SuiteChange>& changes) {
+  SuiteSummaryProto proto;
   for (const SuiteChange& change : changes) {
-    compare::SuiteChangeProto* member = nullptr;
+    SuiteChangeProto* member = nullptr;
     switch (change.metric) {
       case SuiteMetric::kInstructions:
         member = proto.mutable_instructions();

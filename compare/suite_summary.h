@@ -141,12 +141,12 @@ std::string FormatSuiteChange(const SuiteChange& change);
 //  "only_a": 0, "only_b": 0} as JSON (no geomean_change_pct and an empty
 //  ci_pct without cases); wall time has "by": "significance" instead of
 //  unchanged_pct, and "no_verdict".
-compare::SuiteChangeProto SuiteChangeToProto(const SuiteChange& change);
+SuiteChangeProto SuiteChangeToProto(const SuiteChange& change);
 
 // The "summary" of ab_test's and ci's --json: one member per metric
 // summarised ("instructions", "allocations", "estimated_cycles",
 // "wall_time").
-compare::SuiteSummaryProto SuiteSummaryToProto(const std::vector<SuiteChange>& changes);
+SuiteSummaryProto SuiteSummaryToProto(const std::vector<SuiteChange>& changes);
 
 }  // namespace icount::compare
 

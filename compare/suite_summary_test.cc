@@ -129,7 +129,7 @@ TEST(SuiteSummaryTest, JsonHasOneMemberPerMetric) {
   instructions.Add(100, 110);
   SuiteChangeBuilder time(SuiteMetric::kWallTime, 0);
   time.AddTime(TimeComparison{});  // too few rounds: no verdict
-  const compare::SuiteSummaryProto summary =
+  const SuiteSummaryProto summary =
       SuiteSummaryToProto({instructions.Summarize(), time.Summarize()});
   EXPECT_EQ(summary.instructions().cases(), 1);
   EXPECT_EQ(summary.instructions().geomean_change_pct(), 10);

@@ -13,10 +13,10 @@
 namespace icount::compare {
 namespace {
 
-using compare::internal::Center;
-using compare::internal::LeftJustify;
-using compare::internal::RightJustify;
-using compare::internal::TextWidth;
+using internal::Center;
+using internal::LeftJustify;
+using internal::RightJustify;
+using internal::TextWidth;
 
 std::string Pad(absl::string_view text, int width, Align align) {
   switch (align) {

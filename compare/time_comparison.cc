@@ -225,14 +225,14 @@ std::optional<double> PercentChange(double a, double b) {
   return (b - a) / std::fabs(a) * 100;
 }
 
-compare::CaseComparisonProto CaseComparisonToProto(const std::string& case_key,
-                                                   const CaseComparison& comparison) {
+CaseComparisonProto CaseComparisonToProto(const std::string& case_key,
+                                          const CaseComparison& comparison) {
   // A figure is set when there is a finite one (JSON has no NaN or infinity).
   auto finite = [](std::optional<double> x) -> std::optional<double> {
     if (!x.has_value() || !std::isfinite(*x)) return std::nullopt;
     return RoundedForJson(*x);
   };
-  compare::CaseComparisonProto proto;
+  CaseComparisonProto proto;
   proto.set_case_(case_key);
   if (auto x = finite(comparison.counts_delta_pct)) proto.set_counts_delta_pct(*x);
   if (auto x = finite(comparison.allocations_delta)) proto.set_allocations_delta(*x);

@@ -134,8 +134,8 @@ std::optional<double> PercentChange(double a, double b);
 // without what was not measured (no counts; no allocations or no cycles on
 // a side; no time, or no verdict: then "time_problem" says why), and
 // without figures that are not finite.
-compare::CaseComparisonProto CaseComparisonToProto(const std::string& case_key,
-                                                   const CaseComparison& comparison);
+CaseComparisonProto CaseComparisonToProto(const std::string& case_key,
+                                          const CaseComparison& comparison);
 
 // The pieces, for tests and other callers.
 // Which p-values the Benjamini-Hochberg step-up procedure rejects at

@@ -196,7 +196,7 @@ class SlurmRun {
     }
     const std::vector<std::vector<size_t>> split = SplitIntoShards(orders_, shards);
     for (size_t k = 0; k < split.size(); ++k) {
-      slurm::ShardTaskProto task;
+      ShardTaskProto task;
       task.set_shard(k);
       task.set_shards(split.size());
       task.set_worker_path(runner_.worker_path);
@@ -238,7 +238,7 @@ class SlurmRun {
       const std::string path = ShardPath(dir_, k, ".task");
       if (access(path.c_str(), F_OK) != 0) break;
       ICOUNT_ASSIGN_OR_RETURN(const std::string bytes, base::ReadFileToString(path));
-      slurm::ShardTaskProto task;
+      ShardTaskProto task;
       if (!task.ParseFromString(bytes)) {
         return absl::DataLossError(absl::StrCat(path,
                                                 ": not a shard task file (corrupt?); "

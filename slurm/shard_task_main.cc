@@ -35,7 +35,7 @@ int Main(int argc, char** argv) {
     return 2;
   }
   absl::StatusOr<std::string> bytes = base::ReadFileToString(argv[1]);
-  slurm::ShardTaskProto task;
+  ShardTaskProto task;
   if (!bytes.ok() || !task.ParseFromString(*bytes)) {
     std::fprintf(stderr, "shard_task: %s\n",
                  bytes.ok() ? (std::string(argv[1]) + ": not a shard task file").c_str()

@@ -28,9 +28,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-worker::WorkOrderProto CountOrder(const std::string& id, timer::LanguageProto language,
-                                  const std::string& stmt, const std::string& setup) {
-  worker::WorkOrderProto order;
+WorkOrderProto CountOrder(const std::string& id, timer::LanguageProto language,
+                          const std::string& stmt, const std::string& setup) {
+  WorkOrderProto order;
   order.set_id(id);
   order.mutable_task_spec()->set_stmt(stmt);
   order.mutable_task_spec()->set_setup(setup);
@@ -41,11 +41,11 @@ worker::WorkOrderProto CountOrder(const std::string& id, timer::LanguageProto la
   return order;
 }
 
-const worker::WorkOrderProto kCppAdd =
+const WorkOrderProto kCppAdd =
     CountOrder("cpp add", timer::CPP, "auto z = torch::add(x, y);",
                "auto x = torch::ones({4, 4}); auto y = torch::ones({4, 4});");
-const worker::WorkOrderProto kPythonAdd = CountOrder("python add", timer::PYTHON, "torch.add(x, y)",
-                                                     "x = torch.ones(4, 4)\ny = torch.ones(4, 4)");
+const WorkOrderProto kPythonAdd = CountOrder("python add", timer::PYTHON, "torch.add(x, y)",
+                                             "x = torch.ones(4, 4)\ny = torch.ones(4, 4)");
 
 int64_t Sum(const timer::FunctionCountsProto& counts) {
   int64_t total = 0;
@@ -62,7 +62,7 @@ struct RunCounts {
   std::map<std::string, std::string> specs;
 };
 
-RunCounts Counts(const std::vector<worker::WorkOrderProto>& orders, const std::string& journal) {
+RunCounts Counts(const std::vector<WorkOrderProto>& orders, const std::string& journal) {
   RunnerOptions options;
   options.worker_path = std::string(std::getenv("TEST_SRCDIR")) + "/icount/worker/worker";
   options.journal_path = std::string(std::getenv("TEST_TMPDIR")) + "/" + journal;
@@ -71,7 +71,7 @@ RunCounts Counts(const std::vector<worker::WorkOrderProto>& orders, const std::s
   EXPECT_TRUE(report.ok()) << report.status();
   RunCounts run;
   if (!report.ok()) return run;
-  for (const worker::WorkerResultProto& result : report->results) {
+  for (const WorkerResultProto& result : report->results) {
     EXPECT_TRUE(result.has_output()) << result.id() << ": " << result.failure().reason();
     if (!result.has_output()) continue;
     EXPECT_EQ(result.output().callgrind_size(), 2);
@@ -89,9 +89,9 @@ RunCounts Counts(const std::vector<worker::WorkOrderProto>& orders, const std::s
 }
 
 // A copy of `base` with another id, changed by `variant`.
-worker::WorkOrderProto Variant(const worker::WorkOrderProto& base, const std::string& id,
-                               const std::function<void(worker::WorkOrderProto&)>& variant) {
-  worker::WorkOrderProto changed = base;
+WorkOrderProto Variant(const WorkOrderProto& base, const std::string& id,
+                       const std::function<void(WorkOrderProto&)>& variant) {
+  WorkOrderProto changed = base;
   changed.set_id(id);
   variant(changed);
   return changed;
@@ -99,21 +99,20 @@ worker::WorkOrderProto Variant(const worker::WorkOrderProto& base, const std::st
 
 // A TorchScript case. Any model will do as the case's; the rehearsal's own
 // has the signature the statements call.
-worker::WorkOrderProto Scripted(const std::string& id, timer::LanguageProto language,
-                                const std::string& model, bool rehearsed) {
-  worker::WorkOrderProto order =
-      language == timer::CPP
-          ? CountOrder(id, language, "auto y = m.forward({x, w});",
-                       "auto m = torch::jit::load(ICOUNT_ARTIFACT_PATH);\n"
-                       "auto x = torch::ones({2, 4, 4, 4});\n"
-                       "auto w = torch::ones({4}, torch::requires_grad());\n"
-                       "for (int i = 0; i < 3; i++) m.forward({x, w});")
-          : CountOrder(id, language, "y = m(x, w)",
-                       "m = torch.jit.load(ICOUNT_ARTIFACT_PATH)\n"
-                       "x = torch.ones(2, 4, 4, 4)\n"
-                       "w = torch.ones(4, requires_grad=True)\n"
-                       "for _ in range(3):\n"
-                       "    m(x, w)");
+WorkOrderProto Scripted(const std::string& id, timer::LanguageProto language,
+                        const std::string& model, bool rehearsed) {
+  WorkOrderProto order = language == timer::CPP
+                             ? CountOrder(id, language, "auto y = m.forward({x, w});",
+                                          "auto m = torch::jit::load(ICOUNT_ARTIFACT_PATH);\n"
+                                          "auto x = torch::ones({2, 4, 4, 4});\n"
+                                          "auto w = torch::ones({4}, torch::requires_grad());\n"
+                                          "for (int i = 0; i < 3; i++) m.forward({x, w});")
+                             : CountOrder(id, language, "y = m(x, w)",
+                                          "m = torch.jit.load(ICOUNT_ARTIFACT_PATH)\n"
+                                          "x = torch.ones(2, 4, 4, 4)\n"
+                                          "w = torch.ones(4, requires_grad=True)\n"
+                                          "for _ in range(3):\n"
+                                          "    m(x, w)");
   order.set_torchscript_artifact(model);
   order.set_torchscript_rehearsal(rehearsed);
   return order;
@@ -124,7 +123,7 @@ const std::string kLongPythonId = std::string(300, 'y') + "#counts";
 
 // What a case is called is not what it measures: ids, case keys and labels
 // of any length.
-void GiveLongNames(worker::WorkOrderProto& order) {
+void GiveLongNames(WorkOrderProto& order) {
   order.set_case_key(std::string(200, 'k'));
   order.mutable_task_spec()->set_label(std::string(500, 'l'));
   order.mutable_task_spec()->set_sub_label(std::string(70, 's'));
@@ -132,18 +131,18 @@ void GiveLongNames(worker::WorkOrderProto& order) {
   order.mutable_task_spec()->set_env(std::string(90, 'e'));
 }
 
-void OwnBaseline(worker::WorkOrderProto& order) { order.set_baseline_per_case(true); }
-void TemplatePerCase(worker::WorkOrderProto& order) { order.set_template_per_case(true); }
+void OwnBaseline(WorkOrderProto& order) { order.set_baseline_per_case(true); }
+void TemplatePerCase(WorkOrderProto& order) { order.set_template_per_case(true); }
 
-worker::WorkOrderProto CppTwoThreads() {
+WorkOrderProto CppTwoThreads() {
   return Variant(kCppAdd, "cpp add, 2 threads",
-                 [](worker::WorkOrderProto& order) { order.mutable_task_spec()->set_num_threads(2); });
+                 [](WorkOrderProto& order) { order.mutable_task_spec()->set_num_threads(2); });
 }
 
 // kPythonAdd with its statement and setup indented as a user might write
 // them.
-worker::WorkOrderProto PythonIndented() {
-  return Variant(kPythonAdd, "python indented", [](worker::WorkOrderProto& order) {
+WorkOrderProto PythonIndented() {
+  return Variant(kPythonAdd, "python indented", [](WorkOrderProto& order) {
     order.mutable_task_spec()->set_stmt("\n    torch.add(x, y)\n  ");
     order.mutable_task_spec()->set_setup("\n  x = torch.ones(4, 4)\n  y = x\n");
     order.mutable_task_spec()->set_label("add");
@@ -159,8 +158,7 @@ class BatchInvarianceTest : public ::testing::Test {
     ASSERT_EQ(setenv("ICOUNT_CACHE_DIR", (tmp + "/snippet-cache").c_str(), 1), 0);
     const std::string model = tmp + "/model.pt";
     ASSERT_TRUE(
-        base::WriteFileAtomically(model, std::string(worker::internal::TorchScriptRehearsalModel()))
-            .ok());
+        base::WriteFileAtomically(model, std::string(internal::TorchScriptRehearsalModel())).ok());
     // Rehearsed TorchScript cases first: the zygote that ran the rehearsal
     // serves them before anything else here, and after the add cases in
     // the mixed run.

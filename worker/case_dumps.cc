@@ -10,8 +10,7 @@
 
 namespace icount::worker {
 
-void CallgrindDumpsToProto(const timer::CallgrindDumpFiles& dumps,
-                           worker::CallgrindDumpsProto& proto) {
+void CallgrindDumpsToProto(const timer::CallgrindDumpFiles& dumps, CallgrindDumpsProto& proto) {
   for (const std::string& dump : dumps.stmt_dumps) proto.add_stmt_dumps(dump);
   proto.set_baseline_dump(dumps.baseline_dump);
 }
@@ -22,10 +21,10 @@ void AttachBaseline(const timer::CallgrindStatsProto& empty, timer::CallgrindSta
   *stats.mutable_baseline_exclusive() = empty.stmt_exclusive();
 }
 
-void ParseCaseDumps(worker::WorkerResultProto& result) {
+void ParseCaseDumps(WorkerResultProto& result) {
   if (!result.has_output() || !result.output().has_callgrind_dumps()) return;
-  worker::WorkerOutputProto& output = *result.mutable_output();
-  const worker::CallgrindDumpsProto dumps = std::move(*output.mutable_callgrind_dumps());
+  WorkerOutputProto& output = *result.mutable_output();
+  const CallgrindDumpsProto dumps = std::move(*output.mutable_callgrind_dumps());
   output.clear_callgrind_dumps();
   timer::CallgrindDumpFiles files;
   files.stmt_dumps.assign(dumps.stmt_dumps().begin(), dumps.stmt_dumps().end());
@@ -34,8 +33,8 @@ void ParseCaseDumps(worker::WorkerResultProto& result) {
       timer::CallgrindStatsFromDumps(timer::TaskSpecFromProto(dumps.task_spec()),
                                      dumps.number_per_run(), files, /*keep_files=*/false);
   if (!stats.ok()) {
-    worker::WorkerResultProto failed =
-        FailureResult(worker::FAILURE_MEASURE, std::string(stats.status().message()));
+    WorkerResultProto failed =
+        FailureResult(FAILURE_MEASURE, std::string(stats.status().message()));
     failed.set_id(result.id());
     failed.set_seconds(result.seconds());
     *failed.mutable_node() = result.node();

@@ -15,8 +15,7 @@
 
 namespace icount::worker {
 
-void CallgrindDumpsToProto(const timer::CallgrindDumpFiles& dumps,
-                           worker::CallgrindDumpsProto& proto);
+void CallgrindDumpsToProto(const timer::CallgrindDumpFiles& dumps, CallgrindDumpsProto& proto);
 
 // Gives `stats` the empty statement's counts (`empty`, measured apart) as
 // its baseline.
@@ -26,7 +25,7 @@ void AttachBaseline(const timer::CallgrindStatsProto& empty, timer::CallgrindSta
 // CallgrindStatsProto per repeat, the shared baseline attached) and removes
 // the files; a result without dumps is left alone. A dump that cannot be
 // read makes the result a FAILURE_MEASURE naming it.
-void ParseCaseDumps(worker::WorkerResultProto& result);
+void ParseCaseDumps(WorkerResultProto& result);
 
 }  // namespace icount::worker
 

@@ -22,15 +22,15 @@ int64_t Sum(const timer::FunctionCountsProto& counts) {
 
 // A case's result as the worker sends it: two repeats' dumps (copies of a
 // checked-in one), its spec and the worker's shared baseline.
-worker::WorkerResultProto ResultWithDumps(const std::string& name) {
+WorkerResultProto ResultWithDumps(const std::string& name) {
   absl::StatusOr<std::string> bytes = base::ReadFileToString(
       absl::StrCat(std::getenv("TEST_SRCDIR"), "/icount/timer/testdata/add_cpp.callgrind.out"));
   EXPECT_TRUE(bytes.ok()) << bytes.status();
-  worker::WorkerResultProto result;
+  WorkerResultProto result;
   result.set_id(name);
   result.set_seconds(1.5);
   result.mutable_node()->set_host("node-1");
-  worker::CallgrindDumpsProto& dumps = *result.mutable_output()->mutable_callgrind_dumps();
+  CallgrindDumpsProto& dumps = *result.mutable_output()->mutable_callgrind_dumps();
   for (int repeat = 1; repeat <= 2; ++repeat) {
     const std::string path =
         absl::StrCat(std::getenv("TEST_TMPDIR"), "/", name, ".callgrind.out.", repeat);
@@ -51,7 +51,7 @@ worker::WorkerResultProto ResultWithDumps(const std::string& name) {
 }
 
 TEST(ParseCaseDumpsTest, TurnsDumpsIntoCountsWithTheSharedBaseline) {
-  worker::WorkerResultProto result = ResultWithDumps("parsed");
+  WorkerResultProto result = ResultWithDumps("parsed");
   const std::string first = result.output().callgrind_dumps().stmt_dumps(0);
   ParseCaseDumps(result);
   ASSERT_TRUE(result.has_output());
@@ -71,12 +71,12 @@ TEST(ParseCaseDumpsTest, TurnsDumpsIntoCountsWithTheSharedBaseline) {
 }
 
 TEST(ParseCaseDumpsTest, AnUnreadableDumpFailsTheCaseNamingTheFile) {
-  worker::WorkerResultProto result = ResultWithDumps("lost");
+  WorkerResultProto result = ResultWithDumps("lost");
   const std::string second = result.output().callgrind_dumps().stmt_dumps(1);
   std::remove(second.c_str());
   ParseCaseDumps(result);
   ASSERT_TRUE(result.has_failure());
-  EXPECT_EQ(result.failure().kind(), worker::FAILURE_MEASURE);
+  EXPECT_EQ(result.failure().kind(), FAILURE_MEASURE);
   EXPECT_NE(result.failure().reason().find(second), std::string::npos) << result.failure().reason();
   EXPECT_EQ(result.id(), "lost");
   EXPECT_EQ(result.node().host(), "node-1");
@@ -84,7 +84,7 @@ TEST(ParseCaseDumpsTest, AnUnreadableDumpFailsTheCaseNamingTheFile) {
 }
 
 TEST(ParseCaseDumpsTest, LeavesResultsWithoutDumpsAlone) {
-  worker::WorkerResultProto result;
+  WorkerResultProto result;
   result.mutable_output()->add_callgrind()->set_number_per_run(7);
   const std::string before = result.SerializeAsString();
   ParseCaseDumps(result);

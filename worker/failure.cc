@@ -5,30 +5,29 @@
 
 namespace icount::worker {
 
-const char* FailureKindName(worker::FailureKind kind) {
+const char* FailureKindName(FailureKind kind) {
   switch (kind) {
-    case worker::FAILURE_SETUP:
+    case FAILURE_SETUP:
       return "setup";
-    case worker::FAILURE_MEASURE:
+    case FAILURE_MEASURE:
       return "measure";
-    case worker::FAILURE_CRASH:
+    case FAILURE_CRASH:
       return "crash";
-    case worker::FAILURE_TIMEOUT:
+    case FAILURE_TIMEOUT:
       return "timeout";
-    case worker::FAILURE_WORKER:
+    case FAILURE_WORKER:
       return "worker";
     default:
       return "unknown";
   }
 }
 
-bool IsRetryable(worker::FailureKind kind) {
-  return kind == worker::FAILURE_CRASH || kind == worker::FAILURE_TIMEOUT ||
-         kind == worker::FAILURE_WORKER;
+bool IsRetryable(FailureKind kind) {
+  return kind == FAILURE_CRASH || kind == FAILURE_TIMEOUT || kind == FAILURE_WORKER;
 }
 
-worker::WorkerResultProto FailureResult(worker::FailureKind kind, std::string reason) {
-  worker::WorkerResultProto result;
+WorkerResultProto FailureResult(FailureKind kind, std::string reason) {
+  WorkerResultProto result;
   result.mutable_failure()->set_kind(kind);
   result.mutable_failure()->set_reason(std::move(reason));
   return result;

@@ -1,11 +1,11 @@
 #ifndef ICOUNT_WORKER_FAILURE_H_
 #define ICOUNT_WORKER_FAILURE_H_
 
-// What the kinds of a failed order (worker::FailureKind) mean to people and
+// What the kinds of a failed order (FailureKind) mean to people and
 // to the runner:
 //
-//   FailureKindName(worker::FAILURE_TIMEOUT)  // "timeout"
-//   IsRetryable(worker::FAILURE_CRASH)        // true: a crash may be the
+//   FailureKindName(FAILURE_TIMEOUT)  // "timeout"
+//   IsRetryable(FAILURE_CRASH)        // true: a crash may be the
 //                                             // machine's, not the case's
 
 #include <string>
@@ -19,15 +19,15 @@ namespace icount::worker {
 inline constexpr char kCanaryOrderId[] = "icount:canary";
 
 // "setup", "measure", "crash", "timeout", "worker"; "unknown" otherwise.
-const char* FailureKindName(worker::FailureKind kind);
+const char* FailureKindName(FailureKind kind);
 
 // Whether running the order again may succeed: crashes, timeouts and lost
 // workers may come from the machine (memory, load, a killed process); a
 // setup or statement that throws would throw again.
-bool IsRetryable(worker::FailureKind kind);
+bool IsRetryable(FailureKind kind);
 
 // A result that reports a failure of `kind`.
-worker::WorkerResultProto FailureResult(worker::FailureKind kind, std::string reason);
+WorkerResultProto FailureResult(FailureKind kind, std::string reason);
 
 }  // namespace icount::worker
 

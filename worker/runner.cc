@@ -39,17 +39,17 @@ namespace {
 using base::Interrupted;
 using base::InterruptFd;
 using base::InterruptScope;
-using worker::internal::AppendToJournal;
-using worker::internal::EnvironmentAfter;
-using worker::internal::Journal;
-using worker::internal::OrdersChecksum;
-using worker::internal::ParseJournal;
-using worker::internal::SpawnWorker;
-using worker::internal::StartJournal;
-using worker::internal::StopWorker;
-using worker::internal::StopWorkers;
-using worker::internal::WorkerEvidence;
-using worker::internal::WorkerProcess;
+using internal::AppendToJournal;
+using internal::EnvironmentAfter;
+using internal::Journal;
+using internal::OrdersChecksum;
+using internal::ParseJournal;
+using internal::SpawnWorker;
+using internal::StartJournal;
+using internal::StopWorker;
+using internal::StopWorkers;
+using internal::WorkerEvidence;
+using internal::WorkerProcess;
 
 // LibTorch and CPython start under valgrind in 10-60 s; a worker whose
 // canary has not come back after this long is not going to work.
@@ -58,7 +58,7 @@ constexpr int kStartupTimeoutSeconds = 600;
 // (after another worker worked) before the phase stops.
 constexpr int kStartupAttempts = 3;
 
-bool Retriable(const worker::WorkerResultProto& result) {
+bool Retriable(const WorkerResultProto& result) {
   return result.has_failure() && IsRetryable(result.failure().kind());
 }
 
@@ -72,9 +72,8 @@ struct Phase {
 
 class Run {
  public:
-  Run(const std::vector<worker::WorkOrderProto>& orders, const RunnerOptions& options,
-      std::string scratch, std::vector<std::optional<worker::WorkerResultProto>>& results,
-      int already_done)
+  Run(const std::vector<WorkOrderProto>& orders, const RunnerOptions& options, std::string scratch,
+      std::vector<std::optional<WorkerResultProto>>& results, int already_done)
       : orders_(orders),
         options_(options),
         scratch_(std::move(scratch)),
@@ -120,7 +119,7 @@ class Run {
         status = absl::InternalError(absl::StrCat("poll: ", std::strerror(errno)));
         break;
       }
-      std::vector<std::pair<size_t, worker::WorkerResultProto>> finished;
+      std::vector<std::pair<size_t, WorkerResultProto>> finished;
       for (size_t i = 0; i + 1 < fds.size() && status.ok(); ++i) {
         WorkerProcess& process = workers[owners[i]];
         const bool readable = fds[i].revents & (POLLIN | POLLHUP | POLLERR);
@@ -129,10 +128,10 @@ class Run {
           continue;
         }
         const size_t index = *process.in_flight;
-        std::optional<worker::WorkerResultProto> result;
+        std::optional<WorkerResultProto> result;
         if (readable) {
           absl::StatusOr<std::optional<std::string>> frame = ReadFrame(process.results_fd);
-          worker::WorkerResultProto parsed;
+          WorkerResultProto parsed;
           if (frame.ok() && frame->has_value() && parsed.ParseFromString(**frame)) {
             result = std::move(parsed);
           } else {
@@ -204,7 +203,7 @@ class Run {
       const size_t index = pending.front();
       pending.pop_front();
       ++attempts[index];
-      worker::WorkOrderProto order = orders_[index];
+      WorkOrderProto order = orders_[index];
       if (order.timeout_seconds() <= 0) order.set_timeout_seconds(options_.timeout_seconds);
       // Counted cases leave their dumps for this process to parse
       // natively (ParseCaseDumps).
@@ -315,11 +314,10 @@ class Run {
                .count() > limit;
   }
 
-  worker::WorkerResultProto LostWorker(WorkerProcess& process, const std::string& what) {
+  WorkerResultProto LostWorker(WorkerProcess& process, const std::string& what) {
     const std::string ended = StopWorker(process, /*kill_now=*/what != "the worker process died");
-    return FailureResult(
-        worker::FAILURE_WORKER,
-        absl::StrCat(what, " (", ended, ") during this case.\n", WorkerEvidence(process)));
+    return FailureResult(FAILURE_WORKER, absl::StrCat(what, " (", ended, ") during this case.\n",
+                                                      WorkerEvidence(process)));
   }
 
   // How this phase's workers fared before their first order.
@@ -339,7 +337,7 @@ class Run {
     std::string what;
     if (readable) {
       absl::StatusOr<std::optional<std::string>> frame = ReadFrame(process.results_fd);
-      worker::WorkerResultProto canary;
+      WorkerResultProto canary;
       if (frame.ok() && frame->has_value() && canary.ParseFromString(**frame) &&
           canary.id() == kCanaryOrderId) {
         if (!canary.has_failure()) {
@@ -401,10 +399,10 @@ class Run {
     if (std::chrono::steady_clock::now() - last_report_ >= std::chrono::seconds(1)) Report();
   }
 
-  const std::vector<worker::WorkOrderProto>& orders_;
+  const std::vector<WorkOrderProto>& orders_;
   const RunnerOptions& options_;
   std::string scratch_;
-  std::vector<std::optional<worker::WorkerResultProto>>& results_;
+  std::vector<std::optional<WorkerResultProto>>& results_;
   int done_;
   const int initially_done_ = done_;
   int failed_ = 0;
@@ -419,7 +417,7 @@ class Run {
 
 }  // namespace
 
-absl::StatusOr<std::vector<worker::WorkerResultProto>> ReadJournal(const std::string& path) {
+absl::StatusOr<std::vector<WorkerResultProto>> ReadJournal(const std::string& path) {
   absl::StatusOr<Journal> journal = ParseJournal(path);
   if (!journal.ok()) return journal.status();
   return journal->results;
@@ -436,7 +434,7 @@ absl::Status CheckNoJournalLeft(const std::string& journal_path) {
 }  // namespace
 
 absl::Status CheckNoOldJournal(const std::string& journal_path) {
-  ICOUNT_RETURN_IF_ERROR(worker::internal::CheckJournalNotInUse(journal_path));
+  ICOUNT_RETURN_IF_ERROR(internal::CheckJournalNotInUse(journal_path));
   return CheckNoJournalLeft(journal_path);
 }
 
@@ -465,10 +463,10 @@ absl::Status LinkExecutable(const std::string& from, const std::string& to) {
 
 }  // namespace
 
-absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>& orders,
+absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders,
                                        const RunnerOptions& options) {
   std::set<std::string> ids;
-  for (const worker::WorkOrderProto& order : orders) {
+  for (const WorkOrderProto& order : orders) {
     if (order.wall_time() == order.callgrind()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "order \"", order.id(), "\" must ask for exactly one of wall_time and callgrind"));
@@ -483,10 +481,10 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
         absl::StrCat("worker binary not found or not executable: ", options.worker_path));
   }
   // One run writes a journal at a time.
-  ICOUNT_ASSIGN_OR_RETURN(worker::internal::JournalLock lock,
-                          worker::internal::JournalLock::Acquire(options.journal_path));
+  ICOUNT_ASSIGN_OR_RETURN(internal::JournalLock lock,
+                          internal::JournalLock::Acquire(options.journal_path));
   const std::string checksum = OrdersChecksum(orders);
-  std::vector<std::optional<worker::WorkerResultProto>> results(orders.size());
+  std::vector<std::optional<WorkerResultProto>> results(orders.size());
   RunnerReport report;
   const bool journal_exists = access(options.journal_path.c_str(), F_OK) == 0;
   if (options.resume && journal_exists) {
@@ -500,11 +498,11 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
     }
     // A line cut off mid-write (the run died appending it) goes; its order
     // runs again.
-    ICOUNT_RETURN_IF_ERROR(worker::internal::DropCutOffLine(options.journal_path, *journal));
+    ICOUNT_RETURN_IF_ERROR(internal::DropCutOffLine(options.journal_path, *journal));
     report.dropped_cut_off_line = journal->cut_off;
     std::map<std::string, size_t> index_of;
     for (size_t i = 0; i < orders.size(); ++i) index_of[orders[i].id()] = i;
-    for (worker::WorkerResultProto& result : journal->results) {
+    for (WorkerResultProto& result : journal->results) {
       auto it = index_of.find(result.id());
       if (it != index_of.end() && !result.has_failure()) {
         results[it->second] = std::move(result);
@@ -587,8 +585,7 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>
                                              "; run the same command with --resume to continue"));
   }
   if (!status.ok()) return status;
-  for (auto& result : results)
-    report.results.push_back(result.value_or(worker::WorkerResultProto()));
+  for (auto& result : results) report.results.push_back(result.value_or(WorkerResultProto()));
   return report;
 }
 

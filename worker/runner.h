@@ -75,7 +75,7 @@ struct RunnerOptions {
 
 struct RunnerReport {
   // One result per order (resumed ones included), in order of `orders`.
-  std::vector<worker::WorkerResultProto> results;
+  std::vector<WorkerResultProto> results;
   int resumed = 0;  // results taken from the journal
   // The journal ended in a line cut off mid-write (the earlier run died
   // appending it): it was dropped and its order ran again.
@@ -84,7 +84,7 @@ struct RunnerReport {
 
 // Each order must ask for exactly one of wall_time and callgrind (make two
 // orders with different ids for both) and have a unique id.
-absl::StatusOr<RunnerReport> RunOrders(const std::vector<worker::WorkOrderProto>& orders,
+absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders,
                                        const RunnerOptions& options);
 
 // Unavailable, naming its pid, when another run is writing `journal_path`;
@@ -95,7 +95,7 @@ absl::Status CheckNoOldJournal(const std::string& journal_path);
 
 // The results in a journal, keyed as written; a clear error (file and line)
 // when it is corrupt. Never modifies the file.
-absl::StatusOr<std::vector<worker::WorkerResultProto>> ReadJournal(const std::string& path);
+absl::StatusOr<std::vector<WorkerResultProto>> ReadJournal(const std::string& path);
 
 }  // namespace icount::worker
 

@@ -46,9 +46,9 @@ std::string TempPath(const std::string& name) {
 // <its scratch directory>/worker, under TEST_TMPDIR/icount-run-XXXXXX.
 std::string WorkerCommandMark() { return TempPath("icount-run-"); }
 
-worker::WorkOrderProto PythonOrder(const std::string& id, const std::string& stmt,
-                                   const std::string& setup = "pass") {
-  worker::WorkOrderProto order;
+WorkOrderProto PythonOrder(const std::string& id, const std::string& stmt,
+                           const std::string& setup = "pass") {
+  WorkOrderProto order;
   order.set_id(id);
   order.mutable_task_spec()->set_stmt(stmt);
   order.mutable_task_spec()->set_setup(setup);
@@ -68,7 +68,7 @@ RunnerOptions Options(const std::string& journal) {
 }
 
 TEST(RunnerTest, FailuresAreIsolatedAndReported) {
-  std::vector<worker::WorkOrderProto> orders = {
+  std::vector<WorkOrderProto> orders = {
       PythonOrder("ok", "torch.add(x, x)", "x = torch.ones(4, 4)"),
       PythonOrder("segfault", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"),
       PythonOrder("hang", "while True: pass"),
@@ -85,18 +85,17 @@ TEST(RunnerTest, FailuresAreIsolatedAndReported) {
   const auto& r = report->results;
   EXPECT_TRUE(r[0].has_output());
   EXPECT_GT(r[0].output().wall_time().raw_times_size(), 0);
-  EXPECT_EQ(r[1].failure().kind(), worker::FAILURE_CRASH);
+  EXPECT_EQ(r[1].failure().kind(), FAILURE_CRASH);
   EXPECT_THAT(r[1].failure().reason(), HasSubstr("signal 11"));
-  EXPECT_EQ(r[2].failure().kind(), worker::FAILURE_TIMEOUT);
-  EXPECT_EQ(r[3].failure().kind(), worker::FAILURE_MEASURE);
+  EXPECT_EQ(r[2].failure().kind(), FAILURE_TIMEOUT);
+  EXPECT_EQ(r[3].failure().kind(), FAILURE_MEASURE);
   EXPECT_THAT(r[3].failure().reason(), HasSubstr("ValueError: bad case"));
   EXPECT_TRUE(r[4].has_output());
   ASSERT_FALSE(progress.empty());
   EXPECT_EQ(progress.back().done, 5);
   EXPECT_EQ(progress.back().failed, 3);
   // Everything finished is in the journal.
-  absl::StatusOr<std::vector<worker::WorkerResultProto>> journal =
-      ReadJournal(options.journal_path);
+  absl::StatusOr<std::vector<WorkerResultProto>> journal = ReadJournal(options.journal_path);
   ASSERT_TRUE(journal.ok()) << journal.status();
   EXPECT_EQ(journal->size(), 5u);
 }
@@ -106,12 +105,12 @@ TEST(RunnerTest, FailuresAreIsolatedAndReported) {
 // of its own (86) and the worker makes its result: a statement that exits
 // with that code left no dumps.
 TEST(RunnerTest, AStatementThatEndsItsProcessIsAFailureWhateverTheExitCode) {
-  std::vector<worker::WorkOrderProto> orders = {
+  std::vector<WorkOrderProto> orders = {
       PythonOrder("exits 0", "pass", "import os; os._exit(0)"),
       PythonOrder("exits 86", "pass", "import os; os._exit(86)"),
       PythonOrder("counted", "torch.add(x, x)", "x = torch.ones(4, 4)"),
   };
-  for (worker::WorkOrderProto& order : orders) {
+  for (WorkOrderProto& order : orders) {
     order.set_wall_time(false);
     order.set_callgrind(true);
     order.set_callgrind_number(10);
@@ -122,9 +121,9 @@ TEST(RunnerTest, AStatementThatEndsItsProcessIsAFailureWhateverTheExitCode) {
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->results.size(), 3u);
   const auto& r = report->results;
-  EXPECT_EQ(r[0].failure().kind(), worker::FAILURE_CRASH);
+  EXPECT_EQ(r[0].failure().kind(), FAILURE_CRASH);
   EXPECT_THAT(r[0].failure().reason(), HasSubstr("exited with code 0 without a result"));
-  EXPECT_EQ(r[1].failure().kind(), worker::FAILURE_CRASH);
+  EXPECT_EQ(r[1].failure().kind(), FAILURE_CRASH);
   EXPECT_THAT(r[1].failure().reason(), HasSubstr("left no dump at"));
   EXPECT_THAT(r[1].failure().reason(), HasSubstr("end the process?"));
   ASSERT_TRUE(r[2].has_output()) << r[2].failure().reason();
@@ -143,7 +142,7 @@ TEST(RunnerTest, AWorkerKilledMidCaseIsReportedAndTheRunGoesOn) {
       "worker = int(open('/proc/%d/stat' % zygote).read().split(')')[1].split()[1])\n"
       "os.kill(worker, signal.SIGKILL)\n"
       "import time; time.sleep(60)";
-  std::vector<worker::WorkOrderProto> orders = {
+  std::vector<WorkOrderProto> orders = {
       PythonOrder("before", "torch.add(x, x)", "x = torch.ones(4, 4)"),
       PythonOrder("kills its worker", "pass", kill_worker),
       PythonOrder("after", "torch.mul(x, x)", "x = torch.ones(4, 4)"),
@@ -155,15 +154,14 @@ TEST(RunnerTest, AWorkerKilledMidCaseIsReportedAndTheRunGoesOn) {
   const auto& r = report->results;
   ASSERT_EQ(r.size(), 3u);
   EXPECT_TRUE(r[0].has_output());
-  EXPECT_EQ(r[1].failure().kind(), worker::FAILURE_WORKER);
+  EXPECT_EQ(r[1].failure().kind(), FAILURE_WORKER);
   EXPECT_THAT(r[1].failure().reason(), HasSubstr("the worker process died"));
   EXPECT_TRUE(r[2].has_output()) << r[2].failure().reason();
 }
 
 TEST(RunnerTest, ResumeSkipsFinishedOrdersAndRefusesOtherJournals) {
-  std::vector<worker::WorkOrderProto> orders = {
-      PythonOrder("a", "torch.add(x, x)", "x = torch.ones(2)"),
-      PythonOrder("b", "torch.mul(x, x)", "x = torch.ones(2)")};
+  std::vector<WorkOrderProto> orders = {PythonOrder("a", "torch.add(x, x)", "x = torch.ones(2)"),
+                                        PythonOrder("b", "torch.mul(x, x)", "x = torch.ones(2)")};
   RunnerOptions options = Options("resume.journal");
   ASSERT_TRUE(RunOrders(orders, options).ok());
   // A second run without --resume must not clobber the journal.
@@ -222,7 +220,7 @@ std::vector<std::string> ProcessesMentioning(const std::string& needle) {
 }
 
 TEST(RunnerTest, InterruptKeepsFinishedResultsAndLeavesNoWorkers) {
-  std::vector<worker::WorkOrderProto> orders = {PythonOrder("fast", "pass")};
+  std::vector<WorkOrderProto> orders = {PythonOrder("fast", "pass")};
   for (int i = 0; i < 3; ++i) {
     orders.push_back(PythonOrder("slow " + std::to_string(i), "import time; time.sleep(30)"));
   }
@@ -243,8 +241,7 @@ TEST(RunnerTest, InterruptKeepsFinishedResultsAndLeavesNoWorkers) {
   if (interrupter.joinable()) interrupter.join();
   ASSERT_EQ(report.status().code(), absl::StatusCode::kCancelled) << report.status();
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("--resume"));
-  absl::StatusOr<std::vector<worker::WorkerResultProto>> journal =
-      ReadJournal(options.journal_path);
+  absl::StatusOr<std::vector<WorkerResultProto>> journal = ReadJournal(options.journal_path);
   ASSERT_TRUE(journal.ok()) << journal.status();
   ASSERT_EQ(journal->size(), 1u);
   EXPECT_EQ((*journal)[0].id(), "fast");
@@ -304,8 +301,8 @@ TEST(RunnerTest, InterruptReachesConcurrentRunsAfterOneHasEnded) {
 // Two count orders and two wall-time orders. The first count order waits
 // (up to 2 minutes, then the test fails) until `release` exists, so the
 // counts phase cannot end before the test has seen what it looks for.
-std::vector<worker::WorkOrderProto> CountsThenWallTime(const std::string& release) {
-  std::vector<worker::WorkOrderProto> orders;
+std::vector<WorkOrderProto> CountsThenWallTime(const std::string& release) {
+  std::vector<WorkOrderProto> orders;
   for (const auto& [id, stmt] :
        {std::pair<std::string, std::string>{"counted until released",
                                             absl::StrCat("deadline = time.monotonic() + 120\n"
@@ -314,7 +311,7 @@ std::vector<worker::WorkOrderProto> CountsThenWallTime(const std::string& releas
                                                          "') and time.monotonic() < deadline:\n"
                                                          "    time.sleep(0.01)")},
         {"counted", "pass"}}) {
-    worker::WorkOrderProto order = PythonOrder(id, stmt, "import os, time");
+    WorkOrderProto order = PythonOrder(id, stmt, "import os, time");
     order.set_wall_time(false);
     order.set_callgrind(true);
     order.set_callgrind_number(1);  // a warm-up call and a measured one
@@ -379,7 +376,7 @@ TEST(RunnerTest, WallTimeWorkersStartWhileTheLastCountsRun) {
   }
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->results.size(), 4u);
-  for (const worker::WorkerResultProto& result : report->results) {
+  for (const WorkerResultProto& result : report->results) {
     EXPECT_FALSE(result.has_failure()) << result.id() << ": " << result.failure().reason();
   }
   EXPECT_EQ(report->results[0].output().callgrind_size(), 1);
@@ -429,7 +426,7 @@ TEST(RunnerTest, TheWorkerStartsAtAPathOfFixedLength) {
 }
 
 TEST(RunnerTest, InvalidOrders) {
-  worker::WorkOrderProto both = PythonOrder("x", "pass");
+  WorkOrderProto both = PythonOrder("x", "pass");
   both.set_callgrind(true);
   EXPECT_EQ(RunOrders({both}, Options("invalid.journal")).status().code(),
             absl::StatusCode::kInvalidArgument);
@@ -459,9 +456,9 @@ TEST(RunnerTest, AWorkerThatCannotStartUnderValgrindStopsThePhaseWithTheReason) 
   const std::string path = std::getenv("PATH");
   setenv("PATH", (bin + ":" + path).c_str(), 1);
 
-  std::vector<worker::WorkOrderProto> orders;
+  std::vector<WorkOrderProto> orders;
   for (int i = 0; i < 6; ++i) {
-    worker::WorkOrderProto order = PythonOrder("case " + std::to_string(i), "pass");
+    WorkOrderProto order = PythonOrder("case " + std::to_string(i), "pass");
     order.set_wall_time(false);
     order.set_callgrind(true);
     orders.push_back(order);

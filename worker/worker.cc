@@ -99,22 +99,22 @@ char zygote_order[kMaxOrderBytes];
 
 void IgnoreAlarm(int) {}
 
-absl::StatusOr<timer::Timer> MakeTimer(const worker::WorkOrderProto& order);
+absl::StatusOr<timer::Timer> MakeTimer(const WorkOrderProto& order);
 
 // The order's runs per measured block (100 unless it says).
-int64_t CallgrindNumber(const worker::WorkOrderProto& order) {
+int64_t CallgrindNumber(const WorkOrderProto& order) {
   return order.callgrind_number() > 0 ? order.callgrind_number() : 100;
 }
 
 // The order's measured blocks (1 unless it says).
-int CallgrindRepeats(const worker::WorkOrderProto& order) {
+int CallgrindRepeats(const WorkOrderProto& order) {
   return order.callgrind_repeats() > 0 ? order.callgrind_repeats() : 1;
 }
 
 // Whether a count order's case process plays the template itself: it ends
 // with the order, so it may, unless it must stay clean for a baseline of
 // its own (or main --template_per_case asks for worker 0.8's tree).
-bool MeasuresInItsProcess(const worker::WorkOrderProto& order) {
+bool MeasuresInItsProcess(const WorkOrderProto& order) {
   return !order.template_per_case() && (order.measure_baseline() || order.baseline_from_worker());
 }
 
@@ -123,7 +123,7 @@ bool MeasuresInItsProcess(const worker::WorkOrderProto& order) {
 // result file: the worker makes the result (MeasuredCaseResult). Building,
 // serialising and writing it in the case process cost ~35 ms a case under
 // valgrind (all its code translated afresh after instrumentation stops).
-bool EndsOnceMeasured(const worker::WorkOrderProto& order) {
+bool EndsOnceMeasured(const WorkOrderProto& order) {
   return order.callgrind() && order.return_dumps() && MeasuresInItsProcess(order);
 }
 
@@ -151,7 +151,7 @@ class CaseProcess {
   void StartOrder(base::PhaseMark mark) { mark_ = mark; }
 
   // Ends the process with `result`, written where the worker reads it.
-  [[noreturn]] void Finish(const worker::WorkerResultProto& result) const {
+  [[noreturn]] void Finish(const WorkerResultProto& result) const {
     const base::PhaseMark ran = base::RecordPhase("case", "run the order", mark_);
     const absl::Status written =
         base::WriteFileAtomically(CaseResultPath(scratch_, sequence_), result.SerializeAsString());
@@ -177,17 +177,16 @@ class CaseProcess {
   base::PhaseMark mark_;
 };
 
-worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order, const CaseProcess& process);
+WorkerResultProto RunOrder(const WorkOrderProto& order, const CaseProcess& process);
 
 // Runs the case described by zygote_order[0, size) and exits.
 [[noreturn]] void RunCase(size_t size, const std::string& scratch, int64_t sequence) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   CaseProcess process(scratch, sequence);
   process.StartOrder(base::PhaseNow());
-  worker::WorkOrderProto order;
+  WorkOrderProto order;
   if (!order.ParseFromArray(zygote_order, static_cast<int>(size))) {
-    process.Finish(
-        FailureResult(worker::FAILURE_WORKER, "the case process received a corrupt order"));
+    process.Finish(FailureResult(FAILURE_WORKER, "the case process received a corrupt order"));
   }
   if (!order.canary() && !order.measure_baseline() && order.compiled_case().empty() &&
       order.task_spec().language() == timer::CPP) {
@@ -252,7 +251,7 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order, const Ca
       rehearsed = true;
       const base::PhaseMark before = base::PhaseNow();
       const absl::Status rehearsal =
-          worker::internal::RehearseTorchScript(worker::internal::TorchScriptRehearsalModel());
+          internal::RehearseTorchScript(internal::TorchScriptRehearsalModel());
       if (!rehearsal.ok()) {
         rehearsal_failed = true;
         (void)base::WriteFileAtomically(RehearsalErrorPath(scratch),
@@ -303,7 +302,7 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order, const Ca
   }
 }
 
-absl::StatusOr<timer::Timer> MakeTimer(const worker::WorkOrderProto& order) {
+absl::StatusOr<timer::Timer> MakeTimer(const WorkOrderProto& order) {
   timer::TaskSpec spec = timer::TaskSpecFromProto(order.task_spec());
   if (order.measure_baseline()) {
     timer::TimerOptions options;
@@ -346,7 +345,7 @@ absl::StatusOr<timer::Timer> MakeTimer(const worker::WorkOrderProto& order) {
 
 // The task spec MakeTimer(order)'s Timer reports (but for the setup, which
 // results take from the order as given).
-timer::TaskSpec MeasuredTaskSpec(const worker::WorkOrderProto& order) {
+timer::TaskSpec MeasuredTaskSpec(const WorkOrderProto& order) {
   timer::TaskSpec spec = timer::TaskSpecFromProto(order.task_spec());
   if (!order.compiled_case().empty()) {
     spec.language = timer::Language::kCpp;  // Timer::ForCompiledEntry
@@ -380,8 +379,8 @@ void CopyLabels(const timer::TaskSpecProto& from, Message& to) {
 // is called. Its heap before the measured region then holds no id, key or
 // label, so renaming a case does not change its count
 // (BatchInvarianceTest.NamesDoNotChangeCounts: up to 0.4% otherwise).
-worker::WorkOrderProto MeasuredPart(const worker::WorkOrderProto& order) {
-  worker::WorkOrderProto measured = order;
+WorkOrderProto MeasuredPart(const WorkOrderProto& order) {
+  WorkOrderProto measured = order;
   measured.clear_id();
   measured.clear_case_key();
   CopyLabels(timer::TaskSpecProto(), *measured.mutable_task_spec());
@@ -389,9 +388,9 @@ worker::WorkOrderProto MeasuredPart(const worker::WorkOrderProto& order) {
 }
 
 // Puts the order's labels back on what its case process reported.
-void RestoreLabels(const worker::WorkOrderProto& order, worker::WorkerResultProto& result) {
+void RestoreLabels(const WorkOrderProto& order, WorkerResultProto& result) {
   if (!result.has_output()) return;
-  worker::WorkerOutputProto& output = *result.mutable_output();
+  WorkerOutputProto& output = *result.mutable_output();
   if (output.has_wall_time()) CopyLabels(order.task_spec(), *output.mutable_wall_time());
   for (timer::CallgrindStatsProto& stats : *output.mutable_callgrind()) {
     CopyLabels(order.task_spec(), *stats.mutable_task_spec());
@@ -404,11 +403,10 @@ void RestoreLabels(const worker::WorkOrderProto& order, worker::WorkerResultProt
 // A count order's result as dumps for the runner to parse (ParseCaseDumps):
 // what was measured (`spec`, with the order's own setup) and the runs per
 // repeat.
-worker::WorkerResultProto DumpsResult(const worker::WorkOrderProto& order,
-                                      const timer::TaskSpec& spec,
-                                      const timer::CallgrindDumpFiles& dumps) {
-  worker::WorkerResultProto result;
-  worker::CallgrindDumpsProto& proto = *result.mutable_output()->mutable_callgrind_dumps();
+WorkerResultProto DumpsResult(const WorkOrderProto& order, const timer::TaskSpec& spec,
+                              const timer::CallgrindDumpFiles& dumps) {
+  WorkerResultProto result;
+  CallgrindDumpsProto& proto = *result.mutable_output()->mutable_callgrind_dumps();
   CallgrindDumpsToProto(dumps, proto);
   *proto.mutable_task_spec() = timer::TaskSpecToProto(spec);
   proto.mutable_task_spec()->set_setup(order.task_spec().setup());
@@ -420,15 +418,14 @@ worker::WorkerResultProto DumpsResult(const worker::WorkOrderProto& order,
 // what RunOrder would have reported, made here from the order. A statement
 // that ended the process with that exit code itself left no dumps: a
 // failure that says so.
-worker::WorkerResultProto MeasuredCaseResult(const worker::WorkOrderProto& order,
-                                             int64_t sequence) {
+WorkerResultProto MeasuredCaseResult(const WorkOrderProto& order, int64_t sequence) {
   timer::CallgrindDumpFiles dumps;
   const std::string directory = timer::CallgrindOutDirectory();
   for (int repeat = 0; repeat < CallgrindRepeats(order); ++repeat) {
     dumps.stmt_dumps.push_back(timer::CallgrindDumpPath(directory, CaseDumpTag(sequence), repeat));
     if (access(dumps.stmt_dumps.back().c_str(), F_OK) != 0) {
       return FailureResult(
-          worker::FAILURE_CRASH,
+          FAILURE_CRASH,
           absl::StrCat("the case exited with code ", kCaseMeasuredExitCode,
                        " (a measured case's) but left no dump at ", dumps.stmt_dumps.back(),
                        ": does its statement or setup end the process?"));
@@ -485,14 +482,14 @@ void EndZygote(const Zygote& zygote) {
 // are no translations and both zygotes are alike), unless measured in
 // worker 0.8's tree (main --template_per_case, which therefore also checks
 // that the zygote changes no count: bench/process_tree_counts.sh).
-bool FromTranslationsKeepingZygote(const worker::WorkOrderProto& order) {
+bool FromTranslationsKeepingZygote(const WorkOrderProto& order) {
   return order.task_spec().language() == timer::PYTHON && !order.template_per_case();
 }
 
 // Whether an order's case process comes from the zygote that rehearsed
 // TorchScript (ZygoteKind::kTorchScriptRehearsed): a TorchScript case
 // whose order asks for it, counted or timed.
-bool FromTorchScriptRehearsedZygote(const worker::WorkOrderProto& order) {
+bool FromTorchScriptRehearsedZygote(const WorkOrderProto& order) {
   return order.torchscript_rehearsal() && !order.torchscript_artifact().empty();
 }
 
@@ -506,8 +503,7 @@ struct ZygoteChannel {
   std::string scratch_directory;
 
   // An error only when the zygote itself is gone.
-  absl::StatusOr<worker::WorkerResultProto> Run(const worker::WorkOrderProto& order,
-                                                int64_t sequence) const {
+  absl::StatusOr<WorkerResultProto> Run(const WorkOrderProto& order, int64_t sequence) const {
     const auto start = std::chrono::steady_clock::now();
     base::PhaseMark mark = base::PhaseNow();
     const Zygote& zygote = FromTorchScriptRehearsedZygote(order) ? torchscript_rehearsed
@@ -527,26 +523,24 @@ struct ZygoteChannel {
     }
     mark = base::RecordPhase("worker", "send the order, wait for the case", mark);
     const std::string case_file = CaseResultPath(scratch_directory, sequence);
-    worker::WorkerResultProto result;
+    WorkerResultProto result;
     absl::StatusOr<std::string> bytes = base::ReadFileToString(case_file);
     std::remove(case_file.c_str());
     if (reply.kind == kRehearsalFailed) {
       absl::StatusOr<std::string> why =
           base::ReadFileToString(RehearsalErrorPath(scratch_directory));
-      result = FailureResult(worker::FAILURE_SETUP,
-                             why.ok() ? *why : "the TorchScript rehearsal failed");
+      result = FailureResult(FAILURE_SETUP, why.ok() ? *why : "the TorchScript rehearsal failed");
     } else if (reply.kind == kTimedOut) {
-      result = FailureResult(worker::FAILURE_TIMEOUT,
+      result = FailureResult(FAILURE_TIMEOUT,
                              absl::StrCat("timed out after ", order.timeout_seconds(), " s"));
     } else if (reply.kind == kSignalled) {
-      result = FailureResult(
-          worker::FAILURE_CRASH,
-          absl::StrCat("the case crashed: signal ", reply.code, " (", strsignal(reply.code), ")"));
+      result = FailureResult(FAILURE_CRASH, absl::StrCat("the case crashed: signal ", reply.code,
+                                                         " (", strsignal(reply.code), ")"));
     } else if (reply.code == kCaseMeasuredExitCode && EndsOnceMeasured(order)) {
       result = MeasuredCaseResult(order, sequence);
     } else if (!bytes.ok() || !result.ParseFromString(*bytes)) {
-      result = FailureResult(worker::FAILURE_CRASH, absl::StrCat("the case exited with code ",
-                                                                 reply.code, " without a result"));
+      result = FailureResult(FAILURE_CRASH, absl::StrCat("the case exited with code ", reply.code,
+                                                         " without a result"));
     }
     RestoreLabels(order, result);
     result.set_id(order.id());
@@ -571,8 +565,7 @@ class SharedBaselines {
   // Runs `order` in a case process, with the baseline it needs (measured
   // first if this is the first order with its key). An error only when the
   // zygote is gone.
-  absl::StatusOr<worker::WorkerResultProto> Run(const worker::WorkOrderProto& order,
-                                                int64_t& sequence) {
+  absl::StatusOr<WorkerResultProto> Run(const WorkOrderProto& order, int64_t& sequence) {
     if (!order.callgrind() || order.canary() || order.baseline_per_case()) {
       return channel_.Run(order, sequence++);
     }
@@ -581,7 +574,7 @@ class SharedBaselines {
                   order.template_per_case()};
     auto found = baselines_.find(key);
     if (found == baselines_.end()) {
-      worker::WorkOrderProto baseline_order;
+      WorkOrderProto baseline_order;
       baseline_order.mutable_task_spec()->set_language(order.task_spec().language());
       baseline_order.mutable_task_spec()->set_num_threads(std::get<2>(key));
       baseline_order.set_callgrind(true);
@@ -590,30 +583,30 @@ class SharedBaselines {
       baseline_order.set_template_per_case(std::get<3>(key));
       baseline_order.set_timeout_seconds(order.timeout_seconds());
       const base::PhaseMark start = base::PhaseNow();
-      absl::StatusOr<worker::WorkerResultProto> measured = channel_.Run(baseline_order, sequence++);
+      absl::StatusOr<WorkerResultProto> measured = channel_.Run(baseline_order, sequence++);
       // Marks the case before it as the baseline's (bench/case_phases.py).
       base::RecordPhase("worker", "measure a shared baseline", start);
       if (!measured.ok()) return measured.status();
       found = baselines_.emplace(key, *std::move(measured)).first;
     }
-    const worker::WorkerResultProto& baseline = found->second;
+    const WorkerResultProto& baseline = found->second;
     if (!baseline.has_output() || baseline.output().callgrind_size() != 1) {
-      worker::WorkerResultProto failed =
+      WorkerResultProto failed =
           baseline.has_failure()
               ? FailureResult(
                     baseline.failure().kind(),
                     absl::StrCat("measuring the baseline (an empty statement, ", std::get<1>(key),
                                  " runs) failed: ", baseline.failure().reason()))
-              : FailureResult(worker::FAILURE_WORKER, "the baseline's case gave no counts");
+              : FailureResult(FAILURE_WORKER, "the baseline's case gave no counts");
       failed.set_id(order.id());
       return failed;
     }
-    worker::WorkOrderProto without_baseline = order;
+    WorkOrderProto without_baseline = order;
     without_baseline.set_baseline_from_worker(true);
-    absl::StatusOr<worker::WorkerResultProto> result = channel_.Run(without_baseline, sequence++);
+    absl::StatusOr<WorkerResultProto> result = channel_.Run(without_baseline, sequence++);
     if (!result.ok() || !result->has_output()) return result;
     const timer::CallgrindStatsProto& empty = baseline.output().callgrind(0);
-    worker::WorkerOutputProto& output = *result->mutable_output();
+    WorkerOutputProto& output = *result->mutable_output();
     if (output.has_callgrind_dumps()) {
       // Attached by whoever parses the dumps (ParseCaseDumps).
       *output.mutable_callgrind_dumps()->mutable_shared_baseline() = empty;
@@ -629,12 +622,12 @@ class SharedBaselines {
   // that main --template_per_case checks the baselines' counts too).
   using Key = std::tuple<int, int64_t, int, bool>;
   const ZygoteChannel& channel_;
-  std::map<Key, worker::WorkerResultProto> baselines_;
+  std::map<Key, WorkerResultProto> baselines_;
 };
 
 // Counted under valgrind, timed natively: whatever this worker is for.
-worker::WorkOrderProto CanaryOrder() {
-  worker::WorkOrderProto order;
+WorkOrderProto CanaryOrder() {
+  WorkOrderProto order;
   order.set_id(kCanaryOrderId);
   order.set_canary(true);
   order.mutable_task_spec()->set_label("icount canary");
@@ -653,21 +646,19 @@ worker::WorkOrderProto CanaryOrder() {
 
 // Runs one order in this case process; a count order that EndsOnceMeasured
 // ends the process from inside the measurement.
-worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order,
-                                   const CaseProcess& process) {
+WorkerResultProto RunOrder(const WorkOrderProto& order, const CaseProcess& process) {
   const base::PhaseMark start = base::PhaseNow();
   SetCurrentArtifactPath(order.torchscript_artifact());
   absl::StatusOr<timer::Timer> timer = MakeTimer(order);
   base::RecordPhase("case", "make the timer (compile a Python snippet, find a C++ one)", start);
-  if (!timer.ok())
-    return FailureResult(worker::FAILURE_SETUP, std::string(timer.status().message()));
+  if (!timer.ok()) return FailureResult(FAILURE_SETUP, std::string(timer.status().message()));
   // Results report the order's own setup, not the artifact line added above.
   const std::string original_setup = order.task_spec().setup();
-  worker::WorkerResultProto result;
-  worker::WorkerOutputProto* output = result.mutable_output();
+  WorkerResultProto result;
+  WorkerOutputProto* output = result.mutable_output();
   if (order.wall_time()) {
     if (RUNNING_ON_VALGRIND) {
-      return FailureResult(worker::FAILURE_WORKER,
+      return FailureResult(FAILURE_WORKER,
                            "wall time is never taken under valgrind: use a native worker");
     }
     const double min_run_time = order.min_run_time() > 0 ? order.min_run_time() : 0.2;
@@ -676,14 +667,14 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order,
             ? timer->TimeBlocks(order.wall_time_number(), min_run_time)
             : timer->BlockedAutorange(min_run_time, nullptr, kSuiteBlockRule);
     if (!measurement.ok())
-      return FailureResult(worker::FAILURE_MEASURE, std::string(measurement.status().message()));
+      return FailureResult(FAILURE_MEASURE, std::string(measurement.status().message()));
     *output->mutable_wall_time() = timer::MeasurementToProto(*measurement);
     output->mutable_wall_time()->set_setup(original_setup);
   }
   if (order.callgrind()) {
     if (!RUNNING_ON_VALGRIND) {
       return FailureResult(
-          worker::FAILURE_WORKER,
+          FAILURE_WORKER,
           "instruction counts need a worker started under valgrind (the runner does "
           "this); this one runs natively");
     }
@@ -696,7 +687,7 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order,
     if (order.return_dumps()) {
       const auto dumps_result = [&](const absl::StatusOr<timer::CallgrindDumpFiles>& dumps) {
         if (!dumps.ok())
-          return FailureResult(worker::FAILURE_MEASURE, std::string(dumps.status().message()));
+          return FailureResult(FAILURE_MEASURE, std::string(dumps.status().message()));
         return DumpsResult(order, timer->task_spec(), *dumps);
       };
       if (EndsOnceMeasured(order)) {
@@ -714,11 +705,10 @@ worker::WorkerResultProto RunOrder(const worker::WorkOrderProto& order,
       return dumps_result(timer->CollectCallgrindDumps(options));
     }
     absl::StatusOr<std::vector<timer::CallgrindStats>> stats = timer->CollectCallgrind(options);
-    if (!stats.ok())
-      return FailureResult(worker::FAILURE_MEASURE, std::string(stats.status().message()));
+    if (!stats.ok()) return FailureResult(FAILURE_MEASURE, std::string(stats.status().message()));
     if (order.canary() && (stats->empty() || stats->front().Counts() <= 0)) {
       return FailureResult(
-          worker::FAILURE_MEASURE,
+          FAILURE_MEASURE,
           "callgrind counted no instructions in the canary's measured region: the "
           "worker runs under valgrind, but not under callgrind with client requests "
           "working");
@@ -790,8 +780,8 @@ absl::Status RunWorker(const WorkerOptions& options) {
   absl::Status status;
   int64_t sequence = 0;
   if (options.canary) {
-    const worker::WorkOrderProto canary = CanaryOrder();
-    absl::StatusOr<worker::WorkerResultProto> result = zygotes.Run(canary, sequence++);
+    const WorkOrderProto canary = CanaryOrder();
+    absl::StatusOr<WorkerResultProto> result = zygotes.Run(canary, sequence++);
     if (!result.ok()) {
       status = result.status();
     } else {
@@ -807,12 +797,12 @@ absl::Status RunWorker(const WorkerOptions& options) {
       break;
     }
     if (!frame->has_value()) break;  // end of orders
-    worker::WorkOrderProto order;
+    WorkOrderProto order;
     if (!order.ParseFromString(**frame)) {
       status = absl::DataLossError("worker: corrupt order in the stream");
       break;
     }
-    absl::StatusOr<worker::WorkerResultProto> result = shared_baselines.Run(order, sequence);
+    absl::StatusOr<WorkerResultProto> result = shared_baselines.Run(order, sequence);
     if (!result.ok()) {
       status = result.status();
       break;

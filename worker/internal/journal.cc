@@ -28,8 +28,8 @@ namespace {
 // them as text ("crash").
 constexpr int kJournalFormat = 2;
 
-absl::StatusOr<worker::JournalHeaderProto> ParseHeader(absl::string_view line) {
-  worker::JournalHeaderProto header;
+absl::StatusOr<JournalHeaderProto> ParseHeader(absl::string_view line) {
+  JournalHeaderProto header;
   if (!google::protobuf::util::JsonStringToMessage(
            google::protobuf::StringPiece(line.data(), line.size()), &header)
            .ok() ||
@@ -41,10 +41,10 @@ absl::StatusOr<worker::JournalHeaderProto> ParseHeader(absl::string_view line) {
 
 }  // namespace
 
-std::string OrdersChecksum(const std::vector<worker::WorkOrderProto>& orders) {
+std::string OrdersChecksum(const std::vector<WorkOrderProto>& orders) {
   std::vector<std::string> keys;
-  for (const worker::WorkOrderProto& order : orders) {
-    worker::WorkOrderProto key = order;
+  for (const WorkOrderProto& order : orders) {
+    WorkOrderProto key = order;
     key.clear_timeout_seconds();  // changing a timeout does not change the work
     keys.push_back(key.SerializeAsString());
   }
@@ -70,7 +70,7 @@ absl::StatusOr<Journal> ParseJournal(const std::string& path) {
   for (absl::string_view line : absl::StrSplit(*text, '\n', absl::SkipEmpty())) {
     ++line_number;
     if (line_number == 1) {
-      absl::StatusOr<worker::JournalHeaderProto> header = ParseHeader(line);
+      absl::StatusOr<JournalHeaderProto> header = ParseHeader(line);
       if (!header.ok()) {
         return absl::InvalidArgumentError(absl::StrCat(path, ":1: not an icount results journal (",
                                                        header.status().message(), ")"));
@@ -84,7 +84,7 @@ absl::StatusOr<Journal> ParseJournal(const std::string& path) {
       journal.checksum = header->orders_checksum();
       continue;
     }
-    worker::WorkerResultProto result;
+    WorkerResultProto result;
     auto status = google::protobuf::util::JsonStringToMessage(
         google::protobuf::StringPiece(line.data(), line.size()), &result);
     if (!status.ok()) {
@@ -109,13 +109,13 @@ absl::Status DropCutOffLine(const std::string& path, const Journal& journal) {
 }
 
 absl::Status StartJournal(const std::string& path, const std::string& orders_checksum) {
-  worker::JournalHeaderProto header;
+  JournalHeaderProto header;
   header.set_icount_journal(kJournalFormat);
   header.set_orders_checksum(orders_checksum);
   return base::AppendLineDurably(path, base::ProtoToJson(header));
 }
 
-absl::Status AppendToJournal(const std::string& path, const worker::WorkerResultProto& result) {
+absl::Status AppendToJournal(const std::string& path, const WorkerResultProto& result) {
   return base::AppendLineDurably(path, base::ProtoToJson(result));
 }
 

@@ -20,11 +20,11 @@ namespace icount::worker::internal {
 
 // What a set of orders asks for, independent of their order and timeouts:
 // a journal is resumed only by the same work.
-std::string OrdersChecksum(const std::vector<worker::WorkOrderProto>& orders);
+std::string OrdersChecksum(const std::vector<WorkOrderProto>& orders);
 
 struct Journal {
   std::string checksum;
-  std::vector<worker::WorkerResultProto> results;
+  std::vector<WorkerResultProto> results;
   // The file ended in a line cut off mid-write (a crash or power loss while
   // appending): it is not in `results`, and the whole lines end at
   // `complete_bytes`.
@@ -45,7 +45,7 @@ absl::Status DropCutOffLine(const std::string& path, const Journal& journal);
 absl::Status StartJournal(const std::string& path, const std::string& orders_checksum);
 
 // Appends one finished result durably.
-absl::Status AppendToJournal(const std::string& path, const worker::WorkerResultProto& result);
+absl::Status AppendToJournal(const std::string& path, const WorkerResultProto& result);
 
 // Held by the one run that writes a journal, as an flock on
 // "<journal>.lock" holding its pid: a second run on the same output is

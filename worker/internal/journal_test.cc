@@ -19,8 +19,8 @@ std::string TempPath(const std::string& name) {
   return std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
 }
 
-worker::WorkOrderProto Order(const std::string& id, double timeout) {
-  worker::WorkOrderProto order;
+WorkOrderProto Order(const std::string& id, double timeout) {
+  WorkOrderProto order;
   order.set_id(id);
   order.set_callgrind(true);
   order.set_timeout_seconds(timeout);
@@ -36,9 +36,9 @@ TEST(JournalTest, ChecksumIgnoresOrderAndTimeouts) {
 TEST(JournalTest, ResultsComeBackAsWritten) {
   const std::string path = TempPath("round_trip.journal");
   ASSERT_TRUE(StartJournal(path, "abc").ok());
-  worker::WorkerResultProto result;
+  WorkerResultProto result;
   result.set_id("x#counts");
-  result.mutable_failure()->set_kind(worker::FAILURE_TIMEOUT);
+  result.mutable_failure()->set_kind(FAILURE_TIMEOUT);
   result.mutable_failure()->set_reason("timed out after 1 s");
   ASSERT_TRUE(AppendToJournal(path, result).ok());
   absl::StatusOr<Journal> journal = ParseJournal(path);
@@ -81,7 +81,7 @@ TEST(JournalTest, NotAJournal) {
 TEST(JournalTest, ACutOffLastLineIsReportedAndDropped) {
   const std::string path = TempPath("cut.journal");
   ASSERT_TRUE(StartJournal(path, "abc").ok());
-  worker::WorkerResultProto result;
+  WorkerResultProto result;
   result.set_id("kept");
   ASSERT_TRUE(AppendToJournal(path, result).ok());
   const std::string whole = *base::ReadFileToString(path);
