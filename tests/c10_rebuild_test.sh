@@ -34,6 +34,7 @@ step "ab_test, each side on its own LibTorch directory (builds a worker for each
 "$ab_test" --A=true --A_libtorch="$side_a" --B=true --B_libtorch="$side_b" \
   --filter='^Empty / (no|with) allocation$' --json="$tmp/ab.json" \
   > "$tmp/ab.txt" 2> "$tmp/ab.log" || fail "ab_test: $(tail -30 "$tmp/ab.log")"
+nested_build_summary "$tmp/ab.log"
 cat "$tmp/ab.txt" >&2
 for side in A B; do
   dir=$side_a

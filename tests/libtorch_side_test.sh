@@ -46,6 +46,7 @@ step "ab_test, B on the relocated LibTorch (builds the worker for it)"
 filter='^(Empty / no allocation|Metadata and views / size)$'
 "$ab_test" --A=true --B=true --B_libtorch="$prefix" --filter="$filter" --json="$tmp/ab.json" \
   > "$tmp/ab.txt" 2> "$tmp/ab.log" || fail "ab_test: $(tail -30 "$tmp/ab.log")"
+nested_build_summary "$tmp/ab.log"
 grep -q "^ab_test: B: torch 1.13.0 (LibTorch directory) at $prefix, found by --B_libtorch$" "$tmp/ab.log" \
   || fail "what B has: $(head -5 "$tmp/ab.log")"
 grep -q "^ab_test: B: bazel: \[" "$tmp/ab.log" || fail "no build progress: $(head -20 "$tmp/ab.log")"

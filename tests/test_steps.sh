@@ -59,6 +59,14 @@ nested_icount_builds() {
   trap _shutdown_nested_bazel EXIT
 }
 
+# nested_build_summary LOG: the lines of a nested Bazel build (as ab_test
+# or main forward them to LOG) that say how many actions ran and how many
+# came from the disk cache, on stderr: a cold run's test.log then shows
+# what the nested build compiled.
+nested_build_summary() {
+  grep -E ": bazel: (INFO: [0-9]+ processes|INFO: Elapsed time)" "$1" >&2 || true
+}
+
 _shutdown_nested_bazel() {
   local base
   for base in "$ICOUNT_CACHE_DIR"/libtorch-builds/*; do
