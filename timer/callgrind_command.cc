@@ -50,6 +50,10 @@ std::vector<std::string> CallgrindToolOptions(bool cache_sim) {
       // ~10% less (bench/case_phases.py), start-up does not slow down,
       // and counts are the same (translations do not change what runs).
       "--num-transtab-sectors=2",
+      // No gdbserver: with it (valgrind's default) every process makes
+      // FIFOs in TMPDIR that only a clean exit removes, so each worker
+      // killed by a deadline or a signal left three behind in /tmp.
+      "--vgdb=no",
   };
   if (cache_sim) {
     for (std::string& option : CacheSimulationOptions()) options.push_back(std::move(option));

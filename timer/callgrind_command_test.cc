@@ -88,6 +88,7 @@ TEST(CallgrindCommandTest, ToolOptionsThenFilesThenTheCommand) {
   EXPECT_EQ(argv->back(), "-x");
   EXPECT_THAT(options, ::testing::Contains("--instr-atstart=no"));
   EXPECT_THAT(options, ::testing::Contains("--num-transtab-sectors=2"));
+  EXPECT_THAT(options, ::testing::Contains("--vgdb=no"));
 }
 
 bool Exists(const std::string& path) {

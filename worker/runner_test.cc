@@ -219,6 +219,18 @@ std::vector<std::string> ProcessesMentioning(const std::string& needle) {
   return found;
 }
 
+// The entries of `directory` whose names start with `prefix`.
+std::vector<std::string> EntriesStartingWith(const std::string& directory,
+                                             const std::string& prefix) {
+  std::vector<std::string> found;
+  DIR* listed = opendir(directory.c_str());
+  while (dirent* entry = listed ? readdir(listed) : nullptr) {
+    if (std::string(entry->d_name).rfind(prefix, 0) == 0) found.push_back(entry->d_name);
+  }
+  if (listed) closedir(listed);
+  return found;
+}
+
 TEST(RunnerTest, InterruptKeepsFinishedResultsAndLeavesNoWorkers) {
   std::vector<WorkOrderProto> orders = {PythonOrder("fast", "pass")};
   for (int i = 0; i < 3; ++i) {
@@ -387,10 +399,17 @@ TEST(RunnerTest, WallTimeWorkersStartWhileTheLastCountsRun) {
 }
 
 // An interrupt while wall-time workers start in the counts' tail stops
-// them too (the last count is never released).
+// them too (the last count is never released), and the valgrind worker
+// killed mid-count leaves nothing in TMPDIR (the runner hands its TMPDIR
+// to the workers; valgrind's gdbserver FIFOs would outlive a SIGKILL).
 TEST(RunnerTest, InterruptInTheCountsTailLeavesNoWorkers) {
   RunnerOptions options = Options("tail-interrupted.journal");
   options.jobs = 2;
+  const std::string tmpdir = TempPath("tail-interrupted-tmpdir");
+  ASSERT_EQ(mkdir(tmpdir.c_str(), 0700), 0);
+  const char* previous_tmpdir = std::getenv("TMPDIR");
+  const std::string restore = previous_tmpdir == nullptr ? "" : previous_tmpdir;
+  setenv("TMPDIR", tmpdir.c_str(), 1);
   absl::StatusOr<RunnerReport> report;
   bool interrupted = false;
   {
@@ -398,9 +417,15 @@ TEST(RunnerTest, InterruptInTheCountsTailLeavesNoWorkers) {
     report = RunOrders(CountsThenWallTime(TempPath("never.release")), options);
     interrupted = watcher.seen();
   }
+  if (previous_tmpdir == nullptr) {
+    unsetenv("TMPDIR");
+  } else {
+    setenv("TMPDIR", restore.c_str(), 1);
+  }
   ASSERT_TRUE(interrupted);
   EXPECT_EQ(report.status().code(), absl::StatusCode::kCancelled) << report.status();
   EXPECT_THAT(ProcessesMentioning(WorkerCommandMark()), ::testing::IsEmpty());
+  EXPECT_THAT(EntriesStartingWith(tmpdir, "vgdb-pipe"), ::testing::IsEmpty());
 }
 
 // Workers start as <scratch>/worker, whatever the binary's path: a

@@ -73,7 +73,7 @@ TEST(TimerResolutionTest, ComputesUnderValgrind) {
   }
   if (access("/usr/bin/valgrind", X_OK) != 0) GTEST_SKIP() << "valgrind is not installed";
   const std::string command =
-      "ICOUNT_INSIDE_VALGRIND_CHILD=1 /usr/bin/valgrind --tool=none -q /proc/" +
+      "ICOUNT_INSIDE_VALGRIND_CHILD=1 /usr/bin/valgrind --tool=none --vgdb=no -q /proc/" +
       std::to_string(getpid()) +
       "/exe --gtest_filter=TimerResolutionTest.ComputesUnderValgrind > /dev/null 2>&1";
   const int status = std::system(command.c_str());
