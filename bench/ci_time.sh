@@ -9,10 +9,12 @@
 # Writes OUT/ci_time.md (the CPU, the commit, both wall times, the number of
 # test targets Bazel ran, and the ten slowest tests of the cold run) and
 # keeps both runs' logs and Bazel profiles in OUT (`bazel analyze-profile
-# OUT/cold.profile.gz` shows the critical path); removes the clone and its
-# output base. The system packages must already be installed (./bazelw
-# installs them once; that time is not counted). Takes about as long as a
-# cold CI run.
+# OUT/cold.profile.gz` shows the critical path) and the test.log files in
+# OUT/testlogs (their steps' times, the nested builds' action summaries:
+# the cold run's, but for tests tagged external, which run every time);
+# removes the clone and its output base. The system packages must already
+# be installed (./bazelw installs them once; that time is not counted).
+# Takes about as long as a cold CI run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "${1:-/tmp/icount-ci-time}")
@@ -41,6 +43,9 @@ timed_test() {  # timed_test NAME: seconds of ./bazelw test //... in the clone
 cold=$(timed_test cold)
 warm=$(timed_test warm)
 (cd "$out/clone" && ./bazelw --output_base="$out/output-base" shutdown) > /dev/null 2>&1 || true
+rm -rf "$out/testlogs" && mkdir -p "$out/testlogs"
+(cd "$out/output-base/execroot/icount/bazel-out/k8-fastbuild/testlogs" \
+  && find . -name test.log -exec cp --parents {} "$out/testlogs" \;)
 tests=$(grep -oE "Executed [0-9]+ out of [0-9]+ tests?" "$out/cold.log" | grep -oE "[0-9]+ tests?$" | grep -oE "[0-9]+")
 slowest=$(sed -nE 's/^(\/\/[^ ]+) +(\(cached\) )?([A-Z]+) in ([0-9.]+)s$/\4 \1/p' "$out/cold.log" | sort -rn | head -10 \
   | awk '{ printf "| %s | %.1f |\n", $2, $1 }')
