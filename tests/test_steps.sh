@@ -58,7 +58,7 @@ nested_icount_builds() {
   # A shell's PATH order, not a test's (/bin first): Bazel's C++ toolchain
   # takes gcc's path from the first match on PATH, /bin/gcc on a merged-/usr
   # Debian, and the compile commands (disk cache keys) name it, so with a
-  # test's PATH not one nested action matched the default build's.
+  # test's PATH none of the nested compiles matched the default build's.
   PATH=/usr/local/bin:/usr/bin:/bin
   export HOME PATH ICOUNT_CACHE_DIR="$1/cache"
   trap _shutdown_nested_bazel EXIT
