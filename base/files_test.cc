@@ -1,8 +1,10 @@
 #include "base/files.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <string>
 
@@ -36,6 +38,38 @@ TEST(FilesTest, AppendLineDurablyAddsWholeLines) {
   ASSERT_TRUE(AppendLineDurably(path, "one").ok());
   ASSERT_TRUE(AppendLineDurably(path, "two").ok());
   EXPECT_EQ(*ReadFileToString(path), "one\ntwo\n");
+  RemoveDirectoryTree(directory);
+}
+
+// A file-size limit stops an append in one of two ways: a write that starts
+// below the limit is cut short (and cut back off), one that starts at it fails
+// outright with EFBIG. Either way the error names the file and the file keeps
+// only whole lines.
+TEST(FilesTest, AppendLineDurablyPastAFileSizeLimitKeepsWholeLines) {
+  const std::string directory = TestDirectory();
+  const std::string path = directory + "/journal";
+  struct rlimit saved;
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  // As tools' flags do: a write past the limit then fails instead of killing.
+  void (*previous)(int) = std::signal(SIGXFSZ, SIG_IGN);
+  const struct rlimit limit = {16, saved.rlim_max};
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limit), 0);
+  const absl::Status cut_short = AppendLineDurably(path, "0123456789");  // 11 bytes
+  const absl::Status over = AppendLineDurably(path, "0123456789");       // 5 fit
+  const absl::Status filled = AppendLineDurably(path, "abcd");           // 16 in all
+  const absl::Status at_limit = AppendLineDurably(path, "x");
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &saved), 0);
+  std::signal(SIGXFSZ, previous);
+
+  EXPECT_TRUE(cut_short.ok()) << cut_short;
+  EXPECT_EQ(over.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(over.message(), path +
+                                ": write failed: only 5 of 11 bytes written (a full disk or a "
+                                "file-size limit?)");
+  EXPECT_TRUE(filled.ok()) << filled;
+  EXPECT_EQ(at_limit.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(at_limit.message(), path + ": write failed: File too large");
+  EXPECT_EQ(*ReadFileToString(path), "0123456789\nabcd\n");
   RemoveDirectoryTree(directory);
 }
 
