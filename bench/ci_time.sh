@@ -7,7 +7,8 @@
 #   bench/ci_time.sh [OUT]     # OUT defaults to /tmp/icount-ci-time
 #
 # Writes OUT/ci_time.md (the CPU, the commit, both wall times, the number of
-# test targets Bazel ran, and the ten slowest tests of the cold run) and
+# test targets Bazel ran, the mean busy CPUs over each run (from /proc/stat:
+# leave the machine idle), and the ten slowest tests of the cold run) and
 # keeps both runs' logs and Bazel profiles in OUT (`bazel analyze-profile
 # OUT/cold.profile.gz` shows the critical path) and the test.log files in
 # OUT/testlogs (their steps' times, the nested builds' action summaries:
@@ -32,11 +33,14 @@ echo "build --disk_cache=$out/disk-cache" > "$out/clone/user.bazelrc"
 flags=(--test_env=ICOUNT_TEST_DISK_CACHE="$out/disk-cache"
   --test_env=ICOUNT_TEST_C10_CACHE="$out/c10-cache")
 
+source "$here/bench/busy_cpus.sh"
 timed_test() {  # timed_test NAME: seconds of ./bazelw test //... in the clone
-  local started=$SECONDS
+  local started=$SECONDS mark
+  mark=$(busy_cpus_mark)
   (cd "$out/clone" && ./bazelw --output_base="$out/output-base" test //... "${flags[@]}" \
     --profile="$out/$1.profile.gz") > "$out/$1.log" 2>&1 \
     || { echo "ci_time: ./bazelw test //... failed, see $out/$1.log" >&2; tail -30 "$out/$1.log" >&2; exit 1; }
+  busy_cpus_since "$mark" > "$out/$1.busy_cpus"
   echo $((SECONDS - started))
 }
 
@@ -52,10 +56,10 @@ slowest=$(sed -nE 's/^(\/\/[^ ]+) +(\(cached\) )?([A-Z]+) in ([0-9.]+)s$/\4 \1/p
 {
   echo "Machine: $(python3 "$here/bench/machine.py"); commit $commit; command \`bench/ci_time.sh\`."
   echo
-  echo "| run of \`./bazelw test //...\` | wall time | test targets |"
-  echo "|---|---|---|"
-  echo "| cold (new clone, new output base, empty disk cache) | $((cold / 60)) min $((cold % 60)) s | $tests |"
-  echo "| nothing changed (cached results) | $((warm / 60)) min $((warm % 60)) s | $tests |"
+  echo "| run of \`./bazelw test //...\` | wall time | test targets | busy CPUs (mean) |"
+  echo "|---|---|---|---|"
+  echo "| cold (new clone, new output base, empty disk cache) | $((cold / 60)) min $((cold % 60)) s | $tests | $(cat "$out/cold.busy_cpus") |"
+  echo "| nothing changed (cached results) | $((warm / 60)) min $((warm % 60)) s | $tests | $(cat "$out/warm.busy_cpus") |"
   echo
   echo "The ten slowest tests of the cold run (seconds):"
   echo
