@@ -3,26 +3,66 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
 namespace icount::base {
+namespace {
 
-absl::StatusOr<std::string> FindRunfile(const std::string& relative_path) {
+// argv[0] as this process was started. A binary started by another from
+// that one's runfiles (a worker from ab_test's, under valgrind, with the
+// environment cleared) knows its runfiles only from this path: readlink of
+// /proc/self/exe resolves the runfiles symlink to bazel-out. valgrind
+// gives its client's argv[0] here too.
+std::string Argv0() {
+  std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
+  std::string argv0;
+  std::getline(cmdline, argv0, '\0');
+  return argv0;
+}
+
+}  // namespace
+
+std::vector<std::string> RunfilesTreesOf(const std::string& argv0, const std::string& exe) {
+  std::vector<std::string> trees;
+  if (!argv0.empty()) {
+    // Started from a runfiles tree (".../x.runfiles/icount/worker/worker"):
+    // that tree. Started as bazel-bin/... itself: its own tree beside it.
+    if (size_t tree = argv0.rfind(".runfiles/"); tree != std::string::npos) {
+      trees.push_back(argv0.substr(0, tree + 9));
+    }
+    trees.push_back(argv0 + ".runfiles");
+  }
+  if (!exe.empty()) trees.push_back(exe + ".runfiles");
+  return trees;
+}
+
+std::vector<std::string> FindRunfiles(const std::string& relative_path) {
   std::vector<std::string> roots;
   for (const char* variable : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
     if (const char* root = std::getenv(variable); root != nullptr && *root) roots.push_back(root);
   }
   char self[4096];
   const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n > 0) roots.push_back(std::string(self, static_cast<size_t>(n)) + ".runfiles");
+  const std::string exe = n > 0 ? std::string(self, static_cast<size_t>(n)) : "";
+  for (std::string& tree : RunfilesTreesOf(Argv0(), exe)) roots.push_back(std::move(tree));
+  std::vector<std::string> found;
   for (const std::string& root : roots) {
-    const std::string candidate = absl::StrCat(root, "/", relative_path);
-    if (access(candidate.c_str(), F_OK) == 0) return candidate;
+    std::string candidate = absl::StrCat(root, "/", relative_path);
+    if (access(candidate.c_str(), F_OK) == 0) found.push_back(std::move(candidate));
   }
+  return found;
+}
+
+absl::StatusOr<std::string> FindRunfile(const std::string& relative_path) {
+  std::vector<std::string> found = FindRunfiles(relative_path);
+  if (!found.empty()) return found.front();
   return absl::NotFoundError(absl::StrCat(
       "cannot find ", relative_path,
       " in this binary's runfiles: run it with `bazel run` or "

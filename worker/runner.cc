@@ -24,6 +24,7 @@
 #include "base/interrupts.h"
 #include "base/machine.h"
 #include "base/phase_log.h"
+#include "base/runfiles.h"
 #include "base/status.h"
 #include "timer/callgrind_command.h"
 #include "worker/case_dumps.h"
@@ -461,6 +462,24 @@ absl::Status LinkExecutable(const std::string& from, const std::string& to) {
   return absl::OkStatus();
 }
 
+// <scratch>/worker.runfiles: a symbolic link to the worker's runfiles tree.
+// The worker starts as <scratch>/worker with its environment cleared, so
+// argv[0] is all it has to find its runfiles by (base::RunfilesTreesOf),
+// among them the precompiled prelude that makes its C++ strings compile in
+// a third of the time. A worker without a tree (copied out of Bazel's
+// outputs) compiles without the prelude: slower, the same counts.
+void LinkRunfiles(const std::string& worker, const std::string& to) {
+  absl::StatusOr<std::string> real = base::RealPath(worker);
+  for (const std::string& tree : base::RunfilesTreesOf(worker, real.ok() ? *real : "")) {
+    absl::StatusOr<std::string> real_tree = base::RealPath(tree);
+    struct stat info;
+    if (real_tree.ok() && stat(real_tree->c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+      (void)symlink(real_tree->c_str(), to.c_str());
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders,
@@ -567,6 +586,7 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders
   RunnerOptions run_options = options;
   run_options.worker_path = *scratch + "/worker";
   ICOUNT_RETURN_IF_ERROR(LinkExecutable(options.worker_path, run_options.worker_path));
+  LinkRunfiles(options.worker_path, run_options.worker_path + ".runfiles");
   InterruptScope interrupts;
   Run run(orders, run_options, *scratch, results, report.resumed);
   absl::Status status;

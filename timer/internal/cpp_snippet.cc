@@ -7,9 +7,10 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,37 +23,11 @@
 #include "base/subprocess.h"
 #include "third_party/libtorch/libtorch_install.h"
 #include "timer/internal/kernel.h"
+#include "timer/internal/snippet_compiler.h"
 #include "timer/measurement_io.h"
 
 namespace icount::timer::internal {
 namespace {
-
-// The compiler and flags used for snippets. -O2 matches how LibTorch users
-// build; no -g: callgrind attributes counts by symbol, and debug info would
-// double compile time (and need -gdwarf-4 for valgrind 3.19). The headers
-// and libraries are those of the LibTorch this binary was built against
-// (third_party/libtorch/libtorch_install.h), so a snippet never mixes two.
-std::vector<std::string> CompilerCommand(const std::string& source_path,
-                                         const std::string& output_path) {
-  const char* cxx = std::getenv("ICOUNT_CXX");
-  std::vector<std::string> command = {cxx != nullptr && *cxx != '\0' ? cxx : "c++",
-                                      "-std=c++17",
-                                      "-O2",
-                                      "-fPIC",
-                                      "-shared",
-                                      "-w"};  // the user's snippet is not ours to lint
-  for (const char* const* directory = libtorch_install::kIncludeDirectories; *directory != nullptr;
-       ++directory) {
-    command.insert(command.end(), {"-isystem", *directory});
-  }
-  command.insert(command.end(), {"-o", output_path, source_path});
-  const std::string library_directory = libtorch_install::kLibraryDirectory;
-  if (!library_directory.empty()) {
-    command.insert(command.end(), {"-L" + library_directory, "-Wl,-rpath," + library_directory});
-  }
-  command.insert(command.end(), {"-ltorch", "-ltorch_cpu", "-lc10"});
-  return command;
-}
 
 // 128-bit FNV-1a over the inputs that determine the shared object. Not
 // cryptographic; the cached source is compared byte for byte on a hit.
@@ -127,8 +102,11 @@ absl::StatusOr<std::shared_ptr<CompiledCppSnippet>> CompiledCppSnippet::Compile(
   const std::string text = GenerateCppSnippetSource(source);
   const std::string directory = absl::StrCat(base::CacheDirectory(), "/snippets");
   if (absl::Status status = MakeDirectories(directory); !status.ok()) return status;
-  std::vector<std::string> key_parts = {text, absl::StrJoin(CompilerCommand("", ""), " "),
-                                        TORCH_VERSION, absl::StrCat(kBlockControlAbiVersion)};
+  // The prelude changes how fast the snippet compiles, not what it compiles
+  // to: the key leaves it out.
+  std::vector<std::string> key_parts = {
+      text, absl::StrJoin(SnippetCompilerCommand("", "", std::nullopt), " "), TORCH_VERSION,
+      absl::StrCat(kBlockControlAbiVersion)};
   // A LibTorch other than Debian's may change in place (a developer's
   // build): its headers' fingerprint keeps stale objects out.
   if (*libtorch_install::kFingerprint != '\0') key_parts.push_back(libtorch_install::kFingerprint);
@@ -148,7 +126,7 @@ absl::StatusOr<std::shared_ptr<CompiledCppSnippet>> CompiledCppSnippet::Compile(
     // same snippet never load a half-written object.
     const std::string temporary = absl::StrCat(object_path, ".tmp.", getpid());
     absl::StatusOr<base::CommandResult> result =
-        base::RunCommand(CompilerCommand(source_path, temporary));
+        base::RunCommand(SnippetCompilerCommand(source_path, temporary, FindSnippetPrelude()));
     if (!result.ok()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "cannot run the C++ compiler for a snippet (install g++, or set ICOUNT_CXX): ",
