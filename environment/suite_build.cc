@@ -94,16 +94,19 @@ std::vector<std::string> SuiteBuildCommand(const PyTorchInstall& install,
                                            const SuiteBuildOptions& options,
                                            const std::string& output_base,
                                            const std::string& fingerprint) {
-  return {Bazel(options), "--output_base=" + output_base,
-          // The server is only needed for this build: it goes soon after.
-          "--max_idle_secs=60", "build", "--curses=no", "--color=no",
-          // No bazel-bin/bazel-out links in the workspace: they belong to
-          // the developer's own build.
-          "--symlink_prefix=/",
-          "--repo_env=ICOUNT_BUILD_LIBTORCH_INCLUDE=" + install.include_directory,
-          "--repo_env=ICOUNT_BUILD_LIBTORCH_LIB=" + install.library_directory,
-          "--repo_env=ICOUNT_BUILD_TORCH_PYTHONPATH=" + install.python_path,
-          "--repo_env=ICOUNT_BUILD_LIBTORCH_FINGERPRINT=" + fingerprint, options.target};
+  std::vector<std::string> command = {
+      Bazel(options), "--output_base=" + output_base,
+      // The server is only needed for this build: it goes soon after.
+      "--max_idle_secs=60", "build", "--curses=no", "--color=no",
+      // No bazel-bin/bazel-out links in the workspace: they belong to the
+      // developer's own build.
+      "--symlink_prefix=/", "--repo_env=ICOUNT_BUILD_LIBTORCH_INCLUDE=" + install.include_directory,
+      "--repo_env=ICOUNT_BUILD_LIBTORCH_LIB=" + install.library_directory,
+      "--repo_env=ICOUNT_BUILD_TORCH_PYTHONPATH=" + install.python_path,
+      "--repo_env=ICOUNT_BUILD_LIBTORCH_FINGERPRINT=" + fingerprint};
+  if (!options.snippet_prelude) command.push_back("--define=icount_snippet_prelude=off");
+  command.push_back(options.target);
+  return command;
 }
 
 absl::StatusOr<BuiltSuite> BuildSuiteFor(const PyTorchInstall& install,

@@ -35,6 +35,11 @@ struct SuiteBuildOptions {
   // Where output bases live; empty: base::CacheDirectory() + "/libtorch-builds".
   std::string builds_directory;
   std::string target = "//definitions:full_suite";
+  // Whether the build precompiles <torch/script.h> for C++ compiled at run
+  // time (//timer/internal:snippet_prelude: ~30 s once per LibTorch). The
+  // suite's worker runs its C++ cases compiled in and needs none; a tool
+  // that compiles C++ statements, such as timeit, does.
+  bool snippet_prelude = false;
   // Bazel's progress and error lines as they come ("[120 / 431] Compiling ...").
   std::function<void(const std::string& line)> on_progress;
 };

@@ -16,7 +16,9 @@ namespace icount::environment {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // A stand-in for Bazel: logs each command line, prints a progress line for
 // `build` (failing when told to) and a bin directory for `info bazel-bin`.
@@ -101,9 +103,23 @@ TEST(BuildSuiteForTest, BuildsInTheWorkspaceWithTheInstallAsLibTorch) {
                          "/torch/include --repo_env=ICOUNT_BUILD_LIBTORCH_LIB=", site,
                          "/torch/lib --repo_env=ICOUNT_BUILD_TORCH_PYTHONPATH=", site,
                          " --repo_env=ICOUNT_BUILD_LIBTORCH_FINGERPRINT=", built->fingerprint,
-                         " //definitions:full_suite"));
+                         " --define=icount_snippet_prelude=off //definitions:full_suite"));
   EXPECT_EQ(commands[1], absl::StrCat(workspace, " --output_base=", built->output_base,
                                       " --max_idle_secs=60 info bazel-bin"));
+}
+
+TEST(BuildSuiteForTest, ATargetThatCompilesCppAtRunTimeKeepsTheSnippetPrelude) {
+  FakeBazel bazel;
+  const std::string workspace = base::MakeTemporaryDirectory("workspace").value();
+  SuiteBuildOptions options = Options(bazel, workspace);
+  options.target = "//tools:timeit";
+  options.snippet_prelude = true;
+  ASSERT_TRUE(
+      BuildSuiteFor(PackageInstall(base::MakeTemporaryDirectory("site").value()), options).ok());
+  const std::vector<std::string> commands = bazel.Commands();
+  ASSERT_FALSE(commands.empty());
+  EXPECT_THAT(commands[0], EndsWith(" //tools:timeit"));
+  EXPECT_THAT(commands[0], Not(HasSubstr("icount_snippet_prelude")));
 }
 
 TEST(BuildSuiteForTest, OneOutputBasePerInstallLocation) {

@@ -9,7 +9,7 @@
         suite = "my::MySuite()",              # returns icount::expand::BenchmarkTree
     )
 
-At build time a host tool links the definitions and materialises them into
+At build time a generator binary links the definitions and materialises them into
   * <name>_worker: a worker binary with every C++ case compiled in (one
     generated translation unit, or `shards` of them; #line directives make a
     compile error name the benchmark and the definition's file and line);
@@ -31,7 +31,7 @@ def _suite_sources_impl(ctx):
     arguments = ["--manifest=" + manifest.path, "--artifacts=" + artifacts.path]
     arguments += ["--tu=" + unit.path for unit in units]
     ctx.actions.run(
-        executable = ctx.executable.generator,
+        executable = ctx.attr.generator[DefaultInfo].files_to_run,
         arguments = arguments,
         outputs = units + [manifest, artifacts],
         mnemonic = "IcountSuite",
@@ -45,7 +45,10 @@ def _suite_sources_impl(ctx):
 _suite_sources = rule(
     implementation = _suite_sources_impl,
     attrs = {
-        "generator": attr.label(executable = True, cfg = "exec", mandatory = True),
+        # The target configuration, as the worker: the generator runs where
+        # the suite is measured, and the definitions and //expand it links
+        # then compile once for both, not again for an exec configuration.
+        "generator": attr.label(executable = True, cfg = "target", mandatory = True),
         "shards": attr.int(default = 1),
     },
 )

@@ -15,14 +15,15 @@ namespace icount::tools {
 namespace {
 
 // The environment's PyTorch, said on stderr, and, when it is not Debian's,
-// `target` built against it (BuiltSuite::bin_directory; empty for Debian's).
+// `target` built against it (BuiltSuite::bin_directory; empty for Debian's),
+// with the prelude of run-time C++ snippets when `snippet_prelude`.
 struct FoundAndBuilt {
   environment::PyTorchInstall install;
   environment::BuiltSuite built;
 };
 absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& spec,
-                                           const std::string& target, const std::string& what,
-                                           const std::string& tool) {
+                                           const std::string& target, bool snippet_prelude,
+                                           const std::string& what, const std::string& tool) {
   FoundAndBuilt out;
   ICOUNT_ASSIGN_OR_RETURN(out.install, environment::FindPyTorch(spec));
   std::fprintf(stderr, "%s: %s: %s\n", tool.c_str(), spec.name.c_str(),
@@ -31,6 +32,7 @@ absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& s
   environment::SuiteBuildOptions options;
   ICOUNT_ASSIGN_OR_RETURN(options.workspace, environment::IcountWorkspace());
   options.target = target;
+  options.snippet_prelude = snippet_prelude;
   options.on_progress = [&](const std::string& line) {
     std::fprintf(stderr, "%s: %s: bazel: %s\n", tool.c_str(), spec.name.c_str(), line.c_str());
   };
@@ -49,6 +51,7 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironment(const environment::Environm
                                                      const Suite& own_suite,
                                                      const std::string& tool) {
   ICOUNT_ASSIGN_OR_RETURN(FoundAndBuilt found, FindAndBuild(spec, "//definitions:full_suite",
+                                                            /*snippet_prelude=*/false,
                                                             "icount's worker and C++ cases", tool));
   EnvironmentSuite out;
   out.install = std::move(found.install);
@@ -68,9 +71,10 @@ absl::StatusOr<std::string> ToolForEnvironment(const environment::EnvironmentSpe
                                                const std::string& own_path,
                                                const std::string& package, const std::string& name,
                                                const std::string& tool) {
-  ICOUNT_ASSIGN_OR_RETURN(FoundAndBuilt found,
-                          FindAndBuild(spec, absl::StrCat("//", package, ":", name),
-                                       absl::StrCat("//", package, ":", name), tool));
+  ICOUNT_ASSIGN_OR_RETURN(
+      FoundAndBuilt found,
+      FindAndBuild(spec, absl::StrCat("//", package, ":", name), /*snippet_prelude=*/true,
+                   absl::StrCat("//", package, ":", name), tool));
   if (found.built.bin_directory.empty()) return own_path;
   return absl::StrCat(found.built.bin_directory, "/", package, "/", name);
 }
