@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # //tools:ab_test's bad input: every message names what is wrong and how to
 # fix it, and stops before any long work; a side whose worker answers the
-# LibTorch probe but dies under valgrind, or whose command fails, is named.
+# LibTorch probe but dies under valgrind, whose canary case fails, or whose
+# command fails, is named.
 set -u
 source "$TEST_SRCDIR/icount/tests/test_steps.sh"
 ab_test="$PWD/$1"
@@ -31,8 +32,8 @@ if "$ab_test" --A=true --B="export ICOUNT_LIBTORCH_VERSION=latest" --filter="$fi
 fi
 grep -q 'environment B reports an unreadable LibTorch version (from ICOUNT_LIBTORCH_VERSION): "latest"' \
   "$tmp/bad_version.err" || fail "bad version message: $(cat "$tmp/bad_version.err")"
-# B's worker answers the LibTorch probe but dies under valgrind: the
-# canaries run side by side, and the error names B's.
+# B's worker answers the LibTorch probe but dies under valgrind: the error
+# names B's, and A's run, started beside it, stops.
 cat > "$tmp/probe_only_worker" <<EOF
 #!/bin/sh
 case " \$* " in *" --print_libtorch_version "*) exec "$PWD/definitions/full_suite_worker" "\$@" ;; esac
@@ -41,14 +42,36 @@ exit 3
 EOF
 chmod +x "$tmp/probe_only_worker"
 if "$ab_test" --A=true --B=true --B_worker="$tmp/probe_only_worker" --filter="$filter" \
-  > /dev/null 2> "$tmp/canary.err"; then
-  fail "a side whose canary dies must fail"
+  > /dev/null 2> "$tmp/dies.err"; then
+  fail "a side whose worker dies must fail"
 fi
-grep -q "^ab_test: canary in A, B at once...$" "$tmp/canary.err" || fail "canaries: $(cat "$tmp/canary.err")"
-grep -q "^ab_test: environment B (true) is broken: its canary could not run: instruction counts cannot be collected" \
+grep -q "^ab_test: B: instruction counts cannot be collected: the worker under valgrind died" \
+  "$tmp/dies.err" || fail "dying worker message: $(cat "$tmp/dies.err")"
+grep -q "refusing to measure" "$tmp/dies.err" || fail "the dying worker's output: $(cat "$tmp/dies.err")"
+step "a side whose canary case fails"
+# B's torch.empty raises (a sitecustomize that the workers' Python loads):
+# the worker starts, and the canary, the suite's first Python case, is
+# counted first and fails. The error names B, the canary and what it
+# raised, and both sides stop.
+mkdir -p "$tmp/empty_raises"
+cat > "$tmp/empty_raises/sitecustomize.py" <<'EOF'
+import torch
+def _raises(*args, **kwargs):
+    raise RuntimeError("torch.empty is broken here")
+torch.empty = _raises
+EOF
+if "$ab_test" --A=true --B="export PYTHONPATH=$tmp/empty_raises" --filter="$filter" \
+  > /dev/null 2> "$tmp/canary.err"; then
+  fail "a side whose canary fails must fail"
+fi
+grep -q "^ab_test: instruction counts of 2 cases in A and B at once, the canary first...$" \
+  "$tmp/canary.err" || fail "counts: $(cat "$tmp/canary.err")"
+grep -qF "ab_test: environment B (export PYTHONPATH=$tmp/empty_raises) is broken: the canary case (Empty / no allocation | Eager | Forward | Python | 1 thread) failed:" \
   "$tmp/canary.err" || fail "canary message: $(cat "$tmp/canary.err")"
-grep -q "refusing to measure" "$tmp/canary.err" || fail "canary's worker output: $(cat "$tmp/canary.err")"
-grep -q "Finished results are kept" "$tmp/canary.err" && fail "a canary keeps no results: $(cat "$tmp/canary.err")"
+grep -q "RuntimeError: torch.empty is broken here" "$tmp/canary.err" \
+  || fail "what the canary raised: $(cat "$tmp/canary.err")"
+leftovers=$(pgrep -af "$tmp/icount-run-")
+[[ -z "$leftovers" ]] || fail "workers left running: $leftovers"
 if "$ab_test" --A=true --B="exit 7" --filter="$filter" > /dev/null 2> "$tmp/broken.err"; then
   fail "a broken environment must fail"
 fi

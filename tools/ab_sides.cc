@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <future>
@@ -258,6 +259,43 @@ void FixBlockSizes(const SideRun& a_run, std::vector<worker::WorkOrderProto>& ti
   }
 }
 
+namespace {
+
+// Puts the canary's count order first in `orders` (the runner hands orders
+// out in the order given), adding one, counted once, when the canary is
+// not among the cases run. Returns the added order's id, or "" when the
+// canary was among them.
+std::string CanaryFirst(const Side& side, const expand::SuiteCaseProto& canary,
+                        const MeasureOptions& measure,
+                        std::vector<worker::WorkOrderProto>& orders) {
+  auto found = std::find_if(orders.begin(), orders.end(), [&](const worker::WorkOrderProto& o) {
+    return o.case_key() == canary.key();
+  });
+  if (found != orders.end()) {
+    std::rotate(orders.begin(), found, found + 1);
+    return "";
+  }
+  MeasureOptions once = measure;
+  once.wall_time = false;
+  once.callgrind_number = 1;
+  once.callgrind_repeats = 1;
+  orders.insert(orders.begin(), MakeOrders(side.suite(), {canary}, once).front());
+  return orders.front().id();
+}
+
+// Takes the order `id` and its result out of `run`.
+void DropOrder(const std::string& id, SideRun& run) {
+  for (size_t i = 0; i < run.orders.size(); ++i) {
+    if (run.orders[i].id() != id) continue;
+    run.orders.erase(run.orders.begin() + i);
+    run.results.erase(run.results.begin() + i);
+    run.rounds.erase(run.rounds.begin() + i);
+    return;
+  }
+}
+
+}  // namespace
+
 absl::Status RunBothSides(const Side& a, const Side& b,
                           const std::vector<expand::SuiteCaseProto>& cases,
                           const MeasureOptions& measure, const BothSidesOptions& run_options,
@@ -281,19 +319,55 @@ absl::Status RunBothSides(const Side& a, const Side& b,
   };
   if (!count_orders[0].empty()) {
     const int jobs = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) / 2);
-    std::fprintf(stderr, "ab_test: instruction counts of %zu cases in A and B at once...\n",
-                 count_orders[0].size());
+    const Side* sides[2] = {&a, &b};
+    SideRun* runs[2] = {&a_run, &b_run};
+    std::fprintf(stderr, "ab_test: instruction counts of %zu cases in A and B at once%s...\n",
+                 count_orders[0].size(),
+                 run_options.canary.has_value() ? ", the canary first" : "");
+    std::string added_canary[2];
+    if (run_options.canary.has_value()) {
+      for (int k : {0, 1}) {
+        added_canary[k] = CanaryFirst(*sides[k], *run_options.canary, measure, count_orders[k]);
+      }
+    }
     SidesProgress progress({"A", "B"}, static_cast<int>(count_orders[0].size()));
-    worker::RunnerOptions a_options = options(a, "counts", jobs);
-    worker::RunnerOptions b_options = options(b, "counts", jobs);
-    a_options.on_progress = progress.For(0);
-    b_options.on_progress = progress.For(1);
-    auto a_done =
-        std::async(std::launch::async, [&] { return RunInto(count_orders[0], a_options, a_run); });
-    const absl::Status b_status = RunInto(count_orders[1], b_options, b_run);
-    const absl::Status a_status = a_done.get();
-    if (!a_status.ok()) return side_error(a, a_status);
-    if (!b_status.ok()) return side_error(b, b_status);
+    // The first side to fail stops the other, whose results would be
+    // compared with nothing (they stay in its journal for --resume).
+    std::atomic<bool> side_failed{false};
+    std::atomic<bool> canary_failed[2] = {false, false};
+    auto run_side = [&](int k) {
+      worker::RunnerOptions o = options(*sides[k], "counts", jobs);
+      o.on_progress = progress.For(k);
+      o.stop_requested = [&] { return side_failed.load(); };
+      if (run_options.canary.has_value()) {
+        o.check_result = [&, k, canary_id = count_orders[k].front().id()](
+                             const worker::WorkOrderProto& order,
+                             const worker::WorkerResultProto& result) {
+          if (order.id() != canary_id || !result.has_failure()) return absl::OkStatus();
+          canary_failed[k] = true;
+          return absl::FailedPreconditionError(
+              absl::StrCat("environment ", sides[k]->name, " (", sides[k]->command,
+                           ") is broken: the canary case (", run_options.canary->list_line(),
+                           ") failed:\n", result.failure().reason()));
+        };
+      }
+      absl::Status status = RunInto(count_orders[k], o, *runs[k]);
+      if (!status.ok()) side_failed = true;
+      if (!added_canary[k].empty()) DropOrder(added_canary[k], *runs[k]);
+      return status;
+    };
+    auto a_done = std::async(std::launch::async, run_side, 0);
+    const absl::Status b_status = run_side(1);
+    const absl::Status statuses[2] = {a_done.get(), b_status};
+    // A side's own error before the other's Cancelled (stopped for it, or
+    // both interrupted); A's first.
+    for (const bool cancelled : {false, true}) {
+      for (int k : {0, 1}) {
+        const absl::Status& status = statuses[k];
+        if (status.ok() || (status.code() == absl::StatusCode::kCancelled) != cancelled) continue;
+        return canary_failed[k] ? status : side_error(*sides[k], status);
+      }
+    }
   }
   // Paired rounds: every round times every case on both sides, one side
   // after the other (A B, then B A, ...), each on the whole machine with

@@ -9,10 +9,9 @@
 //   Side a, b;  // name "A"/"B", command "source env_a/bin/activate", ...
 //   ICOUNT_RETURN_IF_ERROR(SetUpSide(own_suite, "", "A_libtorch", "", a));
 //   ICOUNT_RETURN_IF_ERROR(ProbeLibTorch(a));            // likewise for b
-//   ICOUNT_RETURN_IF_ERROR(CheckCanaries({&a, &b}, canary, /*counts=*/true,
-//                                        /*cache_sim=*/false));
 //   BothSidesOptions options;
 //   options.journal_base = "ab.json";                    // --json
+//   options.canary = canary;                             // ChooseCanary
 //   SideRun a_run, b_run;
 //   ICOUNT_RETURN_IF_ERROR(RunBothSides(a, b, cases, measure, options, a_run, b_run));
 //   ... CollectResults(cases, a_run.orders, a_run.results, &a_run.rounds) ...
@@ -23,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -159,6 +159,13 @@ struct BothSidesOptions {
   bool resume = false;       // continue from the journals
   int time_rounds = 6;       // paired wall-time rounds, at least 1
   bool cache_sim = false;    // estimated cycles with the counts
+  // The canary (ChooseCanary), counted first on each side, in the workers
+  // that count the rest: its failure stops both sides at once, saying
+  // that the side is broken, instead of each side paying a worker's start
+  // under valgrind for CheckCanaries. Counts on this machine only (the
+  // runner checks the results; a Slurm run does not): unset, the caller
+  // ran CheckCanaries.
+  std::optional<expand::SuiteCaseProto> canary;
 };
 
 // Runs the cases in A and in B: instruction counts at once (half the CPUs

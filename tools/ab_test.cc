@@ -18,11 +18,13 @@
 //      (worker/libtorch_version_line.h); with --backtesting, cases that declare a
 //      newer min_libtorch_version than either side has are skipped (and
 //      listed), so an old release can be compared with today's;
-//   2. a canary case runs in each environment (all at once, up to one per
-//      CPU); a broken environment stops the run with its output;
-//   3. instruction counts: A and B at once, half the CPUs each (counts do
-//      not depend on what runs beside them);
-//   4. with --display_time, wall time in paired rounds: every round times
+//   2. instruction counts: A and B at once, half the CPUs each (counts do
+//      not depend on what runs beside them), each side's first case a
+//      canary (the suite's first Python case): when it fails, the side's
+//      environment is broken and both sides stop, with its output; with
+//      --no_counts or on Slurm, the canaries run on their own first (all at
+//      once, up to one per CPU);
+//   3. with --display_time, wall time in paired rounds: every round times
 //      every case on A, then on B (B first in every other round), each on
 //      the whole machine with the runner's pinning, in blocks of the size A's
 //      first round picked for the case; per case, each round's
@@ -631,10 +633,15 @@ int Main(int argc, char** argv) {
   if (!cases.ok()) return base::Fail(cases.status());
   absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(*suite, python);
   if (!canary.ok()) return base::Fail(canary.status());
-  if (absl::Status status = CheckCanaries({&a, &b}, *canary, !absl::GetFlag(FLAGS_no_counts),
-                                          absl::GetFlag(FLAGS_cache_sim));
-      !status.ok()) {
-    return base::Fail(status);
+  // Counted here, the canary runs first in the workers that count the
+  // rest; otherwise on its own before anything long.
+  const bool canary_with_counts = !absl::GetFlag(FLAGS_no_counts) && !SlurmExecutorChosen();
+  if (!canary_with_counts) {
+    if (absl::Status status = CheckCanaries({&a, &b}, *canary, !absl::GetFlag(FLAGS_no_counts),
+                                            absl::GetFlag(FLAGS_cache_sim));
+        !status.ok()) {
+      return base::Fail(status);
+    }
   }
 
   MeasureOptions measure;
@@ -655,6 +662,7 @@ int Main(int argc, char** argv) {
   run_options.resume = absl::GetFlag(FLAGS_resume);
   run_options.time_rounds = absl::GetFlag(FLAGS_time_rounds);
   run_options.cache_sim = absl::GetFlag(FLAGS_cache_sim);
+  if (canary_with_counts) run_options.canary = *canary;
   if (absl::Status status = RunBothSides(a, b, *cases, measure, run_options, a_run, b_run);
       !status.ok()) {
     ReportStopped(status, json_path, a_run, b_run);

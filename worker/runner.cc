@@ -102,7 +102,7 @@ class Run {
     StartupRecord startups;
     absl::Status status;
     while (status.ok() && (!pending.empty() || InFlight(workers) > 0)) {
-      if (Interrupted()) break;
+      if (Stopping()) break;
       status = HandOutOrders(phase, workers, pending, attempts);
       if (!status.ok()) break;
       // Wait for a result, a canary, an interrupt or a second to pass.
@@ -148,10 +148,11 @@ class Run {
       if (!status.ok()) break;
       // Workers start their next case before this process parses what the
       // last ones left.
-      if (!finished.empty() && !Interrupted()) {
+      if (!finished.empty() && !Stopping()) {
         status = HandOutOrders(phase, workers, pending, attempts);
         if (!status.ok()) break;
       }
+      absl::Status rejected;  // by check_result
       for (auto& [index, result] : finished) {
         const base::PhaseMark before_parsing = base::PhaseNow();
         ParseCaseDumps(result);
@@ -175,18 +176,38 @@ class Run {
         ++done_;
         results_[index] = std::move(result);
         Report();
+        // The other results that came with it are journaled first.
+        if (options_.check_result && rejected.ok()) {
+          rejected = options_.check_result(orders_[index], *results_[index]);
+        }
       }
-      if (status.ok() && pending.empty() && !Interrupted()) {
+      if (status.ok() && !rejected.ok()) {
+        result_rejected_ = true;
+        status = absl::Status(rejected.code(),
+                              absl::StrCat(rejected.message(), "\nFinished results are kept in ",
+                                           options_.journal_path, "."));
+      }
+      if (status.ok() && pending.empty() && !Stopping()) {
         status = MakeWayForNextPhase(workers, next);
       }
       ReportPeriodically();
     }
-    StopWorkers(workers, !status.ok() || Interrupted());
-    if (!status.ok() || Interrupted()) StopWorkers(next_phase_workers_, true);
+    StopWorkers(workers, !status.ok() || Stopping());
+    if (!status.ok() || Stopping()) StopWorkers(next_phase_workers_, true);
     return status;
   }
 
   int done() const { return done_; }
+
+  // Whether the run stops early: an interrupt, or the caller's
+  // stop_requested (asked until it first says yes).
+  bool Stopping() {
+    if (!stop_requested_ && options_.stop_requested) stop_requested_ = options_.stop_requested();
+    return stop_requested_ || Interrupted();
+  }
+  bool stop_requested() const { return stop_requested_; }
+  // Whether the run stopped on check_result's error.
+  bool result_rejected() const { return result_rejected_; }
 
  private:
   // Starts workers and gives an order to each ready one without one. An
@@ -411,6 +432,8 @@ class Run {
   // Workers of the next phase started in this one's tail; empty when the
   // next phase starts its own.
   std::vector<WorkerProcess> next_phase_workers_;
+  bool stop_requested_ = false;
+  bool result_rejected_ = false;
   std::string phase_;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_report_ = start_;
@@ -595,14 +618,19 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders
                phases.end());
   for (size_t p = 0; p < phases.size(); ++p) {
     status = run.RunPhase(phases[p], p + 1 < phases.size() ? &phases[p + 1] : nullptr);
-    if (!status.ok() || Interrupted()) break;
+    if (!status.ok() || run.Stopping()) break;
   }
   // A phase that could not start keeps the logs its message points at.
-  if (status.ok() || Interrupted()) base::RemoveDirectoryTree(*scratch);
+  if (status.ok() || run.Stopping() || run.result_rejected()) base::RemoveDirectoryTree(*scratch);
   if (Interrupted()) {
     return absl::CancelledError(absl::StrCat("interrupted: ", run.done(), " of ", orders.size(),
                                              " orders finished and kept in ", options.journal_path,
                                              "; run the same command with --resume to continue"));
+  }
+  if (run.stop_requested()) {
+    return absl::CancelledError(absl::StrCat("stopped early: ", run.done(), " of ", orders.size(),
+                                             " orders finished and kept in ",
+                                             options.journal_path));
   }
   if (!status.ok()) return status;
   for (auto& result : results) report.results.push_back(result.value_or(WorkerResultProto()));

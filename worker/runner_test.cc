@@ -231,6 +231,16 @@ std::vector<std::string> EntriesStartingWith(const std::string& directory,
   return found;
 }
 
+// After a run stopped early: the journal holds the one result `id`, and no
+// worker, zygote or case process survives.
+void ExpectStoppedKeeping(const std::string& journal_path, const std::string& id) {
+  absl::StatusOr<std::vector<WorkerResultProto>> journal = ReadJournal(journal_path);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_EQ(journal->size(), 1u);
+  EXPECT_EQ((*journal)[0].id(), id);
+  EXPECT_THAT(ProcessesMentioning(WorkerCommandMark()), ::testing::IsEmpty());
+}
+
 TEST(RunnerTest, InterruptKeepsFinishedResultsAndLeavesNoWorkers) {
   std::vector<WorkOrderProto> orders = {PythonOrder("fast", "pass")};
   for (int i = 0; i < 3; ++i) {
@@ -253,12 +263,7 @@ TEST(RunnerTest, InterruptKeepsFinishedResultsAndLeavesNoWorkers) {
   if (interrupter.joinable()) interrupter.join();
   ASSERT_EQ(report.status().code(), absl::StatusCode::kCancelled) << report.status();
   EXPECT_THAT(std::string(report.status().message()), HasSubstr("--resume"));
-  absl::StatusOr<std::vector<WorkerResultProto>> journal = ReadJournal(options.journal_path);
-  ASSERT_TRUE(journal.ok()) << journal.status();
-  ASSERT_EQ(journal->size(), 1u);
-  EXPECT_EQ((*journal)[0].id(), "fast");
-  // No worker, zygote or case process survives the interrupt.
-  EXPECT_THAT(ProcessesMentioning(WorkerCommandMark()), ::testing::IsEmpty());
+  ExpectStoppedKeeping(options.journal_path, "fast");
 }
 
 // ab_test runs two RunOrders at once. One that ends early must not take the
@@ -308,6 +313,52 @@ TEST(RunnerTest, InterruptReachesConcurrentRunsAfterOneHasEnded) {
   EXPECT_EQ(long_run.status().code(), absl::StatusCode::kCancelled) << long_run.status();
   EXPECT_EQ(other_run.status().code(), absl::StatusCode::kCancelled) << other_run.status();
   EXPECT_THAT(ProcessesMentioning(WorkerCommandMark()), ::testing::IsEmpty());
+}
+
+// check_result sees each finished result; the first order's failure, which
+// it rejects, stops the run before the slow ones are done: the rejection's
+// message says where the finished results are kept, and they are there.
+TEST(RunnerTest, ARejectedResultStopsTheRunAndKeepsWhatFinished) {
+  std::vector<WorkOrderProto> orders = {PythonOrder("canary", "raise ValueError('no torch')")};
+  for (int i = 0; i < 2; ++i) {
+    orders.push_back(PythonOrder("slow " + std::to_string(i), "import time; time.sleep(60)"));
+  }
+  RunnerOptions options = Options("rejected.journal");
+  options.jobs = 1;
+  std::vector<std::string> checked;
+  options.check_result = [&](const WorkOrderProto& order, const WorkerResultProto& result) {
+    checked.push_back(order.id());
+    if (!result.has_failure()) return absl::OkStatus();
+    return absl::FailedPreconditionError(
+        absl::StrCat(order.id(), " failed: ", result.failure().reason()));
+  };
+  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  ASSERT_EQ(report.status().code(), absl::StatusCode::kFailedPrecondition) << report.status();
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("canary failed: "));
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("ValueError: no torch"));
+  EXPECT_THAT(std::string(report.status().message()),
+              HasSubstr(absl::StrCat("Finished results are kept in ", options.journal_path)));
+  EXPECT_THAT(checked, ::testing::ElementsAre("canary"));
+  ExpectStoppedKeeping(options.journal_path, "canary");
+}
+
+// stop_requested stops a run as an interrupt does, without a signal: the
+// finished result is kept, no worker is left, and the run is Cancelled.
+TEST(RunnerTest, AStopRequestStopsTheRunAndKeepsWhatFinished) {
+  std::vector<WorkOrderProto> orders = {PythonOrder("fast", "pass"),
+                                        PythonOrder("slow", "import time; time.sleep(60)")};
+  RunnerOptions options = Options("stopped.journal");
+  options.jobs = 1;
+  std::atomic<bool> stop{false};
+  options.on_progress = [&](const RunnerProgress& progress) {
+    if (progress.done == 1) stop = true;
+  };
+  options.stop_requested = [&] { return stop.load(); };
+  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  ASSERT_EQ(report.status().code(), absl::StatusCode::kCancelled) << report.status();
+  EXPECT_THAT(std::string(report.status().message()),
+              HasSubstr(absl::StrCat("1 of 2 orders finished and kept in ", options.journal_path)));
+  ExpectStoppedKeeping(options.journal_path, "fast");
 }
 
 // Two count orders and two wall-time orders. The first count order waits
