@@ -8,9 +8,11 @@ alone replaces only its own row.
 
   bench/figures_page.py [--page=docs/figures.md] row ID VALUE
       # one figure of FIGURES, measured now at this checkout's HEAD
-  bench/figures_page.py [--page=...] ci_time OUT/ci_time.md
+  bench/figures_page.py [--page=...] ci_time OUT/ci_time.md [--rows=_model1]
       # the cold and nothing-changed rows from bench/ci_time.sh's output,
-      # with the machine and commit it names
+      # with the machine and commit it names: ci_cold and ci_warm, or
+      # ci_cold_model1 and ci_warm_model1 for a run on the slower EPYC
+      # (CPUID family 25, model 1), which the page keeps beside them
 """
 
 import argparse
@@ -31,6 +33,9 @@ FIGURES = {
                 "`bench/ci_time.sh`"),
     "ci_warm": ("`./bazelw test //...` with nothing changed (cached results)",
                 "`bench/ci_time.sh`"),
+    "ci_cold_model1": ("`./bazelw test //...` cold, on the slower EPYC", "`bench/ci_time.sh`"),
+    "ci_warm_model1": ("`./bazelw test //...` with nothing changed, on the slower EPYC",
+                       "`bench/ci_time.sh`"),
     "fast_loop": ("the fast loop: tests that start no valgrind, build done, run afresh",
                   "`./bazelw test //... --test_tag_filters=-valgrind --nocache_test_results`"),
     "timer_cpp": ("`collect_callgrind` of C++ `torch::add(x, y)` (4x4), number=100, 5 repeats, "
@@ -38,6 +43,8 @@ FIGURES = {
     "timer_python": ("the same for Python `torch.add(x, y)`", "`bazel-bin/timer/timer_benchmark`"),
     "timer_compile": ("compiling a C++ string snippet (cache miss; a hit is a file read)",
                       "`bazel-bin/timer/timer_benchmark`"),
+    "timer_compile_model1": ("compiling a C++ string snippet (cache miss), on the slower EPYC",
+                             "`bazel-bin/timer/timer_benchmark`"),
     "timer_overhead": ("timing an empty C++ callable, per run",
                        "`bazel-bin/timer/timer_benchmark`"),
     "main": ("the default main job: all cases, 1 callgrind repeat of 100 runs, 0.05 s of wall time "
@@ -122,6 +129,8 @@ def main():
     one.add_argument("value")
     ci = sub.add_parser("ci_time")
     ci.add_argument("ci_time_md")
+    ci.add_argument("--rows", choices=["", "_model1"], default="",
+                    help="which pair of rows: ci_cold/ci_warm, or those ending in _model1")
     args = parser.parse_args()
 
     rows = read_rows(args.page)
@@ -131,14 +140,16 @@ def main():
         with open(args.ci_time_md, encoding="utf-8") as f:
             text = f.read()
         header = re.search(r"^Machine: (.*); commit (\w+); command", text, re.M)
-        cold = re.search(r"^\| cold [^|]*\| ([^|]+) \| (\d+) \|", text, re.M)
+        cold = re.search(r"^\| cold [^|]*\| ([^|]+) \| (\d+) \| ([\d.]+) \|", text, re.M)
         warm = re.search(r"^\| nothing changed [^|]*\| ([^|]+) \|", text, re.M)
         if not (header and cold and warm):
             sys.exit(f"figures_page: {args.ci_time_md} is not bench/ci_time.sh's output")
         machine_text, commit = header.groups()
-        rows["ci_cold"] = row("ci_cold", f"**{cold.group(1).strip()}** ({cold.group(2)} test "
-                              "targets, all passed)", commit, machine_text)
-        rows["ci_warm"] = row("ci_warm", f"**{warm.group(1).strip()}**", commit, machine_text)
+        cold_id, warm_id = "ci_cold" + args.rows, "ci_warm" + args.rows
+        rows[cold_id] = row(cold_id, f"**{cold.group(1).strip()}** ({cold.group(2)} test "
+                            f"targets, all passed; {cold.group(3)} CPUs busy on average)", commit,
+                            machine_text)
+        rows[warm_id] = row(warm_id, f"**{warm.group(1).strip()}**", commit, machine_text)
     write_page(args.page, rows)
 
 
