@@ -296,6 +296,62 @@ void DropOrder(const std::string& id, SideRun& run) {
 
 }  // namespace
 
+absl::Status CountSidesAtOnce(const std::vector<const Side*>& sides,
+                              std::vector<std::vector<worker::WorkOrderProto>> orders,
+                              const std::optional<expand::SuiteCaseProto>& canary,
+                              const MeasureOptions& measure,
+                              const std::function<worker::RunnerOptions(size_t)>& side_options,
+                              const std::vector<SideRun*>& runs) {
+  const size_t n = sides.size();
+  std::vector<std::string> added_canary(n);
+  if (canary.has_value()) {
+    for (size_t k = 0; k < n; ++k) {
+      added_canary[k] = CanaryFirst(*sides[k], *canary, measure, orders[k]);
+    }
+  }
+  // The first side to fail stops the others, whose results would be
+  // compared with a side that has none (they stay in their journals for
+  // --resume).
+  std::atomic<bool> side_failed{false};
+  // Each written by its side's thread only, read once all have ended.
+  std::vector<char> canary_failed(n, false);
+  auto run_side = [&](size_t k) {
+    worker::RunnerOptions options = side_options(k);
+    options.stop_requested = [&] { return side_failed.load(); };
+    if (canary.has_value()) {
+      options.check_result = [&, k, canary_id = orders[k].front().id()](
+                                 const worker::WorkOrderProto& order,
+                                 const worker::WorkerResultProto& result) {
+        if (order.id() != canary_id || !result.has_failure()) return absl::OkStatus();
+        canary_failed[k] = true;
+        return absl::FailedPreconditionError(
+            absl::StrCat("environment ", sides[k]->name, " (", sides[k]->command,
+                         ") is broken: the canary case (", canary->list_line(), ") failed:\n",
+                         result.failure().reason()));
+      };
+    }
+    absl::Status status = RunInto(orders[k], options, *runs[k]);
+    if (!status.ok()) side_failed = true;
+    if (!added_canary[k].empty()) DropOrder(added_canary[k], *runs[k]);
+    return status;
+  };
+  std::vector<std::future<absl::Status>> others;
+  for (size_t k = 1; k < n; ++k) others.push_back(std::async(std::launch::async, run_side, k));
+  std::vector<absl::Status> statuses = {run_side(0)};
+  for (std::future<absl::Status>& other : others) statuses.push_back(other.get());
+  // A side's own error before another's Cancelled (stopped for it, or all
+  // interrupted); in the sides' order.
+  for (const bool cancelled : {false, true}) {
+    for (size_t k = 0; k < n; ++k) {
+      const absl::Status& status = statuses[k];
+      if (status.ok() || (status.code() == absl::StatusCode::kCancelled) != cancelled) continue;
+      if (canary_failed[k]) return status;
+      return absl::Status(status.code(), absl::StrCat(sides[k]->name, ": ", status.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunBothSides(const Side& a, const Side& b,
                           const std::vector<expand::SuiteCaseProto>& cases,
                           const MeasureOptions& measure, const BothSidesOptions& run_options,
@@ -319,55 +375,19 @@ absl::Status RunBothSides(const Side& a, const Side& b,
   };
   if (!count_orders[0].empty()) {
     const int jobs = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) / 2);
-    const Side* sides[2] = {&a, &b};
-    SideRun* runs[2] = {&a_run, &b_run};
     std::fprintf(stderr, "ab_test: instruction counts of %zu cases in A and B at once%s...\n",
                  count_orders[0].size(),
                  run_options.canary.has_value() ? ", the canary first" : "");
-    std::string added_canary[2];
-    if (run_options.canary.has_value()) {
-      for (int k : {0, 1}) {
-        added_canary[k] = CanaryFirst(*sides[k], *run_options.canary, measure, count_orders[k]);
-      }
-    }
     SidesProgress progress({"A", "B"}, static_cast<int>(count_orders[0].size()));
-    // The first side to fail stops the other, whose results would be
-    // compared with nothing (they stay in its journal for --resume).
-    std::atomic<bool> side_failed{false};
-    std::atomic<bool> canary_failed[2] = {false, false};
-    auto run_side = [&](int k) {
-      worker::RunnerOptions o = options(*sides[k], "counts", jobs);
-      o.on_progress = progress.For(k);
-      o.stop_requested = [&] { return side_failed.load(); };
-      if (run_options.canary.has_value()) {
-        o.check_result = [&, k, canary_id = count_orders[k].front().id()](
-                             const worker::WorkOrderProto& order,
-                             const worker::WorkerResultProto& result) {
-          if (order.id() != canary_id || !result.has_failure()) return absl::OkStatus();
-          canary_failed[k] = true;
-          return absl::FailedPreconditionError(
-              absl::StrCat("environment ", sides[k]->name, " (", sides[k]->command,
-                           ") is broken: the canary case (", run_options.canary->list_line(),
-                           ") failed:\n", result.failure().reason()));
-        };
-      }
-      absl::Status status = RunInto(count_orders[k], o, *runs[k]);
-      if (!status.ok()) side_failed = true;
-      if (!added_canary[k].empty()) DropOrder(added_canary[k], *runs[k]);
-      return status;
-    };
-    auto a_done = std::async(std::launch::async, run_side, 0);
-    const absl::Status b_status = run_side(1);
-    const absl::Status statuses[2] = {a_done.get(), b_status};
-    // A side's own error before the other's Cancelled (stopped for it, or
-    // both interrupted); A's first.
-    for (const bool cancelled : {false, true}) {
-      for (int k : {0, 1}) {
-        const absl::Status& status = statuses[k];
-        if (status.ok() || (status.code() == absl::StatusCode::kCancelled) != cancelled) continue;
-        return canary_failed[k] ? status : side_error(*sides[k], status);
-      }
-    }
+    const std::vector<const Side*> sides = {&a, &b};
+    ICOUNT_RETURN_IF_ERROR(
+        CountSidesAtOnce(sides, {count_orders[0], count_orders[1]}, run_options.canary, measure,
+                         [&](size_t k) {
+                           worker::RunnerOptions o = options(*sides[k], "counts", jobs);
+                           o.on_progress = progress.For(static_cast<int>(k));
+                           return o;
+                         },
+                         {&a_run, &b_run}));
   }
   // Paired rounds: every round times every case on both sides, one side
   // after the other (A B, then B A, ...), each on the whole machine with

@@ -154,6 +154,21 @@ class SidesProgress {
 // picking their own.
 void FixBlockSizes(const SideRun& a_run, std::vector<worker::WorkOrderProto>& time_orders);
 
+// Counts `orders[k]` in side k's workers (RunInto, with side_options(k)),
+// every side at once. With `canary`, each side counts it first (adding an
+// order, counted once, that `runs` leaves out when the canary is not among
+// the orders) and its failure is the side's error: "environment NAME
+// (COMMAND) is broken: the canary case (...) failed: ...". The first side
+// to fail stops the others (their finished results stay in their
+// journals); the error is that side's, named ("NAME: ..."), the first in
+// the sides' order when several fail on their own.
+absl::Status CountSidesAtOnce(const std::vector<const Side*>& sides,
+                              std::vector<std::vector<worker::WorkOrderProto>> orders,
+                              const std::optional<expand::SuiteCaseProto>& canary,
+                              const MeasureOptions& measure,
+                              const std::function<worker::RunnerOptions(size_t)>& side_options,
+                              const std::vector<SideRun*>& runs);
+
 struct BothSidesOptions {
   std::string journal_base;  // JournalBase
   bool resume = false;       // continue from the journals

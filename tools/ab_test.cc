@@ -38,9 +38,10 @@
 //
 // Many environments (backtesting nightly builds): --sides=FILE, one shell
 // command per line (tools/sides.h), instead of --A and --B. Each side's
-// counts are taken (with --executor=slurm, one job array per side, all at
-// once), and a table shows each case's count per side and the side at
-// which it first changed; --json writes {"sides": [...], "cases": [...]}.
+// counts are taken (up to one side per CPU at once, each side's canary
+// first; with --executor=slurm, one job array per side, all at once), and
+// a table shows each case's count per side and the side at which it first
+// changed; --json writes {"sides": [...], "cases": [...]}.
 #include <unistd.h>
 
 #include <algorithm>
@@ -442,7 +443,7 @@ void ReportStopped(const absl::Status& status, const std::string& json_path, con
 }
 
 // --sides: every side's counts (on Slurm, one job array per side, all at
-// once; here one side after the other, each on every CPU), then a table of
+// once; here up to one side per CPU at once, sharing the CPUs), then a table of
 // counts per case across the sides with the first side at which each
 // changed.
 int RunSides(const Suite& own_suite) {
@@ -475,10 +476,19 @@ int RunSides(const Suite& own_suite) {
   if (!cases.ok()) return base::Fail(cases.status());
   absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(own_suite, python);
   if (!canary.ok()) return base::Fail(canary.status());
-  if (absl::Status status =
-          CheckCanaries(side_pointers, *canary, /*counts=*/true, absl::GetFlag(FLAGS_cache_sim));
-      !status.ok()) {
-    return base::Fail(status);
+  // On this machine the sides count in waves of up to one side per CPU,
+  // each side's canary first with the rest; the sides of later waves (and
+  // on Slurm every side) have their canaries run apart first, so that a
+  // broken side stops the run before anything long.
+  const size_t cpus = std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
+  const size_t at_once = SlurmExecutorChosen() ? 0 : std::min(sides.size(), cpus);
+  if (const std::vector<const Side*> apart(side_pointers.begin() + at_once, side_pointers.end());
+      !apart.empty()) {
+    if (absl::Status status =
+            CheckCanaries(apart, *canary, /*counts=*/true, absl::GetFlag(FLAGS_cache_sim));
+        !status.ok()) {
+      return base::Fail(status);
+    }
   }
   absl::StatusOr<std::optional<history::Store>> history = OpenHistoryFlag();
   if (!history.ok()) return base::Fail(history.status());
@@ -495,30 +505,51 @@ int RunSides(const Suite& own_suite) {
   for (const Side& side : sides) names.push_back(side.name);
   SidesProgress progress(names, static_cast<int>(orders_per_side));
   std::vector<SideRun> runs(sides.size());
-  auto run_side = [&](size_t k) {
+  auto side_options = [&](size_t k, int jobs) {
     worker::RunnerOptions options =
-        SideOptions(sides[k], 0, JournalPath(journal_base, SideTag(k), "counts"),
+        SideOptions(sides[k], jobs, JournalPath(journal_base, SideTag(k), "counts"),
                     absl::GetFlag(FLAGS_cache_sim));
     options.resume = absl::GetFlag(FLAGS_resume);
     options.on_progress = progress.For(static_cast<int>(k));
-    const absl::Status status =
-        RunInto(MakeOrders(sides[k].suite(), *cases, measure), options, runs[k]);
-    return status.ok()
-               ? status
-               : absl::Status(status.code(), absl::StrCat(sides[k].name, ": ", status.message()));
+    return options;
   };
   const std::string start = NowRfc3339();
-  std::fprintf(stderr, "ab_test: instruction counts of %zu cases in %zu sides...\n",
-               orders_per_side, sides.size());
   absl::Status status;
   if (SlurmExecutorChosen()) {
+    std::fprintf(stderr, "ab_test: instruction counts of %zu cases in %zu sides...\n",
+                 orders_per_side, sides.size());
+    auto run_side = [&](size_t k) {
+      const absl::Status status =
+          RunInto(MakeOrders(sides[k].suite(), *cases, measure), side_options(k, 0), runs[k]);
+      return status.ok()
+                 ? status
+                 : absl::Status(status.code(), absl::StrCat(sides[k].name, ": ", status.message()));
+    };
     std::vector<std::future<absl::Status>> running;
     for (size_t k = 0; k < sides.size(); ++k) {
       running.push_back(std::async(std::launch::async, run_side, k));
     }
     for (std::future<absl::Status>& side : running) status.Update(side.get());
   } else {
-    for (size_t k = 0; k < sides.size() && status.ok(); ++k) status = run_side(k);
+    std::fprintf(stderr,
+                 "ab_test: instruction counts of %zu cases in %zu sides, %zu at once, the canary "
+                 "first...\n",
+                 orders_per_side, sides.size(), at_once);
+    const int jobs = std::max<int>(1, cpus / at_once);
+    for (size_t first = 0; first < sides.size() && status.ok(); first += at_once) {
+      const size_t end = std::min(sides.size(), first + at_once);
+      std::vector<std::vector<worker::WorkOrderProto>> orders;
+      std::vector<SideRun*> wave_runs;
+      for (size_t k = first; k < end; ++k) {
+        orders.push_back(MakeOrders(sides[k].suite(), *cases, measure));
+        wave_runs.push_back(&runs[k]);
+      }
+      // Later waves' canaries ran apart, above.
+      status = CountSidesAtOnce(
+          std::vector<const Side*>(side_pointers.begin() + first, side_pointers.begin() + end),
+          std::move(orders), first == 0 ? std::optional(*canary) : std::nullopt, measure,
+          [&](size_t i) { return side_options(first + i, jobs); }, wave_runs);
+    }
   }
   if (!status.ok()) {
     std::fprintf(stderr, "ab_test: %s\n", std::string(status.message()).c_str());
