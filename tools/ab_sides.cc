@@ -48,6 +48,14 @@ absl::Status SplitByMinLibTorch(const std::vector<expand::SuiteCaseProto>& cases
   return absl::OkStatus();
 }
 
+// The error of a side whose canary case failed.
+absl::Status CanaryFailed(const Side& side, const expand::SuiteCaseProto& canary,
+                          const worker::WorkerResultProto& result) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("environment ", side.name, " (", side.command, ") is broken: the canary case (",
+                   canary.list_line(), ") failed:\n", CaseFailureText(canary, result)));
+}
+
 // A trivial case that must work in the environment before anything long
 // starts: counted once under valgrind when the run counts; timed briefly
 // otherwise, since an A/B of wall time alone needs no valgrind.
@@ -77,16 +85,17 @@ absl::Status Canary(const Side& side, const expand::SuiteCaseProto& canary, bool
                         absl::StrCat("environment ", side.name, " (", side.command,
                                      ") is broken: its canary could not run: ", why));
   }
-  const SuiteResults results = CollectResults({canary}, orders, report->results);
-  if (!results.file.failures.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat("environment ", side.name, " (", side.command,
-                                                      ") is broken: the canary case failed:\n",
-                                                      results.file.failures.begin()->second));
+  for (const worker::WorkerResultProto& result : report->results) {
+    if (result.has_failure()) return CanaryFailed(side, canary, result);
   }
   return absl::OkStatus();
 }
 
 }  // namespace
+
+absl::Status SideError(const Side& side, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat(side.name, ": ", status.message()));
+}
 
 absl::Status SetUpSide(const Suite& own_suite, const std::string& libtorch_directory,
                        const std::string& libtorch_flag, const std::string& worker, Side& side) {
@@ -324,10 +333,7 @@ absl::Status CountSidesAtOnce(const std::vector<const Side*>& sides,
                                  const worker::WorkerResultProto& result) {
         if (order.id() != canary_id || !result.has_failure()) return absl::OkStatus();
         canary_failed[k] = true;
-        return absl::FailedPreconditionError(
-            absl::StrCat("environment ", sides[k]->name, " (", sides[k]->command,
-                         ") is broken: the canary case (", canary->list_line(), ") failed:\n",
-                         result.failure().reason()));
+        return CanaryFailed(*sides[k], *canary, result);
       };
     }
     absl::Status status = RunInto(orders[k], options, *runs[k]);
@@ -345,8 +351,7 @@ absl::Status CountSidesAtOnce(const std::vector<const Side*>& sides,
     for (size_t k = 0; k < n; ++k) {
       const absl::Status& status = statuses[k];
       if (status.ok() || (status.code() == absl::StatusCode::kCancelled) != cancelled) continue;
-      if (canary_failed[k]) return status;
-      return absl::Status(status.code(), absl::StrCat(sides[k]->name, ": ", status.message()));
+      return canary_failed[k] ? status : SideError(*sides[k], status);
     }
   }
   return absl::OkStatus();
@@ -369,9 +374,6 @@ absl::Status RunBothSides(const Side& a, const Side& b,
         side, jobs, JournalPath(run_options.journal_base, side.name, part), run_options.cache_sim);
     o.resume = run_options.resume;
     return o;
-  };
-  auto side_error = [](const Side& side, const absl::Status& status) {
-    return absl::Status(status.code(), absl::StrCat(side.name, ": ", status.message()));
   };
   if (!count_orders[0].empty()) {
     const int jobs = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) / 2);
@@ -409,7 +411,7 @@ absl::Status RunBothSides(const Side& a, const Side& b,
                    rounds, side->name.c_str(), time_orders[k].size());
       const absl::Status status = RunInto(time_orders[k], options(*side, TimeRoundPart(round), 0),
                                           side == &a ? a_run : b_run, round);
-      if (!status.ok()) return side_error(*side, status);
+      if (!status.ok()) return SideError(*side, status);
       if (round == 0 && side == &a) {
         for (std::vector<worker::WorkOrderProto>& orders : time_orders) {
           FixBlockSizes(a_run, orders);

@@ -52,6 +52,9 @@ struct Side {
   const Suite& suite() const { return environment.suite; }
 };
 
+// `status` with the side's name in front of its message: "B: ...".
+absl::Status SideError(const Side& side, const absl::Status& status);
+
 // The side's PyTorch and suite (tools/environment_suite.h), found in the
 // side's environment or given by `libtorch_directory` (a LibTorch
 // directory; `libtorch_flag` names where it came from in messages). With

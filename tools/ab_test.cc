@@ -521,9 +521,7 @@ int RunSides(const Suite& own_suite) {
     auto run_side = [&](size_t k) {
       const absl::Status status =
           RunInto(MakeOrders(sides[k].suite(), *cases, measure), side_options(k, 0), runs[k]);
-      return status.ok()
-                 ? status
-                 : absl::Status(status.code(), absl::StrCat(sides[k].name, ": ", status.message()));
+      return status.ok() ? status : SideError(sides[k], status);
     };
     std::vector<std::future<absl::Status>> running;
     for (size_t k = 0; k < sides.size(); ++k) {

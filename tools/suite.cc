@@ -226,6 +226,13 @@ std::vector<std::string> SuiteColumns() {
   return columns;
 }
 
+std::string CaseFailureText(const expand::SuiteCaseProto& c,
+                            const worker::WorkerResultProto& result) {
+  return absl::StrCat(worker::FailureKindName(result.failure().kind()), ": ",
+                      result.failure().reason(), "\n    at ", c.definition_file(), ":",
+                      c.definition_line(), ", stmt: ", Abbreviated(c.task_spec().stmt()));
+}
+
 SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
                             const std::vector<worker::WorkOrderProto>& orders,
                             const std::vector<worker::WorkerResultProto>& results,
@@ -244,10 +251,7 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
     if (c == nullptr) continue;
     const worker::WorkerResultProto& result = results[i];
     if (result.has_failure()) {
-      out.file.failures[key] =
-          absl::StrCat(worker::FailureKindName(result.failure().kind()), ": ",
-                       result.failure().reason(), "\n    at ", c->definition_file(), ":",
-                       c->definition_line(), ", stmt: ", Abbreviated(c->task_spec().stmt()));
+      out.file.failures[key] = CaseFailureText(*c, result);
       continue;
     }
     const CasePlace place = PlaceCase(*c);

@@ -119,6 +119,12 @@ struct SuiteResults {
   std::map<std::string, std::vector<int64_t>> counts;  // case key -> totals
 };
 
+// How a results file states case `c`'s failed `result`: the failure's kind
+// and reason, then where the case is defined and its statement, e.g.
+// "measure: ValueError: ...\n    at definitions/standard.cc:37, stmt: ...".
+std::string CaseFailureText(const expand::SuiteCaseProto& c,
+                            const worker::WorkerResultProto& result);
+
 // Labels results so that Compare shows one table per top-level group, a
 // row per case and a column per language and runtime. The results file
 // records the library versions and the machine.
