@@ -58,15 +58,15 @@ start_cluster() {
   slurm=(--executor=slurm --shared_dir="$shared")
 }
 
-same_counts() {  # same_counts A.json B.json: the same 14 cases, every count equal
-  /usr/bin/python3 - "$1" "$2" <<'PY'
+same_counts() {  # same_counts A.json B.json N: the same N cases, every count equal
+  /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
 import json, sys
 def counts(path):
     d = json.load(open(path))
     return {(tuple(c["label"]), c["language"], c["sub_label"], c["num_threads"]): c["counts"]
             for c in d["instruction_counts"]}
 a, b = counts(sys.argv[1]), counts(sys.argv[2])
-assert len(a) == 14, sorted(a)
+assert len(a) == int(sys.argv[3]), sorted(a)
 diff = {k: (a.get(k), b.get(k)) for k in set(a) | set(b) if a.get(k) != b.get(k)}
 assert not diff, diff
 PY

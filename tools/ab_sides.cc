@@ -153,7 +153,7 @@ worker::RunnerOptions SideOptions(const Side& side, int jobs, std::string journa
   options.worker_path = side.suite().worker_path;
   options.jobs = jobs;
   options.command_prefix = environment::EnvironmentPrefix(side.command);
-  options.python = side.workers_import_torch;
+  options.python = side.environment.python_cases();
   options.cache_sim = cache_sim;
   options.journal_path = std::move(journal_path);
   // A case that crashes in one environment (a preloaded library, another
@@ -427,11 +427,8 @@ std::string SideTag(size_t k) { return absl::StrCat("S", k + 1); }
 bool PythonCases(const std::vector<Side*>& sides, bool no_python) {
   for (const Side* side : sides) {
     if (side->environment.python_cases()) continue;
-    std::fprintf(stderr,
-                 "ab_test: %s: %s: Python cases are skipped, and no side's workers import "
-                 "torch\n",
+    std::fprintf(stderr, "ab_test: %s: %s: Python cases are skipped on every side\n",
                  side->name.c_str(), side->environment.install.python_problem.c_str());
-    for (Side* other : sides) other->workers_import_torch = false;
     return false;
   }
   return !no_python;

@@ -42,10 +42,7 @@ namespace icount::tools {
 struct Side {
   std::string name;
   std::string command;
-  EnvironmentSuite environment;  // its PyTorch, and the suite built for it
-  // Whether its workers import torch (RunnerOptions::python): the same on
-  // every side, false when one side's PyTorch has no torch package.
-  bool workers_import_torch = true;
+  EnvironmentSuite environment;            // its PyTorch, and the suite built for it
   worker::LibTorchVersionReport libtorch;  // as the side's worker reports it (ProbeLibTorch)
   expand::LibTorchVersion libtorch_version;
 
@@ -69,9 +66,9 @@ absl::Status SetUpSide(const Suite& own_suite, const std::string& libtorch_direc
 absl::Status ProbeLibTorch(Side& side);
 
 // Whether Python cases run: not when `no_python`, nor when a side's
-// PyTorch has no torch package (a LibTorch directory); then no side's
-// workers import torch, so that C++ cases have the same history on every
-// side.
+// PyTorch has no torch package (a LibTorch directory). Then no side's
+// workers import torch (the runner starts workers for C++ cases without
+// it), which leaves C++ counts as they are.
 bool PythonCases(const std::vector<Side*>& sides, bool no_python);
 
 // The selected cases every side runs. A case that declares a newer

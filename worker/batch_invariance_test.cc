@@ -1,14 +1,16 @@
 // Counts must not depend on batching, order or the way a case process is
 // run: a case measured among other cases in one worker gives exactly its
-// count measured with few others, for C++ and Python.
+// count measured with few others, for C++ and Python; a C++ case counts
+// the same in a worker that never imports torch.
 //
-// Two runs serve every test: each starts a C++ and a Python worker under
-// valgrind (~10 s each to start, most of this test's time), so the tests
-// share them instead of starting their own. The first run measures a few
-// cases; the second measures them again among other cases, in another
-// order, beside the variants (longer names, own baselines, template
-// processes, an unrehearsed TorchScript case) that the tests compare with
-// them.
+// Three runs serve every test: each starts a worker under valgrind (~10 s
+// to start, more with Python: most of this test's time), so the tests
+// share them instead of starting their own. The first two measure a few
+// cases, C++ ones only (so their worker starts without Python) and
+// Python ones; the third measures them again among other cases of both
+// languages, in another order, beside the variants (longer names, own
+// baselines, template processes, an unrehearsed TorchScript case) that the
+// tests compare with them.
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -27,6 +29,7 @@ namespace icount::worker {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 WorkOrderProto CountOrder(const std::string& id, timer::LanguageProto language,
                           const std::string& stmt, const std::string& setup) {
@@ -162,10 +165,16 @@ class BatchInvarianceTest : public ::testing::Test {
     // Rehearsed TorchScript cases first: the zygote that ran the rehearsal
     // serves them before anything else here, and after the add cases in
     // the mixed run.
-    few_ = new RunCounts(Counts({Scripted("cpp scripted", timer::CPP, model, true),
-                                 Scripted("python scripted", timer::PYTHON, model, true),
-                                 kCppAdd, kPythonAdd},
-                                "few.journal"));
+    // Its worker logs its phases (base/phase_log.h, which changes no count).
+    ASSERT_EQ(setenv("ICOUNT_PHASE_LOG", (tmp + "/few-cpp.phases").c_str(), 1), 0);
+    few_ = new RunCounts(
+        Counts({Scripted("cpp scripted", timer::CPP, model, true), kCppAdd}, "few-cpp.journal"));
+    ASSERT_EQ(unsetenv("ICOUNT_PHASE_LOG"), 0);
+    RunCounts python = Counts({Scripted("python scripted", timer::PYTHON, model, true), kPythonAdd},
+                              "few-python.journal");
+    few_->counts.merge(python.counts);
+    few_->baselines.merge(python.baselines);
+    few_->specs.merge(python.specs);
     mixed_ = new RunCounts(Counts(
         {
             CountOrder("python matmul", timer::PYTHON, "x @ x", "x = torch.ones(8, 8)"),
@@ -253,6 +262,19 @@ TEST_F(BatchInvarianceTest, TemplateInTheCaseProcessChangesNoCount) {
   EXPECT_THAT(python, HasSubstr("setup: \"\\n  x = torch.ones(4, 4)\\n  y = x\\n\""));
   EXPECT_THAT(python, HasSubstr("label: \"add\""));
   EXPECT_THAT(python, HasSubstr("number_per_run: 20"));
+}
+
+// A worker whose orders are all C++ starts without Python (the runner's
+// choice): its C++ cases' zygotes fork before any worker imports torch, so
+// their counts are those of a worker that runs Python cases too.
+// (CountAmongOthersEqualsCountWithFewOthers compares them; this checks
+// that the few C++ cases did run in a worker without Python.)
+TEST_F(BatchInvarianceTest, ACppOnlyRunStartsItsWorkerWithoutPython) {
+  absl::StatusOr<std::string> phases =
+      base::ReadFileToString(std::string(std::getenv("TEST_TMPDIR")) + "/few-cpp.phases");
+  ASSERT_TRUE(phases.ok()) << phases.status();
+  EXPECT_THAT(*phases, HasSubstr("\tworker\tfork the C++ zygotes (parent side)\t"));
+  EXPECT_THAT(*phases, Not(HasSubstr("import torch")));
 }
 
 // A TorchScript case whose order asks for the rehearsal (main

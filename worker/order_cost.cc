@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "worker/orders.h"
+
 namespace icount::worker {
 
 double ExpectedOrderSeconds(const WorkOrderProto& order) {
-  const bool python = order.task_spec().language() == timer::PYTHON;
+  const bool python = IsPythonOrder(order);
   if (order.callgrind()) {
     const double seconds = 1.2 + 0.05 * std::max(1, order.callgrind_repeats());
     return python ? 1.5 * seconds : seconds;

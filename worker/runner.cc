@@ -33,6 +33,7 @@
 #include "worker/internal/journal.h"
 #include "worker/internal/worker_process.h"
 #include "worker/order_cost.h"
+#include "worker/orders.h"
 
 namespace icount::worker {
 namespace {
@@ -281,7 +282,13 @@ class Run {
     std::vector<std::string> command = {options_.worker_path,
                                         absl::StrCat("--scratch=", scratch_, "/", tag),
                                         "--results_fd=3", "--canary"};
-    if (!options_.python) command.push_back("--python=false");
+    // A phase of C++ cases only starts its workers without Python: they
+    // skip `import torch` (7 s under callgrind), and C++ counts are the
+    // same either way (worker/worker.cc forks C++ cases' zygotes first).
+    const bool python = options_.python &&
+                        std::any_of(phase.orders.begin(), phase.orders.end(),
+                                    [this](size_t index) { return IsPythonOrder(orders_[index]); });
+    command.push_back(python ? "--python=true" : "--python=false");
     if (!phase.worker_cpus[w].empty()) {
       std::vector<std::string> cpus;
       for (int cpu : phase.worker_cpus[w]) cpus.push_back(absl::StrCat(cpu));

@@ -61,11 +61,11 @@ struct RunnerOptions {
   // environment it left (its exported variables; not its other effects,
   // such as a `cd`).
   std::vector<std::string> command_prefix;
-  // Workers import torch into their embedded Python before the first case
-  // (so Python cases share that cost). false passes --python=false: for
-  // runs beside a LibTorch without a torch package, whose workers cannot;
-  // C++ counts then come from another history, so every side of an A/B
-  // must be alike.
+  // Workers of a phase with Python cases import torch into their embedded
+  // Python before the first case (so Python cases share that cost); a
+  // phase of C++ cases only never does. false: never (--python=false), for
+  // runs beside a LibTorch without a torch package, whose workers cannot.
+  // C++ counts are the same either way (WorkerOptions::python).
   bool python = true;
   // Count workers simulate caches too (timer/cache_model.h): counts carry
   // estimated cycles; counting takes ~20% longer.

@@ -14,18 +14,19 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/files.h"
 #include "base/machine.h"
 #include "base/phase_log.h"
+#include "base/status.h"
 #include "base/text.h"
 #include "timer/callgrind_command.h"
 #include "timer/callgrind_stats.h"
@@ -38,6 +39,7 @@
 #include "worker/framing.h"
 #include "worker/internal/torchscript_rehearsal.h"
 #include "worker/loaded_libtorch.h"
+#include "worker/orders.h"
 
 namespace icount::worker {
 namespace {
@@ -77,10 +79,11 @@ constexpr int32_t kTimedOut = 2;
 // RehearsalErrorPath.
 constexpr int32_t kRehearsalFailed = 3;
 
-// What a zygote does before its cases fork (ForkZygote). All fork from the
-// same state of the worker.
+// What a zygote does before its cases fork (ForkZygote). The zygotes of
+// one language fork from the same state of the worker (ForkZygotes).
 enum class ZygoteKind {
-  // Throws away valgrind's translations of the worker's start-up: C++ cases.
+  // Throws away valgrind's translations of the worker's start-up: C++
+  // cases (and Python's in worker 0.8's tree, --template_per_case).
   kTranslationsEmptied,
   // Keeps them: Python cases (compiling a snippet needs Python's compiler).
   kTranslationsKept,
@@ -443,10 +446,12 @@ struct Zygote {
 
 // Forks a zygote; the child never returns. `worker_fds`: the worker's own
 // descriptors (its order stream, other zygotes' pipes), which the zygote
-// closes so that each zygote sees EOF when the worker closes its requests.
-// Allocates nothing: the zygotes fork from the same heap.
+// closes so that each zygote sees EOF when the worker closes its requests;
+// the new zygote's pipes are added to them. Allocates nothing between the
+// forks of one language (ForkZygotes reserves `worker_fds`): its zygotes
+// fork from the same heap.
 absl::StatusOr<Zygote> ForkZygote(const std::string& scratch, ZygoteKind kind,
-                                  std::initializer_list<int> worker_fds) {
+                                  std::vector<int>& worker_fds) {
   int requests[2];
   int replies[2];
   if (pipe(requests) != 0 || pipe(replies) != 0) {
@@ -465,7 +470,33 @@ absl::StatusOr<Zygote> ForkZygote(const std::string& scratch, ZygoteKind kind,
   }
   close(requests[0]);
   close(replies[1]);
+  worker_fds.push_back(requests[1]);
+  worker_fds.push_back(replies[0]);
   return Zygote{pid, requests[1], replies[0]};
+}
+
+// The zygotes that serve one language's cases, forked one after the other
+// from the same state of the worker: C++ cases' before the worker starts
+// Python, Python cases' after `import torch`.
+struct LanguageZygotes {
+  Zygote translations_emptied;
+  std::optional<Zygote> translations_kept;  // Python's only
+  Zygote torchscript_rehearsed;
+};
+
+absl::StatusOr<LanguageZygotes> ForkZygotes(const std::string& scratch, bool python,
+                                            std::vector<int>& worker_fds) {
+  worker_fds.reserve(worker_fds.size() + 6);
+  LanguageZygotes zygotes;
+  ICOUNT_ASSIGN_OR_RETURN(zygotes.translations_emptied,
+                          ForkZygote(scratch, ZygoteKind::kTranslationsEmptied, worker_fds));
+  if (python) {
+    ICOUNT_ASSIGN_OR_RETURN(zygotes.translations_kept,
+                            ForkZygote(scratch, ZygoteKind::kTranslationsKept, worker_fds));
+  }
+  ICOUNT_ASSIGN_OR_RETURN(zygotes.torchscript_rehearsed,
+                          ForkZygote(scratch, ZygoteKind::kTorchScriptRehearsed, worker_fds));
+  return zygotes;
 }
 
 // Closes the zygote's requests, so that it sees EOF and exits, and waits.
@@ -477,13 +508,19 @@ void EndZygote(const Zygote& zygote) {
   close(zygote.replies_fd);
 }
 
+void EndZygotes(const LanguageZygotes& zygotes) {
+  EndZygote(zygotes.translations_emptied);
+  if (zygotes.translations_kept.has_value()) EndZygote(*zygotes.translations_kept);
+  EndZygote(zygotes.torchscript_rehearsed);
+}
+
 // Whether an order's case process comes from the zygote that keeps the
 // start-up's translations: Python's cases (natively, for wall time, there
 // are no translations and both zygotes are alike), unless measured in
 // worker 0.8's tree (main --template_per_case, which therefore also checks
 // that the zygote changes no count: bench/process_tree_counts.sh).
 bool FromTranslationsKeepingZygote(const WorkOrderProto& order) {
-  return order.task_spec().language() == timer::PYTHON && !order.template_per_case();
+  return IsPythonOrder(order) && !order.template_per_case();
 }
 
 // Whether an order's case process comes from the zygote that rehearsed
@@ -497,19 +534,26 @@ bool FromTorchScriptRehearsedZygote(const WorkOrderProto& order) {
 // to the zygote for it, waits for its case process to end and turns what
 // it left into a result.
 struct ZygoteChannel {
-  Zygote translations_emptied;
-  std::optional<Zygote> translations_kept;  // when Python is initialised
-  Zygote torchscript_rehearsed;
+  LanguageZygotes cpp;
+  std::optional<LanguageZygotes> python;  // when the worker imports torch
   std::string scratch_directory;
+
+  // Without Python's zygotes a Python case forks from C++'s and starts
+  // Python itself (or fails where the LibTorch has no torch package).
+  const Zygote& For(const WorkOrderProto& order) const {
+    const LanguageZygotes& language = IsPythonOrder(order) && python.has_value() ? *python : cpp;
+    if (FromTorchScriptRehearsedZygote(order)) return language.torchscript_rehearsed;
+    if (language.translations_kept.has_value() && FromTranslationsKeepingZygote(order)) {
+      return *language.translations_kept;
+    }
+    return language.translations_emptied;
+  }
 
   // An error only when the zygote itself is gone.
   absl::StatusOr<WorkerResultProto> Run(const WorkOrderProto& order, int64_t sequence) const {
     const auto start = std::chrono::steady_clock::now();
     base::PhaseMark mark = base::PhaseNow();
-    const Zygote& zygote = FromTorchScriptRehearsedZygote(order) ? torchscript_rehearsed
-                           : translations_kept.has_value() && FromTranslationsKeepingZygote(order)
-                               ? *translations_kept
-                               : translations_emptied;
+    const Zygote& zygote = For(order);
     const std::string order_bytes = MeasuredPart(order).SerializeAsString();
     ZygoteRequest request{static_cast<uint32_t>(order_bytes.size()), order.timeout_seconds(),
                           sequence};
@@ -732,16 +776,10 @@ absl::Status RunWorker(const WorkerOptions& options) {
   }
   base::PhaseMark mark =
       base::RecordPhaseSinceStart("worker", "start: valgrind, loading LibTorch, static init");
-  // Pay LibTorch's and Python's one-time costs here, before the zygote,
+  // Pay LibTorch's and Python's one-time costs here, before the zygotes,
   // so that no case pays them.
   { timer::ScopedTorchThreads threads(1); }
   mark = base::RecordPhase("worker", "initialise LibTorch's threads", mark);
-  if (options.python) {
-    if (absl::Status status = timer::InitializeEmbeddedPython(); !status.ok()) {
-      return status;
-    }
-    mark = base::RecordPhase("worker", "initialise Python (import torch)", mark);
-  }
   // Zygotes from the same state, one after the other: Python's counted
   // cases reuse what `import torch` translated (compiling a snippet needs
   // the Python compiler: 91 ms -> 13 ms a case); C++ cases are cheaper
@@ -749,25 +787,30 @@ absl::Status RunWorker(const WorkerOptions& options) {
   // case's counts are the same (valgrind's translations are not the
   // program's state; bench/process_tree_counts.sh). A third serves
   // rehearsed TorchScript cases, whose counts do depend on its rehearsal.
-  // Nothing between the forks allocates.
-  absl::StatusOr<Zygote> emptied =
-      ForkZygote(options.scratch_directory, ZygoteKind::kTranslationsEmptied, {options.orders_fd});
-  if (!emptied.ok()) return emptied.status();
-  std::optional<Zygote> kept;
+  // C++ cases' zygotes fork before the worker starts Python: their counts
+  // do not depend on whether, or from where, it imports torch (what that
+  // import allocates moves where later allocations land, and so malloc's
+  // counts, between two sides' torch packages), and a worker whose orders
+  // are all C++ (the runner's choice) never pays for the import.
+  std::vector<int> worker_fds = {options.orders_fd};
+  absl::StatusOr<LanguageZygotes> cpp =
+      ForkZygotes(options.scratch_directory, /*python=*/false, worker_fds);
+  if (!cpp.ok()) return cpp.status();
+  mark = base::RecordPhase("worker", "fork the C++ zygotes (parent side)", mark);
+  std::optional<LanguageZygotes> python;
   if (options.python) {
-    absl::StatusOr<Zygote> forked =
-        ForkZygote(options.scratch_directory, ZygoteKind::kTranslationsKept,
-                   {options.orders_fd, emptied->requests_fd, emptied->replies_fd});
+    if (absl::Status status = timer::InitializeEmbeddedPython(); !status.ok()) {
+      EndZygotes(*cpp);
+      return status;
+    }
+    mark = base::RecordPhase("worker", "initialise Python (import torch)", mark);
+    absl::StatusOr<LanguageZygotes> forked =
+        ForkZygotes(options.scratch_directory, /*python=*/true, worker_fds);
     if (!forked.ok()) return forked.status();
-    kept = *forked;
+    python = *forked;
+    base::RecordPhase("worker", "fork the Python zygotes (parent side)", mark);
   }
-  absl::StatusOr<Zygote> rehearsed = ForkZygote(
-      options.scratch_directory, ZygoteKind::kTorchScriptRehearsed,
-      {options.orders_fd, emptied->requests_fd, emptied->replies_fd,
-       kept.has_value() ? kept->requests_fd : -1, kept.has_value() ? kept->replies_fd : -1});
-  if (!rehearsed.ok()) return rehearsed.status();
-  base::RecordPhase("worker", "fork the zygotes (parent side)", mark);
-  const ZygoteChannel zygotes{*emptied, kept, *rehearsed, options.scratch_directory};
+  const ZygoteChannel zygotes{*cpp, python, options.scratch_directory};
   // Asked here, in the worker, after the zygote has forked: nothing a case
   // inherits changes (at::show_config() allocates).
   timer::NodeProto node;
@@ -810,9 +853,8 @@ absl::Status RunWorker(const WorkerOptions& options) {
     *result->mutable_node() = node;
     status = WriteFrame(options.results_fd, result->SerializeAsString());
   }
-  EndZygote(zygotes.translations_emptied);
-  if (zygotes.translations_kept.has_value()) EndZygote(*zygotes.translations_kept);
-  EndZygote(zygotes.torchscript_rehearsed);
+  EndZygotes(zygotes.cpp);
+  if (zygotes.python.has_value()) EndZygotes(*zygotes.python);
   return status;
 }
 

@@ -4,8 +4,9 @@
 // The worker: runs work orders one by one, each in a process of its own,
 // and reports a WorkerResultProto for each as soon as it finishes.
 //
-//   worker process ── initialises LibTorch (and Python) once, then forks
-//   │                  a zygote (two with Python)
+//   worker process ── initialises LibTorch once and forks the C++ cases'
+//   │                  zygotes; then, with Python, imports torch once and
+//   │                  forks the Python cases' zygotes
 //   └─ zygote ──────── does nothing but wait for an order and fork: every
 //      │               case starts from the identical state, so a case's
 //      │               instruction count does not depend on which cases ran
@@ -43,8 +44,11 @@ struct WorkerOptions {
   int results_fd = 1;  // framed WorkerResultProto stream
   // Where cases leave their results for the worker; created if missing.
   std::string scratch_directory;
-  // Initialise embedded Python (import torch) before the zygote starts, so
-  // Python cases do not each pay for it.
+  // Initialise embedded Python (import torch) before the Python cases'
+  // zygotes fork, so that Python cases do not each pay for it. C++ cases'
+  // zygotes fork before that, so their counts are the same either way.
+  // false: a Python case starts Python in its own process (or fails where
+  // the LibTorch has no torch package).
   bool python = true;
   // Before the first order, run a canary through the zygote like a case:
   // an empty C++ statement, counted under valgrind (at least one
