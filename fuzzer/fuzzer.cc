@@ -1,7 +1,8 @@
 #include "fuzzer/fuzzer.h"
 
-#include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
+#include <ATen/core/Generator.h>
 
 #include <cstdint>
 #include <exception>

@@ -1,6 +1,9 @@
 #include "fuzzer/fuzzer.h"
 
-#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/rand.h>
 
 #include <chrono>
 #include <cstdint>

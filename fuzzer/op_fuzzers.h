@@ -24,7 +24,7 @@
 #ifndef ICOUNT_FUZZER_OP_FUZZERS_H_
 #define ICOUNT_FUZZER_OP_FUZZERS_H_
 
-#include <ATen/ATen.h>
+#include <c10/core/ScalarType.h>
 
 #include <cstdint>
 #include <optional>

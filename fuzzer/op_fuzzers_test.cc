@@ -1,6 +1,6 @@
 #include "fuzzer/op_fuzzers.h"
 
-#include <ATen/ATen.h>
+#include <c10/core/ScalarType.h>
 
 #include <cstdint>
 #include <string>

@@ -8,8 +8,10 @@
 //       > fuzzer/testdata/reference_samples.txt   (one command line)
 // The scenario fuzzers below are the script's scenario_* functions, in C++.
 
-#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/randn.h>
 
 #include <cstdint>
 #include <fstream>

@@ -1,7 +1,8 @@
 #include "fuzzer/sample_json.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 #include <c10/util/Exception.h>
+#include <c10/util/complex.h>
 
 #include <cstdint>
 #include <exception>

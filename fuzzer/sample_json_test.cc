@@ -1,6 +1,10 @@
 #include "fuzzer/sample_json.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/complex.h>
+#include <ATen/ops/sparse_coo_tensor.h>
+#include <ATen/ops/tensor.h>
 
 #include <string>
 #include <utility>

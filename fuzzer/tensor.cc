@@ -1,6 +1,12 @@
 #include "fuzzer/tensor.h"
 
-#include <ATen/ATen.h>
+#include <ATen/ops/_validate_sparse_coo_tensor_args.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/randint.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/sparse_coo_tensor.h>
+#include <ATen/ops/tensor.h>
 #include <c10/util/Exception.h>
 
 #include <cmath>

@@ -31,7 +31,9 @@
 #ifndef ICOUNT_FUZZER_TENSOR_H_
 #define ICOUNT_FUZZER_TENSOR_H_
 
-#include <ATen/ATen.h>
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
+#include <c10/core/ScalarType.h>
 
 #include <cstdint>
 #include <functional>

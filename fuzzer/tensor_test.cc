@@ -1,7 +1,11 @@
 #include "fuzzer/tensor.h"
 
-#include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/zeros.h>
 
 #include <cstdint>
 #include <limits>

@@ -3,7 +3,6 @@
 // torch.utils.benchmark's op fuzzers (see fuzzer/sample_json.h).
 //
 //   bazel run //tools:fuzz -- --fuzzer=binary --seed=3 --n=2 --dtype=float64
-#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
 #include <cstdint>
