@@ -31,6 +31,9 @@ grep -q "^Instructions per run across 3 sides: 2 of 2 cases changed" "$tmp/sides
   || fail "--sides headline: $(cat "$tmp/sides.out")"
 grep -Eq "plain +\| +plain again +\| +taxed +\| +first change" "$tmp/sides.out" \
   || fail "--sides columns: $(cat "$tmp/sides.out")"
+# Progress counts the cases, not the canary counted before them.
+grep -q "^ab_test: instruction counts: plain 2/2, plain again 2/2, taxed 2/2$" "$tmp/sides.err" \
+  || fail "--sides progress: $(cat "$tmp/sides.err")"
 [ "$(grep -Ec "\| +taxed \(\+" "$tmp/sides.out")" -eq 2 ] || fail "--sides first change: $(cat "$tmp/sides.out")"
 grep -Eq "ab_test: warning: counts of 2 cases were taken on nodes that differ \(ATen's CPU capability AVX[0-9]+ vs DEFAULT\): plain again on" \
   "$tmp/sides.err" || fail "--sides node warning: $(cat "$tmp/sides.err")"

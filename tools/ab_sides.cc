@@ -322,8 +322,9 @@ absl::Status CountSidesAtOnce(const std::vector<const Side*>& sides,
   // compared with a side that has none (they stay in their journals for
   // --resume).
   std::atomic<bool> side_failed{false};
-  // Each written by its side's thread only, read once all have ended.
-  std::vector<char> canary_failed(n, false);
+  // Each written by its side's thread only, read there or once all have
+  // ended.
+  std::vector<char> canary_finished(n, false), canary_failed(n, false);
   auto run_side = [&](size_t k) {
     worker::RunnerOptions options = side_options(k);
     options.stop_requested = [&] { return side_failed.load(); };
@@ -331,10 +332,22 @@ absl::Status CountSidesAtOnce(const std::vector<const Side*>& sides,
       options.check_result = [&, k, canary_id = orders[k].front().id()](
                                  const worker::WorkOrderProto& order,
                                  const worker::WorkerResultProto& result) {
-        if (order.id() != canary_id || !result.has_failure()) return absl::OkStatus();
+        if (order.id() != canary_id) return absl::OkStatus();
+        canary_finished[k] = true;
+        if (!result.has_failure()) return absl::OkStatus();
         canary_failed[k] = true;
         return CanaryFailed(*sides[k], *canary, result);
       };
+    }
+    if (!added_canary[k].empty() && options.on_progress) {
+      // Progress counts the cases run; an added canary is not one of them
+      // (the runner checks a result before it reports progress).
+      options.on_progress =
+          [&, k, report = std::move(options.on_progress)](worker::RunnerProgress progress) {
+            --progress.total;
+            if (canary_finished[k]) --progress.done;
+            report(progress);
+          };
     }
     absl::Status status = RunInto(orders[k], options, *runs[k]);
     if (!status.ok()) side_failed = true;

@@ -176,11 +176,11 @@ class Run {
         if (result.has_failure()) ++failed_;
         ++done_;
         results_[index] = std::move(result);
-        Report();
         // The other results that came with it are journaled first.
         if (options_.check_result && rejected.ok()) {
           rejected = options_.check_result(orders_[index], *results_[index]);
         }
+        Report();
       }
       if (status.ok() && !rejected.ok()) {
         result_rejected_ = true;
