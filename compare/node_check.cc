@@ -137,6 +137,19 @@ std::vector<std::string> CountSettingWarnings(const timer::ResultsFile& before,
           LibTorchWarning(before, after, before_name, after_name)) {
     warnings.push_back(*std::move(warning));
   }
+  // What a worker does before a case forks is part of the case's history
+  // (docs/counts.md), so another worker may count the same code a few
+  // instructions a run apart.
+  auto before_worker = before.versions.find("worker");
+  auto after_worker = after.versions.find("worker");
+  if (before_worker != before.versions.end() && after_worker != after.versions.end() &&
+      before_worker->second != after_worker->second) {
+    warnings.push_back(absl::StrCat(
+        before_name, " was counted by icount's worker ", before_worker->second, " and ", after_name,
+        " by worker ", after_worker->second,
+        " (versions \"worker\"): another worker may count the same code a few instructions a "
+        "run apart; measure both with the same icount"));
+  }
   return warnings;
 }
 

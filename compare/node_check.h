@@ -47,10 +47,11 @@ inline constexpr char kLibTorchInstallSetting[] = "libtorch_install";
 inline constexpr char kLibTorchFingerprintSetting[] = "libtorch_fingerprint";
 
 // One warning per count-relevant setting (kTorchScriptCasesSetting; and,
-// where both files have them, kCacheModelSetting, timer/cache_model.h, and
-// the LibTorch measured, kLibTorchInstallSetting with its fingerprint) whose
-// value differs between two files that both have instruction counts; empty
-// when they were counted alike.
+// where both files have them, kCacheModelSetting, timer/cache_model.h, the
+// LibTorch measured, kLibTorchInstallSetting with its fingerprint, and the
+// version of icount's worker that counted) whose value differs between two
+// files that both have instruction counts; empty when they were counted
+// alike.
 //
 //   "the baseline counted TorchScript cases after the rehearsal and this
 //    run did not (--rehearse_torchscript): their counts differ by up to

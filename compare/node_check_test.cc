@@ -104,6 +104,21 @@ TEST(CountSettingWarningsTest, CyclesFromDifferentCacheModels) {
                                     "models")));
 }
 
+TEST(CountSettingWarningsTest, CountsOfAnotherWorker) {
+  timer::ResultsFile a, b;
+  AddCounts(a, "x", Node("n1", "AMD EPYC"));
+  AddCounts(b, "x", Node("n1", "AMD EPYC"));
+  a.versions["worker"] = "0.17.0";
+  EXPECT_THAT(CountSettingWarnings(a, b, "the baseline", "this run"), IsEmpty());  // unknown
+  b.versions["worker"] = "0.17.0";
+  b.versions["timer"] = "0.19.0";
+  EXPECT_THAT(CountSettingWarnings(a, b, "the baseline", "this run"), IsEmpty());
+  b.versions["worker"] = "0.18.0";
+  EXPECT_THAT(CountSettingWarnings(a, b, "the baseline", "this run"),
+              ElementsAre(HasSubstr("the baseline was counted by icount's worker 0.17.0 and "
+                                    "this run by worker 0.18.0 (versions \"worker\")")));
+}
+
 TEST(CountSettingWarningsTest, OnlyWhenBothFilesHaveCounts) {
   timer::ResultsFile a, b;
   AddTimes(a, "x", Node("n1", "AMD EPYC"));

@@ -6,7 +6,7 @@ namespace icount::compare {
 // The semantic version of //compare. Bump it with every change to //compare's
 // public API or to the data it writes; tools print it with --version and
 // serialised artifacts record it.
-inline constexpr char kCompareVersion[] = "0.6.0";
+inline constexpr char kCompareVersion[] = "0.7.0";
 
 }  // namespace icount::compare
 
