@@ -3,9 +3,9 @@
 
 // What a work order needs from the worker that runs it.
 //
-//   if (!std::any_of(orders.begin(), orders.end(), IsPythonOrder)) {
-//     command.push_back("--python=false");  // no `import torch` to pay for
-//   }
+//   const bool python = std::any_of(orders.begin(), orders.end(), IsPythonOrder);
+//   command.push_back(python ? "--python=true" : "--python=false");
+//   // a worker of C++ cases only has no `import torch` to pay for
 
 #include "worker/worker.pb.h"
 

@@ -73,10 +73,12 @@ struct RunnerOptions {
   // Called for each finished result and at least once a second.
   std::function<void(const RunnerProgress&)> on_progress;
   // Called with each finished result once it is in the journal, before
-  // on_progress counts it; an error stops the run (every worker stopped) and RunOrders returns it,
-  // saying where the finished results are kept. Orders are handed out in the order given, so a
-  // check on the first order (ab_test's canary, a case that must work before the rest is worth
-  // running) stops a broken environment's run in the time of one case.
+  // on_progress counts it; an error stops the run (every worker stopped)
+  // and RunOrders returns it, saying where the finished results are kept.
+  // Orders are handed out in the order given, so a check on the first
+  // order (ab_test's canary, a case that must work before the rest is
+  // worth running) stops a broken environment's run in the time of one
+  // case.
   std::function<absl::Status(const WorkOrderProto&, const WorkerResultProto&)> check_result;
   // Asked at least once a second; once it returns true the run stops as
   // on an interrupt (every worker stopped, finished results kept) and
