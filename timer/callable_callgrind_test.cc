@@ -1,7 +1,9 @@
 // Timer::CollectCallgrind for a C++ callable: the binary re-executes itself
 // under valgrind and replays up to the same call. Kept in its own binary so
 // the replay is short.
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/add.h>
+#include <ATen/ops/ones.h>
 
 #include <cstdlib>
 #include <string>
@@ -18,11 +20,11 @@ namespace {
 using ::testing::StartsWith;
 
 TEST(CallableCallgrindTest, CountsALambdaWithIdenticalRepeats) {
-  torch::Tensor x = torch::ones({4, 4});
-  torch::Tensor y = torch::ones({4, 4});
+  at::Tensor x = at::ones({4, 4});
+  at::Tensor y = at::ones({4, 4});
   TimerOptions timer_options;
   timer_options.label = "add";
-  Timer timer = Timer::ForCallable([&] { torch::add(x, y); }, timer_options, "torch::add(x, y)");
+  Timer timer = Timer::ForCallable([&] { at::add(x, y); }, timer_options, "at::add(x, y)");
   CallgrindOptions options;
   options.number = 100;
   options.repeats = 2;
@@ -31,7 +33,7 @@ TEST(CallableCallgrindTest, CountsALambdaWithIdenticalRepeats) {
   ASSERT_EQ(first->size(), 2u);
   EXPECT_GT((*first)[0].CountsPerRun(), 1000);  // thousands of instructions per add
   EXPECT_EQ((*first)[0].Counts(), (*first)[1].Counts());
-  EXPECT_EQ((*first)[0].task_spec().stmt, "torch::add(x, y)");
+  EXPECT_EQ((*first)[0].task_spec().stmt, "at::add(x, y)");
   // A second call replays the first one (measured for real in the
   // re-executed process); what that leaves behind shifts counts (the
   // history effect; see docs/counts.md): 1-2% depending on where the binary's

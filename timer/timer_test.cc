@@ -1,7 +1,9 @@
 #include "timer/timer.h"
 
-#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/add.h>
+#include <ATen/ops/ones.h>
 
 #include <cstdint>
 #include <string>

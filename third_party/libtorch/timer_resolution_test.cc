@@ -11,7 +11,9 @@
 #include <cstring>
 #include <string>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/add.h>
+#include <ATen/ops/ones.h>
 
 #include "gtest/gtest.h"
 

@@ -1,7 +1,9 @@
-// Prints the instruction count of a lambda doing torch::add, collected with
+// Prints the instruction count of a lambda doing at::add, collected with
 // Timer::CollectCallgrind (which re-executes this binary under valgrind).
 // callable_callgrind_test runs it twice and expects the same count.
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/add.h>
+#include <ATen/ops/ones.h>
 
 #include <cstdio>
 #include <vector>
@@ -9,9 +11,9 @@
 #include "timer/timer.h"
 
 int main() {
-  torch::Tensor x = torch::ones({4, 4});
-  torch::Tensor y = torch::ones({4, 4});
-  icount::timer::Timer timer = icount::timer::Timer::ForCallable([&] { torch::add(x, y); });
+  at::Tensor x = at::ones({4, 4});
+  at::Tensor y = at::ones({4, 4});
+  icount::timer::Timer timer = icount::timer::Timer::ForCallable([&] { at::add(x, y); });
   icount::timer::CallgrindOptions options;
   options.number = 100;
   absl::StatusOr<std::vector<icount::timer::CallgrindStats>> stats =
