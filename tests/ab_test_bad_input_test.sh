@@ -33,7 +33,8 @@ fi
 grep -q 'environment B reports an unreadable LibTorch version (from ICOUNT_LIBTORCH_VERSION): "latest"' \
   "$tmp/bad_version.err" || fail "bad version message: $(cat "$tmp/bad_version.err")"
 # B's worker answers the LibTorch probe but dies under valgrind: the error
-# names B's, and A's run, started beside it, stops.
+# names B's, and A's run, started beside it, stops. C++ cases only: A's
+# worker then skips `import torch`.
 cat > "$tmp/probe_only_worker" <<EOF
 #!/bin/sh
 case " \$* " in *" --print_libtorch_version "*) exec "$PWD/definitions/full_suite_worker" "\$@" ;; esac
@@ -41,7 +42,7 @@ echo "probe_only_worker: refusing to measure" >&2
 exit 3
 EOF
 chmod +x "$tmp/probe_only_worker"
-if "$ab_test" --A=true --B=true --B_worker="$tmp/probe_only_worker" --filter="$filter" \
+if "$ab_test" --A=true --B=true --B_worker="$tmp/probe_only_worker" --filter="$filter" --no_python \
   > /dev/null 2> "$tmp/dies.err"; then
   fail "a side whose worker dies must fail"
 fi

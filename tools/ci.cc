@@ -2,7 +2,7 @@
 //
 //   bazel run //tools:ci -- --destination=$PWD/out.json [--baseline=$PWD/base.json]
 //       [--threshold_pct=1] [--threshold_abs=50] [--overrides='^Empty=5'] [--subset]
-//       [--time_rounds=3] [--gate_on_time] [--json=$PWD/comparisons.json]
+//       [--no_cpp | --no_python] [--time_rounds=3] [--gate_on_time] [--json=$PWD/comparisons.json]
 //
 // Runs the suite (instruction counts with 5 repeats, plus wall time in
 // --time_rounds rounds, each round a pass over every case) and writes a
@@ -60,6 +60,8 @@ ABSL_FLAG(bool, subset, false,
 ABSL_FLAG(std::string, filter, "",
           "Runs only cases whose label contains a match for this RE2 regex.");
 ABSL_FLAG(std::string, markdown, "", "Also writes the Markdown summary to this file.");
+ABSL_FLAG(bool, no_cpp, false, "Skips C++ cases.");
+ABSL_FLAG(bool, no_python, false, "Skips Python cases.");
 ABSL_FLAG(int, repeats, 5, "Callgrind repeats per case.");
 ABSL_FLAG(bool, rehearse_torchscript, false, icount::tools::kRehearseTorchScriptHelp);
 ABSL_FLAG(bool, cache_sim, false, icount::tools::kCacheSimHelp);
@@ -114,19 +116,16 @@ absl::StatusOr<std::optional<timer::ResultsFile>> ReadBaseline() {
   return std::optional<timer::ResultsFile>(std::move(baseline));
 }
 
-// The cases --filter selects; with --subset the first of each top-level
-// group, per language.
+// The cases --filter, --no_cpp and --no_python select; with --subset the
+// first of each top-level group, per language.
 absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToMeasure(
     const EnvironmentSuite& environment) {
-  const Suite& suite = environment.suite;
   CaseFilter filter;
   filter.label_regex = absl::GetFlag(FLAGS_filter);
-  if (!environment.python_cases()) {
-    std::fprintf(stderr, "ci: %s: Python cases are skipped\n",
-                 environment.install.python_problem.c_str());
-    filter.python = false;
-  }
-  ICOUNT_ASSIGN_OR_RETURN(std::vector<expand::SuiteCaseProto> all, SelectCases(suite, filter));
+  filter.cpp = !absl::GetFlag(FLAGS_no_cpp);
+  filter.python = !absl::GetFlag(FLAGS_no_python);
+  ICOUNT_ASSIGN_OR_RETURN(std::vector<expand::SuiteCaseProto> all,
+                          SelectEnvironmentCases(environment, filter, "ci"));
   std::vector<expand::SuiteCaseProto> cases;
   std::set<std::string> groups;
   for (const expand::SuiteCaseProto& c : all) {
@@ -205,7 +204,8 @@ int Main(int argc, char** argv) {
       argc, argv,
       "Runs the suite and gates on instruction-count regressions.\n\nUsage: bazel run "
       "//tools:ci -- --destination=FILE [--baseline=FILE] [--threshold_pct=P] "
-      "[--threshold_abs=N] [--subset] [--time_rounds=N] [--gate_on_time] [--json=FILE]");
+      "[--threshold_abs=N] [--subset] [--no_cpp | --no_python] [--time_rounds=N] [--gate_on_time] "
+      "[--json=FILE]");
   if (absl::Status s = base::CheckNoPositionalArguments(positional); !s.ok()) return base::Fail(s);
   if (absl::Status s = CheckNumberFlags(); !s.ok()) return base::Fail(s);
   if (absl::Status s = CheckExecutorFlags(); !s.ok()) return base::Fail(s);

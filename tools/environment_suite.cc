@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -95,6 +96,20 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironmentFlags(const std::string& env
     return own;
   }
   return SuiteForEnvironment(EnvironmentFlagsSpec(env, libtorch), own_suite, tool);
+}
+
+absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectEnvironmentCases(
+    const EnvironmentSuite& environment, CaseFilter filter, const std::string& tool) {
+  if (!environment.python_cases() && filter.python) {
+    const std::string& why = environment.install.python_problem;
+    if (!filter.cpp) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(why, ": Python cases cannot run, and --no_cpp leaves nothing else"));
+    }
+    std::fprintf(stderr, "%s: %s: Python cases are skipped\n", tool.c_str(), why.c_str());
+    filter.python = false;
+  }
+  return SelectCases(environment.suite, filter);
 }
 
 void AddLibTorchSettings(const EnvironmentSuite& environment,

@@ -16,6 +16,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "environment/pytorch_install.h"
@@ -63,6 +64,18 @@ inline constexpr char kEnvHelp[] =
     "first use builds icount's C++ cases against it); default: Debian's LibTorch.";
 inline constexpr char kLibTorchHelp[] =
     "LibTorch directory (include/, lib/, share/cmake/Torch) to measure; C++ cases only.";
+
+// The cases of the environment's suite that main's and ci's --filter,
+// --no_cpp and --no_python select. Where the environment's PyTorch cannot
+// run Python cases they are skipped, with a note on stderr, unless --no_cpp
+// leaves nothing else (an error naming the flag):
+//
+//   CaseFilter filter{"^Empty", /*cpp=*/true, /*python=*/true};
+//   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases =
+//       SelectEnvironmentCases(*environment, filter, "ci");
+//   // with --libtorch: stderr "ci: <why>: Python cases are skipped", C++ cases only
+absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectEnvironmentCases(
+    const EnvironmentSuite& environment, CaseFilter filter, const std::string& tool);
 
 // The results' settings that say which LibTorch was measured
 // (kLibTorchSetting, kLibTorchInstallSetting and kLibTorchFingerprintSetting,

@@ -237,18 +237,9 @@ int Main(int argc, char** argv) {
           : SuiteForEnvironmentFlags(absl::GetFlag(FLAGS_env), absl::GetFlag(FLAGS_libtorch),
                                      *own_suite, "icount");
   if (!environment.ok()) return base::Fail(environment.status());
-  if (!environment->python_cases() && filter.python) {
-    const std::string& why = environment->install.python_problem;
-    if (!filter.cpp) {
-      return base::Fail(absl::StrCat(why,
-                                     ": Python cases cannot run, and --no_cpp leaves "
-                                     "nothing else"));
-    }
-    std::fprintf(stderr, "icount: %s: Python cases are skipped\n", why.c_str());
-    filter.python = false;
-  }
   const Suite* suite = &environment->suite;
-  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = SelectCases(*suite, filter);
+  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases =
+      SelectEnvironmentCases(*environment, filter, "icount");
   if (!cases.ok()) return base::Fail(cases.status());
   if (absl::GetFlag(FLAGS_list)) {
     for (const expand::SuiteCaseProto& c : *cases) {
