@@ -53,16 +53,40 @@ ICOUNT_DEBUG_COPTS = select({
     "//conditions:default": [],
 })
 
-def _copts(copts):
-    return ICOUNT_COPTS + ICOUNT_DEBUG_COPTS + (copts or [])
+# Every translation unit first loads the standard, abseil and protobuf
+# headers precompiled (bazel/library_pch.h; a test's own also GoogleTest's,
+# bazel/test_pch.h): parsing them was most of the work of compiling most of
+# icount's files. A target whose flags differ from the precompiled header's
+# gets a warning, not an error, and parses the headers as before.
+def _precompiled_header_copts(name):
+    return ["-include", "icount_%s.h" % name, "-Winvalid-pch", "-Wno-error=invalid-pch"]
 
-def icount_cc_library(name, copts = None, **kwargs):
-    cc_library(name = name, copts = _copts(copts), **kwargs)
+_LIBRARY_PCH = Label("//bazel:library_pch")
+_TEST_PCH = Label("//bazel:test_pch")
 
-def icount_cc_binary(name, copts = None, **kwargs):
-    cc_binary(name = name, copts = _copts(copts), **kwargs)
+def _copts(copts, precompiled_header = "library_pch"):
+    pch = _precompiled_header_copts(precompiled_header) if precompiled_header else []
+    return ICOUNT_COPTS + ICOUNT_DEBUG_COPTS + pch + (copts or [])
+
+def icount_cc_library(name, copts = None, deps = [], **kwargs):
+    cc_library(name = name, copts = _copts(copts), deps = deps + [_LIBRARY_PCH], **kwargs)
+
+def icount_cc_binary(name, copts = None, deps = [], precompiled_header = True, **kwargs):
+    """precompiled_header=False: the measured code of a suite's worker
+    compiles exactly as its author wrote it, with nothing included first."""
+    cc_binary(
+        name = name,
+        copts = _copts(copts, "library_pch" if precompiled_header else None),
+        deps = deps + ([_LIBRARY_PCH] if precompiled_header else []),
+        **kwargs
+    )
 
 def icount_cc_test(name, copts = None, deps = [], main = True, **kwargs):
     """A gtest test. main=False for tests that define their own main()."""
     gtest = Label("//third_party/gtest:gtest_main" if main else "//third_party/gtest:gtest")
-    cc_test(name = name, copts = _copts(ICOUNT_TEST_COPTS + (copts or [])), deps = deps + [gtest], **kwargs)
+    cc_test(
+        name = name,
+        copts = _copts(ICOUNT_TEST_COPTS + (copts or []), "test_pch"),
+        deps = deps + [gtest, _TEST_PCH],
+        **kwargs
+    )

@@ -99,6 +99,7 @@ def icount_suite(name, definitions, header, suite, shards = 1, visibility = None
         srcs = [":" + name + "_sources"],
         # The cases are the suite author's code, not ours to lint.
         copts = ["-w"],
+        precompiled_header = False,
         deps = [
             str(Label("//third_party/libtorch")),
             str(Label("//worker:compiled_cases")),
