@@ -19,6 +19,7 @@ The C++ standard is set once for the whole tree in .bazelrc (-std=c++17).
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
+load(":precompiled_header.bzl", "precompiled_header_copts")
 
 # Warnings are errors in our code only: system headers (LibTorch, abseil,
 # CPython) come in through -isystem or the default search path and are
@@ -58,14 +59,11 @@ ICOUNT_DEBUG_COPTS = select({
 # bazel/test_pch.h): parsing them was most of the work of compiling most of
 # icount's files. A target whose flags differ from the precompiled header's
 # gets a warning, not an error, and parses the headers as before.
-def _precompiled_header_copts(name):
-    return ["-include", "icount_%s.h" % name, "-Winvalid-pch", "-Wno-error=invalid-pch"]
-
 _LIBRARY_PCH = Label("//bazel:library_pch")
 _TEST_PCH = Label("//bazel:test_pch")
 
 def _copts(copts, precompiled_header = "library_pch"):
-    pch = _precompiled_header_copts(precompiled_header) if precompiled_header else []
+    pch = precompiled_header_copts(precompiled_header) if precompiled_header else []
     return ICOUNT_COPTS + ICOUNT_DEBUG_COPTS + pch + (copts or [])
 
 def icount_cc_library(name, copts = None, deps = [], **kwargs):

@@ -7,11 +7,12 @@
     )
 
 gives bazel-bin/bazel/library_pch/icount_library_pch.h (`hdrs` one after
-the other) and its `.gch`,
-compiled with the C++ toolchain's command line for a translation unit of
-the same configuration (.bazelrc's --copt and --cxxopt included), and a
-CcInfo that puts the directory on the quote include path. A target then
-compiles with `-include icount_library_pch.h` (icount.bzl does that): gcc
+the other) and its `.gch`, compiled with the C++ toolchain's command line
+for a translation unit of the same configuration (.bazelrc's --copt and
+--cxxopt included), and a CcInfo that puts the directory on the quote
+include path. A target then compiles with
+`-include icount_library_pch.h`, precompiled_header_copts("library_pch")
+(icount.bzl does that): gcc
 finds the `.gch` beside the header and loads it instead of parsing the
 headers again, which is most of the work of compiling most of icount's
 files. Where the flags differ from the header's (a target's own -f
@@ -21,6 +22,14 @@ option), gcc parses the header as usual and warns (-Winvalid-pch).
 load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "CPP_COMPILE_ACTION_NAME")
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
 
+def _header_name(name):
+    return "icount_%s.h" % name
+
+def precompiled_header_copts(name):
+    """What a translation unit adds to load the precompiled header `name`
+    first; a warning, not an error, where its flags do not fit."""
+    return ["-include", _header_name(name), "-Winvalid-pch", "-Wno-error=invalid-pch"]
+
 def _precompiled_header_impl(ctx):
     cc_toolchain = find_cpp_toolchain(ctx)
     features = cc_common.configure_features(
@@ -29,8 +38,7 @@ def _precompiled_header_impl(ctx):
         requested_features = ctx.features,
         unsupported_features = ctx.disabled_features,
     )
-    directory = ctx.label.name
-    header = ctx.actions.declare_file("%s/icount_%s.h" % (directory, ctx.label.name))
+    header = ctx.actions.declare_file("%s/%s" % (ctx.label.name, _header_name(ctx.label.name)))
     compiled = ctx.actions.declare_file(header.basename + ".gch", sibling = header)
     ctx.actions.run_shell(
         inputs = ctx.files.hdrs,

@@ -10,15 +10,14 @@ set -u
 source "$TEST_SRCDIR/icount/tests/test_steps.sh"
 ab_test="$PWD/$1"
 tmp="$TEST_TMPDIR"
-filter='^Empty / with allocation$'
 
 old="export ICOUNT_LIBTORCH_VERSION=1.8"
 same_run=("$ab_test" --A="$old" --B="$old" --backtesting --no_python --json="$tmp/same.json" --colorize=false
   --filter='^(Empty / with allocation|Pointwise / Math / add / Case:  [0-2]|InferenceMode / View)$')
 # Interrupted (SIGTERM) once A has journaled the first of its four counts,
-# then resumed. A run
-# that finished before the signal reached it (its last counts done within
-# the 0.1 s poll) tells nothing and is started again, up to three times.
+# then resumed. A run that finished before the signal reached it (its last
+# counts done within the 0.1 s poll) tells nothing and is started again, up
+# to three times.
 for attempt in 1 2 3; do
   step "a run interrupted once A has journaled a count (attempt $attempt)"
   rm -f "$tmp/same.json" "$tmp"/same.json.*.journal
