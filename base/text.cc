@@ -187,4 +187,8 @@ std::string CppStringLiteral(absl::string_view text) {
 
 std::string PythonRawLiteral(absl::string_view text) { return absl::StrCat("r'''", text, "'''"); }
 
+std::string CountOf(size_t n, absl::string_view noun) {
+  return absl::StrCat(n, " ", noun, n == 1 ? "" : "s");
+}
+
 }  // namespace icount::base

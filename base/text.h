@@ -2,14 +2,16 @@
 #define ICOUNT_BASE_TEXT_H_
 
 // Text helpers every icount library may use: the parts of Python's textwrap
-// that benchmark snippets rely on, and JSON string literals in the two
-// spellings icount writes.
+// that benchmark snippets rely on, JSON string literals in the two
+// spellings icount writes, and counted nouns for messages.
 //
 //   Dedent("  a\n    b\n")       // "a\n  b\n"
 //   NormalizeSnippet("\n  x = 1\n")  // "x = 1"
 //   JsonString("a\"b")           // "\"a\\\"b\""
 //   PythonJsonString("caf\xc3\xa9")  // "\"caf\\u00e9\""
+//   CountOf(1, "case")           // "1 case"
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -64,6 +66,11 @@ std::string CppStringLiteral(absl::string_view text);
 // `text` as a raw, triple-quoted Python literal for generated scripts,
 // r'''text''' (for paths and source without a triple quote).
 std::string PythonRawLiteral(absl::string_view text);
+
+// `n` and a noun that takes an "s" in the plural, as messages count
+// things: CountOf(1, "case") == "1 case", CountOf(0, "work order") ==
+// "0 work orders".
+std::string CountOf(size_t n, absl::string_view noun);
 
 }  // namespace icount::base
 

@@ -76,5 +76,11 @@ TEST(PythonRawLiteralTest, TripleQuotedRaw) {
   EXPECT_EQ(PythonRawLiteral("/tmp/a b\\c.pt"), "r'''/tmp/a b\\c.pt'''");
 }
 
+TEST(CountOfTest, PluralUnlessOne) {
+  EXPECT_EQ(CountOf(0, "case"), "0 cases");
+  EXPECT_EQ(CountOf(1, "case"), "1 case");
+  EXPECT_EQ(CountOf(2, "work order"), "2 work orders");
+}
+
 }  // namespace
 }  // namespace icount::base

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/text.h"
 #include "compare/delta_table.h"
 #include "compare/node_check.h"
 #include "compare/text_table.h"
@@ -263,9 +264,9 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
   const bool allocations_counted = AllocationsCounted(report.cases);
   absl::StrAppendFormat(
       &md,
-      "%d cases compared; %d improved; %d new, %d missing%s. Thresholds: +%.2f%% "
+      "%s compared; %d improved; %d new, %d missing%s. Thresholds: +%.2f%% "
       "and +%.0f instructions per run.%s\n\n",
-      static_cast<int>(report.cases.size()), report.improvements, report.new_cases,
+      base::CountOf(report.cases.size(), "case"), report.improvements, report.new_cases,
       report.missing_cases,
       allocations_counted ? absl::StrCat("; ", report.allocation_changes, " allocate differently")
                           : "",

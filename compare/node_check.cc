@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/text.h"
 #include "timer/cache_model.h"
 #include "timer/node.h"
 
@@ -34,8 +35,6 @@ std::map<std::string, std::vector<timer::NodeProto>> NodesByCase(const timer::Re
   return nodes;
 }
 
-std::string CasesText(size_t n) { return absl::StrCat(n, n == 1 ? " case" : " cases"); }
-
 }  // namespace
 
 std::vector<std::string> CountNodeWarnings(const timer::ResultsFile& before,
@@ -60,7 +59,7 @@ std::vector<std::string> CountNodeWarnings(const timer::ResultsFile& before,
   std::vector<std::string> warnings;
   for (const auto& [nodes, entry] : pairs) {
     warnings.push_back(absl::StrCat(
-        "counts of ", CasesText(entry.second), " were taken on nodes that differ (",
+        "counts of ", base::CountOf(entry.second, "case"), " were taken on nodes that differ (",
         absl::StrJoin(entry.first, ", "), "): ", before_name, " on ", nodes.first, ", ", after_name,
         " on ", nodes.second, "; their differences may come from the nodes, not the code"));
   }
@@ -175,7 +174,7 @@ std::set<std::string> CasesTimedOnDifferentHosts(const timer::ResultsFile& befor
   }
   if (why != nullptr) {
     for (const auto& [hosts, n] : pairs) {
-      why->push_back(absl::StrCat("wall time of ", CasesText(n),
+      why->push_back(absl::StrCat("wall time of ", base::CountOf(n, "case"),
                                   " was taken on different hosts: ", before_name, " on ",
                                   hosts.first, ", ", after_name, " on ", hosts.second));
     }

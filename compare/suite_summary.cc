@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/text.h"
 
 namespace icount::compare {
 namespace {
@@ -184,7 +185,7 @@ std::string FormatSuiteChange(const SuiteChange& change) {
     if (change.cases > 0) {
       absl::StrAppend(&text, SignedPct(change.geomean_pct, 2), "% [",
                       SignedPct(change.ci_low_pct, 2), ", ", SignedPct(change.ci_high_pct, 2),
-                      "] over ", change.cases, " case", change.cases == 1 ? "" : "s");
+                      "] over ", base::CountOf(change.cases, "case"));
     } else {
       absl::StrAppend(&text, "no geometric mean (no case above 0 on both sides)");
     }
@@ -204,13 +205,13 @@ std::string FormatSuiteChange(const SuiteChange& change) {
     }
   }
   if (change.no_verdict > 0) {
-    absl::StrAppend(&text, "; ", change.no_verdict, " case", change.no_verdict == 1 ? "" : "s",
+    absl::StrAppend(&text, "; ", base::CountOf(change.no_verdict, "case"),
                     " without one (too few rounds or unusable times), left out");
   }
   const int one_sided = change.only_a + change.only_b;
   if (one_sided > 0) {
-    absl::StrAppend(&text, "; ", one_sided, " case", one_sided == 1 ? "" : "s",
-                    " on one side only (A ", change.only_a, ", B ", change.only_b, "), left out");
+    absl::StrAppend(&text, "; ", base::CountOf(one_sided, "case"), " on one side only (A ",
+                    change.only_a, ", B ", change.only_b, "), left out");
   }
   return text;
 }

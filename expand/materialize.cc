@@ -565,7 +565,7 @@ std::string ListLine(const MaterializedBenchmark& benchmark) {
                       RuntimeModeName(benchmark.auto_labels.runtime), " | ",
                       AutogradModeName(benchmark.auto_labels.autograd), " | ",
                       timer::LanguageName(benchmark.auto_labels.language), " | ",
-                      benchmark.num_threads, benchmark.num_threads == 1 ? " thread" : " threads");
+                      base::CountOf(benchmark.num_threads, "thread"));
 }
 
 std::vector<TorchScriptArtifact> TorchScriptArtifacts(

@@ -23,6 +23,7 @@
 #include "base/fnv.h"
 #include "base/interrupts.h"
 #include "base/status.h"
+#include "base/text.h"
 #include "slurm/shard_task.pb.h"
 #include "slurm/shards.h"
 #include "slurm/slurm_commands.h"
@@ -376,8 +377,8 @@ class SlurmRun {
       progress.eta_seconds =
           progress.elapsed_seconds / progress.done * (progress.total - progress.done);
     }
-    progress.phase = absl::StrCat("Slurm: ", running, " task", running == 1 ? "" : "s",
-                                  " running, ", pending, " pending");
+    progress.phase =
+        absl::StrCat("Slurm: ", base::CountOf(running, "task"), " running, ", pending, " pending");
     runner_.on_progress(progress);
   }
 

@@ -16,6 +16,7 @@
 #include "base/files.h"
 #include "base/status.h"
 #include "base/subprocess.h"
+#include "base/text.h"
 #include "environment/pytorch_install.h"
 #include "timer/measurement_io.h"
 #include "tools/executor.h"
@@ -390,8 +391,8 @@ absl::Status RunBothSides(const Side& a, const Side& b,
   };
   if (!count_orders[0].empty()) {
     const int jobs = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) / 2);
-    std::fprintf(stderr, "ab_test: instruction counts of %zu cases in A and B at once%s...\n",
-                 count_orders[0].size(),
+    std::fprintf(stderr, "ab_test: instruction counts of %s in A and B at once%s...\n",
+                 base::CountOf(count_orders[0].size(), "case").c_str(),
                  run_options.canary.has_value() ? ", the canary first" : "");
     SidesProgress progress({"A", "B"}, static_cast<int>(count_orders[0].size()));
     const std::vector<const Side*> sides = {&a, &b};
@@ -420,8 +421,8 @@ absl::Status RunBothSides(const Side& a, const Side& b,
     const Side* first = round % 2 == 0 ? &a : &b;
     for (const Side* side : {first, first == &a ? &b : &a}) {
       const int k = side == &a ? 0 : 1;
-      std::fprintf(stderr, "ab_test: wall time, round %d of %d, %s: %zu cases...\n", round + 1,
-                   rounds, side->name.c_str(), time_orders[k].size());
+      std::fprintf(stderr, "ab_test: wall time, round %d of %d, %s: %s...\n", round + 1, rounds,
+                   side->name.c_str(), base::CountOf(time_orders[k].size(), "case").c_str());
       const absl::Status status = RunInto(time_orders[k], options(*side, TimeRoundPart(round), 0),
                                           side == &a ? a_run : b_run, round);
       if (!status.ok()) return SideError(*side, status);
@@ -458,9 +459,10 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToRun(
   std::vector<expand::SuiteCaseProto> runnable, too_new;
   ICOUNT_RETURN_IF_ERROR(SplitByMinLibTorch(selected, older.libtorch_version, runnable, too_new));
   if (too_new.empty()) return selected;
-  const std::string why = absl::StrCat(
-      too_new.size(), " of ", selected.size(), " cases ", too_new.size() == 1 ? "needs" : "need",
-      " a newer LibTorch than ", older.name, "'s ", older.libtorch.version);
+  const std::string why =
+      absl::StrCat(too_new.size(), " of ", base::CountOf(selected.size(), "case"), " ",
+                   too_new.size() == 1 ? "needs" : "need", " a newer LibTorch than ", older.name,
+                   "'s ", older.libtorch.version);
   if (!backtesting) {
     std::fprintf(stderr,
                  "ab_test: warning: %s (e.g. %s needs %s); they will likely fail there. "

@@ -62,6 +62,7 @@
 #include "base/files.h"
 #include "base/proto_json.h"
 #include "base/status.h"
+#include "base/text.h"
 #include "cli/tool_flags.h"
 #include "compare/comparison_file.pb.h"
 #include "compare/delta_table.h"
@@ -516,8 +517,8 @@ int RunSides(const Suite& own_suite) {
   const std::string start = NowRfc3339();
   absl::Status status;
   if (SlurmExecutorChosen()) {
-    std::fprintf(stderr, "ab_test: instruction counts of %zu cases in %zu sides...\n",
-                 orders_per_side, sides.size());
+    std::fprintf(stderr, "ab_test: instruction counts of %s in %zu sides...\n",
+                 base::CountOf(orders_per_side, "case").c_str(), sides.size());
     auto run_side = [&](size_t k) {
       const absl::Status status =
           RunInto(MakeOrders(sides[k].suite(), *cases, measure), side_options(k, 0), runs[k]);
@@ -530,9 +531,9 @@ int RunSides(const Suite& own_suite) {
     for (std::future<absl::Status>& side : running) status.Update(side.get());
   } else {
     std::fprintf(stderr,
-                 "ab_test: instruction counts of %zu cases in %zu sides, %zu at once, the canary "
+                 "ab_test: instruction counts of %s in %zu sides, %zu at once, the canary "
                  "first...\n",
-                 orders_per_side, sides.size(), at_once);
+                 base::CountOf(orders_per_side, "case").c_str(), sides.size(), at_once);
     const int jobs = std::max<int>(1, cpus / at_once);
     for (size_t first = 0; first < sides.size() && status.ok(); first += at_once) {
       const size_t end = std::min(sides.size(), first + at_once);
@@ -586,8 +587,8 @@ int RunSides(const Suite& own_suite) {
   const std::vector<CaseAcrossSides> across = CompareAcrossSides(keys, counts);
   int changed = 0;
   for (const CaseAcrossSides& c : across) changed += c.changes.empty() ? 0 : 1;
-  std::printf("Instructions per run across %zu sides: %d of %zu cases changed\n%s", sides.size(),
-              changed, across.size(),
+  std::printf("Instructions per run across %zu sides: %d of %s changed\n%s", sides.size(), changed,
+              base::CountOf(across.size(), "case").c_str(),
               AcrossSidesTable(across, names, failures, absl::GetFlag(FLAGS_markdown)).c_str());
   int exit_code = 0;
   if (!json_path.empty()) {

@@ -32,6 +32,7 @@
 #include "base/files.h"
 #include "base/proto_json.h"
 #include "base/status.h"
+#include "base/text.h"
 #include "cli/tool_flags.h"
 #include "compare/gate.h"
 #include "environment/pytorch_install.h"
@@ -183,8 +184,8 @@ absl::StatusOr<SuiteResults> Measure(const EnvironmentSuite& environment,
                          absl::Status(_.code(), absl::StrCat(_.message(), " (every result is in ",
                                                              RunStatePath(orders, options), ")")));
   RemoveRunState(orders, options);
-  std::fprintf(stderr, "ci: %zu cases measured, results in %s\n", cases.size(),
-               destination.c_str());
+  std::fprintf(stderr, "ci: %s measured, results in %s\n",
+               base::CountOf(cases.size(), "case").c_str(), destination.c_str());
   return results;
 }
 

@@ -342,8 +342,9 @@ int Steps(Store& store) {
         }
       }
     }
-    std::printf("%s: %d step%s in %d of %zu cases%s\n%s", history::MetricName(metric), step_count,
-                step_count == 1 ? "" : "s", cases_with_steps, all->size(),
+    std::printf("%s: %s in %d of %s%s\n%s", history::MetricName(metric),
+                base::CountOf(step_count, "step").c_str(), cases_with_steps,
+                base::CountOf(all->size(), "case").c_str(),
                 metric == Metric::kCounts ? " (functions: exclusive instructions per run, "
                                             "largest changes)"
                 : metric == Metric::kAllocations

@@ -159,8 +159,9 @@ absl::StatusOr<SuiteResults> Run(const std::vector<expand::SuiteCaseProto>& case
                                  const EnvironmentSuite& environment) {
   const std::string output = absl::GetFlag(FLAGS_output);
   const std::string state = RunStatePath(orders, options);
-  std::fprintf(stderr, "icount: %zu cases, %zu work orders; finished results kept in %s\n",
-               cases.size(), orders.size(), state.c_str());
+  std::fprintf(stderr, "icount: %s, %s; finished results kept in %s\n",
+               base::CountOf(cases.size(), "case").c_str(),
+               base::CountOf(orders.size(), "work order").c_str(), state.c_str());
   const std::string start = NowRfc3339();
   absl::StatusOr<worker::RunnerReport> report = RunWithProgress(orders, options, ExecuteOrders);
   if (!report.ok()) {

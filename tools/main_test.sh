@@ -219,7 +219,7 @@ grep -q "2 runs in $tmp/h.db" "$tmp/list.txt" || fail "two runs: $(cat "$tmp/lis
 grep -Eq "^ +2 +\| +second +\|.*\| +ci +\| +1 / 1 +\|.*\| +valgrind-3\.[0-9.]+ +\| +1\.13" "$tmp/list.txt" \
   || fail "run 2's row: $(cat "$tmp/list.txt")"
 "$history" --db="$tmp/h.db" steps --metric=counts > "$tmp/steps.txt" || fail "history steps"
-grep -q "^counts: 0 steps in 0 of 1 cases" "$tmp/steps.txt" || fail "steps: $(cat "$tmp/steps.txt")"
+grep -q "^counts: 0 steps in 0 of 1 case " "$tmp/steps.txt" || fail "steps: $(cat "$tmp/steps.txt")"
 "$history" --db="$tmp/h.db" export --format=csv | grep -c ",instructions_per_run," | grep -qx 2 \
   || fail "export: 2 runs x 1 case of counts"
 if "$history" --db="$tmp/h.db" import "$tmp/base.json" 2> "$tmp/import.err"; then

@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/text.h"
 #include "compare/text_table.h"
 
 namespace icount::tools {
@@ -93,7 +94,7 @@ absl::StatusOr<std::vector<SideSpec>> ParseSidesFile(absl::string_view text,
   }
   if (sides.size() < 2) {
     return absl::InvalidArgumentError(
-        absl::StrCat(source, ": ", sides.size(), " side", sides.size() == 1 ? "" : "s",
+        absl::StrCat(source, ": ", base::CountOf(sides.size(), "side"),
                      "; --sides needs at least two lines, one shell command per environment"));
   }
   return sides;
