@@ -63,14 +63,6 @@ class CppCollectsTest : public ::testing::Test {
     collects_ = nullptr;
   }
 
-  // The repeats of collect `i`, or a failure naming why there are none.
-  static const std::vector<CallgrindStats>& Collect(int i) {
-    const absl::StatusOr<std::vector<CallgrindStats>>& collect = (*collects_)[i];
-    EXPECT_TRUE(collect.ok()) << collect.status();
-    static const std::vector<CallgrindStats>* const kNone = new std::vector<CallgrindStats>;
-    return collect.ok() ? *collect : *kNone;
-  }
-
   static std::vector<absl::StatusOr<std::vector<CallgrindStats>>>* collects_;
 };
 
@@ -83,7 +75,9 @@ TEST_F(CppCollectsTest, CountsAndCyclesRepeatExactlyAcrossProcesses) {
   std::vector<int64_t> counts;
   std::vector<double> cycles;
   for (int i = 0; i < 2; ++i) {
-    const std::vector<CallgrindStats>& stats = Collect(i);
+    const absl::StatusOr<std::vector<CallgrindStats>>& collect = (*collects_)[i];
+    ASSERT_TRUE(collect.ok()) << collect.status();
+    const std::vector<CallgrindStats>& stats = *collect;
     ASSERT_EQ(stats.size(), 3u);
     const CallgrindStats& first = stats[0];
     ASSERT_TRUE(first.cache_events().has_value());
@@ -101,7 +95,9 @@ TEST_F(CppCollectsTest, CountsAndCyclesRepeatExactlyAcrossProcesses) {
 }
 
 TEST_F(CppCollectsTest, RepeatsBaselineAndStats) {
-  const std::vector<CallgrindStats>& stats = Collect(0);
+  const absl::StatusOr<std::vector<CallgrindStats>>& collect = (*collects_)[0];
+  ASSERT_TRUE(collect.ok()) << collect.status();
+  const std::vector<CallgrindStats>& stats = *collect;
   ASSERT_EQ(stats.size(), 3u);
   const CallgrindStats& first = stats[0];
   EXPECT_EQ(first.number_per_run(), kNumber);
