@@ -8,11 +8,13 @@ alone replaces only its own row.
 
   bench/figures_page.py [--page=docs/figures.md] row ID VALUE
       # one figure of FIGURES, measured now at this checkout's HEAD
-  bench/figures_page.py [--page=...] ci_time OUT/ci_time.md [--rows=_model1]
+  bench/figures_page.py [--page=...] ci_time OUT/ci_time.md
       # the cold and nothing-changed rows from bench/ci_time.sh's output,
-      # with the machine and commit it names: ci_cold and ci_warm, or
-      # ci_cold_model1 and ci_warm_model1 for a run on the slower EPYC
-      # (CPUID family 25, model 1), which the page keeps beside them
+      # with the machine and commit it names
+
+A figure with a row of its own for the slower EPYC (CPUID family 25,
+model 1; its id ends in _model1) is written to that row when measured
+there, so the page keeps both machines' figures side by side.
 """
 
 import argparse
@@ -38,6 +40,8 @@ FIGURES = {
                        "`bench/ci_time.sh`"),
     "fast_loop": ("the fast loop: tests that start no valgrind, build done, run afresh",
                   "`./bazelw test //... --test_tag_filters=-valgrind --nocache_test_results`"),
+    "fast_loop_model1": ("the fast loop, on the slower EPYC",
+                         "`./bazelw test //... --test_tag_filters=-valgrind --nocache_test_results`"),
     "timer_cpp": ("`collect_callgrind` of C++ `torch::add(x, y)` (4x4), number=100, 5 repeats, "
                   "a fresh process under valgrind", "`bazel-bin/timer/timer_benchmark`"),
     "timer_python": ("the same for Python `torch.add(x, y)`", "`bazel-bin/timer/timer_benchmark`"),
@@ -113,6 +117,17 @@ def head_commit():
     return commit + (" with changes" if changed else "")
 
 
+SLOWER_EPYC = "(family 25, model 1, "
+
+
+def row_id(figure, machine_text):
+    """The row a figure measured on `machine_text` (bench/machine.py's line)
+    goes to: its _model1 row on the slower EPYC, where it has one."""
+    if SLOWER_EPYC in machine_text and figure + "_model1" in FIGURES:
+        return figure + "_model1"
+    return figure
+
+
 def row(figure, value, commit, machine_text):
     what, command = FIGURES[figure]
     cells = [f'<a id="{figure}"></a>{what}', value, command, commit, machine_text]
@@ -129,13 +144,13 @@ def main():
     one.add_argument("value")
     ci = sub.add_parser("ci_time")
     ci.add_argument("ci_time_md")
-    ci.add_argument("--rows", choices=["", "_model1"], default="",
-                    help="which pair of rows: ci_cold/ci_warm, or those ending in _model1")
     args = parser.parse_args()
 
     rows = read_rows(args.page)
     if args.command == "row":
-        rows[args.figure] = row(args.figure, args.value, head_commit(), machine.cpu_description())
+        machine_text = machine.cpu_description()
+        figure = row_id(args.figure, machine_text)
+        rows[figure] = row(figure, args.value, head_commit(), machine_text)
     else:
         with open(args.ci_time_md, encoding="utf-8") as f:
             text = f.read()
@@ -145,7 +160,7 @@ def main():
         if not (header and cold and warm):
             sys.exit(f"figures_page: {args.ci_time_md} is not bench/ci_time.sh's output")
         machine_text, commit = header.groups()
-        cold_id, warm_id = "ci_cold" + args.rows, "ci_warm" + args.rows
+        cold_id, warm_id = row_id("ci_cold", machine_text), row_id("ci_warm", machine_text)
         rows[cold_id] = row(cold_id, f"**{cold.group(1).strip()}** ({cold.group(2)} test "
                             f"targets, all passed; {cold.group(3)} CPUs busy on average)", commit,
                             machine_text)
