@@ -5,8 +5,7 @@ Runs a command (by default the valgrind-tagged tests, results not cached)
 and samples /proc while it runs: every process whose executable is one of
 valgrind's tools (/usr/libexec/valgrind/*-linux) is recorded with the test
 it belongs to (TEST_TARGET in its own or an ancestor's environment; Slurm
-tasks inherit it from the job), what it runs, how long it was seen and the
-CPU time it used. A process whose parent is not a valgrind process is a
+tasks inherit it from the job), what it runs and the CPU time it used. A process whose parent is not a valgrind process is a
 start (a worker, a timer's measuring process, ...); one forked by a valgrind
 process (a case, a zygote's child) is counted with its start's test, not as
 another start.
@@ -50,21 +49,21 @@ def kind_of(cmdline):
     return name
 
 
-Process = collections.namedtuple("Process", "pid ppid test kind first last cpu_s")
+Process = collections.namedtuple("Process", "ppid test kind cpu_s")
 
 
 def summarize(processes):
-    """Per test: starts by kind, processes in all, CPU seconds, wall seconds
-    seen. `processes` maps pid to Process; a process whose parent is in it
+    """Per test: starts by kind, processes in all, CPU seconds.
+    `processes` maps pid to Process; a process whose parent is in it
     is forked by valgrind (not a start) and counts for its root's test."""
-    by_test = collections.OrderedDict()
+    by_test = {}
 
     def root(process):
         while process.ppid in processes:
             process = processes[process.ppid]
         return process
 
-    for process in sorted(processes.values(), key=lambda p: p.first):
+    for process in processes.values():
         start = root(process)
         row = by_test.setdefault(start.test, {"starts": collections.Counter(),
                                                "processes": 0, "cpu_s": 0.0})
@@ -117,7 +116,6 @@ def test_target(pid):
 
 
 def sample(processes):
-    now = time.monotonic()
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -130,9 +128,9 @@ def sample(processes):
             if known is None:
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
                     cmdline = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
-                processes[pid] = Process(pid, ppid, test_target(pid), kind_of(cmdline), now, now, cpu_s)
+                processes[pid] = Process(ppid, test_target(pid), kind_of(cmdline), cpu_s)
             else:
-                processes[pid] = known._replace(last=now, cpu_s=max(cpu_s, known.cpu_s))
+                processes[pid] = known._replace(cpu_s=cpu_s)
         except (OSError, IndexError, ValueError):
             continue  # gone between listing and reading
 

@@ -26,13 +26,13 @@ class SummarizeTest(unittest.TestCase):
     def test_forked_processes_count_for_their_start(self):
         processes = {
             # A worker and two case processes it forked; one case forked again.
-            10: Process(10, 1, "//a:test", "worker, C++", 0.0, 13.0, 12.0),
-            11: Process(11, 10, "(no test)", "worker, C++", 12.0, 12.5, 0.5),
-            12: Process(12, 10, "//a:test", "worker, C++", 12.5, 13.0, 0.25),
-            13: Process(13, 12, "//a:test", "worker, C++", 12.6, 12.9, 0.25),
+            10: Process(1, "//a:test", "worker, C++", 12.0),
+            11: Process(10, "(no test)", "worker, C++", 0.5),
+            12: Process(10, "//a:test", "worker, C++", 0.25),
+            13: Process(12, "//a:test", "worker, C++", 0.25),
             # Another test's two starts.
-            20: Process(20, 2, "//b:test", "worker, Python", 1.0, 27.0, 26.0),
-            21: Process(21, 2, "//b:test", "callgrind_runner", 2.0, 9.0, 7.0),
+            20: Process(2, "//b:test", "worker, Python", 26.0),
+            21: Process(2, "//b:test", "callgrind_runner", 7.0),
         }
         by_test = valgrind_census.summarize(processes)
         self.assertEqual(sorted(by_test), ["//a:test", "//b:test"])
