@@ -14,6 +14,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace icount::base {
 
@@ -124,11 +125,23 @@ absl::StatusOr<std::string> MakeTemporaryDirectory(const std::string& prefix) {
   return pattern;
 }
 
+absl::Status MakeDirectories(const std::string& path) {
+  std::string prefix;
+  for (absl::string_view part : absl::StrSplit(path, '/', absl::SkipEmpty())) {
+    absl::StrAppend(&prefix, "/", part);
+    if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot create ", prefix, ": ", std::strerror(errno)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 void RemoveDirectoryTree(const std::string& path) {
   nftw(
       path.c_str(),
       [](const char* file, const struct stat*, int, struct FTW*) { return std::remove(file), 0; },
-      16, FTW_DEPTH | FTW_PHYS);
+      16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
 }  // namespace icount::base

@@ -52,7 +52,12 @@ std::string TemporaryParentDirectory();
 // /tmp/icount-cache-<uid>. Not created here.
 std::string CacheDirectory();
 
-// Removes `path` and everything below it, ignoring errors.
+// Creates `path` and any missing parents (mode 0755), as `mkdir -p`;
+// PermissionDenied naming the directory it could not create and why.
+absl::Status MakeDirectories(const std::string& path);
+
+// Removes `path` and everything below it on its file system (never what
+// is mounted inside it), ignoring errors.
 void RemoveDirectoryTree(const std::string& path);
 
 }  // namespace icount::base

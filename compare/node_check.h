@@ -46,10 +46,16 @@ inline constexpr char kLibTorchSetting[] = "libtorch";
 inline constexpr char kLibTorchInstallSetting[] = "libtorch_install";
 inline constexpr char kLibTorchFingerprintSetting[] = "libtorch_fingerprint";
 
+// The results' setting that says what built and ran the worker: the
+// Python it embeds, the compiler and the C++ standard ("Python 3.11.2, g++
+// 12.2.0, c++17"); a root side's are the root's. The valgrind that counted
+// is in each count's node.
+inline constexpr char kToolchainSetting[] = "toolchain";
+
 // One warning per count-relevant setting (kTorchScriptCasesSetting; and,
 // where both files have them, kCacheModelSetting, timer/cache_model.h, the
-// LibTorch measured, kLibTorchInstallSetting with its fingerprint, and the
-// version of icount's worker that counted) whose value differs between two
+// LibTorch measured, kLibTorchInstallSetting with its fingerprint,
+// kToolchainSetting, and the version of icount's worker that counted) whose value differs between two
 // files that both have instruction counts; empty when they were counted
 // alike.
 //

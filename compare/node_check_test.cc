@@ -119,6 +119,21 @@ TEST(CountSettingWarningsTest, CountsOfAnotherWorker) {
                                     "this run by worker 0.18.0 (versions \"worker\")")));
 }
 
+TEST(CountSettingWarningsTest, CountsOfAnotherToolchain) {
+  timer::ResultsFile a, b;
+  AddCounts(a, "x", Node("n1", "AMD EPYC"));
+  AddCounts(b, "x", Node("n1", "AMD EPYC"));
+  a.settings[kToolchainSetting] = "Python 3.11.2, g++ 12.2.0, c++17";
+  EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), IsEmpty());  // B does not say
+  b.settings[kToolchainSetting] = "Python 3.11.2, g++ 12.2.0, c++17";
+  EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"), IsEmpty());
+  b.settings[kToolchainSetting] = "Python 3.13.5, c++ 14.2.0, c++17";
+  EXPECT_THAT(CountSettingWarnings(a, b, "A", "B"),
+              ElementsAre(HasSubstr("A was built and counted with Python 3.11.2, g++ 12.2.0, "
+                                    "c++17 and B with Python 3.13.5, c++ 14.2.0, c++17 (settings "
+                                    "\"toolchain\")")));
+}
+
 TEST(CountSettingWarningsTest, OnlyWhenBothFilesHaveCounts) {
   timer::ResultsFile a, b;
   AddTimes(a, "x", Node("n1", "AMD EPYC"));

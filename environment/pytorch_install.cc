@@ -17,14 +17,19 @@
 #include "absl/strings/strip.h"
 #include "base/files.h"
 #include "base/fnv.h"
+#include "base/status.h"
 #include "base/subprocess.h"
+#include "patchlevel.h"  // CPython's PY_MAJOR_VERSION, PY_MINOR_VERSION
 
 namespace icount::environment {
 namespace {
 
-// The worker embeds Debian's CPython (third_party/python): a torch package
-// must be built for this Python to be imported there.
-constexpr char kWorkerPythonVersion[] = "3.11";
+// The worker embeds the system's CPython (third_party/python), the one
+// these tools are built with: a torch package must be built for this
+// Python to be imported there.
+#define ICOUNT_STRINGIFY(x) #x
+#define ICOUNT_VERSION_TEXT(major, minor) ICOUNT_STRINGIFY(major) "." ICOUNT_STRINGIFY(minor)
+constexpr char kWorkerPythonVersion[] = ICOUNT_VERSION_TEXT(PY_MAJOR_VERSION, PY_MINOR_VERSION);
 constexpr char kSystemPackage[] = "/usr/lib/python3/dist-packages/torch";
 
 // Prints one line: "ICOUNT_TORCH\t<version>\t<package dir>\t<cxx11 abi>\t
@@ -55,28 +60,6 @@ bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 std::string RealPath(const std::string& path) { return base::RealPath(path).value_or(path); }
 
 std::string Parent(const std::string& path) { return path.substr(0, path.rfind('/')); }
-
-// "2.1.0" from include/torch/csrc/api/include/torch/version.h's
-// TORCH_VERSION_MAJOR/MINOR/PATCH.
-absl::StatusOr<std::string> HeaderVersion(const std::string& include_directory) {
-  const std::string path = include_directory + "/torch/csrc/api/include/torch/version.h";
-  absl::StatusOr<std::string> text = base::ReadFileToString(path);
-  if (!text.ok()) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::vector<std::string> parts;
-  for (const char* name : {"TORCH_VERSION_MAJOR", "TORCH_VERSION_MINOR", "TORCH_VERSION_PATCH"}) {
-    const std::string define = absl::StrCat("#define ", name, " ");
-    const size_t at = text->find(define);
-    int value = 0;
-    if (at == std::string::npos ||
-        !absl::SimpleAtoi(absl::StripAsciiWhitespace(absl::string_view(*text).substr(
-                              at + define.size(), text->find('\n', at) - at - define.size())),
-                          &value)) {
-      return absl::InvalidArgumentError(absl::StrCat(path, " has no readable ", name));
-    }
-    parts.push_back(absl::StrCat(value));
-  }
-  return absl::StrJoin(parts, ".");
-}
 
 // An error when share/cmake/Torch/TorchConfig.cmake says the library was
 // built with the pre-C++11 string ABI.
@@ -111,8 +94,17 @@ struct ProbeAnswer {
   bool cxx11_abi = true;
 };
 
-absl::StatusOr<ProbeAnswer> ProbePython(const EnvironmentSpec& spec) {
-  std::vector<std::string> argv = EnvironmentPrefix(spec.command);
+// Asks `import torch` in the environment; `launcher` (may be empty) runs
+// the question inside a root.
+absl::StatusOr<ProbeAnswer> ProbePython(const EnvironmentSpec& spec,
+                                        const std::vector<std::string>& launcher = {}) {
+  std::vector<std::string> argv = launcher;
+  if (!launcher.empty()) {
+    // The root's programs, not the host PATH's (pyenv's shims, /root/.local).
+    argv.insert(argv.end(), {"/usr/bin/env", absl::StrCat("PATH=", kRootPath)});
+  }
+  const std::vector<std::string> prefix = EnvironmentPrefix(spec.command);
+  argv.insert(argv.end(), prefix.begin(), prefix.end());
   argv.insert(argv.end(), {"python3", "-c", kProbe});
   absl::StatusOr<base::CommandResult> result = base::RunCommand(argv);
   if (!result.ok()) return result.status();
@@ -180,6 +172,8 @@ absl::StatusOr<PyTorchInstall> FromPythonPackage(const EnvironmentSpec& spec,
   install.root = answer.package;
   install.include_directory = answer.package + "/include";
   install.library_directory = answer.package + "/lib";
+  install.cxx_standard = CxxStandardFor(install.include_directory);
+  install.toolchain = HostToolchain();
   install.how_found = found_by;
   if (answer.python_version == kWorkerPythonVersion) {
     install.python_path = Parent(answer.package);
@@ -215,8 +209,77 @@ void ListFiles(const std::string& directory, const std::string& relative,
 
 bool AnyFile(absl::string_view) { return true; }
 bool SharedLibrary(absl::string_view name) { return absl::StrContains(name, ".so"); }
+bool TorchLibrary(absl::string_view name) {
+  return SharedLibrary(name) && (absl::StartsWith(name, "libtorch") ||
+                                 absl::StartsWith(name, "libc10") || name == "libshm.so");
+}
+
+// A root's LibTorch shares its include/ and lib/ with every other package
+// of the root: only torch's own headers and libraries count.
+absl::StatusOr<std::string> RootFingerprint(const PyTorchInstall& install) {
+  const std::string include = install.filesystem_root + install.include_directory;
+  std::vector<std::string> files;
+  for (const char* part : {"torch", "ATen", "c10", "caffe2"}) {
+    ListFiles(absl::StrCat(include, "/", part), absl::StrCat("include/", part, "/"), &AnyFile,
+              files);
+  }
+  if (files.empty()) return absl::NotFoundError(absl::StrCat("no torch headers under ", include));
+  ListFiles(install.filesystem_root + install.library_directory, "lib/", &TorchLibrary, files);
+  std::sort(files.begin(), files.end());
+  base::Fnv1a<uint64_t> hash;
+  hash.Add(install.filesystem_root);
+  hash.Add(install.include_directory);
+  hash.Add(install.library_directory);
+  hash.Add(install.python_path);
+  for (const std::string& file : files) hash.Add(file);
+  return hash.Hex();
+}
 
 }  // namespace
+
+// "2.1.0" from the TORCH_VERSION_MAJOR/MINOR/PATCH of
+// include/torch/csrc/api/include/torch/version.h, or of
+// include/torch/headeronly/version.h, where the first only includes it
+// (PyTorch 2.10 and later).
+absl::StatusOr<std::string> HeaderVersion(const std::string& include_directory) {
+  std::string path = include_directory + "/torch/csrc/api/include/torch/version.h";
+  absl::StatusOr<std::string> text = base::ReadFileToString(path);
+  if (!text.ok()) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  if (!absl::StrContains(*text, "#define TORCH_VERSION_MAJOR ") &&
+      absl::StrContains(*text, "torch/headeronly/version.h")) {
+    path = include_directory + "/torch/headeronly/version.h";
+    text = base::ReadFileToString(path);
+    if (!text.ok()) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  }
+  std::vector<std::string> parts;
+  for (const char* name : {"TORCH_VERSION_MAJOR", "TORCH_VERSION_MINOR", "TORCH_VERSION_PATCH"}) {
+    const std::string define = absl::StrCat("#define ", name, " ");
+    const size_t at = text->find(define);
+    int value = 0;
+    if (at == std::string::npos ||
+        !absl::SimpleAtoi(absl::StripAsciiWhitespace(absl::string_view(*text).substr(
+                              at + define.size(), text->find('\n', at) - at - define.size())),
+                          &value)) {
+      return absl::InvalidArgumentError(absl::StrCat(path, " has no readable ", name));
+    }
+    parts.push_back(absl::StrCat(value));
+  }
+  return absl::StrJoin(parts, ".");
+}
+
+std::string HostToolchain() {
+#if defined(__clang__)
+  constexpr char kCompiler[] = "clang++ " __clang_version__;
+#else
+  constexpr char kCompiler[] = "g++ " __VERSION__;
+#endif
+  return absl::StrCat("Python ", PY_VERSION, ", ", kCompiler);
+}
+
+std::string CxxStandardFor(const std::string& include_directory) {
+  absl::StatusOr<std::string> aten = base::ReadFileToString(include_directory + "/ATen/ATen.h");
+  return aten.ok() && absl::StrContains(*aten, "C++20 or later") ? "c++20" : "c++17";
+}
 
 std::vector<std::string> EnvironmentPrefix(const std::string& command) {
   return {"/bin/bash", "-c",
@@ -230,6 +293,7 @@ PyTorchInstall SystemInstall() {
   install.include_directory = "/usr/include";
   install.library_directory = "/usr/lib/x86_64-linux-gnu";
   install.version = HeaderVersion(install.include_directory).value_or("unknown");
+  install.toolchain = HostToolchain();
   install.how_found = "the default";
   return install;
 }
@@ -247,6 +311,8 @@ absl::StatusOr<PyTorchInstall> ReadLibTorchDirectory(const std::string& root) {
   install.root = resolved;
   install.include_directory = resolved + "/include";
   install.library_directory = resolved + "/lib";
+  install.cxx_standard = CxxStandardFor(install.include_directory);
+  install.toolchain = HostToolchain();
   install.python_problem = "a LibTorch directory has no torch Python package";
   return install;
 }
@@ -270,7 +336,54 @@ absl::StatusOr<PyTorchInstall> FindPyTorch(const EnvironmentSpec& spec) {
   return install;
 }
 
+absl::StatusOr<PyTorchInstall> FindPyTorchInRoot(const EnvironmentSpec& spec,
+                                                 const std::vector<std::string>& launcher,
+                                                 const std::string& root_directory,
+                                                 const std::string& root_name) {
+  ICOUNT_ASSIGN_OR_RETURN(ProbeAnswer answer, ProbePython(spec, launcher));
+  if (!answer.has_torch) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        spec.name, ": the root ", root_name, " (", root_directory, ") has no torch (",
+        answer.why_not, "): install python3-torch and libtorch-dev there, or a torch wheel"));
+  }
+  PyTorchInstall install;
+  install.kind = InstallKind::kRoot;
+  install.version = answer.version;
+  install.root = answer.package;
+  install.filesystem_root = root_directory;
+  install.filesystem_root_name = root_name;
+  install.how_found = absl::StrCat("`import torch` in the root, with ", answer.python, " (Python ",
+                                   answer.python_version, ")");
+  if (answer.package == kSystemPackage) {
+    // Debian's python3-torch and libtorch-dev: what the root's build finds
+    // by default (third_party/repositories.bzl), as on the host.
+    install.include_directory = "/usr/include";
+    install.library_directory = "/usr/lib/x86_64-linux-gnu";
+  } else {
+    install.include_directory = answer.package + "/include";
+    install.library_directory = answer.package + "/lib";
+    install.python_path = Parent(answer.package);
+    if (absl::Status layout = CheckLayout(root_directory + answer.package, "the torch package");
+        !layout.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          spec.name, ": the root ", root_name, "'s torch ", answer.version, " at ", answer.package,
+          " is not usable as a LibTorch: ", layout.message()));
+    }
+  }
+  if (!answer.cxx11_abi) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        spec.name, ": the root ", root_name, "'s torch ", answer.version, kPreCxx11AbiProblem,
+        " Use a cxx11-ABI build of torch there"));
+  }
+  install.cxx_standard = CxxStandardFor(root_directory + install.include_directory);
+  return install;
+}
+
 std::string DescribeInstall(const PyTorchInstall& install) {
+  if (install.kind == InstallKind::kRoot) {
+    return absl::StrCat("torch ", install.version, " (root ", install.filesystem_root_name,
+                        ") at ", install.root, " in ", install.filesystem_root);
+  }
   const char* kind = install.kind == InstallKind::kSystem          ? "Debian's system install"
                      : install.kind == InstallKind::kPythonPackage ? "Python package"
                                                                    : "LibTorch directory";
@@ -284,6 +397,7 @@ std::string Describe(const PyTorchInstall& install) {
 }
 
 absl::StatusOr<std::string> Fingerprint(const PyTorchInstall& install) {
+  if (install.kind == InstallKind::kRoot) return RootFingerprint(install);
   std::vector<std::string> files;
   ListFiles(install.include_directory, "include/", &AnyFile, files);
   if (files.empty()) {

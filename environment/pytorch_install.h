@@ -34,12 +34,19 @@ struct EnvironmentSpec {
   std::string libtorch_directory;
   // The flag that gives libtorch_directory ("A_libtorch"), for messages.
   std::string libtorch_flag;
+  // A root filesystem the side runs in (--A_root, --root; root.h): a
+  // Debian suite's name or a directory; empty: this machine.
+  std::string root;
+  std::string root_flag;  // "A_root", for messages
 };
 
 enum class InstallKind {
   kSystem,         // Debian's libtorch-dev and python3-torch
   kPythonPackage,  // a torch package with include/ and lib/ (wheel, source build)
   kLibTorchDirectory,
+  // The torch of a root filesystem (root.h), with the root's own Python,
+  // compiler and valgrind: Debian's there, or a package it holds.
+  kRoot,
 };
 
 struct PyTorchInstall {
@@ -56,7 +63,28 @@ struct PyTorchInstall {
   // directory has no torch Python package"); empty when they can.
   std::string python_problem;
   std::string how_found;  // for people: "`import torch` in B, with /venv/bin/python3"
+  // "c++17" or "c++20": what code compiled against this LibTorch needs
+  // (CxxStandardFor).
+  std::string cxx_standard = "c++17";
+  // kRoot: the root filesystem's directory on the host and the name it was
+  // given by (a Debian suite, or the directory); the directories above are
+  // paths inside it.
+  std::string filesystem_root;
+  std::string filesystem_root_name;
+  // The Python the worker embeds and the compiler that builds it, which
+  // both move counts: "Python 3.11.2, g++ 12.2.0" (HostToolchain()), or a
+  // root's own.
+  std::string toolchain;
 };
+
+// This machine's toolchain, as the tools were built with it: "Python
+// 3.11.2, g++ 12.2.0".
+std::string HostToolchain();
+
+// PATH for commands icount runs inside a root filesystem: the root's own
+// programs, not those the host's PATH names (pyenv's shims, ~/.local/bin).
+inline constexpr char kRootPath[] =
+    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 // /bin/bash -c '<command> && exec "$@"' icount-env: put before a command's
 // argv to run it in the environment `command` sets up. Bash, so that the
@@ -71,6 +99,26 @@ std::vector<std::string> EnvironmentPrefix(const std::string& command);
 // with the C++11 ABI). A torch package for a Python other than the
 // worker's (3.11) is measured in C++ only (python_problem says why).
 absl::StatusOr<PyTorchInstall> FindPyTorch(const EnvironmentSpec& spec);
+
+// The PyTorch of a root filesystem at `root_directory`: the torch package
+// that `import torch` loads with the root's python3, asked through
+// `launcher` (RootLauncher in root.h), after the environment command of
+// `spec` (may be empty) runs there too. An error when the root has no
+// torch, or one that fails to import.
+absl::StatusOr<PyTorchInstall> FindPyTorchInRoot(const EnvironmentSpec& spec,
+                                                 const std::vector<std::string>& launcher,
+                                                 const std::string& root_directory,
+                                                 const std::string& root_name);
+
+// "2.1.0", from the version header under `include_directory` (holding
+// torch/, ATen/, c10/): torch/csrc/api/include/torch/version.h, or
+// torch/headeronly/version.h where that only includes it (2.10 and later).
+absl::StatusOr<std::string> HeaderVersion(const std::string& include_directory);
+
+// The C++ standard code compiled against the headers under
+// `include_directory` needs: "c++20" where ATen/ATen.h demands it
+// (PyTorch 2.10 and later), else "c++17".
+std::string CxxStandardFor(const std::string& include_directory);
 
 // Debian's LibTorch 1.13 in /usr, which icount's own build uses.
 PyTorchInstall SystemInstall();

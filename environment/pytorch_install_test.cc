@@ -63,7 +63,7 @@ std::string ProbeLine(const std::string& package, const std::string& abi,
 TEST(FindPyTorchTest, ReadsALibTorchDirectory) {
   const std::string root = TestDirectory("libtorch");
   MakeLibTorch(root);
-  absl::StatusOr<PyTorchInstall> install = FindPyTorch({"B", "true", root, "B_libtorch"});
+  absl::StatusOr<PyTorchInstall> install = FindPyTorch({"B", "true", root, "B_libtorch", "", ""});
   ASSERT_TRUE(install.ok()) << install.status();
   EXPECT_EQ(install->kind, InstallKind::kLibTorchDirectory);
   EXPECT_EQ(install->version, "2.1.0");
@@ -79,7 +79,7 @@ TEST(FindPyTorchTest, ALibTorchDirectoryNeedsItsLibraries) {
   const std::string root = TestDirectory("libtorch");
   MakeLibTorch(root);
   std::remove((root + "/lib/libtorch_cpu.so").c_str());
-  absl::StatusOr<PyTorchInstall> install = FindPyTorch({"A", "true", root, "A_libtorch"});
+  absl::StatusOr<PyTorchInstall> install = FindPyTorch({"A", "true", root, "A_libtorch", "", ""});
   ASSERT_FALSE(install.ok());
   EXPECT_THAT(std::string(install.status().message()),
               HasSubstr(absl::StrCat("--A_libtorch: the LibTorch directory ", root,
@@ -89,7 +89,7 @@ TEST(FindPyTorchTest, ALibTorchDirectoryNeedsItsLibraries) {
 TEST(FindPyTorchTest, RefusesThePreCxx11Abi) {
   const std::string root = TestDirectory("libtorch");
   MakeLibTorch(root, /*cxx11_abi=*/0);
-  absl::StatusOr<PyTorchInstall> install = FindPyTorch({"B", "true", root, "B_libtorch"});
+  absl::StatusOr<PyTorchInstall> install = FindPyTorch({"B", "true", root, "B_libtorch", "", ""});
   ASSERT_FALSE(install.ok());
   EXPECT_THAT(std::string(install.status().message()), HasSubstr("_GLIBCXX_USE_CXX11_ABI=0"));
   EXPECT_THAT(std::string(install.status().message()), HasSubstr("libtorch-cxx11-abi"));
@@ -99,7 +99,7 @@ TEST(FindPyTorchTest, FindsThePackageThatImportTorchLoads) {
   const std::string site = TestDirectory("site-packages");
   MakeLibTorch(site + "/torch");
   absl::StatusOr<PyTorchInstall> install = FindPyTorch(
-      {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "1", "3.11")), "", "B_libtorch"});
+      {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "1", "3.11")), "", "B_libtorch", "", ""});
   ASSERT_TRUE(install.ok()) << install.status();
   EXPECT_EQ(install->kind, InstallKind::kPythonPackage);
   EXPECT_EQ(install->version, "2.1.0a0+git1234");
@@ -114,7 +114,7 @@ TEST(FindPyTorchTest, APackageForAnotherPythonIsMeasuredInCppOnly) {
   const std::string site = TestDirectory("site-packages");
   MakeLibTorch(site + "/torch");
   absl::StatusOr<PyTorchInstall> install = FindPyTorch(
-      {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "1", "3.12")), "", "B_libtorch"});
+      {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "1", "3.12")), "", "B_libtorch", "", ""});
   ASSERT_TRUE(install.ok()) << install.status();
   EXPECT_EQ(install->include_directory, site + "/torch/include");
   EXPECT_EQ(install->python_path, "");
@@ -126,7 +126,7 @@ TEST(FindPyTorchTest, APackageWithoutHeadersIsNoLibTorch) {
   const std::string site = TestDirectory("site-packages");
   WriteFile(site + "/torch/__init__.py", "");
   absl::StatusOr<PyTorchInstall> install = FindPyTorch(
-      {"A", FakePythonEnvironment(ProbeLine(site + "/torch", "1", "3.11")), "", "A_libtorch"});
+      {"A", FakePythonEnvironment(ProbeLine(site + "/torch", "1", "3.11")), "", "A_libtorch", "", ""});
   ASSERT_FALSE(install.ok());
   EXPECT_THAT(std::string(install.status().message()), HasSubstr("has no include/torch"));
   EXPECT_THAT(std::string(install.status().message()), HasSubstr("--A_libtorch="));
@@ -136,7 +136,7 @@ TEST(FindPyTorchTest, APackageWithThePreCxx11AbiIsRefused) {
   const std::string site = TestDirectory("site-packages");
   MakeLibTorch(site + "/torch");
   absl::StatusOr<PyTorchInstall> install = FindPyTorch(
-      {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "0", "3.11")), "", "B_libtorch"});
+      {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "0", "3.11")), "", "B_libtorch", "", ""});
   ASSERT_FALSE(install.ok());
   EXPECT_THAT(std::string(install.status().message()), HasSubstr("_GLIBCXX_USE_CXX11_ABI=0"));
 }
@@ -144,7 +144,7 @@ TEST(FindPyTorchTest, APackageWithThePreCxx11AbiIsRefused) {
 TEST(FindPyTorchTest, WithoutTorchItIsDebiansAndSaysWhy) {
   absl::StatusOr<PyTorchInstall> install = FindPyTorch(
       {"A", FakePythonEnvironment("ICOUNT_NO_TORCH\tModuleNotFoundError: No module named 'torch'"),
-       "", "A_libtorch"});
+       "", "A_libtorch", "", ""});
   ASSERT_TRUE(install.ok()) << install.status();
   EXPECT_EQ(install->kind, InstallKind::kSystem);
   EXPECT_EQ(Describe(*install),
@@ -157,7 +157,7 @@ TEST(FindPyTorchTest, ATorchThatFailsToImportIsAnError) {
   absl::StatusOr<PyTorchInstall> install = FindPyTorch(
       {"B",
        FakePythonEnvironment("ICOUNT_BROKEN_TORCH\tOSError: libtorch_global_deps.so: cannot open"),
-       "", "B_libtorch"});
+       "", "B_libtorch", "", ""});
   ASSERT_FALSE(install.ok());
   EXPECT_THAT(std::string(install.status().message()),
               HasSubstr("B: `import torch` fails in the environment"));
@@ -166,7 +166,7 @@ TEST(FindPyTorchTest, ATorchThatFailsToImportIsAnError) {
 
 TEST(FindPyTorchTest, DebiansPython3FindsDebiansTorch) {
   absl::StatusOr<PyTorchInstall> install =
-      FindPyTorch({"A", "export PATH=/usr/bin:/bin", "", "A_libtorch"});
+      FindPyTorch({"A", "export PATH=/usr/bin:/bin", "", "A_libtorch", "", ""});
   ASSERT_TRUE(install.ok()) << install.status();
   EXPECT_EQ(install->kind, InstallKind::kSystem);
   EXPECT_EQ(install->root, "/usr");
@@ -176,7 +176,7 @@ TEST(FindPyTorchTest, DebiansPython3FindsDebiansTorch) {
 
 TEST(FindPyTorchTest, ABrokenEnvironmentIsAnErrorNotAGuess) {
   absl::StatusOr<PyTorchInstall> install =
-      FindPyTorch({"B", "echo 'no such venv' >&2; false", "", "B_libtorch"});
+      FindPyTorch({"B", "echo 'no such venv' >&2; false", "", "B_libtorch", "", ""});
   ASSERT_FALSE(install.ok());
   EXPECT_THAT(std::string(install.status().message()),
               HasSubstr("environment B (echo 'no such venv' >&2; false) is broken: cannot ask "
@@ -220,6 +220,40 @@ TEST(EnvironmentPrefixTest, SourceSetsTheEnvironmentUp) {
   ASSERT_TRUE(ran.ok()) << ran.status();
   EXPECT_EQ(ran->exit_code, 0) << ran->output;
   EXPECT_EQ(ran->output, "side=env_a\n");
+}
+
+TEST(HeaderVersionTest, FollowsTheHeaderOnlyVersionWhereVersionHIncludesIt) {
+  const std::string include = TestDirectory("forwarding") + "/include";
+  // PyTorch 2.10 and later: torch/version.h only includes the real one.
+  WriteFile(include + "/torch/csrc/api/include/torch/version.h",
+            "#pragma once\n#include <torch/headeronly/version.h>\n");
+  WriteFile(include + "/torch/headeronly/version.h",
+            "#pragma once\n#define TORCH_VERSION_MAJOR 2\n#define TORCH_VERSION_MINOR 14\n"
+            "#define TORCH_VERSION_PATCH 1\n");
+  absl::StatusOr<std::string> version = HeaderVersion(include);
+  ASSERT_TRUE(version.ok()) << version.status();
+  EXPECT_EQ(*version, "2.14.1");
+  WriteFile(include + "/torch/headeronly/version.h", "#pragma once\n");
+  EXPECT_THAT(std::string(HeaderVersion(include).status().message()),
+              HasSubstr("torch/headeronly/version.h has no readable TORCH_VERSION_MAJOR"));
+}
+
+TEST(CxxStandardForTest, CppTwentyWhereATenDemandsIt) {
+  const std::string include = TestDirectory("standard") + "/include";
+  WriteFile(include + "/ATen/ATen.h",
+            "#if !defined(_MSC_VER) && __cplusplus < 201703L\n"
+            "#error C++17 or later compatible compiler is required to use ATen.\n#endif\n");
+  EXPECT_EQ(CxxStandardFor(include), "c++17");
+  WriteFile(include + "/ATen/ATen.h",
+            "#if !defined(_MSC_VER) && __cplusplus < 202002L\n"
+            "#error C++20 or later compatible compiler is required to use ATen.\n#endif\n");
+  EXPECT_EQ(CxxStandardFor(include), "c++20");
+  EXPECT_EQ(CxxStandardFor(include + "/missing"), "c++17");
+}
+
+TEST(CxxStandardForTest, DebiansLibTorchNeedsCppSeventeen) {
+  EXPECT_EQ(SystemInstall().cxx_standard, "c++17");
+  EXPECT_EQ(CxxStandardFor("/usr/include"), "c++17");
 }
 
 }  // namespace

@@ -23,8 +23,30 @@ namespace {
 // Lines of Bazel's output an error quotes.
 constexpr size_t kQuotedLines = 40;
 
-std::string Bazel(const SuiteBuildOptions& options) {
-  return options.bazel.empty() ? options.workspace + "/bazelw" : options.bazel;
+bool InRoot(const PyTorchInstall& install) { return install.kind == InstallKind::kRoot; }
+
+std::string Bazel(const PyTorchInstall& install, const SuiteBuildOptions& options) {
+  if (!options.bazel.empty()) return options.bazel;
+  // A root has its own Debian Bazel and packages; bazelw would check the
+  // host's package list there.
+  return InRoot(install) ? "bazel" : options.workspace + "/bazelw";
+}
+
+// Bazel's startup options: where its outputs go. A root's build also has
+// its own install base (the root's Bazel is not the host's) and runs
+// without a server (--batch), so that nothing of it outlives the tool in
+// the root's mount namespace.
+std::vector<std::string> StartupOptions(const PyTorchInstall& install,
+                                        const std::string& output_base) {
+  std::vector<std::string> options = {"--output_base=" + output_base};
+  if (InRoot(install)) {
+    options.insert(options.end(),
+                   {"--output_user_root=" + output_base + "-user-root", "--batch"});
+  } else {
+    // The server is only needed for this build: it goes soon after.
+    options.push_back("--max_idle_secs=60");
+  }
+  return options;
 }
 
 // One output base per install location (not per fingerprint): a developer
@@ -55,8 +77,12 @@ absl::StatusOr<std::string> RunBazel(const std::vector<std::string>& command,
   };
   // In the workspace, as a person would run it: bazelw and .bazelrc (the
   // disk cache) are found there.
-  std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$1\" && shift && exec \"$@\"",
-                                   "icount-bazel", options.workspace};
+  std::vector<std::string> argv = options.launcher;
+  if (!options.launcher.empty()) {
+    argv.insert(argv.end(), {"/usr/bin/env", absl::StrCat("PATH=", kRootPath)});
+  }
+  argv.insert(argv.end(), {"/bin/sh", "-c", "cd \"$1\" && shift && exec \"$@\"",
+                           "icount-bazel", options.workspace});
   argv.insert(argv.end(), command.begin(), command.end());
   absl::StatusOr<base::CommandResult> result = base::RunCommand(argv, run);
   if (!result.ok()) return result.status();
@@ -94,16 +120,32 @@ std::vector<std::string> SuiteBuildCommand(const PyTorchInstall& install,
                                            const SuiteBuildOptions& options,
                                            const std::string& output_base,
                                            const std::string& fingerprint) {
-  std::vector<std::string> command = {
-      Bazel(options), "--output_base=" + output_base,
-      // The server is only needed for this build: it goes soon after.
-      "--max_idle_secs=60", "build", "--curses=no", "--color=no",
-      // No bazel-bin/bazel-out links in the workspace: they belong to the
-      // developer's own build.
-      "--symlink_prefix=/", "--repo_env=ICOUNT_BUILD_LIBTORCH_INCLUDE=" + install.include_directory,
-      "--repo_env=ICOUNT_BUILD_LIBTORCH_LIB=" + install.library_directory,
-      "--repo_env=ICOUNT_BUILD_TORCH_PYTHONPATH=" + install.python_path,
-      "--repo_env=ICOUNT_BUILD_LIBTORCH_FINGERPRINT=" + fingerprint};
+  std::vector<std::string> command = {Bazel(install, options)};
+  const std::vector<std::string> startup = StartupOptions(install, output_base);
+  command.insert(command.end(), startup.begin(), startup.end());
+  command.insert(command.end(),
+                 {"build", "--curses=no", "--color=no",
+                  // No bazel-bin/bazel-out links in the workspace: they belong to the
+                  // developer's own build.
+                  "--symlink_prefix=/"});
+  if (InRoot(install)) {
+    // The root's compiler and headers make other objects than the host's:
+    // a disk cache of its own, never the host's.
+    command.push_back("--disk_cache=" + output_base + "-disk-cache");
+  }
+  if (install.cxx_standard != "c++17") {
+    // After .bazelrc's -std=c++17: the last one wins.
+    command.insert(command.end(), {"--cxxopt=-std=" + install.cxx_standard,
+                                   "--host_cxxopt=-std=" + install.cxx_standard});
+  }
+  // A root's Debian LibTorch is where the build looks by default.
+  if (!InRoot(install) || !install.python_path.empty()) {
+    command.insert(command.end(),
+                   {"--repo_env=ICOUNT_BUILD_LIBTORCH_INCLUDE=" + install.include_directory,
+                    "--repo_env=ICOUNT_BUILD_LIBTORCH_LIB=" + install.library_directory,
+                    "--repo_env=ICOUNT_BUILD_TORCH_PYTHONPATH=" + install.python_path});
+  }
+  command.push_back("--repo_env=ICOUNT_BUILD_LIBTORCH_FINGERPRINT=" + fingerprint);
   if (!options.snippet_prelude) command.push_back("--define=icount_snippet_prelude=off");
   command.push_back(options.target);
   return command;
@@ -124,10 +166,13 @@ absl::StatusOr<BuiltSuite> BuildSuiteFor(const PyTorchInstall& install,
       RunBazel(build, options, absl::StrCat("building icount for ", Describe(install))).status());
   SuiteBuildOptions quiet = options;
   quiet.on_progress = nullptr;
-  ICOUNT_ASSIGN_OR_RETURN(const std::string info,
-                          RunBazel({Bazel(options), "--output_base=" + built.output_base,
-                                    "--max_idle_secs=60", "info", "bazel-bin"},
-                                   quiet, "asking Bazel where the build's outputs are"));
+  std::vector<std::string> info_command = {Bazel(install, options)};
+  const std::vector<std::string> startup = StartupOptions(install, built.output_base);
+  info_command.insert(info_command.end(), startup.begin(), startup.end());
+  info_command.insert(info_command.end(), {"info", "bazel-bin"});
+  ICOUNT_ASSIGN_OR_RETURN(
+      const std::string info,
+      RunBazel(info_command, quiet, "asking Bazel where the build's outputs are"));
   // The last line is the answer; bazelw or Bazel may print notes before it.
   absl::string_view answer = absl::StripTrailingAsciiWhitespace(info);
   answer = answer.substr(answer.rfind('\n') + 1);

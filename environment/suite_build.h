@@ -32,7 +32,8 @@ struct SuiteBuildOptions {
   std::string workspace;  // icount's source tree, e.g. from IcountWorkspace()
   // The Bazel command; empty: <workspace>/bazelw.
   std::string bazel;
-  // Where output bases live; empty: base::CacheDirectory() + "/libtorch-builds".
+  // Where output bases live; empty: base::CacheDirectory() + "/libtorch-builds"
+  // (a root's: RootBuildsDirectory, root.h).
   std::string builds_directory;
   std::string target = "//definitions:full_suite";
   // Whether the build precompiles <torch/script.h> for C++ compiled at run
@@ -40,6 +41,13 @@ struct SuiteBuildOptions {
   // suite's worker runs its C++ cases compiled in and needs none; a tool
   // that compiles C++ statements, such as timeit, does.
   bool snippet_prelude = false;
+  // kRoot installs: the command prefix that runs a command inside the root
+  // (RootLauncher, root.h), with the workspace and builds_directory seen
+  // there. The build then runs the root's own Bazel and compiler, with an
+  // output user root and a disk cache of its own under builds_directory:
+  // actions compiled by another compiler or against other system headers
+  // are never reused.
+  std::vector<std::string> launcher;
   // Bazel's progress and error lines as they come ("[120 / 431] Compiling ...").
   std::function<void(const std::string& line)> on_progress;
 };
@@ -63,7 +71,7 @@ std::vector<std::string> SuiteBuildCommand(const PyTorchInstall& install,
                                            const std::string& fingerprint);
 
 // Builds options.target against `install` (not kSystem: Debian's is what
-// the running tool was built with). An error carries Bazel's last lines
+// the running tool was built with), with the C++ standard it needs. An error carries Bazel's last lines
 // and the command to rerun.
 absl::StatusOr<BuiltSuite> BuildSuiteFor(const PyTorchInstall& install,
                                          const SuiteBuildOptions& options);

@@ -75,6 +75,63 @@ system_library = repository_rule(
     local = True,
 )
 
+def _system_python_impl(repository_ctx):
+    # The CPython that icount's worker and Timer embed: the system's
+    # /usr/bin/python3 (3.11 on bookworm, 3.13 on trixie, 3.14 on sid), its
+    # headers and its libpython, as that python3 reports them.
+    python = repository_ctx.attr.python
+    if not repository_ctx.path(python).exists:
+        fail("%s not found: install Debian's python3-dev (./bazelw does)" % python)
+    answer = repository_ctx.execute([python, "-c", "\n".join([
+        "import sysconfig",
+        "print(sysconfig.get_paths()['include'])",
+        "print(sysconfig.get_config_var('LDVERSION'))",
+    ])])
+    lines = answer.stdout.splitlines()
+    if answer.return_code != 0 or len(lines) != 2:
+        fail("%s cannot say where its headers are: %s" % (python, answer.stderr))
+    include, ldversion = lines
+    headers = repository_ctx.path(include)
+    if not headers.get_child("Python.h").exists:
+        fail("%s/Python.h not found: install Debian's python3-dev (./bazelw does)" % include)
+    for child in headers.readdir():
+        repository_ctx.symlink(child, child.basename)
+    repository_ctx.file("BUILD.bazel", repository_ctx.read(repository_ctx.attr.build_file).replace(
+        "{LIBPYTHON}",
+        "python" + ldversion,
+    ).replace("{INCLUDE}", include))
+
+system_python = repository_rule(
+    implementation = _system_python_impl,
+    attrs = {
+        "python": attr.string(default = "/usr/bin/python3"),
+        "build_file": attr.label(default = Label("//third_party/python:python3_include.BUILD"), allow_single_file = True),
+    },
+    local = True,
+)
+
+def _system_absl_impl(repository_ctx):
+    # Which of abseil's shared libraries this system has: Debian's releases
+    # split them differently (20240722 has libabsl_string_view, 20220623
+    # has not), and //third_party/absl links those of its groups that exist.
+    directory = repository_ctx.path(repository_ctx.attr.directory)
+    names = []
+    if directory.exists:
+        for child in directory.readdir():
+            name = child.basename
+            if name.startswith("libabsl_") and name.endswith(".so"):
+                names.append(name[len("libabsl_"):-len(".so")])
+    if not names:
+        fail("no libabsl_*.so in %s: install Debian's libabsl-dev (./bazelw does)" % directory)
+    repository_ctx.file("BUILD.bazel", "")
+    repository_ctx.file("libraries.bzl", "SYSTEM_ABSL_LIBRARIES = %s\n" % sorted(names))
+
+system_absl = repository_rule(
+    implementation = _system_absl_impl,
+    attrs = {"directory": attr.string(default = "/usr/lib/x86_64-linux-gnu")},
+    local = True,
+)
+
 # The LibTorch the build compiles and links against. By default Debian's
 # system install (/usr/include, libraries on the linker's default path).
 # A side of ab_test (or main --libtorch/--env) with another LibTorch builds
@@ -233,13 +290,10 @@ def icount_repositories():
         remote_coverage_tools_stand_in(name = "remote_coverage_tools")
     if "libtorch_api" not in existing:
         libtorch_install(name = "libtorch_api")
+    if "system_absl" not in existing:
+        system_absl(name = "system_absl")
     if "python3_include" not in existing:
-        system_library(
-            name = "python3_include",
-            path = "/usr/include/python3.11",
-            package = "libpython3.11-dev",
-            build_file = Label("//third_party/python:python3_include.BUILD"),
-        )
+        system_python(name = "python3_include")
     if "chart_js" not in existing:
         # The charting library of //report's pages (JavaScript, inlined).
         system_library(

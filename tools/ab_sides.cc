@@ -98,15 +98,16 @@ absl::Status SideError(const Side& side, const absl::Status& status) {
   return absl::Status(status.code(), absl::StrCat(side.name, ": ", status.message()));
 }
 
-absl::Status SetUpSide(const Suite& own_suite, const std::string& libtorch_directory,
-                       const std::string& libtorch_flag, const std::string& worker, Side& side) {
-  if (worker.empty()) {
-    ICOUNT_ASSIGN_OR_RETURN(
-        side.environment,
-        SuiteForEnvironment({side.name, side.command, libtorch_directory, libtorch_flag}, own_suite,
-                            "ab_test"));
+absl::Status SetUpSide(const Suite& own_suite, const SideSource& source, Side& side) {
+  if (source.worker.empty()) {
+    ICOUNT_ASSIGN_OR_RETURN(side.environment,
+                            SuiteForEnvironment({side.name, side.command, source.libtorch_directory,
+                                                 source.libtorch_flag, source.root,
+                                                 source.root_flag},
+                                                own_suite, "ab_test"));
     return absl::OkStatus();
   }
+  const std::string& worker = source.worker;
   if (access(worker.c_str(), X_OK) != 0) {
     return absl::NotFoundError(
         absl::StrCat("--", side.name, "_worker=", worker, " does not exist or is not executable"));
@@ -119,7 +120,9 @@ absl::Status SetUpSide(const Suite& own_suite, const std::string& libtorch_direc
 }
 
 absl::Status ProbeLibTorch(Side& side) {
-  std::vector<std::string> argv = environment::EnvironmentPrefix(side.command);
+  std::vector<std::string> argv = side.environment.launcher;
+  const std::vector<std::string> prefix = environment::EnvironmentPrefix(side.command);
+  argv.insert(argv.end(), prefix.begin(), prefix.end());
   argv.push_back(side.suite().worker_path);
   argv.push_back("--print_libtorch_version");
   absl::StatusOr<base::CommandResult> result = base::RunCommand(argv);
@@ -150,11 +153,8 @@ absl::Status ProbeLibTorch(Side& side) {
 
 worker::RunnerOptions SideOptions(const Side& side, int jobs, std::string journal_path,
                                   bool cache_sim) {
-  worker::RunnerOptions options;
-  options.worker_path = side.suite().worker_path;
+  worker::RunnerOptions options = EnvironmentRunnerOptions(side.environment, side.command);
   options.jobs = jobs;
-  options.command_prefix = environment::EnvironmentPrefix(side.command);
-  options.python = side.environment.python_cases();
   options.cache_sim = cache_sim;
   options.journal_path = std::move(journal_path);
   // A case that crashes in one environment (a preloaded library, another

@@ -52,12 +52,21 @@ struct Side {
 // `status` with the side's name in front of its message: "B: ...".
 absl::Status SideError(const Side& side, const absl::Status& status);
 
+// Where a side's PyTorch comes from besides its command; the flags name
+// them in messages ("A_libtorch", "A_root").
+struct SideSource {
+  std::string libtorch_directory;  // a LibTorch directory
+  std::string libtorch_flag;
+  std::string root;  // a root filesystem (environment/root.h)
+  std::string root_flag;
+  std::string worker;  // --A_worker: a worker used as it is
+};
+
 // The side's PyTorch and suite (tools/environment_suite.h), found in the
-// side's environment or given by `libtorch_directory` (a LibTorch
-// directory; `libtorch_flag` names where it came from in messages). With
-// `worker` (--A_worker), the suite's cases with that worker, used as it is.
-absl::Status SetUpSide(const Suite& own_suite, const std::string& libtorch_directory,
-                       const std::string& libtorch_flag, const std::string& worker, Side& side);
+// side's environment (inside its root, if it has one) or given by a
+// LibTorch directory. With a worker (--A_worker), the suite's cases with
+// that worker, used as it is.
+absl::Status SetUpSide(const Suite& own_suite, const SideSource& source, Side& side);
 
 // Asks the side's worker, started through the side's command, which
 // LibTorch it runs on, and fills side.libtorch and side.libtorch_version.

@@ -70,6 +70,7 @@
 #include "compare/suite_summary.h"
 #include "compare/time_comparison.h"
 #include "environment/pytorch_install.h"
+#include "timer/callgrind_command.h"
 #include "timer/function_counts.h"
 #include "timer/measurement_io.h"
 #include "tools/ab_sides.h"
@@ -89,6 +90,11 @@ ABSL_FLAG(std::string, A_libtorch, "",
           "LibTorch directory (include/, lib/, share/cmake/Torch) to measure for A instead of "
           "A's `import torch`; C++ cases only.");
 ABSL_FLAG(std::string, B_libtorch, "", "As --A_libtorch, for B.");
+ABSL_FLAG(std::string, A_root, "",
+          "Root filesystem A runs in: a Debian suite (trixie, sid: made on first use and "
+          "cached) or a directory; A's worker is built and run there with the root's own "
+          "toolchain, and --A runs there too.");
+ABSL_FLAG(std::string, B_root, "", "As --A_root, for B.");
 ABSL_FLAG(std::string, A_worker, "",
           "Prebuilt worker binary for A, used as it is instead of the suite's worker built for "
           "A's PyTorch.");
@@ -214,10 +220,15 @@ absl::Status MakeSides(const Suite& own_suite, Side& a, Side& b) {
   a.command = absl::GetFlag(FLAGS_A);
   b.name = "B";
   b.command = absl::GetFlag(FLAGS_B);
-  ICOUNT_RETURN_IF_ERROR(SetUpSide(own_suite, absl::GetFlag(FLAGS_A_libtorch), "A_libtorch",
-                                   absl::GetFlag(FLAGS_A_worker), a));
-  return SetUpSide(own_suite, absl::GetFlag(FLAGS_B_libtorch), "B_libtorch",
-                   absl::GetFlag(FLAGS_B_worker), b);
+  ICOUNT_RETURN_IF_ERROR(SetUpSide(own_suite,
+                                   {absl::GetFlag(FLAGS_A_libtorch), "A_libtorch",
+                                    absl::GetFlag(FLAGS_A_root), "A_root",
+                                    absl::GetFlag(FLAGS_A_worker)},
+                                   a));
+  return SetUpSide(own_suite,
+                   {absl::GetFlag(FLAGS_B_libtorch), "B_libtorch", absl::GetFlag(FLAGS_B_root),
+                    "B_root", absl::GetFlag(FLAGS_B_worker)},
+                   b);
 }
 
 // The cases --filter and --no_cpp select.
@@ -396,6 +407,16 @@ compare::AbTestLibTorchProto LibTorchProto(const Side& side) {
   proto.set_source(side.libtorch.source);
   proto.set_install(environment::Describe(side.environment.install));
   if (!side.environment.fingerprint.empty()) proto.set_fingerprint(side.environment.fingerprint);
+  const environment::PyTorchInstall& install = side.environment.install;
+  proto.set_toolchain(ToolchainSetting(side.environment));
+  if (!side.environment.valgrind_version.empty()) {
+    proto.set_valgrind(side.environment.valgrind_version);
+  } else if (absl::StatusOr<std::string> valgrind = timer::ValgrindVersionOnce(); valgrind.ok()) {
+    proto.set_valgrind(*valgrind);
+  }
+  if (!install.filesystem_root.empty()) {
+    proto.set_root(absl::StrCat(install.filesystem_root_name, " (", install.filesystem_root, ")"));
+  }
   return proto;
 }
 
@@ -458,7 +479,8 @@ int RunSides(const Suite& own_suite) {
     const SideSpec& spec = (*specs)[&side - &sides[0]];
     side.name = spec.name;
     side.command = spec.command;
-    absl::Status status = SetUpSide(own_suite, spec.libtorch_directory, "sides", "", side);
+    absl::Status status =
+        SetUpSide(own_suite, {spec.libtorch_directory, "sides", spec.root, "sides", ""}, side);
     if (status.ok()) status = ProbeLibTorch(side);
     if (!status.ok()) {
       return base::Fail(

@@ -79,6 +79,7 @@ ABSL_FLAG(bool, compare_time_across_hosts, false,
           "instead of only listing them.");
 ABSL_FLAG(std::string, env, "", icount::tools::kEnvHelp);
 ABSL_FLAG(std::string, libtorch, "", icount::tools::kLibTorchHelp);
+ABSL_FLAG(std::string, root, "", icount::tools::kRootHelp);
 ABSL_FLAG(std::string, json, "",
           "With --baseline: also writes the per-case comparisons here as JSON.");
 
@@ -162,12 +163,7 @@ absl::StatusOr<SuiteResults> Measure(const EnvironmentSuite& environment,
       rounds.push_back(round);
     }
   }
-  worker::RunnerOptions options;
-  options.worker_path = suite.worker_path;
-  if (!absl::GetFlag(FLAGS_env).empty()) {
-    options.command_prefix = environment::EnvironmentPrefix(absl::GetFlag(FLAGS_env));
-  }
-  options.python = environment.python_cases();
+  worker::RunnerOptions options = EnvironmentRunnerOptions(environment, absl::GetFlag(FLAGS_env));
   options.cache_sim = absl::GetFlag(FLAGS_cache_sim);
   options.jobs = absl::GetFlag(FLAGS_jobs);
   options.journal_path = destination + ".journal";
@@ -226,7 +222,8 @@ int Main(int argc, char** argv) {
   absl::StatusOr<Suite> own_suite = LoadSuite("definitions", "full_suite");
   if (!own_suite.ok()) return base::Fail(own_suite.status());
   absl::StatusOr<EnvironmentSuite> environment = SuiteForEnvironmentFlags(
-      absl::GetFlag(FLAGS_env), absl::GetFlag(FLAGS_libtorch), *own_suite, "ci");
+      absl::GetFlag(FLAGS_env), absl::GetFlag(FLAGS_libtorch), absl::GetFlag(FLAGS_root),
+      *own_suite, "ci");
   if (!environment.ok()) return base::Fail(environment.status());
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = CasesToMeasure(*environment);
   if (!cases.ok()) return base::Fail(cases.status());

@@ -9,6 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
 #include "compare/node_check.h"
+#include "base/files.h"
+#include "environment/root.h"
 #include "environment/suite_build.h"
 
 namespace icount::tools {
@@ -21,17 +23,60 @@ namespace {
 struct FoundAndBuilt {
   environment::PyTorchInstall install;
   environment::BuiltSuite built;
+  std::vector<std::string> launcher;  // a root's
+  std::string valgrind_version;       // a root's
 };
+
+void Say(const std::string& tool, const std::string& side, const std::string& line) {
+  std::fprintf(stderr, "%s: %s: %s\n", tool.c_str(), side.c_str(), line.c_str());
+}
+
+// The root the spec names, made when it is not yet, checked, and its
+// PyTorch; `options` then builds inside it.
+absl::Status FindInRoot(const environment::EnvironmentSpec& spec, const std::string& tool,
+                        environment::SuiteBuildOptions& options, FoundAndBuilt& out) {
+  ICOUNT_ASSIGN_OR_RETURN(environment::Root root,
+                          environment::ResolveRoot(spec.root, "--" + spec.root_flag));
+  environment::RootMakeOptions make;
+  make.on_line = [&](const std::string& line) { Say(tool, spec.name, "root: " + line); };
+  ICOUNT_RETURN_IF_ERROR(environment::EnsureRootMade(root, make));
+  const std::string cache = base::CacheDirectory();
+  ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(cache));
+  ICOUNT_ASSIGN_OR_RETURN(const environment::RootContents contents,
+                          environment::InspectRoot(root));
+  ICOUNT_RETURN_IF_ERROR(environment::CheckRootContents(root, contents));
+  // The source tree the build reads, the cache its outputs and the
+  // workers' scratch directories go to: the same paths inside as out.
+  ICOUNT_ASSIGN_OR_RETURN(
+      out.launcher,
+      environment::RootLauncher(root, {options.workspace, cache, base::TemporaryParentDirectory()}));
+  ICOUNT_ASSIGN_OR_RETURN(out.install, environment::FindPyTorchInRoot(spec, out.launcher,
+                                                                      root.directory, root.name));
+  out.install.toolchain = environment::RootToolchain(contents);
+  out.valgrind_version = contents.valgrind;
+  Say(tool, spec.name, absl::StrCat("root ", root.name, " at ", root.directory, ": ",
+                                    environment::DescribeToolchain(contents)));
+  options.launcher = out.launcher;
+  options.builds_directory = environment::RootBuildsDirectory(root);
+  return absl::OkStatus();
+}
 absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& spec,
                                            const std::string& target, bool snippet_prelude,
                                            const std::string& what, const std::string& tool) {
   FoundAndBuilt out;
-  ICOUNT_ASSIGN_OR_RETURN(out.install, environment::FindPyTorch(spec));
-  std::fprintf(stderr, "%s: %s: %s\n", tool.c_str(), spec.name.c_str(),
-               environment::Describe(out.install).c_str());
-  if (out.install.kind == environment::InstallKind::kSystem) return out;
   environment::SuiteBuildOptions options;
-  ICOUNT_ASSIGN_OR_RETURN(options.workspace, environment::IcountWorkspace());
+  if (spec.root.empty()) {
+    ICOUNT_ASSIGN_OR_RETURN(out.install, environment::FindPyTorch(spec));
+  } else {
+    ICOUNT_ASSIGN_OR_RETURN(options.workspace, environment::IcountWorkspace());
+    ICOUNT_RETURN_IF_ERROR(FindInRoot(spec, tool, options, out),
+                           absl::Status(_.code(), absl::StrCat(spec.name, ": ", _.message())));
+  }
+  Say(tool, spec.name, environment::Describe(out.install));
+  if (out.install.kind == environment::InstallKind::kSystem) return out;
+  if (options.workspace.empty()) {
+    ICOUNT_ASSIGN_OR_RETURN(options.workspace, environment::IcountWorkspace());
+  }
   options.target = target;
   options.snippet_prelude = snippet_prelude;
   options.on_progress = [&](const std::string& line) {
@@ -56,6 +101,8 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironment(const environment::Environm
                                                             "icount's worker and C++ cases", tool));
   EnvironmentSuite out;
   out.install = std::move(found.install);
+  out.launcher = std::move(found.launcher);
+  out.valgrind_version = std::move(found.valgrind_version);
   if (found.built.bin_directory.empty()) {
     out.suite = own_suite;
     return out;
@@ -81,21 +128,37 @@ absl::StatusOr<std::string> ToolForEnvironment(const environment::EnvironmentSpe
 }
 
 environment::EnvironmentSpec EnvironmentFlagsSpec(const std::string& env,
-                                                  const std::string& libtorch) {
-  return {env.empty() && !libtorch.empty() ? "--libtorch" : "--env", env, libtorch, "libtorch"};
+                                                  const std::string& libtorch,
+                                                  const std::string& root) {
+  const char* name = !root.empty()                       ? "--root"
+                     : env.empty() && !libtorch.empty() ? "--libtorch"
+                                                        : "--env";
+  return {name, env, libtorch, "libtorch", root, "root"};
+}
+
+worker::RunnerOptions EnvironmentRunnerOptions(const EnvironmentSuite& environment,
+                                               const std::string& env_command) {
+  worker::RunnerOptions options;
+  options.worker_path = environment.suite.worker_path;
+  if (!env_command.empty()) options.command_prefix = environment::EnvironmentPrefix(env_command);
+  options.launcher = environment.launcher;
+  options.valgrind_version = environment.valgrind_version;
+  options.python = environment.python_cases();
+  return options;
 }
 
 absl::StatusOr<EnvironmentSuite> SuiteForEnvironmentFlags(const std::string& env,
                                                           const std::string& libtorch,
+                                                          const std::string& root,
                                                           const Suite& own_suite,
                                                           const std::string& tool) {
-  if (env.empty() && libtorch.empty()) {
+  if (env.empty() && libtorch.empty() && root.empty()) {
     EnvironmentSuite own;
     own.install = environment::SystemInstall();
     own.suite = own_suite;
     return own;
   }
-  return SuiteForEnvironment(EnvironmentFlagsSpec(env, libtorch), own_suite, tool);
+  return SuiteForEnvironment(EnvironmentFlagsSpec(env, libtorch, root), own_suite, tool);
 }
 
 absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectEnvironmentCases(
@@ -112,6 +175,10 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectEnvironmentCases(
   return SelectCases(environment.suite, filter);
 }
 
+std::string ToolchainSetting(const EnvironmentSuite& environment) {
+  return absl::StrCat(environment.install.toolchain, ", ", environment.install.cxx_standard);
+}
+
 void AddLibTorchSettings(const EnvironmentSuite& environment,
                          std::map<std::string, std::string>& settings) {
   settings[compare::kLibTorchSetting] = environment::Describe(environment.install);
@@ -119,6 +186,7 @@ void AddLibTorchSettings(const EnvironmentSuite& environment,
   if (!environment.fingerprint.empty()) {
     settings[compare::kLibTorchFingerprintSetting] = environment.fingerprint;
   }
+  settings[compare::kToolchainSetting] = ToolchainSetting(environment);
 }
 
 }  // namespace icount::tools

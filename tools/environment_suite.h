@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "environment/pytorch_install.h"
 #include "tools/suite.h"
+#include "worker/runner.h"
 
 namespace icount::tools {
 
@@ -28,8 +29,18 @@ struct EnvironmentSuite {
   environment::PyTorchInstall install;
   Suite suite;
   std::string fingerprint;  // of the install's files; "" for Debian's
+  // A root side's: what runs its workers inside the root, and the root's
+  // valgrind ("valgrind-3.24.0"); empty for this machine's.
+  std::vector<std::string> launcher;
+  std::string valgrind_version;
   bool python_cases() const { return install.python_problem.empty(); }
 };
+
+// What every tool's runner needs of an environment: its worker, the
+// command that sets it up (`env_command`, may be empty), the root's
+// launcher and valgrind, and whether Python cases can run.
+worker::RunnerOptions EnvironmentRunnerOptions(const EnvironmentSuite& environment,
+                                               const std::string& env_command);
 
 // Finds the environment's PyTorch, says which on stderr ("<tool>: <name>:
 // torch ..."), and returns the suite to run there; Bazel's progress lines
@@ -46,22 +57,28 @@ absl::StatusOr<std::string> ToolForEnvironment(const environment::EnvironmentSpe
                                                const std::string& package, const std::string& name,
                                                const std::string& tool);
 
-// The environment main's, ci's and timeit's --env and --libtorch name,
-// called by the flag that names it in messages ("--libtorch" when only a
-// LibTorch directory is given, else "--env").
+// The environment main's, ci's and timeit's --env, --libtorch and --root
+// name, called by the flag that names it in messages ("--root" when a root
+// is given, "--libtorch" when only a LibTorch directory is, else "--env").
 environment::EnvironmentSpec EnvironmentFlagsSpec(const std::string& env,
-                                                  const std::string& libtorch);
+                                                  const std::string& libtorch,
+                                                  const std::string& root = "");
 
-// main's and ci's --env and --libtorch: SuiteForEnvironment for the
-// environment they name, or, when both are empty, the tools' own suite on
+// main's and ci's --env, --libtorch and --root: SuiteForEnvironment for the
+// environment they name, or, when all are empty, the tools' own suite on
 // Debian's LibTorch without asking anything.
 absl::StatusOr<EnvironmentSuite> SuiteForEnvironmentFlags(const std::string& env,
                                                           const std::string& libtorch,
+                                                          const std::string& root,
                                                           const Suite& own_suite,
                                                           const std::string& tool);
 inline constexpr char kEnvHelp[] =
     "Shell command (bash) that sets up the environment whose `import torch` is measured (its "
     "first use builds icount's C++ cases against it); default: Debian's LibTorch.";
+inline constexpr char kRootHelp[] =
+    "Root filesystem to measure in: a Debian suite (trixie, sid: made on first use and cached) "
+    "or a directory (an unpacked image with python3, torch, g++, valgrind and bazel); icount's "
+    "worker is built and run there with the root's own toolchain.";
 inline constexpr char kLibTorchHelp[] =
     "LibTorch directory (include/, lib/, share/cmake/Torch) to measure; C++ cases only.";
 
@@ -77,9 +94,13 @@ inline constexpr char kLibTorchHelp[] =
 absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectEnvironmentCases(
     const EnvironmentSuite& environment, CaseFilter filter, const std::string& tool);
 
+// What built and ran the environment's worker: "Python 3.11.2, g++ 12.2.0,
+// c++17" (compare::kToolchainSetting).
+std::string ToolchainSetting(const EnvironmentSuite& environment);
+
 // The results' settings that say which LibTorch was measured
 // (kLibTorchSetting, kLibTorchInstallSetting and kLibTorchFingerprintSetting,
-// compare/node_check.h).
+// compare/node_check.h) and with what (kToolchainSetting).
 void AddLibTorchSettings(const EnvironmentSuite& environment,
                          std::map<std::string, std::string>& settings);
 

@@ -64,6 +64,7 @@ ABSL_FLAG(bool, resume, false,
 ABSL_FLAG(double, timeout, 300, "Seconds a case may run before it is killed and reported.");
 ABSL_FLAG(std::string, env, "", icount::tools::kEnvHelp);
 ABSL_FLAG(std::string, libtorch, "", icount::tools::kLibTorchHelp);
+ABSL_FLAG(std::string, root, "", icount::tools::kRootHelp);
 
 namespace icount::tools {
 namespace {
@@ -134,13 +135,9 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   return absl::OkStatus();
 }
 
-worker::RunnerOptions RunnerFlags(const Suite& suite) {
+worker::RunnerOptions RunnerFlags(const EnvironmentSuite& environment) {
   const std::string output = absl::GetFlag(FLAGS_output);
-  worker::RunnerOptions options;
-  options.worker_path = suite.worker_path;
-  if (!absl::GetFlag(FLAGS_env).empty()) {
-    options.command_prefix = environment::EnvironmentPrefix(absl::GetFlag(FLAGS_env));
-  }
+  worker::RunnerOptions options = EnvironmentRunnerOptions(environment, absl::GetFlag(FLAGS_env));
   options.jobs = absl::GetFlag(FLAGS_jobs);
   options.timeout_seconds = absl::GetFlag(FLAGS_timeout);
   options.resume = absl::GetFlag(FLAGS_resume);
@@ -234,8 +231,9 @@ int Main(int argc, char** argv) {
   // --list needs no environment: the cases are the same in every one.
   absl::StatusOr<EnvironmentSuite> environment =
       absl::GetFlag(FLAGS_list)
-          ? SuiteForEnvironmentFlags("", "", *own_suite, "icount")
+          ? SuiteForEnvironmentFlags("", "", "", *own_suite, "icount")
           : SuiteForEnvironmentFlags(absl::GetFlag(FLAGS_env), absl::GetFlag(FLAGS_libtorch),
+                                     absl::GetFlag(FLAGS_root),
                                      *own_suite, "icount");
   if (!environment.ok()) return base::Fail(environment.status());
   const Suite* suite = &environment->suite;
@@ -251,8 +249,7 @@ int Main(int argc, char** argv) {
   absl::StatusOr<SuiteHistory> history = OpenSuiteHistory(suite->worker_path);
   if (!history.ok()) return base::Fail(history.status());
   const MeasureOptions measure = MeasureFlags();
-  worker::RunnerOptions runner = RunnerFlags(*suite);
-  runner.python = environment->python_cases();
+  worker::RunnerOptions runner = RunnerFlags(*environment);
   runner.cache_sim = absl::GetFlag(FLAGS_cache_sim);
   absl::StatusOr<SuiteResults> results =
       Run(*cases, MakeOrders(*suite, *cases, measure), runner, *environment);

@@ -64,16 +64,20 @@ absl::StatusOr<std::vector<SideSpec>> ParseSidesFile(absl::string_view text,
       }
       for (size_t i = 1; i < parts.size(); ++i) {
         const absl::string_view option = absl::StripAsciiWhitespace(parts[i]);
-        absl::string_view directory = option;
-        if (!absl::ConsumePrefix(&directory, "libtorch=") || directory.empty()) {
+        absl::string_view value = option;
+        if (absl::ConsumePrefix(&value, "libtorch=") && !value.empty()) {
+          side.libtorch_directory = std::string(value);
+        } else if (absl::ConsumePrefix(&value, "root=") && !value.empty()) {
+          side.root = std::string(value);
+        } else {
           return absl::InvalidArgumentError(absl::StrCat(
               where(), "side \"", side.name, "\": \"", option,
               "\" is not an option a side takes; write \"[NAME, libtorch=DIR]\" to measure the "
-              "LibTorch directory DIR"));
+              "LibTorch directory DIR, or \"[NAME, root=ROOT]\" to measure in a root filesystem "
+              "(a Debian suite such as trixie, or a directory)"));
         }
-        side.libtorch_directory = std::string(directory);
       }
-      if (line.empty() && !side.libtorch_directory.empty()) line = "true";
+      if (line.empty() && (!side.libtorch_directory.empty() || !side.root.empty())) line = "true";
       if (line.empty()) {
         return absl::InvalidArgumentError(absl::StrCat(
             where(), "side \"", side.name,

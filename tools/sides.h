@@ -5,14 +5,16 @@
 // nightly build, say), and for each case the sides at which its count
 // changed. The file has one environment command per line; blank lines and
 // lines starting with '#' are skipped; "[NAME] command" names a side
-// (default: its number, "1", "2", ...), and "[NAME, libtorch=DIR]" measures
-// the LibTorch directory DIR there (as --A_libtorch does; the command may
-// then be left out):
+// (default: its number, "1", "2", ...), "[NAME, libtorch=DIR]" measures
+// the LibTorch directory DIR there (as --A_libtorch does), and "[NAME,
+// root=ROOT]" runs the side in a root filesystem (as --A_root does); the
+// command may then be left out:
 //
 //   # nightly builds, oldest first
 //   [2026-11-01] export LD_LIBRARY_PATH=/opt/torch-20261101/lib
 //   [2026-11-02] export LD_LIBRARY_PATH=/opt/torch-20261102/lib
 //   [my-build, libtorch=/home/me/pytorch/build/libtorch]
+//   [debian-2.14, root=sid]
 //
 //   absl::StatusOr<std::vector<SideSpec>> sides = ParseSidesFile(text, "sides.txt");
 //   ... run each side's counts ...
@@ -34,12 +36,14 @@ struct SideSpec {
   std::string name;
   std::string command;
   std::string libtorch_directory;  // "" unless "[NAME, libtorch=DIR]"
+  std::string root;                // "" unless "[NAME, root=ROOT]"
   int line = 0;                    // in the file, for messages
 };
 
 // The sides of a --sides file; an error naming `source` and the line for a
 // line that is only "[NAME]", an unclosed "[", an option other than
-// "libtorch=DIR", a name used twice, or fewer than two sides.
+// "libtorch=DIR" and "root=ROOT", a name used twice, or fewer than two
+// sides.
 absl::StatusOr<std::vector<SideSpec>> ParseSidesFile(absl::string_view text,
                                                      absl::string_view source);
 

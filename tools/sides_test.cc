@@ -43,6 +43,18 @@ TEST(ParseSidesFileTest, ASideMayNameALibTorchDirectory) {
   EXPECT_EQ((*sides)[2].command, "export X=1");
 }
 
+TEST(ParseSidesFileTest, ASideMayNameARoot) {
+  absl::StatusOr<std::vector<SideSpec>> sides = ParseSidesFile(
+      "[bookworm] true\n[sid, root=sid]\n[image, root=/srv/image] export X=1\n", "s.txt");
+  ASSERT_TRUE(sides.ok()) << sides.status();
+  ASSERT_EQ(sides->size(), 3);
+  EXPECT_EQ((*sides)[0].root, "");
+  EXPECT_EQ((*sides)[1].root, "sid");
+  EXPECT_EQ((*sides)[1].command, "true");
+  EXPECT_EQ((*sides)[2].root, "/srv/image");
+  EXPECT_EQ((*sides)[2].command, "export X=1");
+}
+
 TEST(ParseSidesFileTest, BadLinesSayWhereAndWhat) {
   auto error = [](const std::string& text) {
     return std::string(ParseSidesFile(text, "s.txt").status().message());
@@ -58,9 +70,11 @@ TEST(ParseSidesFileTest, BadLinesSayWhereAndWhat) {
   EXPECT_THAT(error(""), HasSubstr("s.txt: 0 sides"));
   EXPECT_EQ(error("true\n[a, python=/x] true\n"),
             "s.txt:2: side \"a\": \"python=/x\" is not an option a side takes; write \"[NAME, "
-            "libtorch=DIR]\" to measure the LibTorch directory DIR");
+            "libtorch=DIR]\" to measure the LibTorch directory DIR, or \"[NAME, root=ROOT]\" to "
+            "measure in a root filesystem (a Debian suite such as trixie, or a directory)");
   EXPECT_THAT(error("true\n[a, libtorch=] true\n"),
               HasSubstr("s.txt:2: side \"a\": \"libtorch=\""));
+  EXPECT_THAT(error("true\n[a, root=] true\n"), HasSubstr("s.txt:2: side \"a\": \"root=\""));
 }
 
 TEST(CompareAcrossSidesTest, FindsEveryChangeAndTheFirst) {

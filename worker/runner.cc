@@ -161,7 +161,10 @@ class Run {
         if (phase.valgrind && result.has_node()) {
           // The valgrind CallgrindCommand found for the worker.
           const absl::StatusOr<std::string>& valgrind = timer::ValgrindVersionOnce();
-          result.mutable_node()->set_valgrind(valgrind.ok() ? *valgrind : "unknown valgrind");
+          result.mutable_node()->set_valgrind(!options_.valgrind_version.empty()
+                                                  ? options_.valgrind_version
+                                              : valgrind.ok() ? *valgrind
+                                                              : "unknown valgrind");
         }
         if (Retriable(result) && attempts[index] <= options_.retries) {
           pending.push_back(index);  // try again later, maybe on a new worker
@@ -307,8 +310,10 @@ class Run {
     // counted add's Python case 12 instructions a run (0.2%) apart; padded
     // here, far less (docs/counts.md; worker_main.cc drops the pad).
     if (!options_.command_prefix.empty()) {
+      std::vector<std::string> prefix = options_.launcher;
+      prefix.insert(prefix.end(), options_.command_prefix.begin(), options_.command_prefix.end());
       absl::StatusOr<std::vector<std::string>> after =
-          EnvironmentAfter(options_.command_prefix, env, absl::StrCat(scratch_, "/", tag, ".env"));
+          EnvironmentAfter(prefix, env, absl::StrCat(scratch_, "/", tag, ".env"));
       if (!after.ok()) return after.status();
       env = *std::move(after);
     }
@@ -319,6 +324,7 @@ class Run {
       if (!wrapped.ok()) return wrapped.status();
       command = *std::move(wrapped);
     }
+    command.insert(command.begin(), options_.launcher.begin(), options_.launcher.end());
     absl::StatusOr<WorkerProcess> process = SpawnWorker(
         command, env, absl::StrCat(scratch_, "/", tag, ".log"), /*reproducible_layout=*/true);
     if (process.ok()) {

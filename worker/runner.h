@@ -61,6 +61,16 @@ struct RunnerOptions {
   // environment it left (its exported variables; not its other effects,
   // such as a `cd`).
   std::vector<std::string> command_prefix;
+  // Runs every worker through this command prefix, which execs the
+  // worker's command line (valgrind's included) as given, keeping its pid,
+  // environment and file descriptors: a root side's enter_root ... --
+  // (environment/root.h), so that workers run on the root's libraries,
+  // Python and valgrind. command_prefix then runs there too. Empty: none.
+  std::vector<std::string> launcher;
+  // What the count workers' valgrind says of itself ("valgrind-3.24.0"),
+  // recorded with every count; empty: the valgrind this process finds
+  // (timer::ValgrindVersionOnce), which a launcher may replace.
+  std::string valgrind_version;
   // Workers of a phase with Python cases import torch into their embedded
   // Python before the first case (so Python cases share that cost); a
   // phase of C++ cases only never does. false: never (--python=false), for

@@ -48,18 +48,6 @@ std::string ContentHash(const std::vector<std::string>& parts) {
   return hex;
 }
 
-absl::Status MakeDirectories(const std::string& path) {
-  std::string prefix;
-  for (absl::string_view part : absl::StrSplit(path, '/', absl::SkipEmpty())) {
-    absl::StrAppend(&prefix, "/", part);
-    if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
-      return absl::PermissionDeniedError(
-          absl::StrCat("cannot create the snippet cache ", prefix, ": ", std::strerror(errno)));
-    }
-  }
-  return absl::OkStatus();
-}
-
 bool FileExists(const std::string& path) { return access(path.c_str(), R_OK) == 0; }
 
 // Keeps the compiler's lines about the user's code (located in "stmt",
@@ -101,7 +89,10 @@ absl::StatusOr<std::shared_ptr<CompiledCppSnippet>> CompiledCppSnippet::Compile(
     const Source& source) {
   const std::string text = GenerateCppSnippetSource(source);
   const std::string directory = absl::StrCat(base::CacheDirectory(), "/snippets");
-  if (absl::Status status = MakeDirectories(directory); !status.ok()) return status;
+  if (absl::Status status = base::MakeDirectories(directory); !status.ok()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot create the snippet cache: ", status.message()));
+  }
   // The prelude changes how fast the snippet compiles, not what it compiles
   // to: the key leaves it out.
   std::vector<std::string> key_parts = {

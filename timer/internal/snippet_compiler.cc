@@ -43,8 +43,11 @@ std::string PreludeText() {
 // so a snippet never mixes two.
 std::vector<std::string> SnippetCompileFlags() {
   const char* cxx = std::getenv("ICOUNT_CXX");
+  // The standard this binary is compiled with, which its build chose for
+  // its LibTorch (C++20 for PyTorch 2.10 and later, else C++17).
+  const char* standard = __cplusplus >= 202002L ? "-std=c++20" : "-std=c++17";
   std::vector<std::string> flags = {cxx != nullptr && *cxx != '\0' ? cxx : "c++",
-                                    "-std=c++17",
+                                    standard,
                                     "-O2",
                                     "-fPIC",
                                     "-shared",

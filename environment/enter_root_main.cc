@@ -1,0 +1,62 @@
+// enter_root: runs a command inside a root filesystem, in a private mount
+// namespace (environment/root_namespace.h), with the root left unchanged
+// and nothing mounted once the command ends. The tools start a root side's
+// builds and workers through it; by hand, it opens a shell in a root:
+//
+//   bazel-bin/environment/enter_root --root=$HOME/.cache/icount/roots/sid --bind=$PWD -- bash
+//
+// The command keeps this process's pid, environment and open files, and
+// runs as the root's programs: /usr/bin/python3 is the root's.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "base/files.h"
+#include "base/flags.h"
+#include "environment/root_namespace.h"
+
+ABSL_FLAG(std::string, root, "", "The root filesystem's directory (required).");
+ABSL_FLAG(std::vector<std::string>, bind, {},
+          "Comma-separated host directories seen at the same path inside the root.");
+ABSL_FLAG(std::string, mount_directory, "",
+          "An existing directory for the namespace's tmpfs; default: <icount cache>/roots/.mnt, "
+          "created when missing.");
+
+int main(int argc, char** argv) {
+  std::vector<char*> command = icount::base::ParseFlags(
+      argc, argv,
+      "Runs COMMAND inside a root filesystem, in a private mount namespace.\n\n"
+      "Usage: enter_root --root=DIR [--bind=DIR,...] -- COMMAND [ARG...]",
+      {});
+  command.erase(command.begin());  // argv[0]
+  icount::environment::RootMounts mounts;
+  mounts.root = absl::GetFlag(FLAGS_root);
+  mounts.binds = absl::GetFlag(FLAGS_bind);
+  mounts.mount_directory = absl::GetFlag(FLAGS_mount_directory);
+  if (mounts.root.empty() || command.empty()) {
+    return icount::base::Fail(absl::InvalidArgumentError(
+        "give the root and a command: enter_root --root=DIR -- COMMAND [ARG...]"));
+  }
+  if (mounts.mount_directory.empty()) {
+    mounts.mount_directory = icount::base::CacheDirectory() + "/roots/.mnt";
+    if (absl::Status made = icount::base::MakeDirectories(mounts.mount_directory); !made.ok()) {
+      return icount::base::Fail(made);
+    }
+  }
+  char cwd[4096];
+  if (getcwd(cwd, sizeof(cwd)) != nullptr) mounts.working_directory = cwd;
+  if (absl::Status entered = icount::environment::EnterRoot(mounts); !entered.ok()) {
+    return icount::base::Fail(entered);
+  }
+  command.push_back(nullptr);
+  execvp(command[0], command.data());
+  return icount::base::Fail(absl::NotFoundError(absl::StrCat(
+      "cannot run ", command[0], " inside the root ", mounts.root, ": ", std::strerror(errno))));
+}

@@ -1,0 +1,102 @@
+// enter_root, run on the machine's own root filesystem as the root: what a
+// command writes outside the bound directories never reaches the root, the
+// bound ones are the host's, and no mount outlives the command, however it
+// ends.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "base/files.h"
+#include "base/runfiles.h"
+#include "base/subprocess.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace icount::environment {
+namespace {
+
+using ::testing::HasSubstr;
+
+class EnterRootTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "mount namespaces as root; user namespaces otherwise";
+    enter_root_ = base::FindRunfile("icount/environment/enter_root").value();
+    scratch_ = base::MakeTemporaryDirectory("enter-root").value();
+    ASSERT_TRUE(base::MakeDirectories(scratch_ + "/mnt").ok());
+  }
+  std::vector<std::string> Command(const std::string& shell) const {
+    return {enter_root_, "--root=/", "--bind=" + scratch_, "--mount_directory=" + scratch_ + "/mnt",
+            "--", "/bin/sh", "-c", shell};
+  }
+  static int IcountMounts(const std::string& mountinfo) {
+    std::string text = base::ReadFileToString(mountinfo).value_or("");
+    int n = 0;
+    for (size_t at = text.find("icount-root"); at != std::string::npos;
+         at = text.find("icount-root", at + 1)) {
+      ++n;
+    }
+    return n;
+  }
+  std::string enter_root_, scratch_;
+};
+
+TEST_F(EnterRootTest, WritesOutsideBoundDirectoriesVanish) {
+  const std::string marker = absl::StrCat("/usr/icount-enter-root-test-", getpid());
+  absl::StatusOr<base::CommandResult> result = base::RunCommand(Command(absl::StrCat(
+      "echo inside > ", marker, " && cat ", marker, " && echo kept > ", scratch_, "/kept")));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->exit_code, 0) << result->output;
+  EXPECT_THAT(result->output, HasSubstr("inside"));
+  EXPECT_NE(access(marker.c_str(), F_OK), 0) << "the root itself changed";
+  EXPECT_EQ(base::ReadFileToString(scratch_ + "/kept").value_or(""), "kept\n");
+  EXPECT_EQ(IcountMounts("/proc/self/mountinfo"), 0);
+}
+
+TEST_F(EnterRootTest, NoMountOutlivesAKilledCommand) {
+  const std::string ready = scratch_ + "/ready";
+  base::SpawnOptions options;
+  options.output_path = scratch_ + "/log";
+  absl::StatusOr<pid_t> pid =
+      base::Spawn(Command(absl::StrCat("echo up > ", ready, ".tmp && mv ", ready, ".tmp ", ready,
+                                       " && exec sleep 600")),
+                  options);
+  ASSERT_TRUE(pid.ok()) << pid.status();
+  // Waits for the command's own word that it runs inside.
+  while (access(ready.c_str(), F_OK) != 0) {
+    int status = 0;
+    ASSERT_EQ(waitpid(*pid, &status, WNOHANG), 0)
+        << base::ReadFileToString(scratch_ + "/log").value_or("");
+    usleep(10000);
+  }
+  // The overlay it runs on (the tmpfs under it lies outside its chroot).
+  EXPECT_GE(IcountMounts(absl::StrCat("/proc/", *pid, "/mountinfo")), 1);
+  EXPECT_EQ(IcountMounts("/proc/self/mountinfo"), 0);
+  kill(*pid, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(*pid, &status, 0), *pid);
+  EXPECT_EQ(IcountMounts("/proc/self/mountinfo"), 0);
+}
+
+TEST_F(EnterRootTest, BadRootsAreRefusedWithWhy) {
+  std::vector<std::string> command = Command("true");
+  command[1] = "--root=" + scratch_;  // no usr/
+  absl::StatusOr<base::CommandResult> result = base::RunCommand(command);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->exit_code, 1);
+  EXPECT_THAT(result->output, HasSubstr(absl::StrCat(scratch_, " is not a root filesystem")));
+  command = Command("true");
+  command[2] = "--bind=" + scratch_ + "/missing";
+  result = base::RunCommand(command);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->exit_code, 1);
+  EXPECT_THAT(result->output, HasSubstr("/missing inside the root: it is not a directory"));
+}
+
+}  // namespace
+}  // namespace icount::environment

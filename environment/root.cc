@@ -1,0 +1,477 @@
+#include "environment/root.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "base/files.h"
+#include "base/fnv.h"
+#include "base/runfiles.h"
+#include "base/status.h"
+#include "base/subprocess.h"
+#include "environment/pytorch_install.h"
+
+namespace icount::environment {
+namespace {
+
+constexpr char kDebootstrap[] = "/usr/sbin/debootstrap";
+constexpr char kDebootstrapScripts[] = "/usr/share/debootstrap/scripts";
+constexpr char kPartialSuffix[] = ".partial";
+constexpr char kOldSuffix[] = ".old";
+// Lines of a failed make's output its error quotes.
+constexpr size_t kQuotedLines = 15;
+
+bool IsDirectory(const std::string& path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+bool IsSuiteName(absl::string_view value) {
+  return !value.empty() && std::all_of(value.begin(), value.end(),
+                                       [](char c) { return c >= 'a' && c <= 'z'; });
+}
+
+// The suites this machine's debootstrap knows, for messages.
+std::string KnownSuites() {
+  std::vector<std::string> names;
+  if (DIR* dir = opendir(kDebootstrapScripts)) {
+    while (dirent* entry = readdir(dir)) {
+      const std::string name = entry->d_name;
+      // Debian's own releases; the scripts directory also holds Ubuntu's.
+      const std::string script = absl::StrCat(kDebootstrapScripts, "/", name);
+      char target[256];
+      const ssize_t n = readlink(script.c_str(), target, sizeof(target) - 1);
+      if (IsSuiteName(name) && n > 0 && absl::string_view(target, n) == "sid") {
+        names.push_back(name);
+      }
+    }
+    closedir(dir);
+  }
+  names.push_back("sid");
+  std::sort(names.begin(), names.end());
+  return absl::StrJoin(names, ", ");
+}
+
+// Holds an exclusive lock on <roots>/<suite>.lock while it lives.
+class RootLock {
+ public:
+  static absl::StatusOr<RootLock> Take(const Root& root,
+                                       const std::function<void(const std::string&)>& on_line) {
+    const std::string path = absl::StrCat(RootsDirectory(), "/", root.suite, ".lock");
+    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if (on_line) on_line(absl::StrCat("waiting for another icount making the root ", root.suite));
+      if (flock(fd, LOCK_EX) != 0) {
+        close(fd);
+        return absl::InternalError(absl::StrCat("cannot lock ", path, ": ", std::strerror(errno)));
+      }
+    }
+    return RootLock(fd);
+  }
+  RootLock(RootLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  RootLock(const RootLock&) = delete;
+  ~RootLock() {
+    if (fd_ >= 0) close(fd_);
+  }
+
+ private:
+  explicit RootLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+// debootstrap into `target` (removed first if left over); nothing is left
+// there on failure.
+absl::Status Debootstrap(const Root& root, const std::string& target,
+                         const RootMakeOptions& options) {
+  if (access(kDebootstrap, X_OK) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "making the Debian root ", root.suite,
+        " needs debootstrap, which is not installed: apt-get install debootstrap (./bazelw "
+        "installs it), or bring a root directory (--root=DIR)"));
+  }
+  if (access(absl::StrCat(kDebootstrapScripts, "/", root.suite).c_str(), F_OK) != 0) {
+    return absl::NotFoundError(absl::StrCat("Debian has no suite named ", root.suite,
+                                            " that this machine's debootstrap knows (it knows ",
+                                            KnownSuites(), "); or give a root directory"));
+  }
+  if (geteuid() != 0) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "making the Debian root ", root.suite,
+        " needs root (debootstrap installs packages as root): run `sudo bazel-bin/tools/roots "
+        "make ",
+        root.suite, "` once, then use it as this user; or bring a root directory (--root=DIR)"));
+  }
+  std::string mirror = options.mirror;
+  if (mirror.empty()) {
+    ICOUNT_ASSIGN_OR_RETURN(mirror, DebianMirror());
+  }
+  if (access(target.c_str(), F_OK) == 0) {
+    if (options.on_line) {
+      options.on_line(absl::StrCat("removing ", target, ", left by a make that was cut off"));
+    }
+    base::RemoveDirectoryTree(target);
+  }
+  // In a mount namespace of its own: the /proc and /sys debootstrap mounts
+  // in the target go with it, even when it is killed.
+  const std::vector<std::string> argv = {"unshare",
+                                         "--mount",
+                                         "--propagation",
+                                         "private",
+                                         kDebootstrap,
+                                         "--variant=minbase",
+                                         "--include=" + absl::StrJoin(RootPackages(), ","),
+                                         root.suite,
+                                         target,
+                                         mirror};
+  if (options.on_line) {
+    options.on_line(absl::StrCat("making the Debian ", root.suite, " root at ", root.directory,
+                                 " from ", mirror, " (a few minutes, once)"));
+  }
+  std::deque<std::string> last;
+  base::CommandOptions run;
+  run.on_line = [&](const std::string& line) {
+    if (options.on_line) options.on_line(line);
+    last.push_back(line);
+    if (last.size() > kQuotedLines) last.pop_front();
+  };
+  absl::StatusOr<base::CommandResult> result = base::RunCommand(argv, run);
+  if (result.ok() && result->exit_code == 0 && result->signal == 0) return absl::OkStatus();
+  base::RemoveDirectoryTree(target);
+  if (!result.ok()) return result.status();
+  const std::string output = absl::StrJoin(last, "\n");
+  std::string why = absl::StrCat("debootstrap failed (", base::DescribeExit(*result), ")");
+  if (absl::StrContains(result->output, "Failed getting release file") ||
+      absl::StrContains(result->output, "Couldn't download") ||
+      absl::StrContains(result->output, "Failure trying to run")) {
+    why = absl::StrCat("the Debian mirror ", mirror, " could not be reached, or has no suite ",
+                       root.suite, " (debootstrap: ", base::DescribeExit(*result),
+                       "); check the machine's apt sources, or set ICOUNT_DEBIAN_MIRROR");
+  }
+  return absl::UnavailableError(absl::StrCat("cannot make the Debian root ", root.suite, ": ", why,
+                                             "; nothing was kept. Its last lines:\n", output));
+}
+
+absl::Status Rename(const std::string& from, const std::string& to) {
+  if (rename(from.c_str(), to.c_str()) != 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot rename ", from, " to ", to, ": ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckSuite(const Root& root, const char* what) {
+  if (root.made_by_icount()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      root.directory, " is a root you brought: icount ", what, " only the roots it makes"));
+}
+
+}  // namespace
+
+uint64_t RootBytesOnDisk(const Root& root) {
+  static uint64_t total;
+  total = 0;
+  nftw(
+      root.directory.c_str(),
+      [](const char*, const struct stat* info, int, struct FTW*) {
+        total += static_cast<uint64_t>(info->st_blocks) * 512;
+        return 0;
+      },
+      32, FTW_PHYS | FTW_MOUNT);
+  return total;
+}
+
+namespace {
+
+// Asks the root, one "name<TAB>answer" line each.
+constexpr char kInspectScript[] = R"sh(
+answer() { printf '%s\t%s\n' "$1" "$(echo "$2" | head -n 1)"; }
+if command -v python3 >/dev/null; then
+  answer python "$(python3 -c 'import platform; print(platform.python_version())' 2>&1)"
+  answer torch "$(python3 -c 'import torch; print(torch.__version__)' 2>&1 | tail -n 1)"
+else
+  answer python none; answer torch "none: no python3"
+fi
+for cxx in c++ g++ clang++; do
+  if command -v $cxx >/dev/null; then answer compiler "$cxx $($cxx -dumpfullversion -dumpversion 2>&1)"; break; fi
+done
+command -v valgrind >/dev/null && answer valgrind "$(valgrind --version 2>&1)"
+if command -v bazel >/dev/null; then
+  # Debian's bazel-bootstrap says "bazel no_version"; its package knows.
+  version=$(dpkg-query -W -f='${Version}' bazel-bootstrap 2>/dev/null | sed 's/[+~].*//')
+  answer bazel "${version:+bazel $version}$(test -n "$version" || bazel --version 2>&1)"
+fi
+exit 0
+)sh";
+
+}  // namespace
+
+std::string RootsDirectory() { return base::CacheDirectory() + "/roots"; }
+
+const std::vector<std::string>& RootPackages() {
+  static const std::vector<std::string>* packages = new std::vector<std::string>{
+      // What a side measures with.
+      "python3-torch", "libtorch-dev", "python3-numpy", "valgrind", "g++",
+      // What building icount's worker there needs (bazelw's list, less
+      // what only tests, reports and Slurm use).
+      "bazel-bootstrap", "bazel-rules-cc", "bazel-rules-java", "bazel-platforms", "bazel-skylib",
+      "python3-dev", "libabsl-dev", "libprotobuf-dev", "protobuf-compiler", "libre2-dev"};
+  return *packages;
+}
+
+absl::StatusOr<Root> ResolveRoot(const std::string& value, const std::string& context) {
+  Root root;
+  root.name = value;
+  if (absl::StrContains(value, "/") || absl::StartsWith(value, ".")) {
+    absl::StatusOr<std::string> real = base::RealPath(value);
+    if (!real.ok() || !IsDirectory(*real)) {
+      return absl::NotFoundError(absl::StrCat(
+          context, ": ", value,
+          ": no such directory. A root is a directory holding a root filesystem (usr/, etc/), "
+          "or the name of a Debian suite icount makes (trixie, sid)"));
+    }
+    if (!IsDirectory(*real + "/usr")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          context, ": ", value, ": ", *real,
+          " is not a root filesystem (it has no usr/); unpack a container image there, or name a "
+          "Debian suite (trixie, sid)"));
+    }
+    root.directory = *real;
+    return root;
+  }
+  if (!IsSuiteName(value)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        context, ": ", value,
+        ": neither a directory (give a path with a '/', e.g. ./image) nor a Debian suite's name "
+        "(lowercase letters: bookworm, trixie, sid)"));
+  }
+  root.suite = value;
+  root.directory = absl::StrCat(RootsDirectory(), "/", value);
+  return root;
+}
+
+bool RootIsMade(const Root& root) {
+  return !root.made_by_icount() || IsDirectory(root.directory + "/usr");
+}
+
+absl::Status EnsureRootMade(const Root& root, const RootMakeOptions& options) {
+  if (RootIsMade(root)) return absl::OkStatus();
+  ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(RootsDirectory()));
+  ICOUNT_ASSIGN_OR_RETURN(RootLock lock, RootLock::Take(root, options.on_line));
+  if (RootIsMade(root)) return absl::OkStatus();  // made while we waited
+  const std::string partial = root.directory + kPartialSuffix;
+  ICOUNT_RETURN_IF_ERROR(Debootstrap(root, partial, options));
+  return Rename(partial, root.directory);
+}
+
+absl::Status RemakeRoot(const Root& root, const RootMakeOptions& options) {
+  ICOUNT_RETURN_IF_ERROR(CheckSuite(root, "remakes"));
+  ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(RootsDirectory()));
+  ICOUNT_ASSIGN_OR_RETURN(RootLock lock, RootLock::Take(root, options.on_line));
+  const std::string partial = root.directory + kPartialSuffix;
+  ICOUNT_RETURN_IF_ERROR(Debootstrap(root, partial, options));
+  const std::string old = root.directory + kOldSuffix;
+  base::RemoveDirectoryTree(old);
+  if (IsDirectory(root.directory)) ICOUNT_RETURN_IF_ERROR(Rename(root.directory, old));
+  ICOUNT_RETURN_IF_ERROR(Rename(partial, root.directory));
+  base::RemoveDirectoryTree(old);
+  base::RemoveDirectoryTree(RootBuildsDirectory(root));
+  return absl::OkStatus();
+}
+
+absl::Status RemoveRoot(const Root& root) {
+  ICOUNT_RETURN_IF_ERROR(CheckSuite(root, "removes"));
+  if (!IsDirectory(root.directory) && !IsDirectory(root.directory + kPartialSuffix)) {
+    return absl::NotFoundError(absl::StrCat("there is no root ", root.suite, " at ",
+                                            root.directory, "; `roots list` lists them"));
+  }
+  ICOUNT_ASSIGN_OR_RETURN(RootLock lock, RootLock::Take(root, nullptr));
+  for (const char* suffix : {"", kPartialSuffix, kOldSuffix}) {
+    base::RemoveDirectoryTree(root.directory + suffix);
+  }
+  base::RemoveDirectoryTree(RootBuildsDirectory(root));
+  unlink(absl::StrCat(RootsDirectory(), "/", root.suite, ".lock").c_str());
+  return absl::OkStatus();
+}
+
+std::vector<Root> ListMadeRoots() {
+  std::vector<Root> roots;
+  DIR* dir = opendir(RootsDirectory().c_str());
+  if (dir == nullptr) return roots;
+  while (dirent* entry = readdir(dir)) {
+    absl::string_view name = entry->d_name;
+    absl::ConsumeSuffix(&name, kPartialSuffix);
+    if (!IsSuiteName(name)) continue;
+    if (std::any_of(roots.begin(), roots.end(), [&](const Root& r) { return r.suite == name; })) {
+      continue;
+    }
+    absl::StatusOr<Root> root = ResolveRoot(std::string(name), "--root");
+    if (root.ok()) roots.push_back(*std::move(root));
+  }
+  closedir(dir);
+  std::sort(roots.begin(), roots.end(),
+            [](const Root& a, const Root& b) { return a.suite < b.suite; });
+  return roots;
+}
+
+std::string MirrorInAptSources(absl::string_view text) {
+  // A release's own archive, not its security or update pockets.
+  auto is_release = [](absl::string_view suite) {
+    return !suite.empty() && !absl::StrContains(suite, "-");
+  };
+  // deb822: paragraphs of "Field: value".
+  for (absl::string_view paragraph : absl::StrSplit(text, "\n\n")) {
+    std::string uris, suites, types;
+    for (absl::string_view line : absl::StrSplit(paragraph, '\n')) {
+      if (absl::StartsWith(line, "#")) continue;
+      const size_t colon = line.find(':');
+      if (colon == absl::string_view::npos) continue;
+      const absl::string_view field = absl::StripAsciiWhitespace(line.substr(0, colon));
+      const std::string value(absl::StripAsciiWhitespace(line.substr(colon + 1)));
+      if (field == "URIs") uris = value;
+      if (field == "Suites") suites = value;
+      if (field == "Types") types = value;
+    }
+    if (uris.empty() || !absl::StrContains(types, "deb")) continue;
+    for (absl::string_view suite : absl::StrSplit(suites, ' ', absl::SkipEmpty())) {
+      if (is_release(suite)) return uris.substr(0, uris.find(' '));
+    }
+  }
+  // One-line: "deb [options] URI SUITE COMPONENT...".
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    std::vector<absl::string_view> words = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    if (words.size() < 3 || words[0] != "deb") continue;
+    size_t at = 1;
+    if (absl::StartsWith(words[at], "[")) {
+      while (at < words.size() && !absl::EndsWith(words[at], "]")) ++at;
+      ++at;
+    }
+    if (at + 1 < words.size() && is_release(words[at + 1])) return std::string(words[at]);
+  }
+  return "";
+}
+
+absl::StatusOr<std::string> DebianMirror() {
+  if (const char* mirror = std::getenv("ICOUNT_DEBIAN_MIRROR"); mirror != nullptr && *mirror) {
+    return std::string(mirror);
+  }
+  std::vector<std::string> files = {"/etc/apt/sources.list"};
+  if (DIR* dir = opendir("/etc/apt/sources.list.d")) {
+    while (dirent* entry = readdir(dir)) {
+      const std::string name = entry->d_name;
+      if (absl::EndsWith(name, ".sources") || absl::EndsWith(name, ".list")) {
+        files.push_back("/etc/apt/sources.list.d/" + name);
+      }
+    }
+    closedir(dir);
+  }
+  std::sort(files.begin() + 1, files.end());
+  for (const std::string& file : files) {
+    absl::StatusOr<std::string> text = base::ReadFileToString(file);
+    if (!text.ok()) continue;
+    const std::string mirror = MirrorInAptSources(*text);
+    if (!mirror.empty()) return mirror;
+  }
+  return absl::NotFoundError(
+      "no Debian mirror in this machine's apt sources (/etc/apt/sources.list, "
+      "/etc/apt/sources.list.d/): add one, or set ICOUNT_DEBIAN_MIRROR=<mirror URL>");
+}
+
+absl::StatusOr<std::vector<std::string>> RootLauncher(const Root& root,
+                                                      const std::vector<std::string>& binds) {
+  if (!RootIsMade(root)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the root ", root.name, " is not made yet (`roots make ", root.suite, "`)"));
+  }
+  for (const std::string& bind : binds) {
+    if (absl::StrContains(bind, ",")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot show ", bind, " inside a root: its path has a ','"));
+    }
+  }
+  ICOUNT_ASSIGN_OR_RETURN(const std::string enter_root,
+                          base::FindRunfile("icount/environment/enter_root"));
+  std::vector<std::string> launcher = {enter_root, "--root=" + root.directory};
+  if (!binds.empty()) launcher.push_back("--bind=" + absl::StrJoin(binds, ","));
+  launcher.push_back("--");
+  return launcher;
+}
+
+std::string RootBuildsDirectory(const Root& root) {
+  base::Fnv1a<uint64_t> key;
+  key.Add(root.directory);
+  return absl::StrCat(base::CacheDirectory(), "/root-builds/",
+                      root.made_by_icount() ? root.suite + "-" : "", key.Hex());
+}
+
+absl::StatusOr<RootContents> InspectRoot(const Root& root) {
+  ICOUNT_ASSIGN_OR_RETURN(std::vector<std::string> argv, RootLauncher(root, {}));
+  argv.insert(argv.end(),
+              {"/usr/bin/env", absl::StrCat("PATH=", kRootPath), "/bin/sh", "-c", kInspectScript});
+  ICOUNT_ASSIGN_OR_RETURN(base::CommandResult result, base::RunCommand(argv));
+  if (result.exit_code != 0 || result.signal != 0) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot look inside the root ", root.name,
+                                                      " (", base::DescribeExit(result),
+                                                      "):\n", result.output));
+  }
+  RootContents contents;
+  contents.torch = contents.compiler = contents.valgrind = contents.bazel = contents.python =
+      "none";
+  for (absl::string_view line : absl::StrSplit(result.output, '\n')) {
+    std::vector<std::string> fields = absl::StrSplit(line, absl::MaxSplits('\t', 1));
+    if (fields.size() != 2) continue;
+    if (fields[0] == "torch") contents.torch = fields[1];
+    if (fields[0] == "python") contents.python = fields[1];
+    if (fields[0] == "compiler") contents.compiler = fields[1];
+    if (fields[0] == "valgrind") contents.valgrind = fields[1];
+    if (fields[0] == "bazel") contents.bazel = fields[1];
+  }
+  return contents;
+}
+
+std::string RootToolchain(const RootContents& contents) {
+  return absl::StrCat("Python ", contents.python, ", ", contents.compiler);
+}
+
+std::string DescribeToolchain(const RootContents& contents) {
+  return absl::StrCat(RootToolchain(contents), ", ", contents.valgrind, ", ", contents.bazel);
+}
+
+absl::Status CheckRootContents(const Root& root, const RootContents& contents) {
+  std::vector<std::string> missing;
+  if (!contents.torch.empty() && !absl::ascii_isdigit(contents.torch[0])) {
+    missing.push_back(
+        absl::StrCat("torch (`import torch`: ", contents.torch, "; install python3-torch)"));
+  }
+  if (contents.compiler == "none") missing.push_back("a C++ compiler (install g++)");
+  if (contents.valgrind == "none") missing.push_back("valgrind (install valgrind)");
+  if (contents.bazel == "none") missing.push_back("Bazel (install bazel-bootstrap)");
+  if (missing.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the root ", root.name, " (", root.directory, ") lacks ", absl::StrJoin(missing, ", "),
+      ": a root side builds icount's worker with the root's Bazel and compiler and measures with "
+      "its torch and valgrind"));
+}
+
+}  // namespace icount::environment

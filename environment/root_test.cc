@@ -1,0 +1,196 @@
+#include "environment/root.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/files.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace icount::environment {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+// A cache directory of the test's own, so that no root of the machine's is
+// seen or touched.
+class RootTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cache_ = base::MakeTemporaryDirectory("root-cache").value();
+    setenv("ICOUNT_CACHE_DIR", cache_.c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("ICOUNT_CACHE_DIR");
+    unsetenv("ICOUNT_DEBIAN_MIRROR");
+  }
+  std::string cache_;
+};
+
+bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+
+TEST_F(RootTest, ASuiteNameIsARootIcountMakesUnderItsCache) {
+  absl::StatusOr<Root> root = ResolveRoot("trixie", "--B_root");
+  ASSERT_TRUE(root.ok()) << root.status();
+  EXPECT_EQ(root->suite, "trixie");
+  EXPECT_TRUE(root->made_by_icount());
+  EXPECT_EQ(root->directory, cache_ + "/roots/trixie");
+  EXPECT_FALSE(RootIsMade(*root));
+}
+
+TEST_F(RootTest, ADirectoryIsTheUsersRoot) {
+  const std::string image = cache_ + "/image";
+  ASSERT_TRUE(base::MakeDirectories(image + "/usr").ok());
+  absl::StatusOr<Root> root = ResolveRoot(image, "--root");
+  ASSERT_TRUE(root.ok()) << root.status();
+  EXPECT_FALSE(root->made_by_icount());
+  EXPECT_EQ(root->directory, image);
+  EXPECT_TRUE(RootIsMade(*root));
+}
+
+TEST_F(RootTest, BadValuesSayWhatARootIs) {
+  auto error = [](const std::string& value) {
+    return std::string(ResolveRoot(value, "--A_root").status().message());
+  };
+  EXPECT_THAT(error(cache_ + "/missing"),
+              HasSubstr(absl::StrCat("--A_root: ", cache_, "/missing: no such directory")));
+  EXPECT_THAT(error(cache_), HasSubstr("is not a root filesystem (it has no usr/)"));
+  EXPECT_THAT(error("Trixie"), HasSubstr("--A_root: Trixie: neither a directory"));
+  EXPECT_THAT(error("sid-2"), HasSubstr("nor a Debian suite's name"));
+}
+
+TEST(RootContentsTest, SaysEverythingARootLacks) {
+  Root root;
+  root.name = "/srv/image";
+  root.directory = "/srv/image";
+  RootContents contents;
+  contents.torch = "2.6.0";
+  contents.python = "3.13.5";
+  contents.compiler = "g++ 14.2.0";
+  contents.valgrind = "valgrind-3.24.0";
+  contents.bazel = "bazel 4.2.3";
+  EXPECT_TRUE(CheckRootContents(root, contents).ok());
+  contents.torch = "ModuleNotFoundError: No module named 'torch'";
+  contents.compiler = "none";
+  contents.valgrind = "none";
+  const std::string message(CheckRootContents(root, contents).message());
+  EXPECT_THAT(message, HasSubstr("the root /srv/image (/srv/image) lacks torch (`import torch`: "
+                                 "ModuleNotFoundError: No module named 'torch'; install "
+                                 "python3-torch), a C++ compiler (install g++), valgrind"));
+  EXPECT_THAT(message, Not(HasSubstr("Bazel (install")));
+  EXPECT_EQ(RootToolchain(contents), "Python 3.13.5, none");
+}
+
+TEST(MirrorInAptSourcesTest, TheReleaseArchiveOfDeb822Sources) {
+  EXPECT_EQ(MirrorInAptSources("Types: deb\n"
+                               "URIs: http://security.example/debian-security\n"
+                               "Suites: bookworm-security\n"
+                               "Components: main\n"
+                               "\n"
+                               "Types: deb deb-src\n"
+                               "# a comment: with a colon\n"
+                               "URIs: http://mirror.example/debian http://other.example/debian\n"
+                               "Suites: bookworm bookworm-updates\n"
+                               "Components: main\n"),
+            "http://mirror.example/debian");
+}
+
+TEST(MirrorInAptSourcesTest, TheReleaseArchiveOfOneLineSources) {
+  EXPECT_EQ(MirrorInAptSources("# deb http://old.example/debian buster main\n"
+                               "deb-src http://src.example/debian bookworm main\n"
+                               "deb [signed-by=/usr/share/keyrings/k.gpg arch=amd64] "
+                               "http://mirror.example/debian bookworm main contrib\n"),
+            "http://mirror.example/debian");
+  EXPECT_EQ(MirrorInAptSources("deb http://security.example/ bookworm-security main\n"), "");
+  EXPECT_EQ(MirrorInAptSources(""), "");
+}
+
+TEST_F(RootTest, TheMirrorVariableWins) {
+  setenv("ICOUNT_DEBIAN_MIRROR", "http://mirror.example/debian", 1);
+  absl::StatusOr<std::string> mirror = DebianMirror();
+  ASSERT_TRUE(mirror.ok()) << mirror.status();
+  EXPECT_EQ(*mirror, "http://mirror.example/debian");
+}
+
+TEST_F(RootTest, ASuiteDebianDoesNotHaveIsRefusedBeforeAnythingIsMade) {
+  absl::StatusOr<Root> root = ResolveRoot("nosuchsuite", "--root");
+  ASSERT_TRUE(root.ok()) << root.status();
+  const absl::Status made = EnsureRootMade(*root, {});
+  EXPECT_THAT(std::string(made.message()),
+              HasSubstr("Debian has no suite named nosuchsuite that this machine's debootstrap "
+                        "knows (it knows "));
+  EXPECT_FALSE(Exists(root->directory));
+  EXPECT_FALSE(Exists(root->directory + ".partial"));
+}
+
+// A make that cannot reach its mirror leaves nothing, and a make cut off
+// earlier (its .partial) is removed first, never used.
+TEST_F(RootTest, AnUnreachableMirrorLeavesNothingHalfMade) {
+  if (geteuid() != 0) GTEST_SKIP() << "debootstrap runs as root only";
+  // Port 9 (discard) of this machine: refused at once.
+  setenv("ICOUNT_DEBIAN_MIRROR", "http://127.0.0.1:9/debian", 1);
+  absl::StatusOr<Root> root = ResolveRoot("trixie", "--root");
+  ASSERT_TRUE(root.ok()) << root.status();
+  ASSERT_TRUE(base::MakeDirectories(root->directory + ".partial/usr/bin").ok());
+  std::vector<std::string> lines;
+  RootMakeOptions options;
+  options.on_line = [&](const std::string& line) { lines.push_back(line); };
+  const absl::Status made = EnsureRootMade(*root, options);
+  EXPECT_THAT(std::string(made.message()),
+              HasSubstr("cannot make the Debian root trixie: the Debian mirror "
+                        "http://127.0.0.1:9/debian could not be reached, or has no suite trixie"));
+  EXPECT_THAT(std::string(made.message()), HasSubstr("nothing was kept"));
+  EXPECT_THAT(lines, testing::Contains(HasSubstr("left by a make that was cut off")));
+  EXPECT_FALSE(Exists(root->directory));
+  EXPECT_FALSE(Exists(root->directory + ".partial"));
+  EXPECT_FALSE(RootIsMade(*root));
+}
+
+TEST_F(RootTest, ListsMadeAndCutOffRootsOnce) {
+  EXPECT_THAT(ListMadeRoots(), IsEmpty());
+  ASSERT_TRUE(base::MakeDirectories(cache_ + "/roots/trixie/usr").ok());
+  ASSERT_TRUE(base::MakeDirectories(cache_ + "/roots/sid.partial").ok());
+  ASSERT_TRUE(base::MakeDirectories(cache_ + "/roots/.mnt").ok());
+  std::vector<std::string> listed;
+  for (const Root& root : ListMadeRoots()) {
+    listed.push_back(absl::StrCat(root.suite, RootIsMade(root) ? " made" : " cut off"));
+  }
+  EXPECT_THAT(listed, ElementsAre("sid cut off", "trixie made"));
+}
+
+TEST_F(RootTest, RemovingTakesTheRootAndItsBuilds) {
+  absl::StatusOr<Root> root = ResolveRoot("trixie", "--root");
+  ASSERT_TRUE(root.ok()) << root.status();
+  EXPECT_THAT(std::string(RemoveRoot(*root).message()), HasSubstr("there is no root trixie"));
+  ASSERT_TRUE(base::MakeDirectories(root->directory + "/usr").ok());
+  ASSERT_TRUE(base::MakeDirectories(RootBuildsDirectory(*root) + "/output").ok());
+  ASSERT_TRUE(RemoveRoot(*root).ok());
+  EXPECT_FALSE(Exists(root->directory));
+  EXPECT_FALSE(Exists(RootBuildsDirectory(*root)));
+}
+
+// The machine's own root, entered as a root a user brings: what the tools
+// ask of every root before using it.
+TEST_F(RootTest, InspectsWhatARootHolds) {
+  absl::StatusOr<Root> root = ResolveRoot("/", "--root");
+  ASSERT_TRUE(root.ok()) << root.status();
+  absl::StatusOr<RootContents> contents = InspectRoot(*root);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  EXPECT_THAT(contents->torch, testing::StartsWith("1.13"));
+  EXPECT_THAT(contents->python, testing::StartsWith("3.11"));
+  EXPECT_THAT(contents->compiler, HasSubstr("12."));
+  EXPECT_THAT(contents->valgrind, testing::StartsWith("valgrind-3.19"));
+  EXPECT_EQ(contents->bazel, "bazel 4.2.3");
+  EXPECT_TRUE(CheckRootContents(*root, *contents).ok());
+}
+
+}  // namespace
+}  // namespace icount::environment
