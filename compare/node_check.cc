@@ -105,6 +105,23 @@ std::optional<std::string> LibTorchWarning(const timer::ResultsFile& before,
 
 }  // namespace
 
+std::optional<std::string> ToolchainWarning(const timer::ResultsFile& before,
+                                            const timer::ResultsFile& after,
+                                            absl::string_view before_name,
+                                            absl::string_view after_name) {
+  auto before_toolchain = before.settings.find(kToolchainSetting);
+  auto after_toolchain = after.settings.find(kToolchainSetting);
+  if (before_toolchain == before.settings.end() || after_toolchain == after.settings.end() ||
+      before_toolchain->second == after_toolchain->second) {
+    return std::nullopt;
+  }
+  return absl::StrCat(before_name, " was built and counted with ", before_toolchain->second,
+                      " and ", after_name, " with ", after_toolchain->second, " (settings \"",
+                      kToolchainSetting,
+                      "\"): another compiler or Python moves counts by itself; measure both with "
+                      "the same one, or read their differences with that in mind");
+}
+
 std::vector<std::string> CountSettingWarnings(const timer::ResultsFile& before,
                                               const timer::ResultsFile& after,
                                               absl::string_view before_name,
@@ -136,15 +153,9 @@ std::vector<std::string> CountSettingWarnings(const timer::ResultsFile& before,
           LibTorchWarning(before, after, before_name, after_name)) {
     warnings.push_back(*std::move(warning));
   }
-  auto before_toolchain = before.settings.find(kToolchainSetting);
-  auto after_toolchain = after.settings.find(kToolchainSetting);
-  if (before_toolchain != before.settings.end() && after_toolchain != after.settings.end() &&
-      before_toolchain->second != after_toolchain->second) {
-    warnings.push_back(absl::StrCat(
-        before_name, " was built and counted with ", before_toolchain->second, " and ", after_name,
-        " with ", after_toolchain->second, " (settings \"", kToolchainSetting,
-        "\"): another compiler or Python moves counts by itself; measure both with the same "
-        "one, or compare them with ab_test"));
+  if (std::optional<std::string> warning =
+          ToolchainWarning(before, after, before_name, after_name)) {
+    warnings.push_back(*std::move(warning));
   }
   // What a worker does before a case forks is part of the case's history
   // (docs/counts.md), so another worker may count the same code a few

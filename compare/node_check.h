@@ -12,6 +12,7 @@
 //   //  Intel Xeon): the baseline on n1 (...), this run on n2 (...); their
 //   //  differences may come from the nodes, not the code"
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -51,6 +52,14 @@ inline constexpr char kLibTorchFingerprintSetting[] = "libtorch_fingerprint";
 // 12.2.0, c++17"); a root side's are the root's. The valgrind that counted
 // is in each count's node.
 inline constexpr char kToolchainSetting[] = "toolchain";
+
+// The warning CountSettingWarnings gives when the files' kToolchainSetting
+// differ; nullopt when they are alike or a file does not say. ab_test
+// gives it between sides, whose LibTorches differ on purpose.
+std::optional<std::string> ToolchainWarning(const timer::ResultsFile& before,
+                                            const timer::ResultsFile& after,
+                                            absl::string_view before_name,
+                                            absl::string_view after_name);
 
 // One warning per count-relevant setting (kTorchScriptCasesSetting; and,
 // where both files have them, kCacheModelSetting, timer/cache_model.h, the

@@ -25,11 +25,8 @@ constexpr size_t kQuotedLines = 40;
 
 bool InRoot(const PyTorchInstall& install) { return install.kind == InstallKind::kRoot; }
 
-std::string Bazel(const PyTorchInstall& install, const SuiteBuildOptions& options) {
-  if (!options.bazel.empty()) return options.bazel;
-  // A root has its own Debian Bazel and packages; bazelw would check the
-  // host's package list there.
-  return InRoot(install) ? "bazel" : options.workspace + "/bazelw";
+std::string Bazel(const SuiteBuildOptions& options) {
+  return options.bazel.empty() ? options.workspace + "/bazelw" : options.bazel;
 }
 
 // Bazel's startup options: where its outputs go. A root's build also has
@@ -79,7 +76,10 @@ absl::StatusOr<std::string> RunBazel(const std::vector<std::string>& command,
   // disk cache) are found there.
   std::vector<std::string> argv = options.launcher;
   if (!options.launcher.empty()) {
-    argv.insert(argv.end(), {"/usr/bin/env", absl::StrCat("PATH=", kRootPath)});
+    // The root's programs; and bazelw leaves the root's packages alone (they
+    // are the ones a root's build needs, not the host's list).
+    argv.insert(argv.end(), {"/usr/bin/env", absl::StrCat("PATH=", kRootPath),
+                             "BAZELW_SKIP_PACKAGE_CHECK=1"});
   }
   argv.insert(argv.end(), {"/bin/sh", "-c", "cd \"$1\" && shift && exec \"$@\"",
                            "icount-bazel", options.workspace});
@@ -98,19 +98,39 @@ absl::StatusOr<std::string> RunBazel(const std::vector<std::string>& command,
 
 }  // namespace
 
+namespace {
+
+bool IsIcountWorkspace(const std::string& directory) {
+  absl::StatusOr<std::string> workspace = base::ReadFileToString(directory + "/WORKSPACE");
+  return workspace.ok() && absl::StrContains(*workspace, "workspace(name = \"icount\")");
+}
+
+// The source tree of the Bazel output base this program was built in
+// (bazel-bin/tools/X): Bazel writes it to <output base>/DO_NOT_BUILD_HERE.
+std::string WorkspaceOfThisBuild() {
+  absl::StatusOr<std::string> self = base::RealPath("/proc/self/exe");
+  if (!self.ok()) return "";
+  const size_t execroot = self->find("/execroot/");
+  if (execroot == std::string::npos) return "";
+  absl::StatusOr<std::string> workspace =
+      base::ReadFileToString(self->substr(0, execroot) + "/DO_NOT_BUILD_HERE");
+  if (!workspace.ok()) return "";
+  const std::string directory(absl::StripTrailingAsciiWhitespace(*workspace));
+  return IsIcountWorkspace(directory) ? directory : "";
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> IcountWorkspace() {
   for (const char* name : {"ICOUNT_WORKSPACE", "BUILD_WORKSPACE_DIRECTORY"}) {
     const char* value = std::getenv(name);
     if (value == nullptr || *value == '\0') continue;
-    absl::StatusOr<std::string> workspace =
-        base::ReadFileToString(absl::StrCat(value, "/WORKSPACE"));
-    if (workspace.ok() && absl::StrContains(*workspace, "workspace(name = \"icount\")")) {
-      return std::string(value);
-    }
+    if (IsIcountWorkspace(value)) return std::string(value);
     return absl::NotFoundError(absl::StrCat("$", name, "=", value,
                                             " is not icount's source tree (no WORKSPACE naming "
                                             "the icount workspace there)"));
   }
+  if (std::string workspace = WorkspaceOfThisBuild(); !workspace.empty()) return workspace;
   return absl::NotFoundError(
       "building icount's worker for another LibTorch needs icount's source tree: run the tool "
       "with `./bazelw run //tools:...` from the tree, or set ICOUNT_WORKSPACE=<icount checkout>");
@@ -120,7 +140,7 @@ std::vector<std::string> SuiteBuildCommand(const PyTorchInstall& install,
                                            const SuiteBuildOptions& options,
                                            const std::string& output_base,
                                            const std::string& fingerprint) {
-  std::vector<std::string> command = {Bazel(install, options)};
+  std::vector<std::string> command = {Bazel(options)};
   const std::vector<std::string> startup = StartupOptions(install, output_base);
   command.insert(command.end(), startup.begin(), startup.end());
   command.insert(command.end(),
@@ -166,7 +186,7 @@ absl::StatusOr<BuiltSuite> BuildSuiteFor(const PyTorchInstall& install,
       RunBazel(build, options, absl::StrCat("building icount for ", Describe(install))).status());
   SuiteBuildOptions quiet = options;
   quiet.on_progress = nullptr;
-  std::vector<std::string> info_command = {Bazel(install, options)};
+  std::vector<std::string> info_command = {Bazel(options)};
   const std::vector<std::string> startup = StartupOptions(install, built.output_base);
   info_command.insert(info_command.end(), startup.begin(), startup.end());
   info_command.insert(info_command.end(), {"info", "bazel-bin"});

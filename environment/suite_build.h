@@ -43,10 +43,10 @@ struct SuiteBuildOptions {
   bool snippet_prelude = false;
   // kRoot installs: the command prefix that runs a command inside the root
   // (RootLauncher, root.h), with the workspace and builds_directory seen
-  // there. The build then runs the root's own Bazel and compiler, with an
-  // output user root and a disk cache of its own under builds_directory:
-  // actions compiled by another compiler or against other system headers
-  // are never reused.
+  // there. The build then runs bazelw there, so the root's own Bazel (with
+  // the options of its version) and compiler, with an output user root and
+  // a disk cache of its own under builds_directory: actions compiled by
+  // another compiler or against other system headers are never reused.
   std::vector<std::string> launcher;
   // Bazel's progress and error lines as they come ("[120 / 431] Compiling ...").
   std::function<void(const std::string& line)> on_progress;
@@ -59,9 +59,10 @@ struct BuiltSuite {
 };
 
 // icount's source tree, needed to build for another LibTorch:
-// $ICOUNT_WORKSPACE, else $BUILD_WORKSPACE_DIRECTORY (set by `bazel run`);
-// an error saying so when neither names a directory with icount's
-// WORKSPACE.
+// $ICOUNT_WORKSPACE, else $BUILD_WORKSPACE_DIRECTORY (set by `bazel run`),
+// else the tree this program was built from (bazel-bin/tools/X, whose
+// Bazel output base records it); an error saying so when none names a
+// directory with icount's WORKSPACE.
 absl::StatusOr<std::string> IcountWorkspace();
 
 // The Bazel command line BuildSuiteFor runs (for messages and tests).

@@ -161,11 +161,19 @@ TEST(BuildSuiteForTest, DebiansLibTorchIsNotRebuilt) {
   EXPECT_TRUE(bazel.Commands().empty());
 }
 
-TEST(IcountWorkspaceTest, NamesWhatToDo) {
+TEST(IcountWorkspaceTest, AProgramBuiltHereFindsTheTreeItWasBuiltFrom) {
   unsetenv("BUILD_WORKSPACE_DIRECTORY");
   unsetenv("ICOUNT_WORKSPACE");
-  EXPECT_THAT(std::string(IcountWorkspace().status().message()),
-              HasSubstr("set ICOUNT_WORKSPACE=<icount checkout>"));
+  // This test, as bazel-bin/tools/main would: its output base records the
+  // source tree.
+  absl::StatusOr<std::string> workspace = IcountWorkspace();
+  ASSERT_TRUE(workspace.ok()) << workspace.status();
+  EXPECT_THAT(base::ReadFileToString(*workspace + "/WORKSPACE").value_or(""),
+              HasSubstr("workspace(name = \"icount\")"));
+}
+
+TEST(IcountWorkspaceTest, AVariableNamingAnotherTreeIsRefused) {
+  unsetenv("BUILD_WORKSPACE_DIRECTORY");
   const std::string other = base::MakeTemporaryDirectory("other").value();
   setenv("ICOUNT_WORKSPACE", other.c_str(), 1);
   EXPECT_THAT(std::string(IcountWorkspace().status().message()),

@@ -3,7 +3,8 @@
 # dpkg-query (reads a list of installed packages), apt-get (records what it
 # was asked and installs into that list), id (the user), sudo, and bazel
 # (BAZELW_BAZEL). Cases: all missing, some missing, none missing, no root
-# without sudo, password-less sudo, apt-get failing.
+# without sudo, password-less sudo, apt-get failing; the options file of
+# the Bazel's version; a root's build, which skips the package check.
 set -u
 bazelw="$(readlink -f "$1")"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -14,6 +15,9 @@ cat > "$stand_ins/dpkg-query" <<'STANDIN'
 #!/usr/bin/env bash
 # Like dpkg-query -W -f='${Package} ${db:Status-Status}\n' PKG...: a line per
 # known package, "no packages found" and exit 1 for unknown ones.
+if [[ $* == *'${Version}'* ]]; then  # the version of bazel-bootstrap
+  echo -n "${FAKE_BAZEL_PACKAGE_VERSION:-}"; exit 0
+fi
 status=0
 for arg in "$@"; do
   [[ $arg == -* ]] && continue
@@ -53,6 +57,9 @@ exec "$@"
 STANDIN
 cat > "$stand_ins/bazel" <<'STANDIN'
 #!/usr/bin/env bash
+# Says its version as Bazel 7 does ("bazel 7.7.1"), or as Debian's 4.2.3
+# does ("bazel no_version") when FAKE_BAZEL_VERSION is unset.
+[[ $1 == --version ]] && { echo "bazel ${FAKE_BAZEL_VERSION:-no_version}"; exit 0; }
 echo "bazel $*" >> "$STATE/bazel.log"
 STANDIN
 chmod +x "$stand_ins"/*
@@ -115,4 +122,24 @@ APT_FAILS=1 run_bazelw "${all[@]:1}"
 [[ $code == 1 ]] || fail "apt failure: expected exit 1, got $code: $out"
 grep -q "apt-get could not install: ${all[0]}" <<<"$out" || fail "apt failure: $out"
 [[ ! -s $STATE/bazel.log ]] || fail "apt failure: bazel ran"
+
+# 7. The options of the Bazel's version: Bazel 7 says its version, Debian's
+# 4.2.3 leaves it to its package; a version icount has no file for gets a
+# note and none.
+rc_dir=$(dirname "$bazelw")/bazel
+FAKE_BAZEL_VERSION=7.7.1 run_bazelw "${all[@]}"
+grep -qx "bazel --bazelrc=$rc_dir/bazel7.bazelrc test //x" "$STATE/bazel.log" \
+  || fail "Bazel 7: $(cat "$STATE/bazel.log")"
+FAKE_BAZEL_PACKAGE_VERSION=4.2.3+ds-7 run_bazelw "${all[@]}"
+grep -qx "bazel --bazelrc=$rc_dir/bazel4.bazelrc test //x" "$STATE/bazel.log" \
+  || fail "Bazel 4: $(cat "$STATE/bazel.log")"
+FAKE_BAZEL_VERSION=8.4.2 run_bazelw "${all[@]}"
+grep -qx "bazel test //x" "$STATE/bazel.log" || fail "Bazel 8: $(cat "$STATE/bazel.log")"
+grep -q "icount is tested with Bazel 4.2.3 and 7.7.1, not Bazel 8; trying it" <<<"$out" \
+  || fail "Bazel 8: no note: $out"
+
+# 8. Inside a root icount made: its packages are a root's, not this list.
+BAZELW_SKIP_PACKAGE_CHECK=1 run_bazelw
+[[ $code == 0 && ! -s $STATE/apt.log ]] || fail "root build: exit $code, apt: $(cat "$STATE/apt.log")"
+grep -qx "bazel test //x" "$STATE/bazel.log" || fail "root build: bazel not run"
 echo PASS

@@ -590,6 +590,7 @@ int RunSides(const Suite& own_suite) {
   std::vector<std::map<std::string, std::string>> failures;
   for (SideRun& run : runs) {
     results.push_back(CollectResults(*cases, run.orders, run.results));
+    AddLibTorchSettings(sides[&run - &runs[0]].environment, results.back().file.settings);
     results.back().file.start_time = start;
     results.back().file.end_time = end;
     counts.push_back(results.back().counts_per_run);
@@ -598,8 +599,13 @@ int RunSides(const Suite& own_suite) {
   // Counts from nodes that count differently are compared with a warning.
   std::vector<std::string> node_warnings;
   for (size_t k = 1; k < sides.size(); ++k) {
-    for (std::string& warning : compare::CountNodeWarnings(results[k - 1].file, results[k].file,
-                                                           sides[k - 1].name, sides[k].name)) {
+    std::vector<std::string> warnings = compare::CountNodeWarnings(
+        results[k - 1].file, results[k].file, sides[k - 1].name, sides[k].name);
+    if (std::optional<std::string> toolchain = compare::ToolchainWarning(
+            results[k - 1].file, results[k].file, sides[k - 1].name, sides[k].name)) {
+      warnings.push_back(*std::move(toolchain));
+    }
+    for (std::string& warning : warnings) {
       std::fprintf(stderr, "ab_test: warning: %s\n", warning.c_str());
       node_warnings.push_back(std::move(warning));
     }
@@ -722,6 +728,8 @@ int Main(int argc, char** argv) {
   }
   SuiteResults a_results = CollectResults(*cases, a_run.orders, a_run.results, &a_run.rounds);
   SuiteResults b_results = CollectResults(*cases, b_run.orders, b_run.results, &b_run.rounds);
+  AddLibTorchSettings(a.environment, a_results.file.settings);
+  AddLibTorchSettings(b.environment, b_results.file.settings);
   const std::string end = NowRfc3339();
   for (SuiteResults* side : {&a_results, &b_results}) {
     side->file.start_time = start;
@@ -729,8 +737,12 @@ int Main(int argc, char** argv) {
   }
   const std::map<std::string, compare::TimeComparison> times = CompareTimes(*cases, a_run, b_run);
   // With --executor=slurm the sides' counts may come from different nodes.
-  const std::vector<std::string> node_warnings =
+  std::vector<std::string> node_warnings =
       compare::CountNodeWarnings(a_results.file, b_results.file, "A", "B");
+  if (std::optional<std::string> toolchain =
+          compare::ToolchainWarning(a_results.file, b_results.file, "A", "B")) {
+    node_warnings.push_back(*std::move(toolchain));
+  }
   for (const std::string& warning : node_warnings) {
     std::fprintf(stderr, "ab_test: warning: %s\n", warning.c_str());
   }

@@ -187,6 +187,10 @@ void AddLibTorchSettings(const EnvironmentSuite& environment,
     settings[compare::kLibTorchFingerprintSetting] = environment.fingerprint;
   }
   settings[compare::kToolchainSetting] = ToolchainSetting(environment);
+  // A root's valgrind counted, not the one this process finds.
+  if (!environment.valgrind_version.empty() && settings.count("valgrind") > 0) {
+    settings["valgrind"] = environment.valgrind_version;
+  }
 }
 
 }  // namespace icount::tools
