@@ -426,6 +426,12 @@ std::string RootBuildsDirectory(const Root& root) {
 }
 
 absl::StatusOr<RootContents> InspectRoot(const Root& root) {
+  if (access((root.directory + "/bin/sh").c_str(), X_OK) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the root ", root.name, " (", root.directory,
+        ") has no /bin/sh: a root is a whole system (an unpacked container image, or a Debian "
+        "suite icount makes) with python3 and torch, a C++ compiler, valgrind and Bazel"));
+  }
   ICOUNT_ASSIGN_OR_RETURN(std::vector<std::string> argv, RootLauncher(root, {}));
   argv.insert(argv.end(),
               {"/usr/bin/env", absl::StrCat("PATH=", kRootPath), "/bin/sh", "-c", kInspectScript});

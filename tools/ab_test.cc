@@ -169,9 +169,11 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
           "--html draws two sides: with --sides, write --json and draw any two of its sides' "
           "results with //tools:report --input=... --baseline=...");
     }
-  } else if (absl::GetFlag(FLAGS_A).empty() || absl::GetFlag(FLAGS_B).empty()) {
+  } else if ((absl::GetFlag(FLAGS_A).empty() && absl::GetFlag(FLAGS_A_root).empty()) ||
+             (absl::GetFlag(FLAGS_B).empty() && absl::GetFlag(FLAGS_B_root).empty())) {
     return absl::InvalidArgumentError(
-        "--A and --B are required (shell commands setting up each environment), or --sides=FILE");
+        "--A and --B are required (shell commands setting up each environment; a side in a "
+        "root, --A_root or --B_root, may leave its command out), or --sides=FILE");
   }
   ICOUNT_RETURN_IF_ERROR(
       base::CheckFlagPositive("min_run_time", absl::GetFlag(FLAGS_min_run_time)));
@@ -216,10 +218,11 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
 
 // The sides as the flags describe them, each with its PyTorch and suite.
 absl::Status MakeSides(const Suite& own_suite, Side& a, Side& b) {
+  // A side in a root runs in the root as it is, unless a command says more.
   a.name = "A";
-  a.command = absl::GetFlag(FLAGS_A);
+  a.command = absl::GetFlag(FLAGS_A).empty() ? "true" : absl::GetFlag(FLAGS_A);
   b.name = "B";
-  b.command = absl::GetFlag(FLAGS_B);
+  b.command = absl::GetFlag(FLAGS_B).empty() ? "true" : absl::GetFlag(FLAGS_B);
   ICOUNT_RETURN_IF_ERROR(SetUpSide(own_suite,
                                    {absl::GetFlag(FLAGS_A_libtorch), "A_libtorch",
                                     absl::GetFlag(FLAGS_A_root), "A_root",

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Sides in Debian roots, as a user meets them: `main --root=trixie` and
+# `--root=sid` build icount's worker inside each root (its Bazel, compiler,
+# C++ standard, Python and torch) and count the add and Linear cases in
+# Python, C++ and TorchScript, each case twice with the same count;
+# `ab_test --A=true --B_root=sid` compares this machine's PyTorch with
+# sid's in both languages and names the functions that moved; bad roots
+# are refused with what to do.
+#
+# The roots and their builds are the machine's, as a user's are
+# (~/.cache/icount/roots and root-builds): the first run on a machine makes
+# them (debootstrap from the machine's Debian mirror, then a build in each),
+# later runs reuse them. ICOUNT_TEST_ROOT_CACHE=DIR puts them in DIR instead
+# (to time a cold run). Runs unsandboxed: roots are entered through mount
+# namespaces, and the builds need this checkout (found through README.md).
+set -u
+source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+main="$PWD/$1"
+ab_test="$PWD/$2"
+export ICOUNT_WORKSPACE="$(dirname "$(readlink -f "$3")")"
+tmp="$TEST_TMPDIR"
+HOME=$(getent passwd "$(id -u)" | cut -d: -f6)
+PATH=/usr/local/bin:/usr/bin:/bin
+export HOME PATH
+if [[ -n ${ICOUNT_TEST_ROOT_CACHE:-} ]]; then
+  export ICOUNT_CACHE_DIR="$ICOUNT_TEST_ROOT_CACHE"
+else
+  unset ICOUNT_CACHE_DIR
+fi
+filter='^(Pointwise / Math / add / Case:  [01]|nn Modules / Linear)$'
+
+# check_run JSON SUITE TORCH_MAJOR_MINOR: every case counted in every mode
+# it has, both repeats alike, and the side said in the settings.
+check_run() {
+  /usr/bin/python3 - "$@" <<'PY' || fail "main --root=$2: see above"
+import json, sys
+path, suite, torch = sys.argv[1:]
+run = json.load(open(path))
+settings = run["settings"]
+assert f"(root {suite})" in settings["libtorch"], settings["libtorch"]
+assert f"torch {torch}." in settings["libtorch"], settings["libtorch"]
+assert "toolchain" in settings and "c++" in settings["toolchain"], settings
+modes = sorted((c["sub_label"], c["description"]) for c in run["instruction_counts"])
+want = sorted([(f"Math / add / Case:  {i}", m) for i in (0, 1)
+               for m in ("Python Eager", "C++ Eager")] +
+              [("Linear", m) for m in ("Python Eager", "C++ Eager",
+                                       "Python TorchScript", "C++ TorchScript")])
+assert modes == want, f"counted {modes}, not {want}"
+for c in run["instruction_counts"]:
+    counts = c["counts"]
+    assert len(counts) == 2 and counts[0] == counts[1], (c["sub_label"], c["description"], counts)
+    assert c["counts_per_run"] > 1000, c
+nodes = {n.get("valgrind") for n in run["nodes"].values()} - {None}
+assert nodes and "valgrind-3.19.0" not in nodes, f"counted by {nodes}, not the root's valgrind"
+print(f"{suite}: {len(run['instruction_counts'])} counts, repeats alike, valgrind {nodes}")
+PY
+}
+
+for side in "trixie 2.6 Python 3.13" "sid 2.14 Python 3.14"; do
+  read -r suite torch _ python <<<"$side"
+  step "main --root=$suite: built and counted in the root"
+  "$main" --root="$suite" --filter="$filter" --repeats=2 --output="$tmp/$suite.json" \
+    > "$tmp/$suite.out" 2> "$tmp/$suite.log" \
+    || { tail -40 "$tmp/$suite.log" >&2; fail "main --root=$suite failed"; }
+  nested_build_summary "$tmp/$suite.log"
+  grep -q "icount: --root: root $suite at .*: Python $python" "$tmp/$suite.log" \
+    || fail "main did not say which root and Python: $(head -5 "$tmp/$suite.log")"
+  check_run "$tmp/$suite.json" "$suite" "$torch"
+  grep -q "nn Modules / Linear  *|" "$tmp/$suite.out" || fail "no table: $(cat "$tmp/$suite.out")"
+done
+
+step "ab_test --A=true --B_root=sid: this machine's PyTorch against sid's"
+"$ab_test" --A=true --B_root=sid --filter="$filter" --json="$tmp/ab.json" \
+  > "$tmp/ab.out" 2> "$tmp/ab.log" || { tail -40 "$tmp/ab.log" >&2; fail "ab_test failed"; }
+grep -q "A (LibTorch 1.13.0) vs B (LibTorch 2.14.1)" "$tmp/ab.out" || fail "$(head "$tmp/ab.out")"
+grep -q "|C++|1: [-+0-9]* instructions per run; largest per-function changes" "$tmp/ab.out" \
+  || fail "no C++ per-function changes: $(cat "$tmp/ab.out")"
+grep -q "|Python|1: [-+0-9]* instructions per run; largest per-function changes" "$tmp/ab.out" \
+  || fail "no Python per-function changes"
+grep -q 'B with Python 3.14.*c++20 (settings "toolchain")' "$tmp/ab.log" \
+  || fail "no warning that the toolchains differ: $(cat "$tmp/ab.log")"
+/usr/bin/python3 - "$tmp/ab.json" <<'PY' || fail "ab_test --json"
+import json, sys
+ab = json.load(open(sys.argv[1]))
+assert len(ab["comparisons"]) == 8, [c["case"] for c in ab["comparisons"]]
+b = ab["libtorch"]["B"]
+assert b["root"].startswith("sid (") and b["valgrind"].startswith("valgrind-3.27"), b
+assert "c++20" in b["toolchain"], b
+PY
+
+step "bad roots: each refused before anything is built, with what to do"
+expect_refusal() {  # expect_refusal MESSAGE ROOT
+  "$main" --root="$2" --filter="$filter" > "$tmp/bad.out" 2>&1 && fail "--root=$2 was taken"
+  grep -qF -- "$1" "$tmp/bad.out" || fail "--root=$2: $(cat "$tmp/bad.out")"
+}
+expect_refusal "--root: $tmp/missing: no such directory" "$tmp/missing"
+mkdir -p "$tmp/bare/usr"
+expect_refusal "has no /bin/sh: a root is a whole system" "$tmp/bare"
+expect_refusal "neither a directory" "Sid"
+expect_refusal "Debian has no suite named nosuchsuite" nosuchsuite
+echo PASS
