@@ -38,6 +38,10 @@ struct EnvironmentSpec {
   // Debian suite's name or a directory; empty: this machine.
   std::string root;
   std::string root_flag;  // "A_root", for messages
+  // Host directories the side's programs read or write inside the root
+  // besides icount's tree, cache and temporary directory (timeit's working
+  // directory and --json's), seen there at the same paths.
+  std::vector<std::string> root_binds = {};
 };
 
 enum class InstallKind {

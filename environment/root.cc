@@ -213,8 +213,13 @@ if command -v python3 >/dev/null; then
 else
   answer python none; answer torch "none: no python3"
 fi
+# Named as the tools name the host's (g++ or clang++), whatever c++ is.
 for cxx in c++ g++ clang++; do
-  if command -v $cxx >/dev/null; then answer compiler "$cxx $($cxx -dumpfullversion -dumpversion 2>&1)"; break; fi
+  if command -v $cxx >/dev/null; then
+    name=g++; $cxx --version 2>&1 | head -n 1 | grep -q clang && name=clang++
+    answer compiler "$name $($cxx -dumpfullversion -dumpversion 2>&1)"
+    break
+  fi
 done
 command -v valgrind >/dev/null && answer valgrind "$(valgrind --version 2>&1)"
 if command -v bazel >/dev/null; then

@@ -47,9 +47,9 @@ absl::Status FindInRoot(const environment::EnvironmentSpec& spec, const std::str
   ICOUNT_RETURN_IF_ERROR(environment::CheckRootContents(root, contents));
   // The source tree the build reads, the cache its outputs and the
   // workers' scratch directories go to: the same paths inside as out.
-  ICOUNT_ASSIGN_OR_RETURN(
-      out.launcher,
-      environment::RootLauncher(root, {options.workspace, cache, base::TemporaryParentDirectory()}));
+  std::vector<std::string> binds = {options.workspace, cache, base::TemporaryParentDirectory()};
+  binds.insert(binds.end(), spec.root_binds.begin(), spec.root_binds.end());
+  ICOUNT_ASSIGN_OR_RETURN(out.launcher, environment::RootLauncher(root, binds));
   ICOUNT_ASSIGN_OR_RETURN(out.install, environment::FindPyTorchInRoot(spec, out.launcher,
                                                                       root.directory, root.name));
   out.install.toolchain = environment::RootToolchain(contents);
@@ -115,16 +115,21 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironment(const environment::Environm
   return out;
 }
 
-absl::StatusOr<std::string> ToolForEnvironment(const environment::EnvironmentSpec& spec,
-                                               const std::string& own_path,
-                                               const std::string& package, const std::string& name,
-                                               const std::string& tool) {
+absl::StatusOr<EnvironmentTool> ToolForEnvironment(const environment::EnvironmentSpec& spec,
+                                                   const std::string& own_path,
+                                                   const std::string& package,
+                                                   const std::string& name,
+                                                   const std::string& tool) {
   ICOUNT_ASSIGN_OR_RETURN(
       FoundAndBuilt found,
       FindAndBuild(spec, absl::StrCat("//", package, ":", name), /*snippet_prelude=*/true,
                    absl::StrCat("//", package, ":", name), tool));
-  if (found.built.bin_directory.empty()) return own_path;
-  return absl::StrCat(found.built.bin_directory, "/", package, "/", name);
+  EnvironmentTool out;
+  out.launcher = std::move(found.launcher);
+  out.path = found.built.bin_directory.empty()
+                 ? own_path
+                 : absl::StrCat(found.built.bin_directory, "/", package, "/", name);
+  return out;
 }
 
 environment::EnvironmentSpec EnvironmentFlagsSpec(const std::string& env,

@@ -49,13 +49,21 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironment(const environment::Environm
                                                      const Suite& own_suite,
                                                      const std::string& tool);
 
+// A tool built for an environment, and the prefix that runs it there
+// (a root's launcher; empty elsewhere).
+struct EnvironmentTool {
+  std::string path;
+  std::vector<std::string> launcher;
+};
+
 // The tool //<package>:<name> built for the environment's PyTorch (for
 // timeit, which measures in its own process): `own_path` when that
 // PyTorch is Debian's, which the running tool is built against.
-absl::StatusOr<std::string> ToolForEnvironment(const environment::EnvironmentSpec& spec,
-                                               const std::string& own_path,
-                                               const std::string& package, const std::string& name,
-                                               const std::string& tool);
+absl::StatusOr<EnvironmentTool> ToolForEnvironment(const environment::EnvironmentSpec& spec,
+                                                   const std::string& own_path,
+                                                   const std::string& package,
+                                                   const std::string& name,
+                                                   const std::string& tool);
 
 // The environment main's, ci's and timeit's --env, --libtorch and --root
 // name, called by the flag that names it in messages ("--root" when a root

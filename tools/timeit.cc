@@ -23,6 +23,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/files.h"
 #include "base/status.h"
 #include "base/subprocess.h"
 #include "cli/tool_flags.h"
@@ -63,6 +64,7 @@ ABSL_FLAG(std::string, env, "",
 ABSL_FLAG(std::string, libtorch, "",
           "LibTorch directory (include/, lib/, share/cmake/Torch) to measure against; C++ "
           "statements only.");
+ABSL_FLAG(std::string, root, "", icount::tools::kRootHelp);
 ABSL_FLAG(double, timeout, 600,
           "Seconds before a statement that does not finish is stopped and reported; 0: none.");
 
@@ -145,25 +147,42 @@ absl::Status CheckNumberFlags() {
   return base::CheckFlagAtLeast("top", absl::GetFlag(FLAGS_top), 0);
 }
 
-// timeit measures in its own process, so for --env or --libtorch it runs
-// itself again: the timeit built against that PyTorch, started in the
-// environment, with the other flags as given.
+// timeit measures in its own process, so for --env, --libtorch or --root
+// it runs itself again: the timeit built against that PyTorch, started in
+// the environment (inside the root), with the other flags as given.
 int RunInEnvironment(const std::vector<char*>& args) {
   const std::string env = absl::GetFlag(FLAGS_env);
   char self[4096];
   const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (length <= 0) return base::Fail("timeit: cannot read /proc/self/exe");
-  absl::StatusOr<std::string> binary = ToolForEnvironment(
-      EnvironmentFlagsSpec(env, absl::GetFlag(FLAGS_libtorch)),
-      std::string(self, static_cast<size_t>(length)), "tools", "timeit", "timeit");
+  environment::EnvironmentSpec spec =
+      EnvironmentFlagsSpec(env, absl::GetFlag(FLAGS_libtorch), absl::GetFlag(FLAGS_root));
+  // In a root, timeit writes --json where the user asked and reads from
+  // where they stand.
+  char cwd[4096];
+  if (getcwd(cwd, sizeof(cwd)) != nullptr) spec.root_binds.push_back(cwd);
+  if (const std::string json = absl::GetFlag(FLAGS_json); !json.empty()) {
+    const std::string directory = json.find('/') == std::string::npos
+                                      ? std::string(".")
+                                      : json.substr(0, json.rfind('/'));
+    if (absl::StatusOr<std::string> real = base::RealPath(directory.empty() ? "/" : directory);
+        real.ok()) {
+      spec.root_binds.push_back(*real);
+    }
+  }
+  absl::StatusOr<EnvironmentTool> binary = ToolForEnvironment(
+      spec, std::string(self, static_cast<size_t>(length)), "tools", "timeit", "timeit");
   if (!binary.ok()) return base::Fail(binary.status());
-  std::vector<std::string> argv = environment::EnvironmentPrefix(env);
-  argv.push_back(*binary);
+  std::vector<std::string> argv = binary->launcher;
+  const std::vector<std::string> prefix = environment::EnvironmentPrefix(env);
+  argv.insert(argv.end(), prefix.begin(), prefix.end());
+  argv.push_back(binary->path);
   for (size_t i = 1; i < args.size(); ++i) {
     const absl::string_view arg = args[i];
-    if (arg == "--env" || arg == "--libtorch") {
+    if (arg == "--env" || arg == "--libtorch" || arg == "--root") {
       ++i;  // and its value
-    } else if (!absl::StartsWith(arg, "--env=") && !absl::StartsWith(arg, "--libtorch=")) {
+    } else if (!absl::StartsWith(arg, "--env=") && !absl::StartsWith(arg, "--libtorch=") &&
+               !absl::StartsWith(arg, "--root=")) {
       argv.emplace_back(arg);
     }
   }
@@ -191,7 +210,8 @@ int Main(int argc, char** argv) {
                           "Times a C++ or Python snippet against LibTorch.\n\n"
                           "Usage: bazel run //tools:timeit -- --language=cpp|python --stmt=STMT "
                           "[--setup=S] [--number=N | --autorange | --adaptive[=T]] [--callgrind]");
-  if (!absl::GetFlag(FLAGS_env).empty() || !absl::GetFlag(FLAGS_libtorch).empty()) {
+  if (!absl::GetFlag(FLAGS_env).empty() || !absl::GetFlag(FLAGS_libtorch).empty() ||
+      !absl::GetFlag(FLAGS_root).empty()) {
     return RunInEnvironment(args);
   }
   const std::string language = absl::GetFlag(FLAGS_language);
