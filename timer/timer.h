@@ -136,6 +136,14 @@ struct CallgrindOptions {
   //     _exit(0);
   //   };
   CallgrindDumpsCallback on_measured;
+  // Runs the warm-up in each measured repeat's process, after its fork,
+  // rather than once before the repeats fork. For statements that run
+  // autograd's backward: PyTorch 2.x refuses backward in a process forked
+  // after the autograd engine started its threads ("Unable to handle
+  // autograd's threading in combination with fork-based multiprocessing"),
+  // and the warm-up starts them. Each repeat then measures the same block
+  // after the same warm-up, its own; repeats stay identical.
+  bool warm_up_after_fork = false;
   // Names the dumps CollectCallgrindDumps leaves, so that a process other
   // than the measuring one can find them without being told:
   // CallgrindDumpPath(CallgrindOutDirectory(), dump_tag, repeat)

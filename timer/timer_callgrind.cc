@@ -102,7 +102,8 @@ absl::StatusOr<CallgrindDumpFiles> CollectHere(timer::internal::Kernel& kernel,
   const bool measure_baseline = options.collect_baseline && !options.baseline_measured_by_caller;
   return timer::internal::CollectInThisProcess(
       kernel, measure_baseline ? baseline.get() : nullptr, options.number, options.repeats,
-      spec.num_threads, options.measure_in_this_process, &options.on_measured, options.dump_tag);
+      spec.num_threads, options.measure_in_this_process, &options.on_measured, options.dump_tag,
+      options.warm_up_after_fork);
 }
 
 absl::StatusOr<std::string> ReadLink(const char* path) {

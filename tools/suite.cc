@@ -178,6 +178,9 @@ std::vector<worker::WorkOrderProto> MakeOrders(const Suite& suite,
       order.set_callgrind_repeats(options.callgrind_repeats);
       order.set_baseline_per_case(options.baseline_per_case);
       order.set_template_per_case(options.template_per_case);
+      // Backward in a process forked after the warm-up's backward fails on
+      // PyTorch 2.x: such cases warm up after the fork.
+      order.set_warm_up_after_fork(c.autograd() == expand::AUTOGRAD_FORWARD_BACKWARD);
       orders.push_back(std::move(order));
     }
     if (options.wall_time) {

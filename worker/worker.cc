@@ -728,6 +728,7 @@ WorkerResultProto RunOrder(const WorkOrderProto& order, const CaseProcess& proce
     options.collect_baseline = !order.measure_baseline();
     options.baseline_measured_by_caller = order.baseline_from_worker();
     options.measure_in_this_process = MeasuresInItsProcess(order);
+    options.warm_up_after_fork = order.warm_up_after_fork();
     if (order.return_dumps()) {
       const auto dumps_result = [&](const absl::StatusOr<timer::CallgrindDumpFiles>& dumps) {
         if (!dumps.ok())

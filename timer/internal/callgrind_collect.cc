@@ -81,6 +81,11 @@ struct CollectingBlocks {
   const char* directory = "";
   bool warmed_up = false;
   bool in_child = false;
+  // CallgrindOptions::warm_up_after_fork: each repeat's child runs the
+  // whole statement, setup and warm-up included (RunWholeStatementPerRepeat);
+  // the child is warming up until the warm-up block's End.
+  bool warm_up_after_fork = false;
+  bool child_warming_up = false;
   // Set when this process is the caller as well (template_is_caller).
   bool stop_instrumentation_after = false;
   // With stop_instrumentation_after: called when the repeats are done
@@ -102,62 +107,113 @@ struct CollectingBlocks {
       // the warm-up used would count the warm-up's calls too (allocations
       // per run are counted from call counts).
       CALLGRIND_TOGGLE_COLLECT;
+      // A whole-statement child's warm-up is its own (no dump of it).
+      blocks->child_warming_up = blocks->in_child;
       return std::min<int64_t>(blocks->number, 10);
     }
-    if (blocks->in_child) return -1;  // not reached: the child exits in End
+    if (blocks->in_child) {
+      // Only a whole-statement child asks again, once warm: its measured
+      // block. (Every child exits in the measured block's End.)
+      return blocks->warm_up_after_fork ? blocks->number : -1;
+    }
     blocks->mark =
         base::RecordPhase(blocks->process, "warm-up (instrumented, 10 calls)", blocks->mark);
     for (int repeat = 0; repeat < blocks->repeats; ++repeat) {
-      std::fflush(nullptr);
       const base::PhaseMark before_fork = base::PhaseNow();
-      const pid_t child = fork();
-      if (child == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the template
-        blocks->in_child = true;
-        blocks->mark = base::PhaseNow();
-        return blocks->number;
-      }
-      const base::PhaseMark forked =
-          base::RecordPhase(blocks->process, "fork a repeat (parent side)", before_fork);
-      if (child < 0) {
-        blocks->error = absl::StrCat("fork failed: ", std::strerror(errno));
-        break;
-      }
-      int status = 0;
-      rusage usage;
-      while (wait4(child, &status, 0, &usage) < 0 && errno == EINTR) {
-      }
-      base::RecordChildPhase(blocks->process, "repeat (whole life)", forked.wall, usage);
-      if (WIFSIGNALED(status)) {
-        blocks->error = absl::StrCat("the measured statement crashed: killed by signal ",
-                                     WTERMSIG(status), " (", strsignal(WTERMSIG(status)), ")");
-        break;
-      }
-      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        blocks->error = "the measured statement failed in a measured block";
-        break;
-      }
-      const base::PhaseMark before_claim = base::PhaseNow();
-      if (!blocks->ClaimDump(child, repeat)) break;
-      blocks->mark = base::RecordPhase(blocks->process, "claim the repeat's dump", before_claim);
+      const pid_t child = blocks->ForkRepeat();
+      if (child == 0) return blocks->number;
+      if (!blocks->AwaitRepeat(child, repeat, before_fork)) break;
     }
     CALLGRIND_TOGGLE_COLLECT;  // off again, as Next found it
-    if (blocks->stop_instrumentation_after) {
+    blocks->Measured();
+    return -1;
+  }
+
+  // Forks a repeat's child: 0 in the child (marked so), its pid in this
+  // process, -1 when fork fails.
+  pid_t ForkRepeat() {
+    std::fflush(nullptr);
+    const pid_t child = fork();
+    if (child == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the template
+      in_child = true;
+      mark = base::PhaseNow();
+    }
+    return child;
+  }
+
+  // Waits for repeat `repeat`'s child and claims its dump; false, with
+  // `error` set, when the fork failed, the child failed or left no dump.
+  bool AwaitRepeat(pid_t child, int repeat, base::PhaseMark before_fork) {
+    const base::PhaseMark forked =
+        base::RecordPhase(process, "fork a repeat (parent side)", before_fork);
+    if (child < 0) {
+      error = absl::StrCat("fork failed: ", std::strerror(errno));
+      return false;
+    }
+    int status = 0;
+    rusage usage;
+    while (wait4(child, &status, 0, &usage) < 0 && errno == EINTR) {
+    }
+    base::RecordChildPhase(process, "repeat (whole life)", forked.wall, usage);
+    if (WIFSIGNALED(status)) {
+      error = absl::StrCat("the measured statement crashed: killed by signal ", WTERMSIG(status),
+                           " (", strsignal(WTERMSIG(status)), ")");
+      return false;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      error = "the measured statement failed in a measured block";
+      return false;
+    }
+    const base::PhaseMark before_claim = base::PhaseNow();
+    if (!ClaimDump(child, repeat)) return false;
+    mark = base::RecordPhase(process, "claim the repeat's dump", before_claim);
+    return true;
+  }
+
+  // Every repeat is measured (or one failed): hands the dumps to
+  // on_measured and stops instrumentation, for a caller that is the
+  // template too.
+  void Measured() {
+    if (stop_instrumentation_after) {
       // Before instrumentation stops: stopping throws every translation
       // away (~3 ms a case), wasted on a caller that just ends its process
       // here.
-      if (blocks->on_measured != nullptr && *blocks->on_measured) {
-        absl::StatusOr<CallgrindDumpFiles> dumps = blocks->Dumps(blocks->error);
-        (*blocks->on_measured)(dumps);
+      if (on_measured != nullptr && *on_measured) {
+        absl::StatusOr<CallgrindDumpFiles> dumps = Dumps(error);
+        (*on_measured)(dumps);
       }
       // What this process does next (report, tear down) need not be
       // instrumented: instrumented, it cost a case more than throwing the
       // translations away does.
       const base::PhaseMark before_stop = base::PhaseNow();
       CALLGRIND_STOP_INSTRUMENTATION;
-      blocks->mark = base::RecordPhase(blocks->process, "stop instrumentation", before_stop);
+      mark = base::RecordPhase(process, "stop instrumentation", before_stop);
     }
-    return -1;
+  }
+
+  // CallgrindOptions::warm_up_after_fork: forks each repeat's child before
+  // the statement runs at all, and the child runs all of it (setup, the
+  // harness's warm-up run, the warm-up block, then the measured block), so
+  // that nothing the warm-up starts (autograd's threads) is older than the
+  // fork. The children start from the same state: repeats stay identical.
+  absl::Status RunWholeStatementPerRepeat(Kernel& kernel) {
+    for (int repeat = 0; repeat < repeats; ++repeat) {
+      const base::PhaseMark before_fork = base::PhaseNow();
+      const pid_t child = ForkRepeat();
+      if (child == 0) {
+        const IcountBlockControl control{this, &CollectingBlocks::Next, &CollectingBlocks::Begin,
+                                         &CollectingBlocks::End};
+        const absl::Status status = kernel.Run(control);
+        // Here only when the statement failed: the measured block exits.
+        std::ofstream(ChildErrorPath(directory), std::ios::app)
+            << (status.ok() ? error : std::string(status.message()));
+        _exit(1);
+      }
+      if (!AwaitRepeat(child, repeat, before_fork)) break;
+    }
+    Measured();
+    return absl::OkStatus();
   }
 
   // Renames the measured dump of the repeat child `child` (callgrind names
@@ -200,7 +256,8 @@ struct CollectingBlocks {
   // (ChildErrorPath), then `own`.
   absl::Status Failure(const std::string& own) const {
     const std::string error_path = ChildErrorPath(directory);
-    const std::string message = ReadSmallFile(error_path) + own;
+    const std::string child = ReadSmallFile(error_path);
+    const std::string message = child.empty() || own.empty() ? child + own : child + "; " + own;
     std::remove(error_path.c_str());
     return absl::AbortedError(message.empty() ? "the measuring process failed" : message);
   }
@@ -217,7 +274,7 @@ struct CollectingBlocks {
   }
   static void Begin(void* self) {
     auto* blocks = static_cast<CollectingBlocks*>(self);
-    if (!blocks->in_child) return;  // warm-up
+    if (!blocks->in_child || blocks->child_warming_up) return;  // warm-up
     blocks->mark =
         base::RecordPhase(blocks->child_process, "from fork to the measured block", blocks->mark);
     // Zeroes costs and, for every arc it writes, call counts (collection
@@ -227,6 +284,12 @@ struct CollectingBlocks {
   }
   static void End(void* self) {
     auto* blocks = static_cast<CollectingBlocks*>(self);
+    if (blocks->child_warming_up) {
+      blocks->child_warming_up = false;
+      blocks->mark = base::RecordPhase(blocks->child_process, "setup and warm-up after the fork",
+                                       blocks->mark);
+      return;
+    }
     if (!blocks->in_child) return;
     CALLGRIND_TOGGLE_COLLECT;
     blocks->mark = base::RecordPhase(blocks->child_process, "measured block", blocks->mark);
@@ -246,7 +309,8 @@ struct CollectingBlocks {
 absl::StatusOr<CallgrindDumpFiles> CollectBlocks(Kernel& kernel, int64_t number, int repeats,
                                                  bool baseline, bool template_is_caller,
                                                  const CallgrindDumpsCallback* on_measured,
-                                                 const std::string& dump_tag) {
+                                                 const std::string& dump_tag,
+                                                 bool warm_up_after_fork) {
   // Nothing here may depend on what earlier collections left behind (like
   // the number of files in the directory): the measured children inherit
   // this process's heap.
@@ -254,6 +318,7 @@ absl::StatusOr<CallgrindDumpFiles> CollectBlocks(Kernel& kernel, int64_t number,
   CollectingBlocks blocks;
   blocks.number = number;
   blocks.repeats = repeats;
+  blocks.warm_up_after_fork = warm_up_after_fork;
   if (baseline) {
     blocks.process = "baseline template";
     blocks.child_process = "baseline repeat";
@@ -288,7 +353,8 @@ absl::StatusOr<CallgrindDumpFiles> CollectBlocks(Kernel& kernel, int64_t number,
     blocks.mark = base::PhaseNow();
     const IcountBlockControl control{&blocks, &CollectingBlocks::Next, &CollectingBlocks::Begin,
                                      &CollectingBlocks::End};
-    const absl::Status status = kernel.Run(control);
+    const absl::Status status =
+        warm_up_after_fork ? blocks.RunWholeStatementPerRepeat(kernel) : kernel.Run(control);
     // Here in the template when all children are done, or in a child whose
     // statement failed mid-block (a child otherwise exits after its dump).
     std::string error = blocks.error;
@@ -334,7 +400,8 @@ absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* ba
                                                         int64_t number, int repeats,
                                                         int num_threads, bool template_is_caller,
                                                         const CallgrindDumpsCallback* on_measured,
-                                                        const std::string& dump_tag) {
+                                                        const std::string& dump_tag,
+                                                        bool warm_up_after_fork) {
   if (!RUNNING_ON_VALGRIND) {
     return absl::FailedPreconditionError("CollectInThisProcess needs to run under valgrind");
   }
@@ -349,12 +416,13 @@ absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* ba
   // Instrumentation starts in each template process; the caller runs
   // uninstrumented (fast) throughout, or, as the template itself, stops it
   // after the repeats.
-  absl::StatusOr<CallgrindDumpFiles> dumps = CollectBlocks(
-      stmt, number, repeats, /*baseline=*/false, template_is_caller, on_measured, dump_tag);
+  absl::StatusOr<CallgrindDumpFiles> dumps =
+      CollectBlocks(stmt, number, repeats, /*baseline=*/false, template_is_caller, on_measured,
+                    dump_tag, warm_up_after_fork);
   if (!dumps.ok() || baseline == nullptr) return dumps;
   absl::StatusOr<CallgrindDumpFiles> baseline_dumps =
       CollectBlocks(*baseline, number, 1, /*baseline=*/true, /*template_is_caller=*/false,
-                    /*on_measured=*/nullptr, dump_tag);
+                    /*on_measured=*/nullptr, dump_tag, /*warm_up_after_fork=*/false);
   if (!baseline_dumps.ok()) return baseline_dumps.status();
   dumps->baseline_dump = baseline_dumps->stmt_dumps[0];
   return dumps;

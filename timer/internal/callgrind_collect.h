@@ -37,11 +37,14 @@ namespace icount::timer::internal {
 // statement's state is still alive (CallgrindOptions::on_measured).
 // `dump_tag` names the statement's dumps (CallgrindDumpPath; the baseline's
 // get "<dump_tag>-baseline"); empty: "icount-<pid>-<n>".
+// `warm_up_after_fork`: the statement's warm-up runs in each repeat's
+// process (CallgrindOptions::warm_up_after_fork).
 absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* baseline,
                                                         int64_t number, int repeats,
                                                         int num_threads, bool template_is_caller,
                                                         const CallgrindDumpsCallback* on_measured,
-                                                        const std::string& dump_tag);
+                                                        const std::string& dump_tag,
+                                                        bool warm_up_after_fork = false);
 
 // An empty statement in `language`, for baselines.
 absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language);
