@@ -125,6 +125,11 @@ absl::StatusOr<std::string> MakeTemporaryDirectory(const std::string& prefix) {
   return pattern;
 }
 
+bool IsDirectory(const std::string& path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
 absl::Status MakeDirectories(const std::string& path) {
   std::string prefix;
   for (absl::string_view part : absl::StrSplit(path, '/', absl::SkipEmpty())) {

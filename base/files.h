@@ -52,6 +52,9 @@ std::string TemporaryParentDirectory();
 // /tmp/icount-cache-<uid>. Not created here.
 std::string CacheDirectory();
 
+// Whether `path` is a directory (or a symbolic link to one).
+bool IsDirectory(const std::string& path);
+
 // Creates `path` and any missing parents (mode 0755), as `mkdir -p`;
 // PermissionDenied naming the directory it could not create and why.
 absl::Status MakeDirectories(const std::string& path);

@@ -5,9 +5,10 @@ Reads the JSON of an `ab_test --sides` run whose sides are PyTorch
 releases in order (bench/pytorch_versions.sh runs one: this machine's
 1.13.1, trixie's 2.6.0 and sid's 2.14.1) and prints Markdown:
 
-- per suite group and mode (Python/C++, Eager/TorchScript), the geometric
-  mean over its cases of each release's count against the one before,
-  with a 95% interval (Student's t over the logs of the ratios);
+- per suite group and mode (Python/C++, Eager/TorchScript), and per mode
+  over all groups, the geometric mean over its cases of each release's
+  count against the one before, with a 95% interval (Student's t over the
+  logs of the ratios);
 - the ten cases whose count changed most from the first release to the
   last, each with the three functions whose exclusive counts moved most.
 
@@ -51,13 +52,14 @@ def title(count):
 def function_name(row):
     """'./malloc/malloc.c:free [/usr/lib/.../libc.so.6]' -> 'free';
     '???:0x1234 [/usr/lib/.../libtorch_cpu.so.2.6.0]' ->
-    'unnamed code in libtorch_cpu.so'."""
+    'unnamed code in libtorch_cpu.so' (libpython3.X: libpython3)."""
     text = row["function"]
     library = ""
     match = re.match(r"^(.*) \[(.*)\]$", text)
     if match:
         text, library = match.group(1), match.group(2)
     library = re.sub(r"\.so[.\d]*$", ".so", library.rsplit("/", 1)[-1])
+    library = re.sub(r"^libpython3\.\d+", "libpython3", library)  # each release's Python
     # file:symbol, where the symbol may hold '::'.
     symbol = re.sub(r"^.*?(?<!:):(?!:)", "", text, count=1)
     symbol = symbol.removesuffix("'2")
@@ -100,10 +102,11 @@ def main(path):
     for key in common:
         first = counts[0][key]
         groups[(first["label"], mode(first))].append(key)
+        groups[("all groups", mode(first))].append(key)
     header = ["group", "mode", "cases"] + [f"{names[i - 1]} → {names[i]}" for i in range(1, len(names))]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * 3 + "---:|" * (len(names) - 1))
-    for (label, how), keys in sorted(groups.items()):
+    for (label, how), keys in sorted(groups.items(), key=lambda item: (item[0][0] == "all groups", item[0])):
         cells = [label, how, str(len(keys))]
         for i in range(1, len(names)):
             ratios = [counts[i][k]["counts_per_run"] / counts[i - 1][k]["counts_per_run"] for k in keys]

@@ -39,6 +39,8 @@ class PyTorchVersionsTest(unittest.TestCase):
                          "unnamed code in libtorch_cpu.so")
         self.assertEqual(name({"function": "???:_PyEval_EvalFrameDefault'2 [/x/libpython3.13.so.1.0]"}),
                          "_PyEval_EvalFrameDefault")
+        self.assertEqual(name({"function": "???:0x0000000000284aa0 [/x/libpython3.13.so.1.0]"}),
+                         "unnamed code in libpython3.so")
 
     def test_tables_groups_and_the_largest_changes(self):
         sides = {"sides": [side("1.13", 1.0, 300), side("2.6", 1.1, 900), side("2.14", 1.21, 900)]}
@@ -54,6 +56,8 @@ class PyTorchVersionsTest(unittest.TestCase):
         self.assertIn("| Pointwise | C++ Eager | 2 | +10.0% [+10.0%, +10.0%] | +10.0% [+10.0%, +10.0%] |",
                       text)
         self.assertIn("| nn Modules | Python Eager | 1 | +0.0% | +0.0% |", text)
+        self.assertIn("| all groups | C++ Eager | 2 | +10.0% [+10.0%, +10.0%] |", text)
+        self.assertLess(text.index("| nn Modules |"), text.index("| all groups |"))
         self.assertIn("- **Pointwise / add [C++ Eager]**: 1,000 → 1,100 → 1,210 (+21.0%)", text)
         self.assertIn("  - `malloc` +6", text)
         self.assertNotIn("unnamed code in libtorch_cpu.so` +", text)  # the same in both

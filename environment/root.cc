@@ -39,11 +39,6 @@ constexpr char kOldSuffix[] = ".old";
 // Lines of a failed make's output its error quotes.
 constexpr size_t kQuotedLines = 15;
 
-bool IsDirectory(const std::string& path) {
-  struct stat info;
-  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
-}
-
 bool IsSuiteName(absl::string_view value) {
   return !value.empty() && std::all_of(value.begin(), value.end(),
                                        [](char c) { return c >= 'a' && c <= 'z'; });
@@ -119,9 +114,9 @@ absl::Status Debootstrap(const Root& root, const std::string& target,
   if (geteuid() != 0) {
     return absl::PermissionDeniedError(absl::StrCat(
         "making the Debian root ", root.suite,
-        " needs root (debootstrap installs packages as root): run `sudo bazel-bin/tools/roots "
-        "make ",
-        root.suite, "` once, then use it as this user; or bring a root directory (--root=DIR)"));
+        " needs root (debootstrap installs packages as root): run `sudo ICOUNT_CACHE_DIR=",
+        base::CacheDirectory(), " bazel-bin/tools/roots make ", root.suite,
+        "` once, then use it as this user; or bring a root directory (--root=DIR)"));
   }
   std::string mirror = options.mirror;
   if (mirror.empty()) {
@@ -250,13 +245,13 @@ absl::StatusOr<Root> ResolveRoot(const std::string& value, const std::string& co
   root.name = value;
   if (absl::StrContains(value, "/") || absl::StartsWith(value, ".")) {
     absl::StatusOr<std::string> real = base::RealPath(value);
-    if (!real.ok() || !IsDirectory(*real)) {
+    if (!real.ok() || !base::IsDirectory(*real)) {
       return absl::NotFoundError(absl::StrCat(
           context, ": ", value,
           ": no such directory. A root is a directory holding a root filesystem (usr/, etc/), "
           "or the name of a Debian suite icount makes (trixie, sid)"));
     }
-    if (!IsDirectory(*real + "/usr")) {
+    if (!base::IsDirectory(*real + "/usr")) {
       return absl::InvalidArgumentError(absl::StrCat(
           context, ": ", value, ": ", *real,
           " is not a root filesystem (it has no usr/); unpack a container image there, or name a "
@@ -277,7 +272,7 @@ absl::StatusOr<Root> ResolveRoot(const std::string& value, const std::string& co
 }
 
 bool RootIsMade(const Root& root) {
-  return !root.made_by_icount() || IsDirectory(root.directory + "/usr");
+  return !root.made_by_icount() || base::IsDirectory(root.directory + "/usr");
 }
 
 absl::Status EnsureRootMade(const Root& root, const RootMakeOptions& options) {
@@ -298,7 +293,7 @@ absl::Status RemakeRoot(const Root& root, const RootMakeOptions& options) {
   ICOUNT_RETURN_IF_ERROR(Debootstrap(root, partial, options));
   const std::string old = root.directory + kOldSuffix;
   base::RemoveDirectoryTree(old);
-  if (IsDirectory(root.directory)) ICOUNT_RETURN_IF_ERROR(Rename(root.directory, old));
+  if (base::IsDirectory(root.directory)) ICOUNT_RETURN_IF_ERROR(Rename(root.directory, old));
   ICOUNT_RETURN_IF_ERROR(Rename(partial, root.directory));
   base::RemoveDirectoryTree(old);
   base::RemoveDirectoryTree(RootBuildsDirectory(root));
@@ -307,7 +302,7 @@ absl::Status RemakeRoot(const Root& root, const RootMakeOptions& options) {
 
 absl::Status RemoveRoot(const Root& root) {
   ICOUNT_RETURN_IF_ERROR(CheckSuite(root, "removes"));
-  if (!IsDirectory(root.directory) && !IsDirectory(root.directory + kPartialSuffix)) {
+  if (!base::IsDirectory(root.directory) && !base::IsDirectory(root.directory + kPartialSuffix)) {
     return absl::NotFoundError(absl::StrCat("there is no root ", root.suite, " at ",
                                             root.directory, "; `roots list` lists them"));
   }

@@ -71,15 +71,10 @@ absl::Status Mount(const std::string& source, const std::string& target, const c
   return absl::OkStatus();
 }
 
-bool IsDirectory(const std::string& path) {
-  struct stat info;
-  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
-}
-
 }  // namespace
 
 absl::Status EnterRoot(const RootMounts& mounts) {
-  if (!IsDirectory(mounts.root + "/usr")) {
+  if (!base::IsDirectory(mounts.root + "/usr")) {
     return absl::NotFoundError(
         absl::StrCat(mounts.root, " is not a root filesystem (it has no usr/)"));
   }
@@ -89,7 +84,7 @@ absl::Status EnterRoot(const RootMounts& mounts) {
         "the root's path ", mounts.root, " has a ':' or ','; move or link it to a plain path"));
   }
   for (const std::string& bind : mounts.binds) {
-    if (!IsDirectory(bind)) {
+    if (!base::IsDirectory(bind)) {
       return absl::NotFoundError(absl::StrCat("cannot show ", bind,
                                               " inside the root: it is not a directory"));
     }

@@ -96,10 +96,6 @@ absl::StatusOr<std::string> RunBazel(const std::vector<std::string>& command,
   return result->output;
 }
 
-}  // namespace
-
-namespace {
-
 bool IsIcountWorkspace(const std::string& directory) {
   absl::StatusOr<std::string> workspace = base::ReadFileToString(directory + "/WORKSPACE");
   return workspace.ok() && absl::StrContains(*workspace, "workspace(name = \"icount\")");

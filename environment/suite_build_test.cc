@@ -31,7 +31,7 @@ struct FakeBazel {
   FakeBazel() {
     mkdir(bin.c_str(), 0755);
     EXPECT_TRUE(base::WriteFileAtomically(path, absl::StrCat(R"(#!/bin/sh
-echo "$PWD $*" >> )",
+echo "${BAZELW_SKIP_PACKAGE_CHECK:+(no package check) }$PWD $*" >> )",
                                                              log, R"(
 case " $* " in
   *" build "*)
@@ -106,6 +106,48 @@ TEST(BuildSuiteForTest, BuildsInTheWorkspaceWithTheInstallAsLibTorch) {
                          " --define=icount_snippet_prelude=off //definitions:full_suite"));
   EXPECT_EQ(commands[1], absl::StrCat(workspace, " --output_base=", built->output_base,
                                       " --max_idle_secs=60 info bazel-bin"));
+}
+
+// A root's build runs through the root's launcher (here a stand-in that
+// runs the command as it is), with bazelw leaving the root's packages
+// alone, without a server, with its own install and disk cache, the C++
+// standard of its LibTorch, and Debian's LibTorch where the build looks by
+// default.
+TEST(BuildSuiteForTest, ARootsBuildRunsThereWithItsOwnCachesAndStandard) {
+  FakeBazel bazel;
+  const std::string workspace = base::MakeTemporaryDirectory("workspace").value();
+  const std::string root = base::MakeTemporaryDirectory("root").value();
+  ASSERT_TRUE(base::MakeDirectories(root + "/usr/include/torch").ok());
+  ASSERT_TRUE(base::WriteFileAtomically(root + "/usr/include/torch/script.h", "").ok());
+  PyTorchInstall install;
+  install.kind = InstallKind::kRoot;
+  install.version = "2.14.1";
+  install.root = "/usr/lib/python3/dist-packages/torch";
+  install.include_directory = "/usr/include";
+  install.library_directory = "/usr/lib/x86_64-linux-gnu";
+  install.filesystem_root = root;
+  install.filesystem_root_name = "sid";
+  install.cxx_standard = "c++20";
+  SuiteBuildOptions options = Options(bazel, workspace);
+  options.launcher = {"/usr/bin/env", "ICOUNT_STAND_IN_LAUNCHER=1"};
+  absl::StatusOr<BuiltSuite> built = BuildSuiteFor(install, options);
+  ASSERT_TRUE(built.ok()) << built.status();
+  const std::string& base = built->output_base;
+  const std::vector<std::string> commands = bazel.Commands();
+  ASSERT_EQ(commands.size(), 2u);
+  EXPECT_EQ(commands[0],
+            absl::StrCat("(no package check) ", workspace, " --output_base=", base,
+                         " --output_user_root=", base, "-user-root --batch build --curses=no",
+                         " --color=no --symlink_prefix=/ --disk_cache=", base, "-disk-cache",
+                         " --cxxopt=-std=c++20 --host_cxxopt=-std=c++20",
+                         " --repo_env=ICOUNT_BUILD_LIBTORCH_FINGERPRINT=", built->fingerprint,
+                         " --define=icount_snippet_prelude=off //definitions:full_suite"));
+  EXPECT_EQ(commands[1], absl::StrCat("(no package check) ", workspace, " --output_base=", base,
+                                      " --output_user_root=", base, "-user-root --batch info",
+                                      " bazel-bin"));
+  // Of the root's torch headers: a changed header changes it.
+  ASSERT_TRUE(base::WriteFileAtomically(root + "/usr/include/torch/script.h", "// 2").ok());
+  EXPECT_NE(Fingerprint(install).value(), built->fingerprint);
 }
 
 TEST(BuildSuiteForTest, ATargetThatCompilesCppAtRunTimeKeepsTheSnippetPrelude) {

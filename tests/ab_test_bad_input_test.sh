@@ -96,21 +96,24 @@ grep -q 'B: `import torch` fails in the environment' "$tmp/broken_torch.err" \
   || fail "broken torch message: $(cat "$tmp/broken_torch.err")"
 grep -q "OSError: libtorch_global_deps.so" "$tmp/broken_torch.err" \
   || fail "broken torch's error: $(cat "$tmp/broken_torch.err")"
-# A LibTorch directory that is fine, but no source tree to build for it in.
+# A LibTorch directory that is fine, but ICOUNT_WORKSPACE names no source
+# tree to build for it in. (Without it, ab_test finds the tree it was built
+# from: environment/suite_build_test.)
 mkdir -p "$tmp/libtorch/include/torch/csrc/api/include/torch" "$tmp/libtorch/lib"
 printf '#define TORCH_VERSION_MAJOR 2\n#define TORCH_VERSION_MINOR 1\n#define TORCH_VERSION_PATCH 0\n' \
   > "$tmp/libtorch/include/torch/csrc/api/include/torch/version.h"
 touch "$tmp/libtorch/lib/libtorch_cpu.so" "$tmp/libtorch/lib/libc10.so"
-if env -u BUILD_WORKSPACE_DIRECTORY -u ICOUNT_WORKSPACE "$ab_test" --A=true --B=true \
+mkdir -p "$tmp/not_a_tree"
+if env -u BUILD_WORKSPACE_DIRECTORY ICOUNT_WORKSPACE="$tmp/not_a_tree" "$ab_test" --A=true --B=true \
   --B_libtorch="$tmp/libtorch" > /dev/null 2> "$tmp/no_tree.err"; then
   fail "a build without icount's source tree must fail"
 fi
 grep -q "^ab_test: B: torch 2.1.0 (LibTorch directory) at $tmp/libtorch, found by --B_libtorch$" \
   "$tmp/no_tree.err" || fail "what B has: $(cat "$tmp/no_tree.err")"
-grep -q "set ICOUNT_WORKSPACE=<icount checkout>" "$tmp/no_tree.err" \
+grep -qF "\$ICOUNT_WORKSPACE=$tmp/not_a_tree is not icount's source tree" "$tmp/no_tree.err" \
   || fail "no source tree message: $(cat "$tmp/no_tree.err")"
 
-expect_first_line "$ab_test" "ab_test: --A and --B are required (shell commands setting up each environment), or --sides=FILE" --A=true
+expect_first_line "$ab_test" "ab_test: --A and --B are required (shell commands setting up each environment; a side in a root, --A_root or --B_root, may leave its command out), or --sides=FILE" --A=true
 expect_first_line "$ab_test" "ERROR: Unknown command line flag 'no_such_flag'" --A=true --B=true --no_such_flag
 expect_first_line "$ab_test" 'ab_test: unexpected argument "x": this program takes only flags (--name=value; see --help)' --A=true --B=true x
 expect_first_line "$ab_test" "ab_test: --filter=( is not a valid RE2 regex: missing ): (" --A=true --B=true --filter='('

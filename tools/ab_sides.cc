@@ -235,8 +235,9 @@ std::function<void(const worker::RunnerProgress&)> SidesProgress::For(int side) 
     std::lock_guard<std::mutex> lock(mutex_);
     sides_[side] = progress;
     const bool finished = progress.done == progress.total;
-    if (!finished && progress.elapsed_seconds < next_report_seconds_) return;
-    next_report_seconds_ = progress.elapsed_seconds + 10;
+    const auto now = std::chrono::steady_clock::now();
+    if (!finished && now < next_report_) return;
+    next_report_ = now + std::chrono::seconds(10);
     std::vector<std::string> parts;
     int failed = 0;
     for (size_t s = 0; s < sides_.size(); ++s) {

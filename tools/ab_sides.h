@@ -21,6 +21,7 @@
 
 #include <functional>
 #include <map>
+#include <chrono>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -155,7 +156,9 @@ class SidesProgress {
   std::mutex mutex_;
   const std::vector<std::string> names_;
   std::vector<worker::RunnerProgress> sides_;
-  double next_report_seconds_ = 0;
+  // On one clock for all sides: a side that starts late (more sides than
+  // CPUs) has its own elapsed time start late too.
+  std::chrono::steady_clock::time_point next_report_ = std::chrono::steady_clock::now();
 };
 
 // Gives every wall-time order the block size that A's first round (round
