@@ -98,13 +98,12 @@ struct ProbeAnswer {
 // the question inside a root.
 absl::StatusOr<ProbeAnswer> ProbePython(const EnvironmentSpec& spec,
                                         const std::vector<std::string>& launcher = {}) {
-  std::vector<std::string> argv = launcher;
+  std::vector<std::string> in_root = launcher;
   if (!launcher.empty()) {
     // The root's programs, not the host PATH's (pyenv's shims, /root/.local).
-    argv.insert(argv.end(), {"/usr/bin/env", absl::StrCat("PATH=", kRootPath)});
+    in_root.insert(in_root.end(), {"/usr/bin/env", absl::StrCat("PATH=", kRootPath)});
   }
-  const std::vector<std::string> prefix = EnvironmentPrefix(spec.command);
-  argv.insert(argv.end(), prefix.begin(), prefix.end());
+  std::vector<std::string> argv = EnvironmentPrefix(spec.command, in_root);
   argv.insert(argv.end(), {"python3", "-c", kProbe});
   absl::StatusOr<base::CommandResult> result = base::RunCommand(argv);
   if (!result.ok()) return result.status();
@@ -281,9 +280,14 @@ std::string CxxStandardFor(const std::string& include_directory) {
   return aten.ok() && absl::StrContains(*aten, "C++20 or later") ? "c++20" : "c++17";
 }
 
-std::vector<std::string> EnvironmentPrefix(const std::string& command) {
-  return {"/bin/bash", "-c",
-          absl::StrCat(command.empty() ? "true" : command, " && exec \"$@\""), "icount-env"};
+std::vector<std::string> EnvironmentPrefix(const std::string& command,
+                                           const std::vector<std::string>& launcher) {
+  std::vector<std::string> prefix = launcher;
+  prefix.insert(prefix.end(),
+                {"/bin/bash", "-c",
+                 absl::StrCat(command.empty() ? "true" : command, " && exec \"$@\""),
+                 "icount-env"});
+  return prefix;
 }
 
 PyTorchInstall SystemInstall() {

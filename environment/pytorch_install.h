@@ -94,7 +94,10 @@ inline constexpr char kRootPath[] =
 // argv to run it in the environment `command` sets up. Bash, so that the
 // commands environments are set up with work as their docs write them
 // (`source activate env_a`, `source venv/bin/activate`, `conda activate`).
-std::vector<std::string> EnvironmentPrefix(const std::string& command);
+// `launcher` (a root's, RootLauncher in root.h) goes first: the command
+// then runs inside the root.
+std::vector<std::string> EnvironmentPrefix(const std::string& command,
+                                           const std::vector<std::string>& launcher = {});
 
 // The install the spec names or its environment holds. Errors name the
 // environment and say what to do: a directory that is not a LibTorch

@@ -120,9 +120,8 @@ absl::Status SetUpSide(const Suite& own_suite, const SideSource& source, Side& s
 }
 
 absl::Status ProbeLibTorch(Side& side) {
-  std::vector<std::string> argv = side.environment.launcher;
-  const std::vector<std::string> prefix = environment::EnvironmentPrefix(side.command);
-  argv.insert(argv.end(), prefix.begin(), prefix.end());
+  std::vector<std::string> argv =
+      environment::EnvironmentPrefix(side.command, side.environment.launcher);
   argv.push_back(side.suite().worker_path);
   argv.push_back("--print_libtorch_version");
   absl::StatusOr<base::CommandResult> result = base::RunCommand(argv);

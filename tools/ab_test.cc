@@ -216,6 +216,22 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   return absl::OkStatus();
 }
 
+// What makes two sides' counts differ besides their LibTorch (which differs
+// on purpose): the nodes that counted them, and the toolchains that built
+// and ran their workers.
+std::vector<std::string> CountWarnings(const timer::ResultsFile& before,
+                                       const timer::ResultsFile& after,
+                                       absl::string_view before_name,
+                                       absl::string_view after_name) {
+  std::vector<std::string> warnings =
+      compare::CountNodeWarnings(before, after, before_name, after_name);
+  if (std::optional<std::string> toolchain =
+          compare::ToolchainWarning(before, after, before_name, after_name)) {
+    warnings.push_back(*std::move(toolchain));
+  }
+  return warnings;
+}
+
 // The sides as the flags describe them, each with its PyTorch and suite.
 absl::Status MakeSides(const Suite& own_suite, Side& a, Side& b) {
   // A side in a root runs in the root as it is, unless a command says more.
@@ -602,13 +618,8 @@ int RunSides(const Suite& own_suite) {
   // Counts from nodes that count differently are compared with a warning.
   std::vector<std::string> node_warnings;
   for (size_t k = 1; k < sides.size(); ++k) {
-    std::vector<std::string> warnings = compare::CountNodeWarnings(
-        results[k - 1].file, results[k].file, sides[k - 1].name, sides[k].name);
-    if (std::optional<std::string> toolchain = compare::ToolchainWarning(
-            results[k - 1].file, results[k].file, sides[k - 1].name, sides[k].name)) {
-      warnings.push_back(*std::move(toolchain));
-    }
-    for (std::string& warning : warnings) {
+    for (std::string& warning : CountWarnings(results[k - 1].file, results[k].file,
+                                              sides[k - 1].name, sides[k].name)) {
       std::fprintf(stderr, "ab_test: warning: %s\n", warning.c_str());
       node_warnings.push_back(std::move(warning));
     }
@@ -740,12 +751,8 @@ int Main(int argc, char** argv) {
   }
   const std::map<std::string, compare::TimeComparison> times = CompareTimes(*cases, a_run, b_run);
   // With --executor=slurm the sides' counts may come from different nodes.
-  std::vector<std::string> node_warnings =
-      compare::CountNodeWarnings(a_results.file, b_results.file, "A", "B");
-  if (std::optional<std::string> toolchain =
-          compare::ToolchainWarning(a_results.file, b_results.file, "A", "B")) {
-    node_warnings.push_back(*std::move(toolchain));
-  }
+  const std::vector<std::string> node_warnings =
+      CountWarnings(a_results.file, b_results.file, "A", "B");
   for (const std::string& warning : node_warnings) {
     std::fprintf(stderr, "ab_test: warning: %s\n", warning.c_str());
   }

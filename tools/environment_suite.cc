@@ -7,9 +7,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/files.h"
 #include "base/status.h"
 #include "compare/node_check.h"
-#include "base/files.h"
 #include "environment/root.h"
 #include "environment/suite_build.h"
 

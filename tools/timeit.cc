@@ -173,9 +173,7 @@ int RunInEnvironment(const std::vector<char*>& args) {
   absl::StatusOr<EnvironmentTool> binary = ToolForEnvironment(
       spec, std::string(self, static_cast<size_t>(length)), "tools", "timeit", "timeit");
   if (!binary.ok()) return base::Fail(binary.status());
-  std::vector<std::string> argv = binary->launcher;
-  const std::vector<std::string> prefix = environment::EnvironmentPrefix(env);
-  argv.insert(argv.end(), prefix.begin(), prefix.end());
+  std::vector<std::string> argv = environment::EnvironmentPrefix(env, binary->launcher);
   argv.push_back(binary->path);
   for (size_t i = 1; i < args.size(); ++i) {
     const absl::string_view arg = args[i];
