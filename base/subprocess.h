@@ -43,6 +43,9 @@ struct SpawnOptions {
   std::string stdin_path;
   // Created (truncated) as the child's stdout and stderr when not empty.
   std::string output_path;
+  // The child's working directory when not empty (after output_path is
+  // opened); a directory that cannot be entered fails the spawn.
+  std::string working_directory;
 };
 
 // Starts argv[0] (looked up on PATH) with `argv`; does not wait. NotFound,

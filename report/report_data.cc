@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -22,6 +23,7 @@
 #include "compare/suite_summary.h"
 #include "history/change_points.h"
 #include "report/version.h"
+#include "timer/function_counts.h"
 #include "timer/measurement.h"
 #include "timer/node.h"
 
@@ -89,6 +91,43 @@ std::string TreeJson(const timer::CallTree& tree, FunctionTable& functions) {
                  Field("inclusive", Array(inclusive)), Field("self", Array(self)),
                  Field("total", absl::StrCat(tree.total)),
                  Field("threshold", absl::StrCat(tree.threshold))});
+}
+
+// How the own instructions of the current tree's functions changed in the
+// whole profile: exact, where a node's self is a share (timer/call_tree.h)
+// that moves when something below its function changes cost. A
+// "function_delta" object of the functions that changed (index -> change),
+// left out when none did; "function_delta_unknown": true when a side's
+// results list no functions. Functions match by key, so a library at another path reads as
+// a change here; report.js then leans on the frames' own changes.
+std::vector<std::string> FunctionDeltaFields(const timer::InstructionCounts& current,
+                                             const timer::InstructionCounts& baseline,
+                                             FunctionTable& functions) {
+  if (current.exclusive.size() == 0 || baseline.exclusive.size() == 0) {
+    return {Field("function_delta_unknown", "true")};
+  }
+  auto flat = [](const timer::FunctionCounts& counts) {
+    absl::flat_hash_map<std::string, int64_t> map;
+    for (const timer::FunctionCount& row : counts.rows()) map[row.function] += row.count;
+    return map;
+  };
+  const absl::flat_hash_map<std::string, int64_t> now = flat(current.exclusive);
+  const absl::flat_hash_map<std::string, int64_t> was = flat(baseline.exclusive);
+  auto count = [](const absl::flat_hash_map<std::string, int64_t>& map, const std::string& key) {
+    auto it = map.find(key);
+    return it == map.end() ? int64_t{0} : it->second;
+  };
+  std::map<int, int64_t> changed;
+  for (const std::string& key : current.call_tree->functions) {
+    const int64_t delta = count(now, key) - count(was, key);
+    if (delta != 0) changed[functions.Index(key)] = delta;
+  }
+  std::vector<std::string> deltas;
+  for (const auto& [index, delta] : changed) {
+    deltas.push_back(Field(absl::StrCat(index), absl::StrCat(delta)));
+  }
+  if (deltas.empty()) return {};  // a 5,000-case page is 8 MB as it is
+  return {Field("function_delta", Object(deltas))};
 }
 
 // One side's data of a case.
@@ -390,6 +429,11 @@ std::vector<std::string> BaselineFields(const std::string& key, const SideCase& 
               Field("time", time == times.end() ? "null" : TimeComparisonJson(time->second))})));
   if (b.counts != nullptr && b.counts->call_tree.has_value() && !b.counts->call_tree->empty()) {
     fields.push_back(Field("baseline_tree", TreeJson(*b.counts->call_tree, functions)));
+    if (side.counts != nullptr && side.counts->call_tree.has_value()) {
+      for (std::string& field : FunctionDeltaFields(*side.counts, *b.counts, functions)) {
+        fields.push_back(std::move(field));
+      }
+    }
   }
   return fields;
 }

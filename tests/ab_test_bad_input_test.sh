@@ -71,7 +71,7 @@ grep -qF "ab_test: environment B (export PYTHONPATH=$tmp/empty_raises) is broken
   "$tmp/canary.err" || fail "canary message: $(cat "$tmp/canary.err")"
 grep -q "RuntimeError: torch.empty is broken here" "$tmp/canary.err" \
   || fail "what the canary raised: $(cat "$tmp/canary.err")"
-leftovers=$(pgrep -af "$tmp/icount-run-")
+leftovers=$(workers_left "$tmp")
 [[ -z "$leftovers" ]] || fail "workers left running: $leftovers"
 if "$ab_test" --A=true --B="exit 7" --filter="$filter" > /dev/null 2> "$tmp/broken.err"; then
   fail "a broken environment must fail"

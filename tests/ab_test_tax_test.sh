@@ -5,13 +5,17 @@
 # deltas, with the suite-level summary: instructions and estimated cycles
 # (--cache_sim) up in every case, heap allocations the same (the tax runs
 # inside malloc). Wall time alternates A and B in rounds. Each side is
-# recorded in --history as a run of its own, and --html draws the A/B.
+# recorded in --history as a run of its own, and --html draws the A/B: in
+# its differential flamegraphs, against a side that preloads a library
+# without the tax, only the tax and the allocation path are coloured, and a
+# case that does not allocate has no coloured frame.
 set -u
 source "$TEST_SRCDIR/icount/tests/test_steps.sh"
 ab_test="$PWD/$1"
 lib="$PWD/$2"
 history="$PWD/$3"
 report_page="$PWD/$4"
+no_tax="$PWD/$5"
 tmp="$TEST_TMPDIR"
 filter='^Empty / with allocation$'
 
@@ -44,6 +48,17 @@ step "--html in headless Chromium"
 # preloaded function grown in the differential flamegraphs.
 python3 "$report_page" "$tmp/slow.html" --expect_grown=icount_test_allocation_tax \
   || fail "--html report"
+
+step "the flamegraphs colour the tax and the allocation path only"
+"$ab_test" --A="export LD_PRELOAD=$no_tax" --B="export LD_PRELOAD=$lib" \
+  --filter='^Empty / with allocation$|^Pointwise / Math / add / Case:  1$' --colorize=false \
+  --html="$tmp/control.html" > "$tmp/control.txt" 2> "$tmp/control.err" \
+  || fail "ab_test against the control failed: $(cat "$tmp/control.err")"
+cat "$tmp/control.txt"
+grep -Eq '^Pointwise / Math / add / Case:  1 +1  Forward   \| +\.\.\. +\| +\.\.\.$' "$tmp/control.txt" \
+  || fail "add case 1 allocates nothing: the tax must not change its counts"
+python3 "$report_page" "$tmp/control.html" --open_every_case --expect_grown=icount_test_allocation_tax \
+  --coloured_only_under=libslow_malloc || fail "--html flamegraphs against the control"
 
 step "each side a run in --history"
 # Each side is a run of its own in --history; between them, history finds

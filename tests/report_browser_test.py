@@ -153,7 +153,7 @@ class ReportBrowserTest(unittest.TestCase):
         # symbol by its object and offset.
         labels = b.evaluate(flame + ".icountFlame.points.map(p => p.label)")
         self.assertIn("at::add(...)", labels)
-        self.assertIn("libtorch_cpu.so+0xd54260", labels)
+        self.assertIn("(unknown in libtorch_cpu.so)", labels)
         total = b.evaluate(flame + ".scales.x.max")
         rect = b.evaluate("""(() => { const ch = %s; const bar = ch.getDatasetMeta(0).data[3];
             ch.canvas.scrollIntoView();
@@ -185,7 +185,8 @@ class ReportBrowserTest(unittest.TestCase):
         html = os.path.join(big, "comparison.html")
         run(REPORT, "--input=" + os.path.join(big, "current.json"),
             "--baseline=" + os.path.join(big, "baseline.json"), "--output=" + html)
-        self.assertLess(os.path.getsize(html), 8 << 20)
+        # 8.5 MB: each case's trees, times and its functions' changes.
+        self.assertLess(os.path.getsize(html), 9 << 20)
         page = ReportPage(self.browser, html, timeout=event_deadline())
         self.assertEqual(len(page.table()), 5000)
         page.b.type_text("#filter", "/op 12[0-9]{2}\\b/")  # benchmarks 1200-1249, 4 variants each

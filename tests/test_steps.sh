@@ -78,3 +78,17 @@ _shutdown_nested_bazel() {
     [[ -d $base ]] && /usr/bin/bazel --output_base="$base" shutdown 2>/dev/null
   done
 }
+
+# workers_left DIR: the icount workers (and the valgrind and case
+# processes around them) still running whose environment names DIR (a
+# test's own TEST_TMPDIR: TMPDIR and the cache directory under it, which
+# the runner passes on), one "PID COMMAND" line each. The runner starts
+# workers as /tmp/icount-path-XXXXXX/worker.
+workers_left() {
+  local pid
+  for pid in $(pgrep -f /tmp/icount-path-); do
+    grep -qaF "$1" "/proc/$pid/environ" 2> /dev/null \
+      && echo "$pid $(tr '\0' ' ' < "/proc/$pid/cmdline" 2> /dev/null)"
+  done
+  return 0
+}

@@ -13,6 +13,7 @@
 #include "timer/internal/allocation_calls.h"
 #include "timer/internal/call_tree_builder.h"
 #include "timer/internal/callgrind_parser.h"
+#include "timer/internal/unnamed_functions.h"
 
 namespace icount::timer {
 namespace {
@@ -28,9 +29,10 @@ bool HasLibTorchDebugInfo(const FunctionCounts& counts) {
   return false;
 }
 
-absl::StatusOr<timer::internal::CallgrindProfile> ParseDump(const std::string& path) {
+absl::StatusOr<timer::internal::CallgrindProfile> ParseDump(const std::string& path,
+                                                            const ObjectNames& object_names) {
   absl::StatusOr<timer::internal::CallgrindProfile> profile =
-      timer::internal::ParseCallgrindFile(path);
+      timer::internal::ParseCallgrindFile(path, object_names);
   if (!profile.ok()) {
     return absl::DataLossError(
         absl::StrCat("cannot read callgrind's output: ", profile.status().message()));
@@ -48,39 +50,47 @@ HeapCalls HeapCallsOf(const timer::internal::CallgrindProfile& profile) {
 absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromDumps(const TaskSpec& spec,
                                                                     int64_t number_per_run,
                                                                     const CallgrindDumpFiles& dumps,
-                                                                    bool keep_files) {
+                                                                    bool keep_files,
+                                                                    const ObjectNames& object_names) {
   std::optional<FunctionCounts> baseline_inclusive;
   std::optional<FunctionCounts> baseline_exclusive;
   std::optional<HeapCalls> baseline_heap_calls;
   std::optional<CacheEvents> baseline_cache_events;
   if (!dumps.baseline_dump.empty()) {
-    absl::StatusOr<timer::internal::CallgrindProfile> baseline = ParseDump(dumps.baseline_dump);
-    if (!baseline.ok()) return baseline.status();
-    baseline_inclusive = FunctionCounts::FromMap(baseline->inclusive, true);
-    baseline_exclusive = FunctionCounts::FromMap(baseline->exclusive, false);
-    baseline_heap_calls = HeapCallsOf(*baseline);
-    baseline_cache_events = CacheEventsFromTotals(baseline->events, baseline->event_totals);
+    absl::StatusOr<timer::internal::CallgrindProfile> parsed =
+        ParseDump(dumps.baseline_dump, object_names);
+    if (!parsed.ok()) return parsed.status();
+    const timer::internal::CallgrindProfile baseline =
+        timer::internal::MergeUnnamedFunctions(*parsed);
+    baseline_inclusive = FunctionCounts::FromMap(baseline.inclusive, true);
+    baseline_exclusive = FunctionCounts::FromMap(baseline.exclusive, false);
+    baseline_heap_calls = HeapCallsOf(baseline);
+    baseline_cache_events = CacheEventsFromTotals(baseline.events, baseline.event_totals);
   }
   // Dumps are removed once read unless kept for the caller; a long run
   // must not fill the disk (or slow down directory scans).
   if (!dumps.baseline_dump.empty() && !keep_files) std::remove(dumps.baseline_dump.c_str());
   std::vector<CallgrindStats> stats;
   for (const std::string& dump : dumps.stmt_dumps) {
-    absl::StatusOr<timer::internal::CallgrindProfile> profile = ParseDump(dump);
-    if (!profile.ok()) return profile.status();
-    FunctionCounts exclusive = FunctionCounts::FromMap(profile->exclusive, false);
+    absl::StatusOr<timer::internal::CallgrindProfile> raw = ParseDump(dump, object_names);
+    if (!raw.ok()) return raw.status();
+    // Flat counts with each object's unnamed functions as one; the tree
+    // merges them itself, path by path (timer/internal/unnamed_functions.h).
+    const timer::internal::CallgrindProfile profile =
+        timer::internal::MergeUnnamedFunctions(*raw);
+    FunctionCounts exclusive = FunctionCounts::FromMap(profile.exclusive, false);
     const bool debug_info = HasLibTorchDebugInfo(exclusive);
     stats.emplace_back(spec, number_per_run, debug_info,
-                       FunctionCounts::FromMap(profile->inclusive, true), std::move(exclusive),
+                       FunctionCounts::FromMap(profile.inclusive, true), std::move(exclusive),
                        baseline_inclusive, baseline_exclusive,
                        keep_files ? std::optional<std::string>(dump) : std::nullopt);
-    stats.back().set_heap_calls(HeapCallsOf(*profile), baseline_heap_calls);
+    stats.back().set_heap_calls(HeapCallsOf(profile), baseline_heap_calls);
     if (std::optional<CacheEvents> events =
-            CacheEventsFromTotals(profile->events, profile->event_totals)) {
+            CacheEventsFromTotals(profile.events, profile.event_totals)) {
       stats.back().set_cache_events(*events, baseline_cache_events);
     }
     // Repeats have identical counts; one tree is what reports draw.
-    if (stats.size() == 1) stats.back().set_call_tree(timer::internal::BuildCallTree(*profile));
+    if (stats.size() == 1) stats.back().set_call_tree(timer::internal::BuildCallTree(*raw));
     if (!keep_files) std::remove(dump.c_str());
   }
   return stats;

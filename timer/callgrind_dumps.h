@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "timer/callgrind_stats.h"
 #include "timer/task_spec.h"
@@ -32,14 +33,21 @@ struct CallgrindDumpFiles {
 // measured (CallgrindOptions::on_measured).
 using CallgrindDumpsCallback = std::function<void(const absl::StatusOr<CallgrindDumpFiles>&)>;
 
+// Objects to name otherwise in function keys: the path callgrind recorded
+// -> the name counts show, e.g. a program started from a scratch directory
+// of its own -> the path it was built at, so that its functions read the
+// same in every run.
+using ObjectNames = absl::flat_hash_map<std::string, std::string>;
+
 // One CallgrindStats per statement dump (the first with its call tree), each
-// with the baseline dump's counts if there is one. Removes the files unless
-// `keep_files` (then stmt_callgrind_out() names each). DataLoss naming the
-// file when one cannot be read.
-absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromDumps(const TaskSpec& spec,
-                                                                    int64_t number_per_run,
-                                                                    const CallgrindDumpFiles& dumps,
-                                                                    bool keep_files);
+// with the baseline dump's counts if there is one. Functions without a
+// symbol count as one "(unknown in OBJECT)" per object: their address names
+// change whenever a library loaded before them does. Removes the files
+// unless `keep_files` (then stmt_callgrind_out() names each). DataLoss
+// naming the file when one cannot be read.
+absl::StatusOr<std::vector<CallgrindStats>> CallgrindStatsFromDumps(
+    const TaskSpec& spec, int64_t number_per_run, const CallgrindDumpFiles& dumps,
+    bool keep_files, const ObjectNames& object_names = {});
 
 }  // namespace icount::timer
 

@@ -12,6 +12,7 @@
 #include "compare/node_check.h"
 #include "environment/root.h"
 #include "environment/suite_build.h"
+#include "worker/runner.h"
 
 namespace icount::tools {
 
@@ -46,8 +47,10 @@ absl::Status FindInRoot(const environment::EnvironmentSpec& spec, const std::str
                           environment::InspectRoot(root));
   ICOUNT_RETURN_IF_ERROR(environment::CheckRootContents(root, contents));
   // The source tree the build reads, the cache its outputs and the
-  // workers' scratch directories go to: the same paths inside as out.
-  std::vector<std::string> binds = {options.workspace, cache, base::TemporaryParentDirectory()};
+  // workers' scratch directories go to, where the workers start: the same
+  // paths inside as out.
+  std::vector<std::string> binds = {worker::kWorkerPlaceParent, options.workspace, cache,
+                                    base::TemporaryParentDirectory()};
   binds.insert(binds.end(), spec.root_binds.begin(), spec.root_binds.end());
   ICOUNT_ASSIGN_OR_RETURN(out.launcher, environment::RootLauncher(root, binds));
   ICOUNT_ASSIGN_OR_RETURN(out.install, environment::FindPyTorchInRoot(spec, out.launcher,

@@ -21,7 +21,7 @@ void AttachBaseline(const timer::CallgrindStatsProto& empty, timer::CallgrindSta
   *stats.mutable_baseline_exclusive() = empty.stmt_exclusive();
 }
 
-void ParseCaseDumps(WorkerResultProto& result) {
+void ParseCaseDumps(WorkerResultProto& result, const timer::ObjectNames& object_names) {
   if (!result.has_output() || !result.output().has_callgrind_dumps()) return;
   WorkerOutputProto& output = *result.mutable_output();
   const CallgrindDumpsProto dumps = std::move(*output.mutable_callgrind_dumps());
@@ -31,7 +31,8 @@ void ParseCaseDumps(WorkerResultProto& result) {
   files.baseline_dump = dumps.baseline_dump();
   absl::StatusOr<std::vector<timer::CallgrindStats>> stats =
       timer::CallgrindStatsFromDumps(timer::TaskSpecFromProto(dumps.task_spec()),
-                                     dumps.number_per_run(), files, /*keep_files=*/false);
+                                     dumps.number_per_run(), files, /*keep_files=*/false,
+                                     object_names);
   if (!stats.ok()) {
     WorkerResultProto failed =
         FailureResult(FAILURE_MEASURE, std::string(stats.status().message()));

@@ -24,8 +24,9 @@ void AttachBaseline(const timer::CallgrindStatsProto& empty, timer::CallgrindSta
 // Replaces the output's callgrind_dumps with the counts they hold (one
 // CallgrindStatsProto per repeat, the shared baseline attached) and removes
 // the files; a result without dumps is left alone. A dump that cannot be
-// read makes the result a FAILURE_MEASURE naming it.
-void ParseCaseDumps(WorkerResultProto& result);
+// read makes the result a FAILURE_MEASURE naming it. `object_names` renames
+// objects in function keys (timer::CallgrindStatsFromDumps).
+void ParseCaseDumps(WorkerResultProto& result, const timer::ObjectNames& object_names = {});
 
 }  // namespace icount::worker
 

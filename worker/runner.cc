@@ -1,5 +1,6 @@
 #include "worker/runner.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -75,10 +76,12 @@ struct Phase {
 class Run {
  public:
   Run(const std::vector<WorkOrderProto>& orders, const RunnerOptions& options, std::string scratch,
-      std::vector<std::optional<WorkerResultProto>>& results, int already_done)
+      timer::ObjectNames object_names, std::vector<std::optional<WorkerResultProto>>& results,
+      int already_done)
       : orders_(orders),
         options_(options),
         scratch_(std::move(scratch)),
+        object_names_(std::move(object_names)),
         results_(results),
         done_(already_done) {
     for (const auto& r : results_) {
@@ -156,7 +159,7 @@ class Run {
       absl::Status rejected;  // by check_result
       for (auto& [index, result] : finished) {
         const base::PhaseMark before_parsing = base::PhaseNow();
-        ParseCaseDumps(result);
+        ParseCaseDumps(result, object_names_);
         base::RecordPhase("runner", "parse a case's dumps", before_parsing);
         if (phase.valgrind && result.has_node()) {
           // The valgrind CallgrindCommand found for the worker.
@@ -325,8 +328,12 @@ class Run {
       command = *std::move(wrapped);
     }
     command.insert(command.begin(), options_.launcher.begin(), options_.launcher.end());
-    absl::StatusOr<WorkerProcess> process = SpawnWorker(
-        command, env, absl::StrCat(scratch_, "/", tag, ".log"), /*reproducible_layout=*/true);
+    // In the scratch directory, of one path length in every run: Python
+    // keeps its working directory on the heap (add's Python case 1 counted
+    // 6 instructions a run apart from directories 1 and 40 bytes long).
+    absl::StatusOr<WorkerProcess> process =
+        SpawnWorker(command, env, absl::StrCat(scratch_, "/", tag, ".log"),
+                    /*reproducible_layout=*/true, scratch_);
     if (process.ok()) {
       process->command = absl::StrJoin(command, " ");
       if (!options_.command_prefix.empty()) {
@@ -437,6 +444,7 @@ class Run {
   const std::vector<WorkOrderProto>& orders_;
   const RunnerOptions& options_;
   std::string scratch_;
+  timer::ObjectNames object_names_;  // for ParseCaseDumps
   std::vector<std::optional<WorkerResultProto>>& results_;
   int done_;
   const int initially_done_ = done_;
@@ -477,21 +485,60 @@ absl::Status CheckNoOldJournal(const std::string& journal_path) {
 
 namespace {
 
+// Where workers start and write: a directory of one path length whatever
+// TMPDIR and the checkout are, "/tmp/icount-path-XXXXXX", holding the worker
+// (`worker`, its runfiles beside it) and `s`, a symbolic link to the run's
+// scratch directory in TMPDIR. A worker's heap holds paths under it (its
+// argv[0], its executable's path as the dynamic loader and /proc/self/exe
+// give it, --scratch, its dumps' names), and counts followed their
+// lengths: bench/path_length_sweep.sh counted add's C++ case 0 at
+// 1,509,935 to 1,510,765 with TMPDIR 1 to 40 bytes longer. Where /tmp takes
+// no directory, the scratch directory itself.
+struct WorkerPlace {  // in kWorkerPlaceParent
+  std::string directory;  // holds the worker
+  std::string scratch;    // the scratch directory, as workers see it
+};
+
+WorkerPlace MakeWorkerPlace(const std::string& scratch) {
+  std::string directory = absl::StrCat(kWorkerPlaceParent, "/icount-path-XXXXXX");
+  if (mkdtemp(directory.data()) == nullptr) return {scratch, scratch};
+  const std::string link = absl::StrCat(directory, "/s");
+  if (symlink(scratch.c_str(), link.c_str()) != 0) {
+    rmdir(directory.c_str());
+    return {scratch, scratch};
+  }
+  return {directory, link};
+}
+
+void RemoveWorkerPlace(const WorkerPlace& place, const std::string& scratch) {
+  if (place.directory == scratch) return;
+  for (const char* name : {"/s", "/worker", "/worker.runfiles"}) {
+    unlink((place.directory + name).c_str());
+  }
+  rmdir(place.directory.c_str());
+}
+
 // `to` as a hard link to the file `from` names (through any symbolic
 // links: link() would link the symbolic link itself, and the process's
 // executable would still be the target's path), or, where the file system
-// refuses one (another mount, as in Bazel's sandbox), a symbolic link,
-// which evens out argv[0] but not the executable's path (/proc/self/exe).
-// A copy would even out both, but costs a write as large as the binary,
-// which a file-size limit or a full disk can refuse.
+// refuses one (another mount, as in Bazel's sandbox), a copy; where even
+// that fails (a file-size limit, a full disk), a symbolic link, which
+// evens out argv[0] but not the executable's path.
 absl::Status LinkExecutable(const std::string& from, const std::string& to) {
   absl::StatusOr<std::string> real = base::RealPath(from);
   if (!real.ok()) {
     return absl::NotFoundError(absl::StrCat("the worker ", real.status().message()));
   }
-  const int linked = link(real->c_str(), to.c_str()) == 0 ? 0 : symlink(real->c_str(), to.c_str());
-  const int error = errno;
-  if (linked != 0) {
+  if (link(real->c_str(), to.c_str()) == 0) return absl::OkStatus();
+  if (absl::StatusOr<std::string> binary = base::ReadFileToString(*real); binary.ok()) {
+    const int fd = open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+    const bool copied = fd >= 0 && write(fd, binary->data(), binary->size()) ==
+                                       static_cast<ssize_t>(binary->size());
+    if (fd >= 0 && close(fd) == 0 && copied) return absl::OkStatus();
+    unlink(to.c_str());
+  }
+  if (symlink(real->c_str(), to.c_str()) != 0) {
+    const int error = errno;
     return absl::InternalError(
         absl::StrCat("cannot link ", to, " to the worker ", from, ": ", std::strerror(error)));
   }
@@ -610,21 +657,29 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders
     phases.push_back(phase);
   }
 
-  absl::StatusOr<std::string> scratch = base::MakeTemporaryDirectory("icount-run");
-  if (!scratch.ok()) return scratch.status();
-  // Workers start as <scratch>/worker, the same binary at a path whose
-  // length is the same for every worker of a run, wherever the binary was
-  // built: a process's heap holds its argv[0] (the flags library keeps
+  absl::StatusOr<std::string> real_scratch = base::MakeTemporaryDirectory("icount-run");
+  if (!real_scratch.ok()) return real_scratch.status();
+  const WorkerPlace place = MakeWorkerPlace(*real_scratch);
+  const std::string& scratch = place.scratch;
+  // Workers start as /tmp/icount-path-XXXXXX/worker (WorkerPlace), the
+  // same binary at a path whose length is the same for every worker of
+  // every run, wherever the binary was built: a process's heap holds its argv[0] (the flags library keeps
   // it), so a worker's counts moved with its path's length (up to
   // 1.5% in allocating cases between a checkout's worker and one built
   // elsewhere, e.g. for another side's LibTorch). The stack is evened out
   // by PadEnvironmentForStackLayout.
   RunnerOptions run_options = options;
-  run_options.worker_path = *scratch + "/worker";
+  run_options.worker_path = place.directory + "/worker";
   ICOUNT_RETURN_IF_ERROR(LinkExecutable(options.worker_path, run_options.worker_path));
   LinkRunfiles(options.worker_path, run_options.worker_path + ".runfiles");
+  // Counts name the worker's functions by the path it was built at, not the
+  // one it ran from, which no other run shares: a report could then
+  // match no frame of a case against its baseline.
+  const absl::StatusOr<std::string> built_at = base::RealPath(options.worker_path);
   InterruptScope interrupts;
-  Run run(orders, run_options, *scratch, results, report.resumed);
+  const std::string worker_name = built_at.ok() ? *built_at : options.worker_path;
+  Run run(orders, run_options, scratch, {{run_options.worker_path, worker_name}}, results,
+          report.resumed);
   absl::Status status;
   phases.erase(std::remove_if(phases.begin(), phases.end(),
                               [](const Phase& phase) { return phase.orders.empty(); }),
@@ -634,7 +689,10 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders
     if (!status.ok() || run.Stopping()) break;
   }
   // A phase that could not start keeps the logs its message points at.
-  if (status.ok() || run.Stopping() || run.result_rejected()) base::RemoveDirectoryTree(*scratch);
+  if (status.ok() || run.Stopping() || run.result_rejected()) {
+    base::RemoveDirectoryTree(*real_scratch);
+    RemoveWorkerPlace(place, *real_scratch);
+  }
   if (Interrupted()) {
     return absl::CancelledError(absl::StrCat("interrupted: ", run.done(), " of ", orders.size(),
                                              " orders finished and kept in ", options.journal_path,

@@ -42,9 +42,9 @@ std::string TempPath(const std::string& name) {
   return std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
 }
 
-// What this test's workers' command lines hold: the runner starts each as
-// <its scratch directory>/worker, under TEST_TMPDIR/icount-run-XXXXXX.
-std::string WorkerCommandMark() { return TempPath("icount-run-"); }
+// What workers' command lines hold: the runner starts each as
+// /tmp/icount-path-XXXXXX/worker, whatever TMPDIR is.
+constexpr char kWorkerCommandMark[] = "/tmp/icount-path-";
 
 WorkOrderProto PythonOrder(const std::string& id, const std::string& stmt,
                            const std::string& setup = "pass") {
@@ -193,10 +193,11 @@ TEST(RunnerTest, CorruptJournalIsAnErrorAndLeftUntouched) {
   EXPECT_EQ(*base::ReadFileToString(path), contents);
 }
 
-// A process's command line, or "" once it has gone. Read with read(2):
-// libstdc++'s stream iterators throw when the process exits mid-read.
-std::string CommandLineOf(const std::string& pid) {
-  const int fd = open(("/proc/" + pid + "/cmdline").c_str(), O_RDONLY);
+// A process's command line (`what` "cmdline") or environment ("environ"),
+// or "" once it has gone. Read with read(2): libstdc++'s stream iterators
+// throw when the process exits mid-read.
+std::string ProcFileOf(const std::string& pid, const char* what = "cmdline") {
+  const int fd = open(("/proc/" + pid + "/" + what).c_str(), O_RDONLY);
   if (fd < 0) return "";
   std::string cmdline;
   char buffer[4096];
@@ -206,12 +207,17 @@ std::string CommandLineOf(const std::string& pid) {
   return cmdline;
 }
 
-// Every process whose command line mentions `needle`.
-std::vector<std::string> ProcessesMentioning(const std::string& needle) {
+// This test's workers, and the valgrind and case processes around them:
+// their command line names a worker, and their environment this test's
+// TEST_TMPDIR (TMPDIR, or the cache directory under it, which the runner
+// passes on), which other tests' workers lack.
+std::vector<std::string> ThisTestsWorkers() {
+  const std::string test_tmpdir = std::getenv("TEST_TMPDIR");
   std::vector<std::string> found;
   DIR* proc = opendir("/proc");
   while (dirent* entry = proc ? readdir(proc) : nullptr) {
-    if (CommandLineOf(entry->d_name).find(needle) != std::string::npos) {
+    if (ProcFileOf(entry->d_name).find(kWorkerCommandMark) == std::string::npos) continue;
+    if (ProcFileOf(entry->d_name, "environ").find(test_tmpdir) != std::string::npos) {
       found.push_back(entry->d_name);
     }
   }
@@ -238,7 +244,7 @@ void ExpectStoppedKeeping(const std::string& journal_path, const std::string& id
   ASSERT_TRUE(journal.ok()) << journal.status();
   ASSERT_EQ(journal->size(), 1u);
   EXPECT_EQ((*journal)[0].id(), id);
-  EXPECT_THAT(ProcessesMentioning(WorkerCommandMark()), ::testing::IsEmpty());
+  EXPECT_THAT(ThisTestsWorkers(), ::testing::IsEmpty());
 }
 
 TEST(RunnerTest, InterruptKeepsFinishedResultsAndLeavesNoWorkers) {
@@ -312,7 +318,7 @@ TEST(RunnerTest, InterruptReachesConcurrentRunsAfterOneHasEnded) {
   ASSERT_TRUE(short_run.ok()) << short_run.status();
   EXPECT_EQ(long_run.status().code(), absl::StatusCode::kCancelled) << long_run.status();
   EXPECT_EQ(other_run.status().code(), absl::StatusCode::kCancelled) << other_run.status();
-  EXPECT_THAT(ProcessesMentioning(WorkerCommandMark()), ::testing::IsEmpty());
+  EXPECT_THAT(ThisTestsWorkers(), ::testing::IsEmpty());
 }
 
 // check_result sees each finished result; the first order's failure, which
@@ -389,8 +395,8 @@ std::vector<WorkOrderProto> CountsThenWallTime(const std::string& release) {
 // scratch directories "wall-<worker>-<n>").
 std::vector<std::string> WallTimeWorkers() {
   std::vector<std::string> found;
-  for (const std::string& pid : ProcessesMentioning(WorkerCommandMark())) {
-    if (CommandLineOf(pid).find("/wall-") != std::string::npos) found.push_back(pid);
+  for (const std::string& pid : ThisTestsWorkers()) {
+    if (ProcFileOf(pid).find("/wall-") != std::string::npos) found.push_back(pid);
   }
   return found;
 }
@@ -446,7 +452,7 @@ TEST(RunnerTest, WallTimeWorkersStartWhileTheLastCountsRun) {
   EXPECT_EQ(report->results[1].output().callgrind_size(), 1);
   EXPECT_GT(report->results[2].output().wall_time().raw_times_size(), 0);
   EXPECT_GT(report->results[3].output().wall_time().raw_times_size(), 0);
-  EXPECT_THAT(ProcessesMentioning(WorkerCommandMark()), ::testing::IsEmpty());
+  EXPECT_THAT(ThisTestsWorkers(), ::testing::IsEmpty());
 }
 
 // An interrupt while wall-time workers start in the counts' tail stops
@@ -475,12 +481,13 @@ TEST(RunnerTest, InterruptInTheCountsTailLeavesNoWorkers) {
   }
   ASSERT_TRUE(interrupted);
   EXPECT_EQ(report.status().code(), absl::StatusCode::kCancelled) << report.status();
-  EXPECT_THAT(ProcessesMentioning(WorkerCommandMark()), ::testing::IsEmpty());
+  EXPECT_THAT(ThisTestsWorkers(), ::testing::IsEmpty());
   EXPECT_THAT(EntriesStartingWith(tmpdir, "vgdb-pipe"), ::testing::IsEmpty());
 }
 
-// Workers start as <scratch>/worker, whatever the binary's path: a
-// process's heap holds its argv[0], so counts followed the path's length.
+// Workers start as /tmp/icount-path-XXXXXX/worker, whatever the binary's
+// path and TMPDIR: a process's heap holds its argv[0] and its executable's
+// path, so counts followed their lengths.
 TEST(RunnerTest, TheWorkerStartsAtAPathOfFixedLength) {
   const std::string directory = TempPath("a/directory/deeper/than/the/scratch/one");
   ASSERT_EQ(system(("mkdir -p " + directory).c_str()), 0);
@@ -498,7 +505,7 @@ TEST(RunnerTest, TheWorkerStartsAtAPathOfFixedLength) {
   std::ifstream in(recorded);
   std::string argv0;
   std::getline(in, argv0);
-  EXPECT_THAT(argv0, ::testing::MatchesRegex(WorkerCommandMark() + "[A-Za-z0-9]{6}/worker"));
+  EXPECT_THAT(argv0, ::testing::MatchesRegex(std::string(kWorkerCommandMark) + "[A-Za-z0-9]{6}/worker"));
 }
 
 TEST(RunnerTest, InvalidOrders) {

@@ -48,8 +48,8 @@ Place PlaceOf(int k) {
 }
 
 // The measured region: the block loop calls the operator, which computes
-// (half of it in a function without a symbol, named by its offset as
-// callgrind names those) and allocates; with a tax, malloc calls
+// (half of it in functions without a symbol, which counts merge into one
+// per object) and allocates; with a tax, malloc calls
 // icount_test_allocation_tax.
 timer::CallTree FakeTree(const std::string& block, int64_t op, int64_t kernel, int64_t alloc,
                          int64_t tax) {
@@ -59,7 +59,7 @@ timer::CallTree FakeTree(const std::string& block, int64_t op, int64_t kernel, i
       "???:at::native::add_kernel(at::TensorIteratorBase&) [/usr/lib/libtorch_cpu.so]",
       "???:malloc [/usr/lib/x86_64-linux-gnu/libc.so.6]",
       "???:icount_test_allocation_tax [/tmp/libslow_malloc.so]",
-      "???:0x0000000000d54260 [/usr/lib/libtorch_cpu.so]"};
+      "???:(unknown in libtorch_cpu.so) [/usr/lib/libtorch_cpu.so]"};
   const int64_t malloc_total = alloc + tax;
   const int64_t op_total = op + kernel + malloc_total;
   const int64_t unnamed = kernel / 2;
@@ -124,17 +124,16 @@ timer::ResultsFile FakeSuiteResults(const FakeSuite& suite) {
       counts.counts_per_run = static_cast<double>(total - counts.baseline) / kNumber;
       counts.allocations_per_run = tax > 0 ? 4 : 3;
       counts.frees_per_run = counts.allocations_per_run;
-      std::vector<timer::FunctionCount> rows = {{kernel, "???:at::native::add_kernel"},
-                                                {op, "???:at::add"},
-                                                {alloc, "???:malloc"},
-                                                {50 * kNumber, "???:icount_case"}};
-      if (tax > 0) rows.push_back({tax, "???:icount_test_allocation_tax"});
-      counts.exclusive = timer::FunctionCounts(std::move(rows), /*inclusive=*/false);
-      if (suite.call_trees) {
-        counts.call_tree =
-            FakeTree(absl::StrCat("???:icount_case_", k, "(IcountBlockControl const*)"), op, kernel,
-                     alloc, tax);
+      timer::CallTree tree = FakeTree(
+          absl::StrCat("???:icount_case_", k, "(IcountBlockControl const*)"), op, kernel, alloc, tax);
+      // Each function's own instructions, as the profile the tree comes
+      // from has them.
+      std::vector<timer::FunctionCount> rows;
+      for (const timer::CallTree::Node& node : tree.nodes) {
+        rows.push_back({node.self, tree.functions[node.function]});
       }
+      counts.exclusive = timer::FunctionCounts(std::move(rows), /*inclusive=*/false);
+      if (suite.call_trees) counts.call_tree = std::move(tree);
       counts.metadata = metadata;
       results.instruction_counts.push_back(std::move(counts));
     }

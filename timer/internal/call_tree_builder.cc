@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "timer/internal/unnamed_functions.h"
 
 namespace icount::timer::internal {
 namespace {
@@ -140,7 +141,9 @@ CallTree BuildCallTree(const CallgrindProfile& profile, const CallTreeOptions& o
     tree.threshold = threshold;
     Unfolder(graph, threshold, options.max_nodes, &tree)
         .Add(root, -1, static_cast<double>(graph.through[root]));
-    if (static_cast<int>(tree.nodes.size()) <= options.max_nodes) return tree;
+    if (static_cast<int>(tree.nodes.size()) <= options.max_nodes) {
+      return MergeUnnamedNodes(tree, profile.unnamed_groups);
+    }
     threshold *= 2;
   }
 }

@@ -25,7 +25,9 @@ struct CallTreeOptions {
   int max_nodes = 400;
 };
 
-// An empty tree when the profile has no cost.
+// An empty tree when the profile has no cost. Functions without a symbol
+// appear as one "(unknown in OBJECT)" frame per object and call path
+// (MergeUnnamedNodes).
 CallTree BuildCallTree(const CallgrindProfile& profile, const CallTreeOptions& options = {});
 
 }  // namespace icount::timer::internal

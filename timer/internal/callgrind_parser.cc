@@ -124,7 +124,18 @@ struct Function {
   // Whether a call cost line ever named this as the target: with
   // --inclusive=yes annotate also lists these, with `called_inclusive`.
   bool called = false;
+  // Callgrind found no symbol: the name is the function's address, e.g.
+  // "0x000000000004cf40". `file` is the key's file part.
+  bool unnamed = false;
+  std::string file;
 };
+
+// Callgrind names a function without a symbol by its address.
+bool IsAddressName(absl::string_view name) {
+  if (name.size() < 3 || name[0] != '0' || name[1] != 'x') return false;
+  return std::all_of(name.begin() + 2, name.end(),
+                     [](char c) { return IsDigit(c) || (c >= 'a' && c <= 'f'); });
+}
 
 // One part (dump) of the file: a header and a body.
 struct Part {
@@ -140,7 +151,8 @@ struct Part {
 
 class Parser {
  public:
-  explicit Parser(absl::string_view source_name) : source_name_(source_name) {}
+  Parser(absl::string_view source_name, const ObjectNames& object_names)
+      : source_name_(source_name), object_names_(object_names) {}
 
   absl::StatusOr<CallgrindProfile> Parse(absl::string_view text);
 
@@ -179,8 +191,8 @@ class Parser {
   // The current function handling, mirroring callgrind_annotate: Commit()
   // adds the current function to the listing; Enter() makes `name` current.
   void Commit();
-  void Enter(std::string name);
-  size_t Intern(std::string name);
+  void Enter(const std::string& file, const std::string& function);
+  size_t Intern(const std::string& file, const std::string& function);
 
   absl::Status Error(absl::StatusCode code, int line_number, absl::string_view message) const {
     return absl::Status(code, absl::StrCat(source_name_, ":", line_number, ": ", message));
@@ -190,6 +202,7 @@ class Parser {
   }
 
   absl::string_view source_name_;
+  const ObjectNames& object_names_;
   int line_number_ = 0;
   CallgrindProfile profile_;
 
@@ -445,7 +458,8 @@ absl::Status Parser::ParsePositionSpec(absl::string_view line, absl::string_view
   std::string name;
   if (key == "ob") {
     ICOUNT_RETURN_IF_ERROR(ResolveName(kObjectNames, line, value, &name));
-    current_object_ = std::move(name);
+    auto renamed = object_names_.find(name);
+    current_object_ = renamed == object_names_.end() ? std::move(name) : renamed->second;
   } else if (key == "cob") {
     // Defines a compressed name; the target's object is not part of its key.
     return ResolveName(kObjectNames, line, value, &name);
@@ -465,12 +479,12 @@ absl::Status Parser::ParsePositionSpec(absl::string_view line, absl::string_view
     // keeps that file current until the next fl=.
     Commit();
     current_file_ = std::move(name);
-    Enter(absl::StrCat(current_file_, ":", current_function_name_));
+    Enter(current_file_, current_function_name_);
   } else {  // fn=
     ICOUNT_RETURN_IF_ERROR(ResolveName(kFunctionNames, line, value, &name));
     Commit();
     current_function_name_ = std::move(name);
-    Enter(absl::StrCat(current_file_, ":", current_function_name_));
+    Enter(current_file_, current_function_name_);
     functions_[current_].object = current_object_;
   }
   return absl::OkStatus();
@@ -484,7 +498,7 @@ absl::Status Parser::ParseCallSpec(absl::string_view line, absl::string_view key
     ICOUNT_RETURN_IF_ERROR(ResolveName(kFunctionNames, line, value, &name));
     // Without cfi=, annotate takes the caller's current file (which may be an
     // fi=/fe= file); an empty cfi= name counts as no cfi=.
-    callee_ = Intern(absl::StrCat(call_file_.empty() ? current_file_ : call_file_, ":", name));
+    callee_ = Intern(call_file_.empty() ? current_file_ : call_file_, name);
     call_file_.clear();
     return absl::OkStatus();
   }
@@ -669,9 +683,14 @@ absl::Status Parser::ResolveName(NameTable table, absl::string_view line, absl::
   return absl::OkStatus();
 }
 
-size_t Parser::Intern(std::string name) {
-  auto [it, inserted] = function_index_.try_emplace(std::move(name), functions_.size());
-  if (inserted) functions_.emplace_back();
+size_t Parser::Intern(const std::string& file, const std::string& function) {
+  auto [it, inserted] =
+      function_index_.try_emplace(absl::StrCat(file, ":", function), functions_.size());
+  if (inserted) {
+    functions_.emplace_back();
+    functions_.back().unnamed = IsAddressName(function);
+    functions_.back().file = file;
+  }
   return it->second;
 }
 
@@ -679,7 +698,9 @@ void Parser::Commit() {
   if (current_ != kNoFunction) functions_[current_].listed = true;
 }
 
-void Parser::Enter(std::string name) { current_ = Intern(std::move(name)); }
+void Parser::Enter(const std::string& file, const std::string& function) {
+  current_ = Intern(file, function);
+}
 
 absl::Status Parser::FinishPart(int line_number) {
   // Callgrind closes every part with "totals:", so a part without one was
@@ -759,6 +780,13 @@ absl::StatusOr<CallgrindProfile> Parser::Finish() {
     const Function& function = functions_[index];
     key_storage[index] =
         function.object.empty() ? name : absl::StrCat(name, " [", function.object, "]");
+    if (function.unnamed && !function.object.empty()) {
+      const size_t slash = function.object.rfind('/');
+      profile_.unnamed_groups[key_storage[index]] = absl::StrCat(
+          function.file, ":(unknown in ",
+          slash == std::string::npos ? function.object : function.object.substr(slash + 1), ") [",
+          function.object, "]");
+    }
     if (!function.listed && !function.called) continue;
     const std::string& key = key_storage[index];
     if (function.listed) profile_.exclusive[key] += function.self;
@@ -783,14 +811,16 @@ absl::StatusOr<CallgrindProfile> Parser::Finish() {
 }  // namespace
 
 absl::StatusOr<CallgrindProfile> ParseCallgrindOutput(std::string_view text,
-                                                      std::string_view source_name) {
+                                                      std::string_view source_name,
+                                                      const ObjectNames& object_names) {
   // Debian's abseil is built with its own absl::string_view rather than an
   // alias of std::string_view, so convert once at the boundary.
-  return Parser(absl::string_view(source_name.data(), source_name.size()))
+  return Parser(absl::string_view(source_name.data(), source_name.size()), object_names)
       .Parse(absl::string_view(text.data(), text.size()));
 }
 
-absl::StatusOr<CallgrindProfile> ParseCallgrindFile(const std::string& path) {
+absl::StatusOr<CallgrindProfile> ParseCallgrindFile(const std::string& path,
+                                                    const ObjectNames& object_names) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
                                                        &std::fclose);
   if (file == nullptr) {
@@ -816,7 +846,7 @@ absl::StatusOr<CallgrindProfile> ParseCallgrindFile(const std::string& path) {
   if (std::ferror(file.get())) {
     return absl::DataLossError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
   }
-  return ParseCallgrindOutput(text, path);
+  return ParseCallgrindOutput(text, path, object_names);
 }
 
 }  // namespace icount::timer::internal

@@ -127,7 +127,23 @@ struct CallgrindProfile {
     int64_t inclusive = 0;
   };
   std::vector<CallArc> calls;
+
+  // Functions callgrind found no symbol for are named by their address
+  // ("???:0x000000000004cf40 [/usr/lib/x86_64-linux-gnu/libtorch_cpu.so]"),
+  // which moves whenever anything loaded before the object changes size (a
+  // preloaded library, another build), so no two runs agree on it. Each
+  // such key (of a function with an object) maps to the key that all of
+  // its object's unnamed functions share:
+  // "???:(unknown in libtorch_cpu.so) [/usr/lib/x86_64-linux-gnu/libtorch_cpu.so]"
+  // (see MergeUnnamedFunctions and BuildCallTree).
+  absl::flat_hash_map<std::string, std::string> unnamed_groups;
 };
+
+// Objects to name otherwise in function keys: object path as callgrind
+// wrote it -> the name keys show. E.g. a program run from a scratch
+// directory of its own ("/tmp/icount-run-grwsh9/worker") is named by the
+// path it was built at, the same in every run.
+using ObjectNames = absl::flat_hash_map<std::string, std::string>;
 
 // Parses the contents of a callgrind output file. `source_name` (usually the
 // file's path) only prefixes error messages, which read
@@ -142,11 +158,13 @@ struct CallgrindProfile {
 //     e.g. a malformed cost line, an undefined compressed name "(12)", or a
 //     call cost line missing after calls=.
 absl::StatusOr<CallgrindProfile> ParseCallgrindOutput(std::string_view text,
-                                                      std::string_view source_name);
+                                                      std::string_view source_name,
+                                                      const ObjectNames& object_names = {});
 
 // Reads `path` and parses it with ParseCallgrindOutput. Returns NotFoundError
 // or PermissionDeniedError (etc.) if the file cannot be read.
-absl::StatusOr<CallgrindProfile> ParseCallgrindFile(const std::string& path);
+absl::StatusOr<CallgrindProfile> ParseCallgrindFile(const std::string& path,
+                                                    const ObjectNames& object_names = {});
 
 }  // namespace icount::timer::internal
 

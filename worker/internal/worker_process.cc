@@ -49,7 +49,8 @@ absl::StatusOr<std::vector<std::string>> EnvironmentAfter(const std::vector<std:
 
 absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
                                           const std::vector<std::string>& env,
-                                          const std::string& log_path, bool reproducible_layout) {
+                                          const std::string& log_path, bool reproducible_layout,
+                                          const std::string& working_directory) {
   int orders[2];
   int results[2];
   if (pipe(orders) != 0 || pipe(results) != 0) {
@@ -65,6 +66,7 @@ absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
   options.new_process_group = true;
   options.fds = {{orders[0], 0}, {results[1], 3}};
   options.output_path = log_path;
+  options.working_directory = working_directory;
   absl::StatusOr<pid_t> pid = base::Spawn(argv, options);
   close(orders[0]);
   close(results[1]);

@@ -36,11 +36,13 @@ struct WorkerProcess {
   std::chrono::steady_clock::time_point started;  // the process, then each order
 };
 
-// Starts `argv` with `env`, its orders on fd 0 and its results on fd 3,
-// stdout and stderr in `log_path`, in a new process group.
+// Starts `argv` with `env` in `working_directory`, its orders on fd 0 and
+// its results on fd 3, stdout and stderr in `log_path`, in a new process
+// group.
 absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
                                           const std::vector<std::string>& env,
-                                          const std::string& log_path, bool reproducible_layout);
+                                          const std::string& log_path, bool reproducible_layout,
+                                          const std::string& working_directory = "");
 
 // The environment that `prefix` (e.g. {"/bin/bash", "-c", "<command> && exec
 // \"$@\"", "icount-env"}, an A/B side's set-up) leaves when started with
