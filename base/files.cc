@@ -125,6 +125,47 @@ absl::StatusOr<std::string> MakeTemporaryDirectory(const std::string& prefix) {
   return pattern;
 }
 
+std::string UserPath(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  const char* invoked_from = std::getenv("BUILD_WORKING_DIRECTORY");
+  std::string base;
+  if (invoked_from != nullptr && *invoked_from != '\0') {
+    base = invoked_from;
+  } else {
+    char cwd[4096];
+    if (getcwd(cwd, sizeof(cwd)) == nullptr) return path;
+    base = cwd;
+  }
+  std::string relative = path;
+  while (relative.rfind("./", 0) == 0) relative.erase(0, 2);
+  return absl::StrCat(base, base.back() == '/' ? "" : "/", relative);
+}
+
+std::string PathForDisplay(const std::string& path) {
+  const std::string here = UserPath(".");  // "<where the user stands>/."
+  const std::string prefix = here.substr(0, here.size() - 1);
+  return path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0
+             ? path.substr(prefix.size())
+             : path;
+}
+
+absl::Status CheckOutputPath(const std::string& flag, const std::string& path) {
+  if (path.empty()) return absl::OkStatus();
+  if (IsDirectory(path)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, "=", path, ": is a directory; name the file to write"));
+  }
+  const size_t slash = path.rfind('/');
+  const std::string directory = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  if (access(directory.c_str(), W_OK) != 0) {
+    const int error = errno;
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", flag, "=", path, ": cannot write into ", directory, " (", std::strerror(error), "); ",
+        error == ENOENT ? "create the directory or choose another" : "choose a writable directory"));
+  }
+  return absl::OkStatus();
+}
+
 bool IsDirectory(const std::string& path) {
   struct stat info;
   return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);

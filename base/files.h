@@ -63,6 +63,28 @@ absl::Status MakeDirectories(const std::string& path);
 // is mounted inside it), ignoring errors.
 void RemoveDirectoryTree(const std::string& path);
 
+// A path the user gave, made absolute against the directory they stand in:
+// the one `bazel run` was started from (BUILD_WORKING_DIRECTORY, as Bazel
+// runs the program from its runfiles), else the working directory. An
+// absolute or empty path is returned as it is.
+//
+//   // `./bazelw run //tools:ci -- --destination=rel.json` from /home/me:
+//   UserPath("rel.json");  // "/home/me/rel.json"
+std::string UserPath(const std::string& path);
+
+// UserPath's inverse, for titles: `path` relative to where the user stands
+// when it lies below it ("/home/me/work/run.json" -> "run.json"), else
+// `path` itself.
+std::string PathForDisplay(const std::string& path);
+
+// Checks, before any work, that --`flag`=`path` names a file that can be
+// written: not a directory, in a directory that exists and is writable.
+// The error names the flag and says what to do:
+//   "--output=/tmp/no/run.json: cannot write into /tmp/no/ (No such file or
+//    directory); create the directory or choose another"
+// An empty path (the flag not given) is fine.
+absl::Status CheckOutputPath(const std::string& flag, const std::string& path);
+
 }  // namespace icount::base
 
 #endif  // ICOUNT_BASE_FILES_H_

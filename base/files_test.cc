@@ -123,4 +123,30 @@ TEST(FilesTest, TemporaryDirectoriesPreferTestTmpdirThenTmpdir) {
 }
 
 }  // namespace
+TEST(FilesTest, UserPathsAreTakenFromWhereBazelRunWasStarted) {
+  ASSERT_EQ(setenv("BUILD_WORKING_DIRECTORY", "/home/me/work", 1), 0);
+  EXPECT_EQ(UserPath("rel.json"), "/home/me/work/rel.json");
+  EXPECT_EQ(UserPath("./out/rel.json"), "/home/me/work/out/rel.json");
+  EXPECT_EQ(UserPath("/abs/run.json"), "/abs/run.json");
+  EXPECT_EQ(UserPath(""), "");
+  ASSERT_EQ(unsetenv("BUILD_WORKING_DIRECTORY"), 0);
+  char cwd[4096];
+  ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
+  EXPECT_EQ(UserPath("rel.json"), std::string(cwd) + "/rel.json");
+}
+
+TEST(FilesTest, AnOutputInAMissingDirectoryOrADirectoryIsRefusedNamingTheFlag) {
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/outputs";
+  ASSERT_TRUE(MakeDirectories(dir).ok());
+  EXPECT_TRUE(CheckOutputPath("output", dir + "/run.json").ok());
+  EXPECT_TRUE(CheckOutputPath("output", "").ok());
+  const absl::Status missing = CheckOutputPath("json", dir + "/no/such/t.json");
+  EXPECT_EQ(missing.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(missing.message(), "--json=" + dir + "/no/such/t.json: cannot write into " + dir +
+                                   "/no/such/ (No such file or directory); create the directory "
+                                   "or choose another");
+  const absl::Status directory = CheckOutputPath("destination", dir);
+  EXPECT_EQ(directory.message(), "--destination=" + dir + ": is a directory; name the file to write");
+}
+
 }  // namespace icount::base

@@ -67,7 +67,9 @@ HEADER = """\
 icount's headline figures, each with the machine, the commit and the
 command that produced it. `bench/figures.sh` measures them and writes this
 page (`bench/figures.sh OUT main` re-measures one figure and replaces its
-row); run it on an otherwise idle machine. Counts differ between CPUs
+row); run it on an otherwise idle machine. The commands run what
+`./bazelw build //tools:main //tools:ab_test //timer:timer_benchmark`
+builds. Counts differ between CPUs
 (LibTorch picks kernels by CPU features), so compare counts taken on one
 machine; times differ more, between machines of one kind too.
 

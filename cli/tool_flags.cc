@@ -1,5 +1,6 @@
 #include "cli/tool_flags.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -7,9 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include "absl/flags/reflection.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/files.h"
 #include "base/flags.h"
 #include "compare/version.h"
 #include "expand/version.h"
@@ -21,6 +25,13 @@
 #include "worker/version.h"
 
 namespace icount::cli {
+
+// The tools' flags that name files and directories (ResolvePathFlags).
+constexpr const char* kPathFlags[] = {
+    "output", "destination", "baseline",  "markdown", "json",       "html",
+    "history", "db",         "input",     "sides",    "libtorch",   "A_libtorch",
+    "B_libtorch", "A_worker", "B_worker", "shared_dir", "root",     "A_root",
+    "B_root"};
 
 base::VersionList AllLibraryVersions() {
   return {{"timer", timer::kTimerVersion},    {"compare", compare::kCompareVersion},
@@ -36,6 +47,22 @@ std::map<std::string, std::string> LibraryVersionMap() {
   return {versions.begin(), versions.end()};
 }
 
+void ResolvePathFlags() {
+  for (const char* name : kPathFlags) {
+    absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag == nullptr || !flag->IsOfType<std::string>()) continue;
+    const std::string value = flag->CurrentValue();
+    // A root is a Debian suite's name or a directory.
+    const bool root = absl::EndsWith(name, "root");
+    if (value.empty() || (root && !absl::StrContains(value, "/"))) continue;
+    std::string error;
+    if (!flag->ParseFrom(base::UserPath(value), &error)) {
+      base::Fail(absl::StrCat("--", name, "=", value, ": ", error));
+      std::exit(1);
+    }
+  }
+}
+
 std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage,
                                   std::vector<std::string> checking_icount) {
   base::HelpLayout layout;
@@ -43,7 +70,10 @@ std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage,
                      {"tools/history_recording.cc", "Recording into a history store"},
                      {"tools/html_report.cc", "HTML report"}};
   layout.checking_icount = std::move(checking_icount);
-  return base::ParseFlags(argc, argv, usage, AllLibraryVersions(), layout);
+  std::vector<char*> positional =
+      base::ParseFlags(argc, argv, usage, AllLibraryVersions(), layout);
+  ResolvePathFlags();
+  return positional;
 }
 
 std::string ToolCommandLine() {

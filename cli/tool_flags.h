@@ -29,9 +29,16 @@ std::map<std::string, std::string> LibraryVersionMap();
 // base::ParseFlags(argc, argv, usage, AllLibraryVersions()), with --help's
 // sections for the flags the tools share (--executor, --history, --html) and
 // `checking_icount`, the tool's flags that exist to check icount itself,
-// listed last (see base::HelpLayout).
+// listed last (see base::HelpLayout); then ResolvePathFlags().
 std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage,
                                   std::vector<std::string> checking_icount = {});
+
+// Makes every flag that names a file or directory (--output, --json,
+// --libtorch, a --root that is a directory, ...) absolute, a relative value
+// taken from where the user stands (base::UserPath): `bazel run` starts a
+// tool in its runfiles, and `--output=run.json` belongs beside the user,
+// not there. Messages then name the absolute path.
+void ResolvePathFlags();
 
 // This process's command line, arguments with spaces quoted, e.g.
 // "bazel-bin/tools/main '--filter=add|mul'", for runs to record.

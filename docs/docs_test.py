@@ -34,6 +34,10 @@ _FLAG = re.compile(r"(?<![\w-])--([A-Za-z_]\w*)")
 _LABEL = re.compile(r"(?<![\w/.@:-])(@icount)?//([\w/.-]*)(?::([\w.+-]+))?")
 # bazel-bin/PKG/NAME: what target NAME of PKG builds.
 _OUTPUT = re.compile(r"(?<![\w/.-])(?:\./)?bazel-bin/([\w/.+-]*\w)")
+# `./bazelw build TARGETS` or `bazel run //PKG:NAME`: group 2, the targets.
+_BUILD_COMMAND = re.compile(r"(?:\./bazelw|bazel) (build|run|test)((?:\s+(?:--\S+|//\S+))+)")
+# bazel-bin/PKG/NAME as a command uses it, also as $PWD/bazel-bin/...
+_USED_OUTPUT = re.compile(r"(?<![\w/.$-])(?:\$PWD/|\./)?bazel-bin/([\w/.+-]*\w)")
 _LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")
 _HELP_FLAG = re.compile(r"^  --(\w+)=", re.M)
 _ISSUE_NUMBER = re.compile(r"\bissues? #\d+|\(#\d+\)", re.I)
@@ -220,6 +224,34 @@ class DocsTest(unittest.TestCase):
                 elif anchor and resolved.endswith(".md") and \
                         anchor not in _anchors(self.read(resolved)):
                     problems.append(f"{where}: {resolved} has no heading #{anchor}")
+        self.fail_on(problems)
+
+    def test_pages_build_what_they_use_first(self):
+        """Every bazel-bin/PKG/NAME a page's commands use comes after a
+        command on that page that builds it (`./bazelw build` of //PKG:NAME,
+        //PKG:all, //PKG/... or //...; `./bazelw run //PKG:NAME` builds it
+        too): a newcomer who copies a command from one page must not meet
+        "No such file or directory"."""
+        problems = []
+        for path in self.files:
+            text = self.read(path)
+            builds = [(match.start(), [target.rstrip("`'\").,:;") for target in match.group(2).split()])
+                      for match in _BUILD_COMMAND.finditer(text)]
+            offset = 0
+            for line, span in _code_spans(text):
+                at = text.find(span, offset)
+                offset = max(offset, at)
+                for match in _USED_OUTPUT.finditer(span):
+                    output = re.sub(r"\.runfiles(/.*)?$", "", match.group(1))
+                    package, _, name = output.rpartition("/")
+                    covered = {f"//{package}:{name}", f"//{package}:all", f"//{package}/...", "//..."}
+                    parts = package.split("/")
+                    covered |= {"//" + "/".join(parts[:k]) + "/..." for k in range(1, len(parts))}
+                    if not any(start < at + match.start() and covered & set(targets)
+                               for start, targets in builds):
+                        problems.append(f"{path}:{line + span.count(chr(10), 0, match.start())}: "
+                                        f"uses bazel-bin/{match.group(1)}, which no command before it "
+                                        f"on the page builds (show `./bazelw build //{package}:{name}` first)")
         self.fail_on(problems)
 
     def test_no_issue_numbers(self):

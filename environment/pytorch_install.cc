@@ -336,7 +336,8 @@ absl::StatusOr<PyTorchInstall> FindPyTorch(const EnvironmentSpec& spec) {
   if (!answer.ok()) return answer.status();
   if (answer->has_torch) return FromPythonPackage(spec, *answer);
   PyTorchInstall install = SystemInstall();
-  install.how_found = absl::StrCat("no torch in ", spec.name, ": ", answer->why_not);
+  install.how_found =
+      absl::StrCat("this environment's python3 cannot import torch (", answer->why_not, ")");
   return install;
 }
 
@@ -398,6 +399,12 @@ std::string Describe(const PyTorchInstall& install) {
   return absl::StrCat(DescribeInstall(install),
                       install.kind == InstallKind::kSystem ? " (" : ", found by ",
                       install.how_found, install.kind == InstallKind::kSystem ? ")" : "");
+}
+
+std::string DescribeMeasured(const PyTorchInstall& install) {
+  if (install.kind != InstallKind::kSystem) return absl::StrCat("measures ", Describe(install));
+  return absl::StrCat("measures Debian's system PyTorch ", install.version, " at ", install.root,
+                      install.how_found.empty() ? "" : ": ", install.how_found);
 }
 
 absl::StatusOr<std::string> Fingerprint(const PyTorchInstall& install) {

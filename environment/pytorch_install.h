@@ -140,8 +140,14 @@ std::string DescribeInstall(const PyTorchInstall& install);
 
 // DescribeInstall and how it was found: "torch 2.1.0 (Python package) at
 // /venv/.../torch, found by ...", or "torch 1.13.0 (Debian's system
-// install) at /usr (no torch in A: ...)".
+// install) at /usr (this environment's python3 cannot import torch (...))".
 std::string Describe(const PyTorchInstall& install);
+
+// What a side measures, for the line a tool prints as it starts:
+//   "measures Debian's system PyTorch 1.13.0 at /usr: this environment's
+//    python3 cannot import torch (ModuleNotFoundError: No module named 'torch')"
+//   "measures torch 2.6.0 (Python package) at /venv/..., found by `import torch`"
+std::string DescribeMeasured(const PyTorchInstall& install);
 
 // 16 hex digits that change when a header under include_directory or a
 // library in library_directory is added, removed or rewritten (paths,

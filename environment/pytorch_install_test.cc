@@ -147,10 +147,10 @@ TEST(FindPyTorchTest, WithoutTorchItIsDebiansAndSaysWhy) {
        "", "A_libtorch", "", ""});
   ASSERT_TRUE(install.ok()) << install.status();
   EXPECT_EQ(install->kind, InstallKind::kSystem);
-  EXPECT_EQ(Describe(*install),
-            absl::StrCat("torch ", install->version,
-                         " (Debian's system install) at /usr (no torch "
-                         "in A: ModuleNotFoundError: No module named 'torch')"));
+  EXPECT_EQ(DescribeMeasured(*install),
+            absl::StrCat("measures Debian's system PyTorch ", install->version,
+                         " at /usr: this environment's python3 cannot import torch "
+                         "(ModuleNotFoundError: No module named 'torch')"));
 }
 
 TEST(FindPyTorchTest, ATorchThatFailsToImportIsAnError) {

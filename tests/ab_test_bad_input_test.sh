@@ -108,7 +108,7 @@ if env -u BUILD_WORKSPACE_DIRECTORY ICOUNT_WORKSPACE="$tmp/not_a_tree" "$ab_test
   --B_libtorch="$tmp/libtorch" > /dev/null 2> "$tmp/no_tree.err"; then
   fail "a build without icount's source tree must fail"
 fi
-grep -q "^ab_test: B: torch 2.1.0 (LibTorch directory) at $tmp/libtorch, found by --B_libtorch$" \
+grep -q "^ab_test: B: measures torch 2.1.0 (LibTorch directory) at $tmp/libtorch, found by --B_libtorch$" \
   "$tmp/no_tree.err" || fail "what B has: $(cat "$tmp/no_tree.err")"
 grep -qF "\$ICOUNT_WORKSPACE=$tmp/not_a_tree is not icount's source tree" "$tmp/no_tree.err" \
   || fail "no source tree message: $(cat "$tmp/no_tree.err")"

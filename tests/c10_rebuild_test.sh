@@ -39,7 +39,7 @@ cat "$tmp/ab.txt" >&2
 for side in A B; do
   dir=$side_a
   [[ $side == B ]] && dir=$side_b
-  grep -q "^ab_test: $side: torch 1.13.0 (LibTorch directory) at $dir, found by --${side}_libtorch$" \
+  grep -q "^ab_test: $side: measures torch 1.13.0 (LibTorch directory) at $dir, found by --${side}_libtorch$" \
     "$tmp/ab.log" || fail "what $side has: $(head -5 "$tmp/ab.log")"
 done
 

@@ -47,7 +47,7 @@ filter='^(Empty / no allocation|Metadata and views / size)$'
 "$ab_test" --A=true --B=true --B_libtorch="$prefix" --filter="$filter" --json="$tmp/ab.json" \
   > "$tmp/ab.txt" 2> "$tmp/ab.log" || fail "ab_test: $(tail -30 "$tmp/ab.log")"
 nested_build_summary "$tmp/ab.log"
-grep -q "^ab_test: B: torch 1.13.0 (LibTorch directory) at $prefix, found by --B_libtorch$" "$tmp/ab.log" \
+grep -q "^ab_test: B: measures torch 1.13.0 (LibTorch directory) at $prefix, found by --B_libtorch$" "$tmp/ab.log" \
   || fail "what B has: $(head -5 "$tmp/ab.log")"
 grep -q "^ab_test: B: bazel: \[" "$tmp/ab.log" || fail "no build progress: $(head -20 "$tmp/ab.log")"
 grep -q "Python cases are skipped" "$tmp/ab.log" || fail "a LibTorch directory runs C++ cases only"
@@ -94,7 +94,7 @@ stmt='static_assert(ICOUNT_EDITED_HEADER == 1, "the copy"); auto y = torch::empt
 timeit_flags=(--language=cpp --stmt="$stmt" --number=10 --callgrind --callgrind_number=20)
 "$timeit" "${timeit_flags[@]}" --libtorch="$prefix" > "$tmp/side.txt" 2> "$tmp/side.err" \
   || fail "timeit --libtorch: $(tail -20 "$tmp/side.err")"
-grep -q "^timeit: --libtorch: torch 1.13.0 (LibTorch directory) at $prefix, found by --libtorch$" \
+grep -q "^timeit: --libtorch: measures torch 1.13.0 (LibTorch directory) at $prefix, found by --libtorch$" \
   "$tmp/side.err" || fail "what timeit measured against: $(head -5 "$tmp/side.err")"
 grep -q "Per run: *[0-9]" "$tmp/side.txt" || fail "no counts: $(cat "$tmp/side.txt")"
 # Against Debian's headers the same statement does not compile.

@@ -80,6 +80,19 @@ class ReportBrowserTest(unittest.TestCase):
         self.assertEqual(list(grown.values()), [300 * 100])  # per case: 300 a run, 100 runs
         self.browser.screenshot(os.path.join(OUTPUTS, "comparison.png"))
 
+    def test_the_table_fits_1400_pixels_and_every_case_is_labelled(self):
+        page = self.page("comparison.html")
+        wrap = "document.querySelector('#suite').closest('.table-wrap')"
+        # No sideways scrolling: the change columns are in view.
+        self.assertLessEqual(page.b.evaluate(wrap + ".scrollWidth"), page.b.evaluate(wrap + ".clientWidth"))
+        page.draw_all_charts()
+        # Each group chart names every one of its cases on its axis.
+        unlabelled = page.b.evaluate("""window.icountReport.charts
+            .filter(ch => ch.canvas.closest('.group-chart'))
+            .filter(ch => ch.scales.y.ticks.length !== ch.data.labels.length)
+            .map(ch => ch.canvas.closest('.group-chart').dataset.group)""")
+        self.assertEqual(unlabelled, [])
+
     def test_table_shows_the_results_files_numbers(self):
         page = self.page("comparison.html")
         rows = {row["key"]: row for row in page.table()}

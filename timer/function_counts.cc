@@ -124,6 +124,40 @@ FunctionCounts FunctionCounts::operator*(double factor) const {
   return FromMap(counts, inclusive_);
 }
 
+namespace {
+
+// A function key ("file:function [/path/object]") in at most `width`
+// characters, as a reader tells functions apart: by the function's name
+// from its start, its object's file name kept apart and whole. Longer
+// keys lose the object's directory, then the file, then the name's end:
+//   "./string/../sysdeps/x86_64/multiarch/memcmp-avx2-movbe.S:__memcmp_avx2_movbe [/usr/lib/x86_64-linux-gnu/libc.so.6]"
+//   -> "__memcmp_avx2_movbe [libc.so.6]"
+std::string ShortName(const std::string& key, size_t width) {
+  if (key.size() <= width) return key;
+  std::string head = key;
+  std::string object;
+  if (const size_t open = key.rfind(" ["); open != std::string::npos && key.back() == ']') {
+    head = key.substr(0, open);
+    const std::string path = key.substr(open + 2, key.size() - open - 3);
+    object = absl::StrCat(" [", path.substr(path.rfind('/') + 1), "]");
+  }
+  std::string function = head;
+  for (size_t i = 0; i < head.size(); ++i) {
+    // The file's colon: not one of C++'s "::".
+    if (head[i] == ':' && (i + 1 == head.size() || head[i + 1] != ':') &&
+        (i == 0 || head[i - 1] != ':')) {
+      function = head.substr(i + 1);
+      break;
+    }
+  }
+  if (head.size() + object.size() <= width) return head + object;
+  if (function.size() + object.size() <= width) return function + object;
+  const size_t room = width > object.size() + 3 ? width - object.size() - 3 : 0;
+  return absl::StrCat(function.substr(0, room), "...", object);
+}
+
+}  // namespace
+
 std::string FunctionCounts::ToString(int linewidth) const {
   size_t count_len = 0;
   for (const FunctionCount& row : rows_) {
@@ -135,13 +169,7 @@ std::string FunctionCounts::ToString(int linewidth) const {
       std::max<int64_t>(static_cast<int64_t>(linewidth) - static_cast<int64_t>(count_len) - 4, 40));
   std::vector<std::string> lines;
   for (const FunctionCount& row : rows_) {
-    std::string function = row.function;
-    if (function.size() > fn_len) {
-      const size_t left = (fn_len - 5) / 2;
-      const size_t right = fn_len - left - 5;
-      function =
-          absl::StrCat(function.substr(0, left), " ... ", function.substr(function.size() - right));
-    }
+    const std::string function = ShortName(row.function, fn_len);
     std::string count = absl::StrCat(row.count);
     lines.push_back(absl::StrCat("  ",
                                  std::string(count_len - std::min(count_len, count.size()), ' '),

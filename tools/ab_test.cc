@@ -185,6 +185,7 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   }
   const std::string json = absl::GetFlag(FLAGS_json);
   if (json.empty()) return absl::OkStatus();
+  ICOUNT_RETURN_IF_ERROR(base::CheckOutputPath("json", json));
   ICOUNT_RETURN_IF_ERROR(timer::CheckResultsDestination(json, &IsComparisonJson),
                          absl::Status(_.code(), absl::StrCat("--json: ", _.message())));
   std::vector<std::string> journals;

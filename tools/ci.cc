@@ -208,6 +208,11 @@ int Main(int argc, char** argv) {
   if (absl::Status s = CheckExecutorFlags(); !s.ok()) return base::Fail(s);
   const std::string destination = absl::GetFlag(FLAGS_destination);
   if (destination.empty()) return base::Fail("--destination is required");
+  for (const auto& [flag, path] : {std::pair<const char*, std::string>{"destination", destination},
+                                   {"markdown", absl::GetFlag(FLAGS_markdown)},
+                                   {"json", absl::GetFlag(FLAGS_json)}}) {
+    if (absl::Status s = base::CheckOutputPath(flag, path); !s.ok()) return base::Fail(s);
+  }
   if (absl::Status s = timer::CheckResultsDestination(destination); !s.ok()) {
     return base::Fail(absl::StrCat("--destination: ", s.message()));
   }

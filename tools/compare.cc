@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "base/files.h"
 #include "cli/tool_flags.h"
 #include "compare/compare.h"
 #include "compare/delta_table.h"
@@ -114,7 +115,8 @@ compare::DeltaTable BaselineTable(const std::string& input_path,
     return key;
   };
   compare::DeltaTable table(
-      absl::StrCat("Wall time: ", input_path, " (B) against ", baseline_path, " (A)"));
+      absl::StrCat("Wall time: ", base::PathForDisplay(input_path), " (B) against ",
+                   base::PathForDisplay(baseline_path), " (A)"));
   // Input first, so rows and columns follow the file being examined. Of two
   // measurements with one key (e.g. differing only in setup), the later is
   // compared.

@@ -145,7 +145,8 @@ if ! grep -qF "${scratch}/corrupt.json:2:17: invalid JSON" "${scratch}/err"; the
 fi
 
 run missing 1 --input=no_such_file.json
-expect_stderr missing "compare: no_such_file.json: cannot open: No such file or directory
+# Paths in messages are absolute, taken from where compare ran.
+expect_stderr missing "compare: $(cd "${testdata}" && pwd -P)/no_such_file.json: cannot open: No such file or directory
 "
 
 printf '{"measurments": []}\n' >"${scratch}/misspelt.json"
@@ -157,7 +158,7 @@ fi
 
 # Missing, empty and unreadable files; a bad baseline; impossible values; unknown flags.
 run missing_baseline 1 --input=delta_b.json --baseline=no_such_file.json
-expect_stderr missing_baseline "compare: no_such_file.json: cannot open: No such file or directory
+expect_stderr missing_baseline "compare: $(cd "${testdata}" && pwd -P)/no_such_file.json: cannot open: No such file or directory
 "
 run truncated_baseline 1 --input=delta_b.json --baseline="${scratch}/truncated.json"
 grep -qF "${scratch}/truncated.json:1:56: invalid JSON" "${scratch}/err" ||

@@ -75,7 +75,7 @@ absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& s
     ICOUNT_RETURN_IF_ERROR(FindInRoot(spec, tool, options, out),
                            absl::Status(_.code(), absl::StrCat(spec.name, ": ", _.message())));
   }
-  Say(tool, spec.name, environment::Describe(out.install));
+  Say(tool, spec.name, environment::DescribeMeasured(out.install));
   if (out.install.kind == environment::InstallKind::kSystem) return out;
   if (options.workspace.empty()) {
     ICOUNT_ASSIGN_OR_RETURN(options.workspace, environment::IcountWorkspace());

@@ -433,6 +433,9 @@ absl::StatusOr<std::string> ExportBmf(Store& store, const std::vector<RunRow>& r
 }
 
 int Export(Store& store) {
+  if (absl::Status s = base::CheckOutputPath("output", absl::GetFlag(FLAGS_output)); !s.ok()) {
+    return base::Fail(s);
+  }
   const std::string format = absl::GetFlag(FLAGS_format);
   absl::StatusOr<std::vector<RunRow>> runs = store.Runs();
   if (!runs.ok()) return base::Fail(runs.status());

@@ -3,13 +3,14 @@
 #include <string>
 
 #include "absl/flags/flag.h"
+#include "base/files.h"
 
 ABSL_FLAG(std::string, html, "",
           "Also writes a self-contained HTML report of the run here (see //tools:report).");
 
 namespace icount::tools {
 
-absl::Status CheckHtmlFlag() { return CheckHtmlPath("html", absl::GetFlag(FLAGS_html)); }
+absl::Status CheckHtmlFlag() { return base::CheckOutputPath("html", absl::GetFlag(FLAGS_html)); }
 
 absl::Status WriteHtmlFlag(report::ReportInput input) {
   const std::string path = absl::GetFlag(FLAGS_html);

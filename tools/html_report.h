@@ -21,7 +21,7 @@ ABSL_DECLARE_FLAG(std::string, html);
 
 namespace icount::tools {
 
-// CheckHtmlPath for --html.
+// base::CheckOutputPath for --html.
 absl::Status CheckHtmlFlag();
 
 // WriteHtmlReport to --html; nothing without it.

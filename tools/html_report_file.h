@@ -5,7 +5,7 @@
 // the page written and announced. //tools:report uses it directly; main, ci
 // and ab_test through --html (html_report.h).
 //
-//   ICOUNT_RETURN_IF_ERROR(CheckHtmlPath("output", path));
+//   ICOUNT_RETURN_IF_ERROR(base::CheckOutputPath("output", path));
 //   ... read the results ...
 //   ICOUNT_RETURN_IF_ERROR(WriteHtmlReport(path, input));
 
@@ -15,10 +15,6 @@
 #include "report/report_data.h"
 
 namespace icount::tools {
-
-// An error naming --`flag` when `path` is a directory, or a file in a
-// directory that does not exist or cannot be written.
-absl::Status CheckHtmlPath(const std::string& flag, const std::string& path);
 
 // Writes the page for `input` to `path` and says so on stderr.
 absl::Status WriteHtmlReport(const std::string& path, const report::ReportInput& input);

@@ -122,6 +122,8 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
     return absl::InvalidArgumentError("--resume needs the --output of the run to continue");
   }
   if (output.empty() || absl::GetFlag(FLAGS_list)) return absl::OkStatus();
+  // The results, their journal and lock all go beside --output.
+  ICOUNT_RETURN_IF_ERROR(base::CheckOutputPath("output", output));
   ICOUNT_RETURN_IF_ERROR(timer::CheckResultsDestination(output),
                          absl::Status(_.code(), absl::StrCat("--output: ", _.message())));
   const std::string journal = output + ".journal";

@@ -35,9 +35,9 @@ expect_first_line "$main" "main: --repeats=0: must be at least 1" --repeats=0
 expect_first_line "$main" "main: --jobs=-3: must be at least 0" --jobs=-3
 expect_first_line "$main" "main: --timeout=0: must be greater than 0" --timeout=0
 expect_first_line "$main" "main: --resume needs the --output of the run to continue" --resume
-expect_first_line "$main" "main: --html=$tmp: is a directory; name the HTML file to write" --html="$tmp"
-expect_first_line "$main" "main: --html=/nonexistent/r.html: cannot write into /nonexistent/ (No such file or directory); choose a writable directory" --html=/nonexistent/r.html
-expect_first_line "$main" "main: --output: $tmp exists and cannot be read ($tmp: is a directory, not a file); icount replaces only its own results: choose another file or move it away" --output="$tmp"
+expect_first_line "$main" "main: --html=$tmp: is a directory; name the file to write" --html="$tmp"
+expect_first_line "$main" "main: --html=/nonexistent/r.html: cannot write into /nonexistent/ (No such file or directory); create the directory or choose another" --html=/nonexistent/r.html
+expect_first_line "$main" "main: --output=$tmp: is a directory; name the file to write" --output="$tmp"
 expect_first_line "$ci" "ci: --destination is required"
 expect_first_line "$ci" "ci: unexpected argument \"x\": this program takes only flags (--name=value; see --help)" --destination="$tmp/x.json" x
 expect_first_line "$ci" "ci: no case matches --filter=^no such case$ (it is searched in labels such as \"Pointwise / Math / add\"; main --list shows them all)" \

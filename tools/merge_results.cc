@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/files.h"
 #include "base/status.h"
 #include "cli/tool_flags.h"
 #include "timer/measurement_io.h"
@@ -176,13 +177,15 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "merge_results: need --output=FILE and at least one input file\n");
     return 1;
   }
+  if (absl::Status s = base::CheckOutputPath("output", output); !s.ok()) return base::Fail(s);
   if (absl::Status s = timer::CheckResultsDestination(output); !s.ok()) {
     return base::Fail(absl::StrCat("--output: ", s.message()));
   }
   std::vector<std::string> names;
   std::vector<timer::ResultsFile> files;
   for (size_t i = 1; i < inputs.size(); ++i) {
-    absl::StatusOr<timer::ResultsFile> file = timer::ReadResultsFile(inputs[i]);
+    // Inputs, as --output, from where the user stands (base::UserPath).
+    absl::StatusOr<timer::ResultsFile> file = timer::ReadResultsFile(base::UserPath(inputs[i]));
     if (!file.ok()) return base::Fail(file.status());
     names.push_back(inputs[i]);
     files.push_back(*std::move(file));

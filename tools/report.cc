@@ -18,6 +18,7 @@
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/files.h"
 #include "base/flags.h"
 #include "base/status.h"
 #include "cli/tool_flags.h"
@@ -88,7 +89,7 @@ absl::Status Run(const std::vector<char*>& positional) {
   }
   if (output.empty())
     return absl::InvalidArgumentError("--output is required: the HTML file to write");
-  ICOUNT_RETURN_IF_ERROR(CheckHtmlPath("output", output));
+  ICOUNT_RETURN_IF_ERROR(base::CheckOutputPath("output", output));
   ICOUNT_RETURN_IF_ERROR(
       base::CheckFlagAtLeast("history_runs", absl::GetFlag(FLAGS_history_runs), 1));
 

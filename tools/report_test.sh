@@ -49,9 +49,9 @@ assert t and all(x["verdict"] == "slower" and x["rounds"] == 3 for x in t), t[:2
 expect_first_line "$report" "report: --input is required: a results file or ab_test --json file"
 expect_first_line "$report" "report: --history_runs=0: must be at least 1" --input="$tmp/current.json" --output="$tmp/x.html" --history_runs=0
 expect_first_line "$report" "report: --output is required: the HTML file to write" --input="$tmp/current.json"
-expect_first_line "$report" "report: --output=$tmp: is a directory; name the HTML file to write" \
+expect_first_line "$report" "report: --output=$tmp: is a directory; name the file to write" \
   --input="$tmp/current.json" --output="$tmp"
-expect_first_line "$report" "report: --output=/nonexistent/r.html: cannot write into /nonexistent/ (No such file or directory); choose a writable directory" \
+expect_first_line "$report" "report: --output=/nonexistent/r.html: cannot write into /nonexistent/ (No such file or directory); create the directory or choose another" \
   --input="$tmp/current.json" --output=/nonexistent/r.html
 expect_first_line "$report" "report: $tmp/nothing.json: cannot open: No such file or directory" \
   --input="$tmp/nothing.json" --output="$tmp/x.html"

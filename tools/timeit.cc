@@ -235,6 +235,9 @@ int Main(int argc, char** argv) {
     return Usage("--global_setup is C++ only; put Python imports in --setup");
   }
   if (!absl::GetFlag(FLAGS_json).empty()) {
+    if (absl::Status s = base::CheckOutputPath("json", absl::GetFlag(FLAGS_json)); !s.ok()) {
+      return base::Fail(s);
+    }
     if (absl::Status s = timer::CheckResultsDestination(absl::GetFlag(FLAGS_json)); !s.ok()) {
       return base::Fail(absl::StrCat("--json: ", s.message()));
     }

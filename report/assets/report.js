@@ -179,9 +179,11 @@
   // Each column: header, value for sorting, cell text, class.
   function tableColumns() {
     const cols = [
-      { id: 'group', title: 'Group', value: c => c.group },
-      { id: 'case', title: 'Case', value: c => c.row },
-      { id: 'variant', title: 'Variant', value: c => c.column },
+      // Names wrap (wrap: true), so that the change columns stay in view
+      // at 1400 px.
+      { id: 'group', title: 'Group', value: c => c.group, wrap: true },
+      { id: 'case', title: 'Case', value: c => c.row, wrap: true },
+      { id: 'variant', title: 'Variant', value: c => c.column, wrap: true },
       { id: 'threads', title: 'Threads', value: c => c.threads, num: true },
       { id: 'counts', title: 'Instr / run', value: c => c.counts ? c.counts.per_run : null, text: v => fmtCount(v), num: true },
       { id: 'allocations', title: 'Allocs / run', value: c => c.counts ? c.counts.allocations_per_run : null,
@@ -203,7 +205,7 @@
       cols.push({ id: 'allocations_delta', title: '\u0394 allocs', value: c => c.delta ? c.delta.allocations : null,
         text: v => v === null ? '' : (v > 0 ? '+' : '') + fmtAllocations(v), cls: v => v > 0 ? 'grew' : v < 0 ? 'shrank' : '', num: true });
       cols.push({ id: 'time_delta', title: '\u0394 time [95% CI]', value: c => c.delta && c.delta.time ? c.delta.time.delta_pct : null,
-        text: (v, c) => timeDeltaText(c), cls: (v, c) => timeDeltaClass(c), num: true });
+        text: (v, c) => timeDeltaText(c), cls: (v, c) => timeDeltaClass(c), num: true, wrap: true });
     }
     return cols;
   }
@@ -257,7 +259,7 @@
         }
         const v = col.value(c);
         const text = col.text ? col.text(v, c) : (v === null || v === undefined ? '' : String(v));
-        const cls = (col.num ? 'num ' : '') + (col.cls ? col.cls(v, c) : '');
+        const cls = (col.num ? 'num ' : '') + (col.wrap ? 'wrap ' : '') + (col.cls ? col.cls(v, c) : '');
         tr.append(el('td', { class: cls.trim(), text: text, 'data-col': col.id }));
       }
       tr.addEventListener('click', () => onSelect(c, tr));
@@ -374,7 +376,9 @@
           data: { labels: rowsOf, datasets: datasets },
           options: {
             indexAxis: 'y',
-            scales: { x: { type: 'logarithmic', title: { display: true, text: m === 'counts' ? 'instructions per run' : 'seconds per run' } } },
+            // Every case labelled: Chart.js would skip labels it finds crowded.
+            scales: { x: { type: 'logarithmic', title: { display: true, text: m === 'counts' ? 'instructions per run' : 'seconds per run' } },
+              y: { ticks: { autoSkip: false } } },
             plugins: { tooltip: { callbacks: { label: ctx => ctx.dataset.label + ': ' +
               (m === 'counts' ? fmtCount(ctx.raw) : fmtTime(ctx.raw)) } } },
           },

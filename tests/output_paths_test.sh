@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Outputs: every tool's output flag that names a file in a missing
+# directory stops the tool before any work, with one message naming the
+# flag; and relative paths land where the user ran `bazel run` from
+# (BUILD_WORKING_DIRECTORY), the messages naming them absolute.
+set -u
+source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+main="$PWD/$1"
+ci="$PWD/$2"
+timeit="$PWD/$3"
+ab_test="$PWD/$4"
+merge="$PWD/$5"
+history="$PWD/$6"
+report="$PWD/$7"
+fake_inputs="$PWD/$8"
+tmp="$TEST_TMPDIR"
+missing="$tmp/no/such/dir"
+"$fake_inputs" --cases=4 --output_dir="$tmp" > /dev/null || fail "fake inputs"
+
+# expect_refused FLAG TOOL ARGS...: TOOL fails at once, naming --FLAG.
+expect_refused() {
+  local flag=$1
+  shift
+  if "$@" > "$tmp/out.txt" 2> "$tmp/err.txt"; then fail "$* must fail"; fi
+  grep -qF -- "--$flag=$missing/" "$tmp/err.txt" && grep -qF "cannot write into $missing/ (No such file or directory); create the directory or choose another" "$tmp/err.txt" \
+    || fail "$*: expected the missing directory named for --$flag: $(cat "$tmp/err.txt")"
+  ! grep -q "measur" "$tmp/out.txt" "$tmp/err.txt" || fail "$*: measured before refusing: $(cat "$tmp/err.txt")"
+  [ "$(wc -l < "$tmp/err.txt")" -le 1 ] || fail "$*: one line expected: $(cat "$tmp/err.txt")"
+}
+
+step "a missing output directory stops every tool before any work"
+expect_refused output "$main" --output="$missing/run.json"
+expect_refused html "$main" --html="$missing/run.html"
+expect_refused destination "$ci" --destination="$missing/ci.json"
+expect_refused markdown "$ci" --destination="$tmp/ci.json" --markdown="$missing/ci.md"
+expect_refused json "$ci" --destination="$tmp/ci.json" --baseline="$tmp/baseline.json" --json="$missing/c.json"
+expect_refused json "$timeit" --stmt=pass --language=python --json="$missing/t.json"
+expect_refused json "$ab_test" --A=true --B=true --json="$missing/ab.json"
+expect_refused html "$ab_test" --A=true --B=true --html="$missing/ab.html"
+expect_refused output "$merge" --output="$missing/m.json" "$tmp/current.json" "$tmp/baseline.json"
+expect_refused output "$history" --db="$tmp/history.db" export --output="$missing/h.csv"
+expect_refused output "$report" --input="$tmp/current.json" --output="$missing/r.html"
+
+step "relative paths from where bazel run was started"
+mkdir -p "$tmp/here" && cp "$tmp/current.json" "$tmp/baseline.json" "$tmp/here/"
+export BUILD_WORKING_DIRECTORY="$tmp/here"
+(cd / && "$report" --input=current.json --baseline=./baseline.json --output=page.html) \
+  > "$tmp/out.txt" 2> "$tmp/err.txt" || fail "report: $(cat "$tmp/err.txt")"
+[ -s "$tmp/here/page.html" ] || fail "report --output=page.html did not land in $tmp/here"
+grep -qF "written to $tmp/here/page.html" "$tmp/err.txt" || fail "report must name $tmp/here/page.html: $(cat "$tmp/err.txt")"
+(cd / && "$merge" --output=merged.json current.json) > "$tmp/out.txt" 2> "$tmp/err.txt" \
+  || fail "merge_results: $(cat "$tmp/err.txt")"
+grep -qF -- "-> $tmp/here/merged.json" "$tmp/out.txt" || fail "merge_results must name $tmp/here/merged.json: $(cat "$tmp/out.txt")"
+(cd / && "$main" --filter='^Empty / no allocation$' --no_counts --no_python --min_run_time=0.01 \
+  --output=run.json) > "$tmp/out.txt" 2> "$tmp/err.txt" || fail "main: $(cat "$tmp/err.txt")"
+[ -s "$tmp/here/run.json" ] || fail "main --output=run.json did not land in $tmp/here: $(cat "$tmp/err.txt")"
+grep -qF "$tmp/here/run.json" "$tmp/out.txt" "$tmp/err.txt" || fail "main must name $tmp/here/run.json: $(cat "$tmp/err.txt")"
+echo PASS
