@@ -105,13 +105,10 @@ void RemoveCallgrindFinalProfile(int pid);
 // so does ICOUNT_PHASE_LOG (base/phase_log.h), for the cost benchmark.
 std::vector<std::string> MeasurementEnvironment(int num_threads);
 
-// The padding variable below. Measured programs keep it: the worker starts
-// Python, whose os.environ copies every string to the heap, and with the
-// padding those strings' total stays the same too (C++ counts then held
-// across TMPDIR lengths; with the variable removed at start they did not).
-// Python's own counts still follow single strings' lengths (pymalloc's size
-// classes): a TMPDIR of another length moves a Python case by a few
-// instructions a run.
+// The padding variable below. The worker drops it once its stack is laid
+// out (worker/worker_main.cc); where another measured program keeps it,
+// nothing copies it to the heap: the embedded Python does not copy the
+// environment (timer/internal/python_snippet.cc).
 inline constexpr char kStackPadEnv[] = "ICOUNT_STACK_PAD";
 
 // Appends "ICOUNT_STACK_PAD=xxx..." to `env` so that the strings and

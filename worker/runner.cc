@@ -545,8 +545,8 @@ absl::Status LinkExecutable(const std::string& from, const std::string& to) {
   return absl::OkStatus();
 }
 
-// <scratch>/worker.runfiles: a symbolic link to the worker's runfiles tree.
-// The worker starts as <scratch>/worker with its environment cleared, so
+// <place>/worker.runfiles (WorkerPlace): a symbolic link to the worker's runfiles tree.
+// The worker starts as <place>/worker with its environment cleared, so
 // argv[0] is all it has to find its runfiles by (base::RunfilesTreesOf),
 // among them the precompiled prelude that makes its C++ strings compile in
 // a third of the time. A worker without a tree (copied out of Bazel's
