@@ -1,6 +1,11 @@
 #include "cli/tool_flags.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -73,6 +78,15 @@ std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage,
   std::vector<char*> positional =
       base::ParseFlags(argc, argv, usage, AllLibraryVersions(), layout);
   ResolvePathFlags();
+  // And the shell commands a tool runs (a side's --A, --env) start where
+  // the user stands too: `--A="source venv/bin/activate"` means the venv
+  // beside them. Runfiles are found by the binary's own path, not the
+  // working directory.
+  if (const char* invoked_from = std::getenv("BUILD_WORKING_DIRECTORY");
+      invoked_from != nullptr && *invoked_from != '\0' && chdir(invoked_from) != 0) {
+    std::fprintf(stderr, "%s: cannot enter %s, where `bazel run` was started: %s\n",
+                 positional.empty() ? "icount" : positional[0], invoked_from, std::strerror(errno));
+  }
   return positional;
 }
 

@@ -29,7 +29,9 @@ std::map<std::string, std::string> LibraryVersionMap();
 // base::ParseFlags(argc, argv, usage, AllLibraryVersions()), with --help's
 // sections for the flags the tools share (--executor, --history, --html) and
 // `checking_icount`, the tool's flags that exist to check icount itself,
-// listed last (see base::HelpLayout); then ResolvePathFlags().
+// listed last (see base::HelpLayout); then ResolvePathFlags(), and under
+// `bazel run` a change to the directory it was started from, so that the
+// shell commands a tool runs (a side's --A, --env) start there too.
 std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage,
                                   std::vector<std::string> checking_icount = {});
 

@@ -2,7 +2,8 @@
 # Outputs: every tool's output flag that names a file in a missing
 # directory stops the tool before any work, with one message naming the
 # flag; and relative paths land where the user ran `bazel run` from
-# (BUILD_WORKING_DIRECTORY), the messages naming them absolute.
+# (BUILD_WORKING_DIRECTORY), the messages naming them absolute, where the
+# tools' shell commands start too.
 set -u
 source "$TEST_SRCDIR/icount/tests/test_steps.sh"
 main="$PWD/$1"
@@ -55,4 +56,9 @@ grep -qF -- "-> $tmp/here/merged.json" "$tmp/out.txt" || fail "merge_results mus
   --output=run.json) > "$tmp/out.txt" 2> "$tmp/err.txt" || fail "main: $(cat "$tmp/err.txt")"
 [ -s "$tmp/here/run.json" ] || fail "main --output=run.json did not land in $tmp/here: $(cat "$tmp/err.txt")"
 grep -qF "$tmp/here/run.json" "$tmp/out.txt" "$tmp/err.txt" || fail "main must name $tmp/here/run.json: $(cat "$tmp/err.txt")"
+# A shell command of the tool's (--env) starts there too.
+touch "$tmp/here/marker"
+(cd / && "$main" --filter='^Empty / no allocation$' --no_counts --no_python --min_run_time=0.01 \
+  --env="test -f marker") > "$tmp/out.txt" 2> "$tmp/err.txt" \
+  || fail "main --env='test -f marker' must run where bazel run was started: $(cat "$tmp/err.txt")"
 echo PASS
