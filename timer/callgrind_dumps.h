@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "timer/callgrind_stats.h"
+#include "timer/internal/callgrind_parser.h"
 #include "timer/task_spec.h"
 
 namespace icount::timer {
@@ -34,10 +34,8 @@ struct CallgrindDumpFiles {
 using CallgrindDumpsCallback = std::function<void(const absl::StatusOr<CallgrindDumpFiles>&)>;
 
 // Objects to name otherwise in function keys: the path callgrind recorded
-// -> the name counts show, e.g. a program started from a scratch directory
-// of its own -> the path it was built at, so that its functions read the
-// same in every run.
-using ObjectNames = absl::flat_hash_map<std::string, std::string>;
+// -> the name counts show (internal::ObjectNames).
+using ObjectNames = internal::ObjectNames;
 
 // One CallgrindStats per statement dump (the first with its call tree), each
 // with the baseline dump's counts if there is one. Functions without a

@@ -447,6 +447,7 @@
   function identity(key) {
     return key.replace(/ \[([^\]]*\/)?([^\]\/]*)\]$/, ' [$2]');
   }
+  const IDENTITIES = FUNCTIONS.map(identity);  // by function index
 
   // Lays a tree out as an icicle: one bar per node, x from the node's start
   // to its end in instructions, y its depth; `path` is the node's call path
@@ -457,7 +458,7 @@
     const path = new Array(n);
     for (let i = 0; i < n; i++) {
       const p = tree.parent[i];
-      const self = identity(FUNCTIONS[tree.function[i]]);
+      const self = IDENTITIES[tree.function[i]];
       if (p < 0) { start[i] = 0; depth[i] = 0; path[i] = self; }
       else {
         // Children follow their parent in pre-order, most expensive first.
@@ -485,21 +486,20 @@
     // own instructions, over the whole tree, changed the same way.
     let before = null, maxDelta = 0;
     const functionDelta = new Map();
-    // By the profile's own instructions of each function where both runs
-    // list it (exact), else by the sum of the tree's shares.
-    const addSelf = (t, sign) => t.function.forEach((f, i) => {
-      const id = identity(FUNCTIONS[f]);
-      functionDelta.set(id, (functionDelta.get(id) || 0) + sign * t.self[i]);
-    });
     if (base) {
       const bl = layout(base);
       before = new Map();
       for (let i = 0; i < base.parent.length; i++) before.set(bl.path[i], { inclusive: base.inclusive[i], self: base.self[i] });
-      addSelf(tree, 1);
-      addSelf(base, -1);
-      if (!c.function_delta_unknown) {
+      if (c.function_delta_unknown) {
+        // Results that list no functions: the sum of the tree's shares.
+        const addSelf = (t, sign) => t.function.forEach((f, i) =>
+          functionDelta.set(IDENTITIES[f], (functionDelta.get(IDENTITIES[f]) || 0) + sign * t.self[i]));
+        addSelf(tree, 1);
+        addSelf(base, -1);
+      } else {
+        // The profile's own instructions of each function (exact).
         const exact = c.function_delta || {};
-        for (const f of new Set(tree.function)) functionDelta.set(identity(FUNCTIONS[f]), exact[f] || 0);
+        for (const f of new Set(tree.function)) functionDelta.set(IDENTITIES[f], exact[f] || 0);
       }
     }
     const points = [];
@@ -508,7 +508,7 @@
       const delta = before ? tree.self[i] - b.self : 0;
       if (before) maxDelta = Math.max(maxDelta, Math.abs(delta));
       points.push({ x: [start[i], start[i] + tree.inclusive[i]], y: String(depth[i]), node: i, before: b, delta: delta,
-        functionDelta: before ? functionDelta.get(identity(FUNCTIONS[tree.function[i]])) : 0,
+        functionDelta: before ? functionDelta.get(IDENTITIES[tree.function[i]]) : 0,
         name: FUNCTIONS[tree.function[i]], label: shortName(FUNCTIONS[tree.function[i]]) });
     }
     const levels = Math.max(...depth) + 1;
@@ -600,7 +600,7 @@
     for (let i = 0; i < c.tree.parent.length; i++) now.set(t.path[i], c.tree.self[i]);
     for (let i = 0; i < c.baseline_tree.parent.length; i++) was.set(b.path[i], c.baseline_tree.self[i]);
     for (const tree of [c.baseline_tree, c.tree]) {
-      for (const f of tree.function) key.set(identity(FUNCTIONS[f]), FUNCTIONS[f]);
+      for (const f of tree.function) key.set(IDENTITIES[f], FUNCTIONS[f]);
     }
     const byFunction = new Map();
     for (const p of new Set([...now.keys(), ...was.keys()])) {
