@@ -5,10 +5,14 @@
 #include <ATen/ops/add.h>
 #include <ATen/ops/ones.h>
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "base/files.h"
 #include "base/subprocess.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -44,12 +48,28 @@ TEST(CallableCallgrindTest, CountsALambdaWithIdenticalRepeats) {
   EXPECT_NEAR((*second)[0].Counts(), (*first)[0].Counts(), (*first)[0].Counts() * 0.03);
 }
 
-TEST(CallableCallgrindTest, SameBinarySameCountAcrossRuns) {
+// The same binary counts the same from anywhere: the second run is a
+// copy at a path 200 bytes longer, with a TMPDIR 200 bytes longer (before
+// base::ProgramPlace, the copy counted 1.6% fewer instructions, the
+// TMPDIR 6 more).
+TEST(CallableCallgrindTest, SameBinarySameCountFromPathsOfAnyLength) {
   const std::string binary =
       std::string(std::getenv("TEST_SRCDIR")) + "/icount/timer/testdata/lambda_counts";
+  const std::string tmp = std::getenv("TEST_TMPDIR");
+  const std::string long_directory = tmp + "/" + std::string(100, 'd') + "/" + std::string(99, 'd');
+  const std::string long_tmpdir = tmp + "/" + std::string(100, 't') + "/" + std::string(99, 't');
+  ASSERT_TRUE(base::MakeDirectories(long_directory).ok());
+  ASSERT_TRUE(base::MakeDirectories(long_tmpdir).ok());
+  absl::StatusOr<std::string> contents = base::ReadFileToString(binary);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  const std::string copy = long_directory + "/lambda_counts";
+  ASSERT_TRUE(base::WriteFileAtomically(copy, *contents).ok());
+  ASSERT_EQ(chmod(copy.c_str(), 0755), 0);
   std::vector<std::string> outputs;
-  for (int run = 0; run < 2; ++run) {
-    absl::StatusOr<base::CommandResult> result = base::RunCommand({binary});
+  for (const auto& [program, tmpdir] : {std::pair(binary, tmp), std::pair(copy, long_tmpdir)}) {
+    base::CommandOptions options;
+    options.env = {"PATH=/usr/bin:/bin", "TMPDIR=" + tmpdir};
+    absl::StatusOr<base::CommandResult> result = base::RunCommand({program}, options);
     ASSERT_TRUE(result.ok()) << result.status();
     ASSERT_EQ(result->exit_code, 0) << result->output;
     outputs.push_back(result->output);

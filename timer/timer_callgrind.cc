@@ -22,6 +22,7 @@
 #include "absl/strings/str_split.h"
 #include "base/files.h"
 #include "base/phase_log.h"
+#include "base/program_place.h"
 #include "base/runfiles.h"
 #include "base/subprocess.h"
 #include "timer/callgrind.pb.h"
@@ -185,17 +186,25 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
   absl::StatusOr<std::string> directory = base::MakeTemporaryDirectory("icount-cg");
   if (!directory.ok()) return directory.status();
 
+  // The measured process starts from a ProgramPlace and writes through its
+  // `s`: the paths it holds have one length wherever this binary was built
+  // and whatever TMPDIR is, and so do its counts.
+  base::ProgramPlace place = base::ProgramPlace::Make(*directory);
   std::vector<std::string> command;
   std::vector<std::string> env;
   if (code_in_this_binary_) {
     absl::StatusOr<std::vector<std::string>> self = OwnCommandLine();
     if (!self.ok()) return self.status();
     command = *std::move(self);
+    const std::string name = command[0].substr(command[0].rfind('/') + 1);  // npos + 1 == 0
+    if (absl::StatusOr<std::string> start = place.Link(command[0], name); start.ok()) {
+      command[0] = *start;
+    }
     // The same pinned environment as a statement string's runner (and the
     // worker's): the replayed program must not depend on other variables
     // before the measured call (timer.h).
     env = MeasurementEnvironment(spec_.num_threads);
-    env.push_back(absl::StrCat(kReplayEnv, "=", call_index, ":", *directory));
+    env.push_back(absl::StrCat(kReplayEnv, "=", call_index, ":", place.scratch()));
   } else {
     absl::StatusOr<std::string> runner = FindCallgrindRunner();
     if (!runner.ok()) return runner.status();
@@ -209,12 +218,13 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
         !status.ok()) {
       return status;
     }
-    command = {*runner, *directory};
+    absl::StatusOr<std::string> start = place.Link(*runner, "callgrind_runner");
+    command = {start.ok() ? *start : *runner, place.scratch()};
     env = MeasurementEnvironment(spec_.num_threads);
   }
 
   absl::StatusOr<base::CommandResult> run =
-      timer::internal::RunUnderCallgrind(command, std::move(env), *directory, options.cache_sim);
+      timer::internal::RunUnderCallgrind(command, std::move(env), place.scratch(), options.cache_sim);
   absl::StatusOr<std::string> result_bytes =
       base::ReadFileToString(timer::internal::ChildResultPath(*directory));
   timer::CallgrindChildResultProto result;
@@ -239,8 +249,14 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
       status.ok() ? absl::InternalError("no dumps") : status;
   if (status.ok()) {
     CallgrindDumpFiles dumps;
-    dumps.stmt_dumps.assign(result.stmt_dumps().begin(), result.stmt_dumps().end());
-    dumps.baseline_dump = result.baseline_dump();
+    // The dumps by their real paths, which outlive the place.
+    const auto real = [&](const std::string& path) {
+      return absl::StartsWith(path, place.scratch())
+                 ? absl::StrCat(*directory, path.substr(place.scratch().size()))
+                 : path;
+    };
+    for (const std::string& dump : result.stmt_dumps()) dumps.stmt_dumps.push_back(real(dump));
+    if (!result.baseline_dump().empty()) dumps.baseline_dump = real(result.baseline_dump());
     stats = CallgrindStatsFromDumps(spec_, options.number, dumps, options.retain_out_file);
   }
   if (!options.retain_out_file || !stats.ok()) {

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/files.h"
+#include "base/program_place.h"
 #include "base/status.h"
 #include "compare/node_check.h"
 #include "environment/root.h"
@@ -49,7 +50,7 @@ absl::Status FindInRoot(const environment::EnvironmentSpec& spec, const std::str
   // The source tree the build reads, the cache its outputs and the
   // workers' scratch directories go to, where the workers start: the same
   // paths inside as out.
-  std::vector<std::string> binds = {worker::kWorkerPlaceParent, options.workspace, cache,
+  std::vector<std::string> binds = {base::kProgramPlaceParent, options.workspace, cache,
                                     base::TemporaryParentDirectory()};
   binds.insert(binds.end(), spec.root_binds.begin(), spec.root_binds.end());
   ICOUNT_ASSIGN_OR_RETURN(out.launcher, environment::RootLauncher(root, binds));

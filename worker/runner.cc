@@ -1,6 +1,5 @@
 #include "worker/runner.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,7 +24,7 @@
 #include "base/interrupts.h"
 #include "base/machine.h"
 #include "base/phase_log.h"
-#include "base/runfiles.h"
+#include "base/program_place.h"
 #include "base/status.h"
 #include "timer/callgrind_command.h"
 #include "worker/case_dumps.h"
@@ -483,88 +482,6 @@ absl::Status CheckNoOldJournal(const std::string& journal_path) {
   return CheckNoJournalLeft(journal_path);
 }
 
-namespace {
-
-// Where workers start and write: a directory of one path length whatever
-// TMPDIR and the checkout are, "/tmp/icount-path-XXXXXX", holding the worker
-// (`worker`, its runfiles beside it) and `s`, a symbolic link to the run's
-// scratch directory in TMPDIR. A worker's heap holds paths under it (its
-// argv[0], its executable's path as the dynamic loader and /proc/self/exe
-// give it, --scratch, its dumps' names), and counts followed their
-// lengths: bench/path_length_sweep.sh counted add's C++ case 0 at
-// 1,509,935 to 1,510,765 with TMPDIR 1 to 40 bytes longer. Where /tmp takes
-// no directory, the scratch directory itself.
-struct WorkerPlace {  // in kWorkerPlaceParent
-  std::string directory;  // holds the worker
-  std::string scratch;    // the scratch directory, as workers see it
-};
-
-WorkerPlace MakeWorkerPlace(const std::string& scratch) {
-  std::string directory = absl::StrCat(kWorkerPlaceParent, "/icount-path-XXXXXX");
-  if (mkdtemp(directory.data()) == nullptr) return {scratch, scratch};
-  const std::string link = absl::StrCat(directory, "/s");
-  if (symlink(scratch.c_str(), link.c_str()) != 0) {
-    rmdir(directory.c_str());
-    return {scratch, scratch};
-  }
-  return {directory, link};
-}
-
-void RemoveWorkerPlace(const WorkerPlace& place, const std::string& scratch) {
-  if (place.directory == scratch) return;
-  for (const char* name : {"/s", "/worker", "/worker.runfiles"}) {
-    unlink((place.directory + name).c_str());
-  }
-  rmdir(place.directory.c_str());
-}
-
-// `to` as a hard link to the file `from` names (through any symbolic
-// links: link() would link the symbolic link itself, and the process's
-// executable would still be the target's path), or, where the file system
-// refuses one (another mount, as in Bazel's sandbox), a copy; where even
-// that fails (a file-size limit, a full disk), a symbolic link, which
-// evens out argv[0] but not the executable's path.
-absl::Status LinkExecutable(const std::string& from, const std::string& to) {
-  absl::StatusOr<std::string> real = base::RealPath(from);
-  if (!real.ok()) {
-    return absl::NotFoundError(absl::StrCat("the worker ", real.status().message()));
-  }
-  if (link(real->c_str(), to.c_str()) == 0) return absl::OkStatus();
-  if (absl::StatusOr<std::string> binary = base::ReadFileToString(*real); binary.ok()) {
-    const int fd = open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
-    const bool copied = fd >= 0 && write(fd, binary->data(), binary->size()) ==
-                                       static_cast<ssize_t>(binary->size());
-    if (fd >= 0 && close(fd) == 0 && copied) return absl::OkStatus();
-    unlink(to.c_str());
-  }
-  if (symlink(real->c_str(), to.c_str()) != 0) {
-    const int error = errno;
-    return absl::InternalError(
-        absl::StrCat("cannot link ", to, " to the worker ", from, ": ", std::strerror(error)));
-  }
-  return absl::OkStatus();
-}
-
-// <place>/worker.runfiles (WorkerPlace): a symbolic link to the worker's runfiles tree.
-// The worker starts as <place>/worker with its environment cleared, so
-// argv[0] is all it has to find its runfiles by (base::RunfilesTreesOf),
-// among them the precompiled prelude that makes its C++ strings compile in
-// a third of the time. A worker without a tree (copied out of Bazel's
-// outputs) compiles without the prelude: slower, the same counts.
-void LinkRunfiles(const std::string& worker, const std::string& to) {
-  absl::StatusOr<std::string> real = base::RealPath(worker);
-  for (const std::string& tree : base::RunfilesTreesOf(worker, real.ok() ? *real : "")) {
-    absl::StatusOr<std::string> real_tree = base::RealPath(tree);
-    struct stat info;
-    if (real_tree.ok() && stat(real_tree->c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-      (void)symlink(real_tree->c_str(), to.c_str());
-      return;
-    }
-  }
-}
-
-}  // namespace
-
 absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders,
                                        const RunnerOptions& options) {
   std::set<std::string> ids;
@@ -659,19 +576,14 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders
 
   absl::StatusOr<std::string> real_scratch = base::MakeTemporaryDirectory("icount-run");
   if (!real_scratch.ok()) return real_scratch.status();
-  const WorkerPlace place = MakeWorkerPlace(*real_scratch);
-  const std::string& scratch = place.scratch;
-  // Workers start as /tmp/icount-path-XXXXXX/worker (WorkerPlace), the
-  // same binary at a path whose length is the same for every worker of
-  // every run, wherever the binary was built: a process's heap holds its argv[0] (the flags library keeps
-  // it), so a worker's counts moved with its path's length (up to
-  // 1.5% in allocating cases between a checkout's worker and one built
-  // elsewhere, e.g. for another side's LibTorch). The stack is evened out
-  // by PadEnvironmentForStackLayout.
+  // Workers start as /tmp/icount-path-XXXXXX/worker (base::ProgramPlace),
+  // the same binary at a path of one length for every worker of every run,
+  // wherever the binary was built. The stack is evened out by
+  // PadEnvironmentForStackLayout.
+  base::ProgramPlace place = base::ProgramPlace::Make(*real_scratch);
+  const std::string& scratch = place.scratch();
   RunnerOptions run_options = options;
-  run_options.worker_path = place.directory + "/worker";
-  ICOUNT_RETURN_IF_ERROR(LinkExecutable(options.worker_path, run_options.worker_path));
-  LinkRunfiles(options.worker_path, run_options.worker_path + ".runfiles");
+  ICOUNT_ASSIGN_OR_RETURN(run_options.worker_path, place.Link(options.worker_path, "worker"));
   // Counts name the worker's functions by the path it was built at, not the
   // one it ran from, which no other run shares: a report could then
   // match no frame of a case against its baseline.
@@ -691,7 +603,8 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders
   // A phase that could not start keeps the logs its message points at.
   if (status.ok() || run.Stopping() || run.result_rejected()) {
     base::RemoveDirectoryTree(*real_scratch);
-    RemoveWorkerPlace(place, *real_scratch);
+  } else {
+    place.Keep();
   }
   if (Interrupted()) {
     return absl::CancelledError(absl::StrCat("interrupted: ", run.done(), " of ", orders.size(),

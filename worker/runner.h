@@ -44,12 +44,6 @@
 
 namespace icount::worker {
 
-// Where workers start, whatever TMPDIR is: each run's in a directory of
-// its own there, of one path length (a worker's counts followed the
-// lengths of the paths it holds). A launcher that enters a root must show
-// it inside (tools/environment_suite.cc binds it).
-inline constexpr char kWorkerPlaceParent[] = "/tmp";
-
 struct RunnerOptions {
   std::string worker_path;
   // Worker processes per phase. 0: one wall-time worker per CPU available,
