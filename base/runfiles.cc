@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -10,6 +11,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 
 namespace icount::base {
 namespace {
@@ -24,6 +27,25 @@ std::string Argv0() {
   std::string argv0;
   std::getline(cmdline, argv0, '\0');
   return argv0;
+}
+
+// The directories of a runfiles tree that may hold the repository
+// `apparent`: its own name (WORKSPACE builds), then the canonical names
+// Bazel's repository mapping gives it under bzlmod ("_main" where icount
+// is the root module, "icount~" or "icount+" where it is a dependency),
+// from the tree's _repo_mapping ("source,apparent,canonical" lines).
+std::vector<std::string> RepositoryDirectories(const std::string& tree,
+                                               absl::string_view apparent) {
+  std::vector<std::string> names = {std::string(apparent)};
+  std::ifstream mapping(tree + "/_repo_mapping");
+  for (std::string line; std::getline(mapping, line);) {
+    std::vector<absl::string_view> fields = absl::StrSplit(line, ',');
+    if (fields.size() == 3 && fields[1] == apparent &&
+        std::find(names.begin(), names.end(), fields[2]) == names.end()) {
+      names.emplace_back(fields[2]);
+    }
+  }
+  return names;
 }
 
 }  // namespace
@@ -51,10 +73,19 @@ std::vector<std::string> FindRunfiles(const std::string& relative_path) {
   const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   const std::string exe = n > 0 ? std::string(self, static_cast<size_t>(n)) : "";
   for (std::string& tree : RunfilesTreesOf(Argv0(), exe)) roots.push_back(std::move(tree));
+  const size_t slash = relative_path.find('/');
+  const absl::string_view repository = absl::string_view(relative_path).substr(0, slash);
+  const absl::string_view rest =
+      slash == std::string::npos ? "" : absl::string_view(relative_path).substr(slash);
   std::vector<std::string> found;
   for (const std::string& root : roots) {
-    std::string candidate = absl::StrCat(root, "/", relative_path);
-    if (access(candidate.c_str(), F_OK) == 0) found.push_back(std::move(candidate));
+    for (const std::string& directory : RepositoryDirectories(root, repository)) {
+      std::string candidate = absl::StrCat(root, "/", directory, rest);
+      if (access(candidate.c_str(), F_OK) == 0) {
+        found.push_back(std::move(candidate));
+        break;
+      }
+    }
   }
   return found;
 }

@@ -11,8 +11,10 @@ namespace icount::base {
 // The absolute path of a file in this binary's Bazel runfiles, e.g.
 // FindRunfile("icount/timer/callgrind_runner"). Looks under $RUNFILES_DIR
 // and $TEST_SRCDIR (`bazel run`, `bazel test`), then in the runfiles trees
-// of this process's argv[0] and executable (RunfilesTreesOf). NotFound
-// names the file and how to fix.
+// of this process's argv[0] and executable (RunfilesTreesOf). The first
+// component names the repository as a WORKSPACE build names it ("icount");
+// under bzlmod, the tree's _repo_mapping gives its directory ("_main",
+// "icount~"). NotFound names the file and how to fix.
 absl::StatusOr<std::string> FindRunfile(const std::string& relative_path);
 
 // Every place FindRunfile looks where `relative_path` exists, in its order:

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "base/files.h"
 #include "base/subprocess.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -54,6 +55,31 @@ TEST(FindRunfileTest, AMissingFileSaysWhatAndHowToFix) {
   ASSERT_FALSE(path.ok());
   EXPECT_THAT(std::string(path.status().message()), HasSubstr("icount/no/such/file"));
   EXPECT_THAT(std::string(path.status().message()), HasSubstr("data"));
+}
+
+// Under bzlmod the tree holds repositories by canonical name, and its
+// _repo_mapping says which ("_main" for the root module, "icount~" for a
+// dependency); the path asked for keeps the apparent name.
+TEST(FindRunfileTest, ARepositoryIsFoundByItsCanonicalNameUnderBzlmod) {
+  const std::string tree = std::string(std::getenv("TEST_TMPDIR")) + "/bzlmod.runfiles";
+  ASSERT_TRUE(MakeDirectories(tree + "/icount~/timer").ok());
+  ASSERT_TRUE(WriteFileAtomically(tree + "/icount~/timer/callgrind_runner", "").ok());
+  ASSERT_TRUE(WriteFileAtomically(tree + "/_repo_mapping",
+                                  ",consumer,_main\n,icount,icount~\nicount~,icount,icount~\n")
+                  .ok());
+  const char* previous = std::getenv("RUNFILES_DIR");
+  const std::string kept = previous != nullptr ? previous : "";
+  setenv("RUNFILES_DIR", tree.c_str(), 1);
+  absl::StatusOr<std::string> found = FindRunfile("icount/timer/callgrind_runner");
+  absl::StatusOr<std::string> missing = FindRunfile("consumer/timer/callgrind_runner");
+  if (previous != nullptr) {
+    setenv("RUNFILES_DIR", kept.c_str(), 1);
+  } else {
+    unsetenv("RUNFILES_DIR");
+  }
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(*found, tree + "/icount~/timer/callgrind_runner");
+  EXPECT_FALSE(missing.ok()) << *missing;
 }
 
 }  // namespace

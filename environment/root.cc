@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -236,7 +237,9 @@ const std::vector<std::string>& RootPackages() {
       // What building icount's worker there needs (bazelw's list, less
       // what only tests, reports and Slurm use).
       "bazel-bootstrap", "bazel-rules-cc", "bazel-rules-java", "bazel-platforms", "bazel-skylib",
-      "python3-dev", "libabsl-dev", "libprotobuf-dev", "protobuf-compiler", "libre2-dev"};
+      "python3-dev", "libabsl-dev", "libprotobuf-dev", "protobuf-compiler", "libre2-dev",
+      // What building icount's tools there needs besides (reports, history).
+      "libjs-chart.js", "libsqlite3-dev"};
   return *packages;
 }
 
@@ -271,24 +274,40 @@ absl::StatusOr<Root> ResolveRoot(const std::string& value, const std::string& co
   return root;
 }
 
+std::vector<std::string> MissingRootPackages(const Root& root) {
+  if (!root.made_by_icount()) return {};
+  absl::StatusOr<std::string> status =
+      base::ReadFileToString(root.directory + "/var/lib/dpkg/status");
+  std::set<std::string> installed;
+  if (status.ok()) {
+    // dpkg's database: paragraphs of "Field: value" lines.
+    for (absl::string_view paragraph : absl::StrSplit(*status, "\n\n")) {
+      std::string package;
+      bool is_installed = false;
+      for (absl::string_view line : absl::StrSplit(paragraph, '\n')) {
+        if (absl::ConsumePrefix(&line, "Package: ")) package = std::string(line);
+        if (line == "Status: install ok installed") is_installed = true;
+      }
+      if (is_installed) installed.insert(package);
+    }
+  }
+  std::vector<std::string> missing;
+  for (const std::string& package : RootPackages()) {
+    if (!installed.count(package)) missing.push_back(package);
+  }
+  return missing;
+}
+
 bool RootIsMade(const Root& root) {
-  return !root.made_by_icount() || base::IsDirectory(root.directory + "/usr");
+  return !root.made_by_icount() ||
+         (base::IsDirectory(root.directory + "/usr") && MissingRootPackages(root).empty());
 }
 
-absl::Status EnsureRootMade(const Root& root, const RootMakeOptions& options) {
-  if (RootIsMade(root)) return absl::OkStatus();
-  ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(RootsDirectory()));
-  ICOUNT_ASSIGN_OR_RETURN(RootLock lock, RootLock::Take(root, options.on_line));
-  if (RootIsMade(root)) return absl::OkStatus();  // made while we waited
-  const std::string partial = root.directory + kPartialSuffix;
-  ICOUNT_RETURN_IF_ERROR(Debootstrap(root, partial, options));
-  return Rename(partial, root.directory);
-}
+namespace {
 
-absl::Status RemakeRoot(const Root& root, const RootMakeOptions& options) {
-  ICOUNT_RETURN_IF_ERROR(CheckSuite(root, "remakes"));
-  ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(RootsDirectory()));
-  ICOUNT_ASSIGN_OR_RETURN(RootLock lock, RootLock::Take(root, options.on_line));
+// Makes the suite's root into <suite>.partial, then swaps it in; the old
+// one's builds go with it. The caller holds the root's lock.
+absl::Status MakeAndSwap(const Root& root, const RootMakeOptions& options) {
   const std::string partial = root.directory + kPartialSuffix;
   ICOUNT_RETURN_IF_ERROR(Debootstrap(root, partial, options));
   const std::string old = root.directory + kOldSuffix;
@@ -298,6 +317,28 @@ absl::Status RemakeRoot(const Root& root, const RootMakeOptions& options) {
   base::RemoveDirectoryTree(old);
   base::RemoveDirectoryTree(RootBuildsDirectory(root));
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status EnsureRootMade(const Root& root, const RootMakeOptions& options) {
+  if (RootIsMade(root)) return absl::OkStatus();
+  ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(RootsDirectory()));
+  ICOUNT_ASSIGN_OR_RETURN(RootLock lock, RootLock::Take(root, options.on_line));
+  if (RootIsMade(root)) return absl::OkStatus();  // made while we waited
+  if (base::IsDirectory(root.directory + "/usr") && options.on_line) {
+    options.on_line(absl::StrCat("the root ", root.suite, " lacks packages this icount needs (",
+                                 absl::StrJoin(MissingRootPackages(root), ", "),
+                                 "): making it again"));
+  }
+  return MakeAndSwap(root, options);
+}
+
+absl::Status RemakeRoot(const Root& root, const RootMakeOptions& options) {
+  ICOUNT_RETURN_IF_ERROR(CheckSuite(root, "remakes"));
+  ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(RootsDirectory()));
+  ICOUNT_ASSIGN_OR_RETURN(RootLock lock, RootLock::Take(root, options.on_line));
+  return MakeAndSwap(root, options);
 }
 
 absl::Status RemoveRoot(const Root& root) {

@@ -48,8 +48,14 @@ const std::vector<std::string>& RootPackages();
 absl::StatusOr<Root> ResolveRoot(const std::string& value, const std::string& context);
 
 // Whether the root is ready to use: a user's directory always; a suite
-// once its make finished (a make cut off leaves only <suite>.partial).
+// once its make finished (a make cut off leaves only <suite>.partial) and
+// while it holds every package of RootPackages().
 bool RootIsMade(const Root& root);
+
+// The packages of RootPackages() a suite's root does not hold (by its
+// dpkg database): one made by an icount that needed fewer. EnsureRootMade
+// makes such a root again. Empty for a user's directory.
+std::vector<std::string> MissingRootPackages(const Root& root);
 
 struct RootMakeOptions {
   // The Debian mirror; empty: DebianMirror().
@@ -58,7 +64,8 @@ struct RootMakeOptions {
   std::function<void(const std::string& line)> on_line;
 };
 
-// Makes a suite's root unless it is made: debootstrap (variant minbase,
+// Makes a suite's root unless it is made (made again when it lacks
+// packages, as RootIsMade says): debootstrap (variant minbase,
 // RootPackages()) into <suite>.partial, renamed into place once complete,
 // under a lock so that two tools never make one root at once. A .partial
 // left by a make that was cut off is removed and made again. Errors leave

@@ -22,6 +22,19 @@ using ::testing::Not;
 
 // A cache directory of the test's own, so that no root of the machine's is
 // seen or touched.
+// A suite's root as far as RootIsMade looks: usr/ and dpkg's database
+// with `installed` installed, then `more` paragraphs.
+void MakeSuiteRoot(const std::string& directory, const std::vector<std::string>& installed,
+                   const std::string& more = "") {
+  ASSERT_TRUE(base::MakeDirectories(directory + "/usr").ok());
+  ASSERT_TRUE(base::MakeDirectories(directory + "/var/lib/dpkg").ok());
+  std::string status;
+  for (const std::string& package : installed) {
+    absl::StrAppend(&status, "Package: ", package, "\nStatus: install ok installed\nVersion: 1\n\n");
+  }
+  ASSERT_TRUE(base::WriteFileAtomically(directory + "/var/lib/dpkg/status", status + more).ok());
+}
+
 class RootTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -44,6 +57,20 @@ TEST_F(RootTest, ASuiteNameIsARootIcountMakesUnderItsCache) {
   EXPECT_TRUE(root->made_by_icount());
   EXPECT_EQ(root->directory, cache_ + "/roots/trixie");
   EXPECT_FALSE(RootIsMade(*root));
+}
+
+TEST_F(RootTest, ASuitesRootLackingAPackageThisIcountNeedsIsNotMade) {
+  absl::StatusOr<Root> root = ResolveRoot("trixie", "--B_root");
+  ASSERT_TRUE(root.ok()) << root.status();
+  const std::vector<std::string>& packages = RootPackages();
+  // Every package but the last installed, and that one known but removed.
+  MakeSuiteRoot(root->directory, std::vector<std::string>(packages.begin(), packages.end() - 1),
+                "Package: " + packages.back() + "\nStatus: deinstall ok config-files\n");
+  EXPECT_EQ(MissingRootPackages(*root), std::vector<std::string>{packages.back()});
+  EXPECT_FALSE(RootIsMade(*root));
+  MakeSuiteRoot(root->directory, packages);
+  EXPECT_TRUE(MissingRootPackages(*root).empty());
+  EXPECT_TRUE(RootIsMade(*root));
 }
 
 TEST_F(RootTest, ADirectoryIsTheUsersRoot) {
@@ -156,7 +183,7 @@ TEST_F(RootTest, AnUnreachableMirrorLeavesNothingHalfMade) {
 
 TEST_F(RootTest, ListsMadeAndCutOffRootsOnce) {
   EXPECT_THAT(ListMadeRoots(), IsEmpty());
-  ASSERT_TRUE(base::MakeDirectories(cache_ + "/roots/trixie/usr").ok());
+  MakeSuiteRoot(cache_ + "/roots/trixie", RootPackages());
   ASSERT_TRUE(base::MakeDirectories(cache_ + "/roots/sid.partial").ok());
   ASSERT_TRUE(base::MakeDirectories(cache_ + "/roots/.mnt").ok());
   std::vector<std::string> listed;

@@ -146,7 +146,8 @@ TaskState ParseScontrolJob(const std::string& line) {
   for (absl::string_view pair : absl::StrSplit(line, ' ', absl::SkipWhitespace())) {
     std::pair<std::string, std::string> kv = absl::StrSplit(pair, absl::MaxSplits('=', 1));
     if (kv.first == "ArrayJobId") task.job_id = kv.second;
-    if (kv.first == "ArrayTaskId") absl::SimpleAtoi(kv.second, &task.index);
+    // Not a number ("N/A" for a job without an array): no index (-1).
+    if (kv.first == "ArrayTaskId" && !absl::SimpleAtoi(kv.second, &task.index)) task.index = -1;
     if (kv.first == "JobState") task.state = kv.second;
     if (kv.first == "NodeList" && kv.second != "(null)") task.node = kv.second;
     if (kv.first == "Reason") task.reason = kv.second;

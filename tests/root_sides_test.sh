@@ -19,14 +19,7 @@ main="$PWD/$1"
 ab_test="$PWD/$2"
 export ICOUNT_WORKSPACE="$(dirname "$(readlink -f "$3")")"
 tmp="$TEST_TMPDIR"
-HOME=$(getent passwd "$(id -u)" | cut -d: -f6)
-PATH=/usr/local/bin:/usr/bin:/bin
-export HOME PATH
-if [[ -n ${ICOUNT_TEST_ROOT_CACHE:-} ]]; then
-  export ICOUNT_CACHE_DIR="$ICOUNT_TEST_ROOT_CACHE"
-else
-  unset ICOUNT_CACHE_DIR
-fi
+use_machine_roots
 filter='^(Pointwise / Math / add / Case:  [01]|nn Modules / Linear)$'
 
 # check_run JSON SUITE TORCH_MAJOR_MINOR: every case counted in every mode

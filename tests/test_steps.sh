@@ -92,3 +92,19 @@ workers_left() {
   done
   return 0
 }
+
+# use_machine_roots: the environment of a test that uses the machine's
+# Debian roots and the builds made in them, as a user's tools do
+# (~/.cache/icount; ICOUNT_TEST_ROOT_CACHE=DIR puts them in DIR, to time a
+# cold run): the user's HOME (Bazel gives a test none), a shell's PATH, and
+# ICOUNT_CACHE_DIR as the choice says.
+use_machine_roots() {
+  HOME=$(getent passwd "$(id -u)" | cut -d: -f6)
+  PATH=/usr/local/bin:/usr/bin:/bin
+  export HOME PATH
+  if [[ -n ${ICOUNT_TEST_ROOT_CACHE:-} ]]; then
+    export ICOUNT_CACHE_DIR="$ICOUNT_TEST_ROOT_CACHE"
+  else
+    unset ICOUNT_CACHE_DIR
+  fi
+}

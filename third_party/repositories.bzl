@@ -1,10 +1,13 @@
 """Repositories icount needs, all served from Debian packages (no network).
 
-A workspace that depends on icount calls this too:
+A WORKSPACE that depends on icount calls this too:
 
     local_repository(name = "icount", path = "/path/to/icount")
     load("@icount//third_party:repositories.bzl", "icount_repositories")
     icount_repositories()
+
+A MODULE.bazel gets the same repositories through the module extension
+in //third_party:extensions.bzl, which icount's own MODULE.bazel uses.
 """
 
 # Debian's rules_cc 0.0.4 calls use_cpp_toolchain(), which Bazel 4.2.3's
@@ -275,8 +278,38 @@ libtorch_install = repository_rule(
     local = True,
 )
 
+def icount_system_repositories(declared = []):
+    """Declares the repositories of the system's libraries.
+
+    One description for both front doors: WORKSPACE calls it through
+    icount_repositories(), MODULE.bazel through the module extension in
+    //third_party:extensions.bzl.
+
+    Args:
+      declared: names of repositories already declared (a WORKSPACE that
+        brings its own), left alone.
+    """
+    if "libtorch_api" not in declared:
+        libtorch_install(name = "libtorch_api")
+    if "system_absl" not in declared:
+        system_absl(name = "system_absl")
+    if "python3_include" not in declared:
+        system_python(name = "python3_include")
+    if "chart_js" not in declared:
+        # The charting library of //report's pages (JavaScript, inlined).
+        system_library(
+            name = "chart_js",
+            path = "/usr/share/javascript/chart.js",
+            package = "libjs-chart.js",
+            build_file = Label("//third_party/chartjs:chart_js.BUILD"),
+        )
+
+# The repositories icount_system_repositories declares, as MODULE.bazel's
+# use_repo lists them (third_party/modules_test.py checks the two agree).
+SYSTEM_REPOSITORIES = ["chart_js", "libtorch_api", "python3_include", "system_absl"]
+
 def icount_repositories():
-    """Declares every external repository icount's BUILD files use."""
+    """Declares every external repository icount's BUILD files use (WORKSPACE)."""
     existing = native.existing_rules()
     if "rules_cc" not in existing:
         debian_rules_cc(name = "rules_cc")
@@ -288,17 +321,4 @@ def icount_repositories():
         native.local_repository(name = "bazel_skylib", path = "/usr/share/bazel/tools/skylib")
     if "remote_coverage_tools" not in existing:
         remote_coverage_tools_stand_in(name = "remote_coverage_tools")
-    if "libtorch_api" not in existing:
-        libtorch_install(name = "libtorch_api")
-    if "system_absl" not in existing:
-        system_absl(name = "system_absl")
-    if "python3_include" not in existing:
-        system_python(name = "python3_include")
-    if "chart_js" not in existing:
-        # The charting library of //report's pages (JavaScript, inlined).
-        system_library(
-            name = "chart_js",
-            path = "/usr/share/javascript/chart.js",
-            package = "libjs-chart.js",
-            build_file = Label("//third_party/chartjs:chart_js.BUILD"),
-        )
+    icount_system_repositories(declared = existing.keys())

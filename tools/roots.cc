@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/files.h"
 #include "base/flags.h"
 #include "base/status.h"
 #include "cli/tool_flags.h"
@@ -47,7 +48,13 @@ absl::Status List(const std::vector<environment::Root>& roots) {
   for (const environment::Root& root : roots) {
     std::printf("%s\n  at %s\n", root.name.c_str(), root.directory.c_str());
     if (!environment::RootIsMade(root)) {
-      std::printf("  not made (a make was cut off; the next use makes it again)\n");
+      const std::vector<std::string> missing = environment::MissingRootPackages(root);
+      const std::string why =
+          missing.empty() || !base::IsDirectory(root.directory + "/usr")
+              ? "a make was cut off"
+              : absl::StrCat("made by an icount that needed fewer packages; it lacks ",
+                             absl::StrJoin(missing, ", "));
+      std::printf("  not made (%s; the next use makes it again)\n", why.c_str());
       continue;
     }
     absl::StatusOr<environment::RootContents> contents = environment::InspectRoot(root);

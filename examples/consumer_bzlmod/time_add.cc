@@ -1,0 +1,1 @@
+../consumer/time_add.cc
