@@ -66,6 +66,8 @@ struct CommandOptions {
   std::optional<std::vector<std::string>> env;
   // As SpawnOptions::reproducible_layout.
   bool reproducible_layout = false;
+  // As SpawnOptions::working_directory.
+  std::string working_directory;
   // Called with each line of output (without its newline) as it arrives,
   // for progress; the result still has all of it.
   std::function<void(const std::string& line)> on_line;

@@ -1,11 +1,15 @@
 // Timer::CollectCallgrind for C++ and Python statement strings (each call
 // starts callgrind_runner under valgrind: ~8 s for C++, ~15 s for Python,
 // so each test starts as few as what it checks needs).
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "timer/timer.h"
@@ -129,15 +133,26 @@ TEST_F(CppCollectsTest, RepeatsBaselineAndStats) {
   ExpectWholeAllocationsPerRun(stats);
 }
 
-TEST(CallgrindTest, PythonCountsRepeatExactlyAcrossProcesses) {
+// The second process is started from a working directory 200 bytes
+// deeper: a Python statement's counts do not follow its length.
+TEST(CallgrindTest, PythonCountsRepeatExactlyAcrossProcessesAndWorkingDirectories) {
   absl::StatusOr<Timer> timer =
       Timer::ForPython("torch.add(x, y)", "x = torch.ones(4, 4)\ny = torch.ones(4, 4)");
   ASSERT_TRUE(timer.ok()) << timer.status();
+  const std::string deeper = std::string(std::getenv("TEST_TMPDIR")) + "/" +
+                             std::string(100, 'd') + "/" + std::string(99, 'd');
+  ASSERT_TRUE(base::MakeDirectories(deeper).ok());
+  char started_in[4096];
+  ASSERT_NE(getcwd(started_in, sizeof(started_in)), nullptr);
   std::vector<int64_t> counts;
   for (int i = 0; i < 2; ++i) {
+    if (i == 1) {
+      ASSERT_EQ(chdir(deeper.c_str()), 0);
+    }
     CallgrindOptions options;
     options.number = 100;
     absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
+    ASSERT_EQ(chdir(started_in), 0);
     ASSERT_TRUE(stats.ok()) << stats.status();
     counts.push_back((*stats)[0].Counts());
   }

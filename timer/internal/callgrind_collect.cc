@@ -446,7 +446,8 @@ absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language) {
 absl::StatusOr<base::CommandResult> RunUnderCallgrind(const std::vector<std::string>& command,
                                                       std::vector<std::string> env,
                                                       const std::string& out_directory,
-                                                      bool cache_sim) {
+                                                      bool cache_sim,
+                                                      const std::string& working_directory) {
   absl::StatusOr<std::vector<std::string>> argv =
       CallgrindCommand(command, out_directory, cache_sim);
   if (!argv.ok()) return argv.status();
@@ -455,6 +456,7 @@ absl::StatusOr<base::CommandResult> RunUnderCallgrind(const std::vector<std::str
   base::CommandOptions options;
   options.env = std::move(env);
   options.reproducible_layout = true;
+  options.working_directory = working_directory;
   return base::RunCommand(*argv, options);
 }
 

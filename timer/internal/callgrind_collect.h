@@ -49,11 +49,13 @@ absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* ba
 // An empty statement in `language`, for baselines.
 absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language);
 
-// Runs `command` under callgrind with its dumps in `out_directory`, ASLR off.
+// Runs `command` under callgrind with its dumps in `out_directory`, ASLR
+// off, in `working_directory` (empty: this process's).
 absl::StatusOr<base::CommandResult> RunUnderCallgrind(const std::vector<std::string>& command,
                                                       std::vector<std::string> env,
                                                       const std::string& out_directory,
-                                                      bool cache_sim);
+                                                      bool cache_sim,
+                                                      const std::string& working_directory = "");
 
 // The files a parent and its child under valgrind exchange in the child's
 // directory: the request (CallgrindRequestProto) and the result
