@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "base/files.h"
 #include "base/subprocess.h"
 #include "gmock/gmock.h"
@@ -32,21 +33,25 @@ TEST(RunfilesTreesOfTest, StartedFromBazelBin) {
 // A binary that this test's runfiles hold, started from them with an empty
 // environment (as the runner starts a worker under valgrind), finds its
 // runfiles: readlink of /proc/self/exe alone would lead to bazel-out.
+// This test's own repository in its runfiles: "icount" in a WORKSPACE
+// build, "_main" under bzlmod (Bazel sets TEST_WORKSPACE to it).
+std::string OwnTree() {
+  return absl::StrCat(std::getenv("TEST_SRCDIR"), "/", std::getenv("TEST_WORKSPACE"));
+}
+
 TEST(FindRunfileTest, ABinaryStartedFromRunfilesWithNoEnvironmentFindsThem) {
-  const std::string root = std::string(std::getenv("TEST_SRCDIR"));
-  const std::string probe = root + "/icount/base/testing_runfiles_probe";
+  const std::string probe = OwnTree() + "/base/testing_runfiles_probe";
   absl::StatusOr<CommandResult> result =
       RunCommand({"/usr/bin/env", "-i", probe, "icount/base/runfiles_test.cc"});
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->exit_code, 0) << result->output;
-  EXPECT_THAT(result->output, StartsWith(root + "/icount/base/runfiles_test.cc"));
+  EXPECT_THAT(result->output, StartsWith(OwnTree() + "/base/runfiles_test.cc"));
 }
 
 TEST(FindRunfileTest, FindRunfilesListsEveryMatchInOrder) {
-  const std::string root = std::string(std::getenv("TEST_SRCDIR"));
   std::vector<std::string> found = FindRunfiles("icount/base/runfiles_test.cc");
   ASSERT_FALSE(found.empty());
-  EXPECT_EQ(found.front(), root + "/icount/base/runfiles_test.cc");
+  EXPECT_EQ(found.front(), OwnTree() + "/base/runfiles_test.cc");
   EXPECT_THAT(FindRunfiles("icount/no/such/file"), ::testing::IsEmpty());
 }
 

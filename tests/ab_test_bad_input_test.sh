@@ -4,7 +4,7 @@
 # LibTorch probe but dies under valgrind, whose canary case fails, or whose
 # command fails, is named.
 set -u
-source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 ab_test="$PWD/$1"
 source "$PWD/$2"  # expect_first_line
 old="export ICOUNT_LIBTORCH_VERSION=1.8"

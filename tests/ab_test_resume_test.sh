@@ -7,7 +7,7 @@
 # skips `import torch` (~8 s under valgrind per worker; the A/B tests
 # that count Python are //tests:ab_test_sides_test and ab_test_tax_test).
 set -u
-source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 ab_test="$PWD/$1"
 tmp="$TEST_TMPDIR"
 

@@ -3,7 +3,7 @@
 # the node (ATen capability) each case was counted on, each side a run in
 # --history; a sides file with one side, a name twice or a broken side.
 set -u
-source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 ab_test="$PWD/$1"
 lib="$PWD/$2"
 history="$PWD/$3"

@@ -10,7 +10,7 @@
 # without the tax, only the tax and the allocation path are coloured, and a
 # case that does not allocate has no coloured frame.
 set -u
-source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 ab_test="$PWD/$1"
 lib="$PWD/$2"
 history="$PWD/$3"

@@ -3,7 +3,7 @@
 # with its interval and a verdict; both sides time in the blocks A's first
 # round chose, even when B's clock runs 10x fast.
 set -u
-source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 ab_test="$PWD/$1"
 scaled_clock="$PWD/$2"
 tmp="$TEST_TMPDIR"

@@ -13,7 +13,7 @@
 # unsandboxed: the root is entered through a mount namespace, and the
 # builds need this checkout (found through README.md).
 set -u
-source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 roots="$PWD/$1"
 enter_root="$PWD/$2"
 checkout="$(dirname "$(readlink -f "$3")")"

@@ -13,7 +13,7 @@
 # and compiles c10. Runs unsandboxed (no-sandbox: the nested build needs
 # this checkout, found through README.md's link).
 set -u
-source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 ab_test="$PWD/$1"
 root="$(dirname "$(readlink -f "$2")")"
 c10_rebuild="$PWD/$3"

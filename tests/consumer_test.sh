@@ -10,7 +10,7 @@
 # so only the first run on a machine compiles and measures: the binary is
 # built, not run, since a run would measure again every time.
 set -u
-source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 readme="$(readlink -f "$1")"
 root="$(dirname "$readme")"
 output_root="$TEST_TMPDIR/consumer-output-root"

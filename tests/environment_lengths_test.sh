@@ -7,7 +7,7 @@
 # to two directories (two checkouts) 150 bytes apart, each run from its
 # own directory with TMPDIR inside it, counts the same in every repeat.
 set -u
-source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 ab_test="$PWD/$1"
 worker="$PWD/$2"
 report_page="$PWD/$3"
@@ -48,13 +48,15 @@ for checkout in "$tmp/x" "$tmp/$(name 100 x)/$(name 49 x)"; do
   # This test's runfiles, main among them, as a runfiles tree main finds
   # by its own path; without timer/, ab_test's precompiled snippet prelude
   # (400 MB), which main does not use.
-  mkdir -p "$checkout/tmp" "$checkout/main.runfiles/icount" || fail "mkdir $checkout"
-  for part in "$TEST_SRCDIR"/icount/*; do
-    [[ $part == */timer ]] || cp -rL "$part" "$checkout/main.runfiles/icount/" \
-      || fail "cannot copy $part to $checkout"
+  tree="$checkout/main.runfiles/$TEST_WORKSPACE"
+  mkdir -p "$checkout/tmp" "$tree" || fail "mkdir $checkout"
+  for part in "$TEST_SRCDIR/$TEST_WORKSPACE"/*; do
+    [[ $part == */timer ]] || cp -rL "$part" "$tree/" || fail "cannot copy $part to $checkout"
   done
+  # Under bzlmod, how the tree's directories map to repositories.
+  if [[ -f $TEST_SRCDIR/_repo_mapping ]]; then cp "$TEST_SRCDIR/_repo_mapping" "$checkout/main.runfiles/"; fi
   (cd "$checkout" && env -u RUNFILES_DIR -u TEST_SRCDIR -u RUNFILES_MANIFEST_FILE TMPDIR="$checkout/tmp" \
-    "$checkout/main.runfiles/icount/${main#"$TEST_SRCDIR/icount/"}" --filter="$filter" --no_wall_time \
+    "$tree/${main#"$TEST_SRCDIR/$TEST_WORKSPACE/"}" --filter="$filter" --no_wall_time \
     --output="$checkout/out.json" > /dev/null 2> "$checkout/err.txt") \
     || fail "main in $checkout failed: $(cat "$checkout/err.txt")"
 done

@@ -13,7 +13,7 @@
 set -u
 main="$1"
 tmp="$TEST_TMPDIR"
-source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 # Four C++ count orders, one worker: they finish one by one. C++ only: what
 # is journaled and resumed does not depend on the language, and the worker
 # then skips `import torch` (~8 s under valgrind, for each of the 3 runs).

@@ -13,7 +13,7 @@
 # actions come from the machine's icount disk cache, so only those that see
 # the changed header compile.
 set -u
-source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 ab_test="$PWD/$1"
 root="$(dirname "$(readlink -f "$2")")"
 timeit="$PWD/$3"

@@ -5,7 +5,7 @@
 # (BUILD_WORKING_DIRECTORY), the messages naming them absolute, where the
 # tools' shell commands start too.
 set -u
-source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 main="$PWD/$1"
 ci="$PWD/$2"
 timeit="$PWD/$3"

@@ -14,7 +14,7 @@
 # (to time a cold run). Runs unsandboxed: roots are entered through mount
 # namespaces, and the builds need this checkout (found through README.md).
 set -u
-source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 main="$PWD/$1"
 ab_test="$PWD/$2"
 export ICOUNT_WORKSPACE="$(dirname "$(readlink -f "$3")")"

@@ -5,7 +5,7 @@
 # anything runs; the merged counts of ci in 3 shards equal a local run's
 # exactly, and its gate against the local run passes.
 set -u
-source "$TEST_SRCDIR/icount/tests/slurm_fixture.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/slurm_fixture.sh"
 main="$1"
 cluster_script="$2"
 ci="$3"

@@ -4,7 +4,7 @@
 # finishes with --resume; a task given up after its last submission leaves
 # its cases failed with Slurm's state and the other shards merged.
 set -u
-source "$TEST_SRCDIR/icount/tests/slurm_fixture.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/slurm_fixture.sh"
 main="$1"
 cluster_script="$2"
 start_cluster "$cluster_script"

@@ -3,13 +3,13 @@
 # (slurm/testing/one_node_cluster.sh) that is stopped however the test
 # ends, the runs' common flags, and counts compared between results files.
 #
-#   source "$TEST_SRCDIR/icount/tests/slurm_fixture.sh"
+#   source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/slurm_fixture.sh"
 #   start_cluster "$cluster_script"    # sets work, shared, SLURM_CONF
 #   "$main" "${common[@]}" "${slurm[@]}" --output="$work/slurm.json"
 #
 # Needs root (slurmd runs jobs as their users): without it the test says so
 # and passes as skipped. CI runs as root.
-source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 
 if [[ $(id -u) -ne 0 ]]; then
   echo "SKIPPED: a one-node Slurm cluster is started as root, and this test runs as $(id -un)" >&2

@@ -5,7 +5,7 @@
 # says so; a task whose node cannot load LibTorch fails its case with the
 # loader's words and the other task's case is merged.
 set -u
-source "$TEST_SRCDIR/icount/tests/slurm_fixture.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/slurm_fixture.sh"
 ab_test="$1"
 cluster_script="$2"
 start_cluster "$cluster_script"

@@ -3,7 +3,7 @@
 # killed at its timeout shows in its test.log where it stopped), failing
 # with a message, and waiting on an event with a deadline.
 #
-#   source "${TEST_SRCDIR}/icount/tests/test_steps.sh"
+#   source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tests/test_steps.sh"
 #   step "a run killed mid-way"
 #   wait_for 300 "a journaled result" journal_has_lines "$out.journal" 2
 #   [[ -s $out ]] || fail "no output"

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/files.h"
+#include "base/runfiles_testutil.h"
 #include "base/subprocess.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -54,7 +55,7 @@ TEST(CallableCallgrindTest, CountsALambdaWithIdenticalRepeats) {
 // TMPDIR 6 more).
 TEST(CallableCallgrindTest, SameBinarySameCountFromPathsOfAnyLength) {
   const std::string binary =
-      std::string(std::getenv("TEST_SRCDIR")) + "/icount/timer/testdata/lambda_counts";
+      base::TestRunfile("icount/timer/testdata/lambda_counts");
   const std::string tmp = std::getenv("TEST_TMPDIR");
   const std::string long_directory = tmp + "/" + std::string(100, 'd') + "/" + std::string(99, 'd');
   const std::string long_tmpdir = tmp + "/" + std::string(100, 't') + "/" + std::string(99, 't');

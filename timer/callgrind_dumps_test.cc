@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/files.h"
+#include "base/runfiles_testutil.h"
 #include "gtest/gtest.h"
 
 namespace icount::timer {
@@ -22,7 +23,7 @@ constexpr int64_t kPythonAddTotal = 1879850;
 // CallgrindStatsFromDumps removes what it reads.
 std::string ScratchCopy(const std::string& name, const std::string& as) {
   absl::StatusOr<std::string> bytes = base::ReadFileToString(
-      absl::StrCat(std::getenv("TEST_SRCDIR"), "/icount/timer/testdata/", name));
+      base::TestRunfile(absl::StrCat("icount/timer/testdata/", name)));
   EXPECT_TRUE(bytes.ok()) << bytes.status();
   const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/", as);
   EXPECT_TRUE(base::WriteFileAtomically(path, bytes.ok() ? *bytes : "").ok());

@@ -7,7 +7,7 @@ main="$1"
 ci="$2"
 history="$4"
 tmp="$TEST_TMPDIR"
-source "$TEST_SRCDIR/icount/tests/test_steps.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 
 step "--list, --help, --version"
 [ "$("$main" --list | wc -l)" -eq 201 ] || fail "--list should print 201 cases"

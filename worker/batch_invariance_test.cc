@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/files.h"
+#include "base/runfiles_testutil.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "timer/callgrind.pb.h"
@@ -67,7 +68,7 @@ struct RunCounts {
 
 RunCounts Counts(const std::vector<WorkOrderProto>& orders, const std::string& journal) {
   RunnerOptions options;
-  options.worker_path = std::string(std::getenv("TEST_SRCDIR")) + "/icount/worker/worker";
+  options.worker_path = base::TestRunfile("icount/worker/worker");
   options.journal_path = std::string(std::getenv("TEST_TMPDIR")) + "/" + journal;
   options.jobs = 1;  // one worker: a run measures everything in sequence
   absl::StatusOr<RunnerReport> report = RunOrders(orders, options);

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/files.h"
+#include "base/runfiles_testutil.h"
 #include "gtest/gtest.h"
 
 namespace icount::worker {
@@ -24,7 +25,7 @@ int64_t Sum(const timer::FunctionCountsProto& counts) {
 // checked-in one), its spec and the worker's shared baseline.
 WorkerResultProto ResultWithDumps(const std::string& name) {
   absl::StatusOr<std::string> bytes = base::ReadFileToString(
-      absl::StrCat(std::getenv("TEST_SRCDIR"), "/icount/timer/testdata/add_cpp.callgrind.out"));
+      base::TestRunfile("icount/timer/testdata/add_cpp.callgrind.out"));
   EXPECT_TRUE(bytes.ok()) << bytes.status();
   WorkerResultProto result;
   result.set_id(name);

@@ -24,6 +24,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/files.h"
+#include "base/runfiles_testutil.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "timer/callgrind.pb.h"
@@ -35,7 +36,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string WorkerPath() {
-  return std::string(std::getenv("TEST_SRCDIR")) + "/icount/worker/worker";
+  return base::TestRunfile("icount/worker/worker");
 }
 
 std::string TempPath(const std::string& name) {
@@ -529,7 +530,7 @@ TEST(RunnerTest, AWorkerThatCannotStartUnderValgrindStopsThePhaseWithTheReason) 
   ASSERT_EQ(system(("mkdir -p " + bin).c_str()), 0);
   const std::string starts = TempPath("standin-starts");
   const std::string log_source =
-      std::string(std::getenv("TEST_SRCDIR")) + "/icount/timer/testdata/valgrind_rdtscp.log";
+      base::TestRunfile("icount/timer/testdata/valgrind_rdtscp.log");
   std::ofstream(bin + "/valgrind") << "#!/bin/sh\n"
                                    << "echo started >> " << starts << "\n"
                                    << "for a in \"$@\"; do case \"$a\" in --log-file=*) cp "

@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/runfiles_testutil.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "timer/call_tree.h"
@@ -175,7 +176,7 @@ TEST(CallTreeBuilderTest, ProtoReaderRefusesBrokenTrees) {
 // call that runs the statement).
 CallgrindProfile ParseTestdata(const std::string& name) {
   absl::StatusOr<CallgrindProfile> profile =
-      ParseCallgrindFile(absl::StrCat(std::getenv("TEST_SRCDIR"), "/icount/timer/testdata/", name));
+      ParseCallgrindFile(base::TestRunfile(absl::StrCat("icount/timer/testdata/", name)));
   EXPECT_TRUE(profile.ok()) << profile.status();
   return profile.ok() ? *profile : CallgrindProfile();
 }
