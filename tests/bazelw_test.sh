@@ -165,6 +165,17 @@ grep -q "icount is tested with Bazel 4.2.3 and 7.7.1, not Bazel 8.4.2; trying it
   || fail "Bazel 8: no note: $out"
 unset BAZELW_SHARE
 
+# The C++ standard follows the system's LibTorch: C++20 where its ATen.h
+# demands it, nothing added otherwise.
+echo '#error C++20 or later compatible compiler is required to use ATen.' > "$TEST_TMPDIR/ATen.h"
+BAZELW_ATEN="$TEST_TMPDIR/ATen.h" FAKE_BAZEL_PACKAGE_VERSION=4.2.3+ds-7 run_bazelw "${all[@]}"
+grep -qx "bazel --bazelrc=$rc_dir/bazel4.bazelrc --bazelrc=$rc_dir/cxx20.bazelrc test //x" \
+  "$STATE/bazel.log" || fail "LibTorch needing C++20: $(cat "$STATE/bazel.log")"
+echo '#include <c10/core/Allocator.h>' > "$TEST_TMPDIR/ATen.h"
+BAZELW_ATEN="$TEST_TMPDIR/ATen.h" FAKE_BAZEL_PACKAGE_VERSION=4.2.3+ds-7 run_bazelw "${all[@]}"
+grep -qx "bazel --bazelrc=$rc_dir/bazel4.bazelrc test //x" "$STATE/bazel.log" \
+  || fail "LibTorch content with C++17: $(cat "$STATE/bazel.log")"
+
 # 8. Inside a root icount made: its packages are a root's, not this list.
 BAZELW_SKIP_PACKAGE_CHECK=1 run_bazelw
 [[ $code == 0 && ! -s $STATE/apt.log ]] || fail "root build: exit $code, apt: $(cat "$STATE/apt.log")"
