@@ -38,6 +38,10 @@ FIGURES = {
     "ci_cold_model1": ("`./bazelw test //...` cold, on the slower EPYC", "`bench/ci_time.sh`"),
     "ci_warm_model1": ("`./bazelw test //...` with nothing changed, on the slower EPYC",
                        "`bench/ci_time.sh`"),
+    "bazel7_suite": ("`./bazelw test //...` in Debian sid: Bazel 7.7.1 building the module, g++ 16, "
+                     "PyTorch 2.14.1 with C++20, Python 3.14, valgrind 3.27; new output base, "
+                     "the tests that make roots left out",
+                     "`bench/bazel7_suite.sh OUT`"),
     "fast_loop": ("the fast loop: tests that start no valgrind, build done, run afresh",
                   "`./bazelw test //... --test_tag_filters=-valgrind --nocache_test_results`"),
     "fast_loop_model1": ("the fast loop, on the slower EPYC",

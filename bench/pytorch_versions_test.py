@@ -4,9 +4,13 @@ import io
 import json
 import os
 import tempfile
+import sys
 import unittest
 
-import pytorch_versions
+# Beside this file, whatever the runner puts on sys.path (Bazel 7's
+# Python stub leaves the script's directory off).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pytorch_versions  # noqa: E402
 
 
 def count(label, sub_label, mode, per_run, rows):

@@ -9,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "history/store.h"
@@ -31,15 +32,18 @@ Struct Parse(const std::string& json) {
   EXPECT_TRUE(status.ok()) << status.ToString() << "\n" << json.substr(0, 500);
   return out;
 }
-const Value& At(const Struct& s, const std::string& key) {
+// The keys are string_views, not const std::string&: gcc 13 and later
+// take a reference returned while a temporary string is bound to a
+// reference parameter for a dangling one (-Wdangling-reference).
+const Value& At(const Struct& s, absl::string_view key) {
   static const Value* missing = new Value();
-  auto it = s.fields().find(key);
+  auto it = s.fields().find(std::string(key));
   return it == s.fields().end() ? *missing : it->second;
 }
-const Value& At(const Value& v, const std::string& key) { return At(v.struct_value(), key); }
+const Value& At(const Value& v, absl::string_view key) { return At(v.struct_value(), key); }
 
 // The case object with `key`, or a default Value.
-const Value& CaseOf(const Struct& data, const std::string& key) {
+const Value& CaseOf(const Struct& data, absl::string_view key) {
   for (const Value& c : At(data, "cases").list_value().values()) {
     if (At(c, "key").string_value() == key) return c;
   }

@@ -52,6 +52,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -771,7 +772,10 @@ int Main(int argc, char** argv) {
   }
   int exit_code = a_results.file.failures.empty() && b_results.file.failures.empty() ? 0 : 1;
   if (history->has_value()) {
-    for (const auto& [side, results] : {std::make_pair(&a, &a_results), {&b, &b_results}}) {
+    // An array, not a braced list: gcc 16 takes a binding into a braced
+    // list's pairs for a dangling reference (-Wdangling-reference).
+    const std::pair<Side*, SuiteResults*> sides[] = {{&a, &a_results}, {&b, &b_results}};
+    for (const auto& [side, results] : sides) {
       if (absl::Status s =
               RecordHistory(**history, results->file, absl::StrCat("ab_test ", side->name),
                             side->name, &side->libtorch, json_path);

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -46,8 +47,11 @@ int Main() {
       "statement failed: RuntimeError: made up\n    at fake.py:1, stmt: op(x)";
   FakeSuite wall_only = baseline;
   wall_only.instruction_counts = false;
-  for (const auto& [name, suite] :
-       {std::make_pair("baseline", &baseline), {"current", &current}, {"wall_only", &wall_only}}) {
+  // An array, not a braced list: gcc 16 takes a binding into a braced
+  // list's pairs for a dangling reference (-Wdangling-reference).
+  const std::pair<const char*, const FakeSuite*> suites[] = {
+      {"baseline", &baseline}, {"current", &current}, {"wall_only", &wall_only}};
+  for (const auto& [name, suite] : suites) {
     const std::string path = absl::StrCat(dir, "/", name, ".json");
     if (absl::Status s = timer::WriteResultsFile(path, FakeSuiteResults(*suite)); !s.ok()) {
       return Fail(std::string(s.message()));
