@@ -12,8 +12,9 @@
 #   bench/bazel7_suite.sh OUT_DIR [BAZEL TEST OPTION...]
 #
 # OUT_DIR/test.log has Bazel's output, OUT_DIR/summary.md the result and
-# the time, which docs/figures.md's row bazel7_suite gets too. The first run copies the root and installs the packages (a few
-# minutes); later runs reuse the copy and its Bazel outputs.
+# the time, which docs/figures.md's row bazel7_suite gets too. The first
+# run copies the root and installs the packages (a few minutes); later
+# runs reuse the copy and its Bazel outputs.
 set -euo pipefail
 out=${1:?usage: bench/bazel7_suite.sh OUT_DIR [BAZEL TEST OPTION...]}
 shift
@@ -32,14 +33,15 @@ in_root() {
   unshare --mount --propagation private -- /bin/bash -euc '
     root=$1 checkout=$2; shift 2
     # The root a mount point of its own, as / is on a machine: the tests
-    # that enter roots make mounts private there.
+    # that enter roots make mounts private there. (No apostrophes in this
+    # single-quoted script.)
     mount --bind "$root" "$root"
     mount -t proc proc "$root/proc"
     mount --rbind /dev "$root/dev"
     mount --rbind /sys "$root/sys"
     mkdir -p "$root$checkout"
     mount --bind "$checkout" "$root$checkout"
-    # The machine's names, as apt and Slurm's daemons look them up.
+    # The names of this machine, as apt and the Slurm daemons look them up.
     cp /etc/resolv.conf /etc/hosts "$root/etc/"
     exec chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root \
       LANG=C.UTF-8 /bin/sh -c "cd \"\$0\" && exec \"\$@\"" "$checkout" "$@"
@@ -62,6 +64,11 @@ status=0
 in_root "$dev" ./bazelw test --keep_going -- //... -//tests:root_sides_test \
   -//tests:bazel7_module_test "$@" > "$out/test.log" 2>&1 || status=$?
 seconds=$((SECONDS - start))
+if ! grep -q "^Executed .* tests" "$out/test.log"; then
+  echo "bench/bazel7_suite.sh: the suite did not run (exit $status); the end of $out/test.log:" >&2
+  tail -20 "$out/test.log" >&2
+  exit 1
+fi
 passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$out/test.log" || true)
 failed=$(grep -E '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD)' "$out/test.log" | awk '{print $1}' || true)
 {
@@ -70,5 +77,5 @@ failed=$(grep -E '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD)' "$out/te
   echo "$passed test targets passed, $(grep -c . <<<"$failed" || true) did not, in $((seconds / 60)) min $((seconds % 60)) s (exit $status)."
   [[ -z $failed ]] || { echo; echo "Not passed:"; sed 's/^/- /' <<<"$failed"; }
 } | tee "$out/summary.md"
-bench/figures_page.py row bazel7_suite \
+/usr/bin/python3 bench/figures_page.py row bazel7_suite \
   "**$((seconds / 60)) min $((seconds % 60)) s**; $passed test targets passed, $(grep -c . <<<"$failed" || true) did not$([[ -z $failed ]] || echo ": $(tr '\n' ' ' <<<"$failed" | sed 's/ $//; s/ /, /g')")"
