@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "base/files.h"
 #include "base/fnv.h"
@@ -44,19 +45,6 @@ std::vector<std::string> StartupOptions(const PyTorchInstall& install,
     options.push_back("--max_idle_secs=60");
   }
   return options;
-}
-
-// One output base per install location (not per fingerprint): a developer
-// who rebuilds LibTorch in place gets an incremental build, not a new tree.
-std::string OutputBase(const PyTorchInstall& install, const SuiteBuildOptions& options) {
-  base::Fnv1a<uint64_t> key;
-  key.Add(install.include_directory);
-  key.Add(install.library_directory);
-  key.Add(install.python_path);
-  const std::string builds = options.builds_directory.empty()
-                                 ? base::CacheDirectory() + "/libtorch-builds"
-                                 : options.builds_directory;
-  return absl::StrCat(builds, "/", key.Hex());
 }
 
 // Runs Bazel, handing its lines to on_progress; an error quotes the last
@@ -115,7 +103,35 @@ std::string WorkspaceOfThisBuild() {
   return IsIcountWorkspace(directory) ? directory : "";
 }
 
+// "--per_file_copt=.*definitions/full_suite_sources_shard_[0-9]+\.cc@-DA,-DB":
+// the generated case sources of options.target (expand/suite.bzl names
+// them <name>_sources_shard_<k>.cc).
+std::string CaseSourceCopts(const SuiteBuildOptions& options) {
+  std::vector<std::string> defines;
+  for (const std::string& define : options.case_source_defines) defines.push_back("-D" + define);
+  return absl::StrCat("--per_file_copt=.*", SuiteTargetPath(options.target),
+                      "_sources_shard_[0-9]+\\.cc@",
+                      absl::StrJoin(defines, ","));
+}
+
 }  // namespace
+
+std::string SuiteTargetPath(const std::string& target) {
+  return absl::StrReplaceAll(absl::StripPrefix(target, "//"), {{":", "/"}});
+}
+
+// One output base per install location (not per fingerprint): a developer
+// who rebuilds LibTorch in place gets an incremental build, not a new tree.
+std::string SuiteOutputBase(const PyTorchInstall& install, const SuiteBuildOptions& options) {
+  base::Fnv1a<uint64_t> key;
+  key.Add(install.include_directory);
+  key.Add(install.library_directory);
+  key.Add(install.python_path);
+  const std::string builds = options.builds_directory.empty()
+                                 ? base::CacheDirectory() + "/libtorch-builds"
+                                 : options.builds_directory;
+  return absl::StrCat(builds, "/", key.Hex());
+}
 
 absl::StatusOr<std::string> IcountWorkspace() {
   for (const char* name : {"ICOUNT_WORKSPACE", "BUILD_WORKSPACE_DIRECTORY"}) {
@@ -143,7 +159,9 @@ std::vector<std::string> SuiteBuildCommand(const PyTorchInstall& install,
                  {"build", "--curses=no", "--color=no",
                   // No bazel-bin/bazel-out links in the workspace: they belong to the
                   // developer's own build.
-                  "--symlink_prefix=/"});
+                  "--symlink_prefix=/",
+                  // Every failing unit's errors, for the cases they name.
+                  "--keep_going"});
   if (InRoot(install)) {
     // The root's compiler and headers make other objects than the host's:
     // a disk cache of its own, never the host's.
@@ -163,8 +181,31 @@ std::vector<std::string> SuiteBuildCommand(const PyTorchInstall& install,
   }
   command.push_back("--repo_env=ICOUNT_BUILD_LIBTORCH_FINGERPRINT=" + fingerprint);
   if (!options.snippet_prelude) command.push_back("--define=icount_snippet_prelude=off");
+  if (!options.case_source_defines.empty()) command.push_back(CaseSourceCopts(options));
   command.push_back(options.target);
   return command;
+}
+
+absl::StatusOr<std::string> SuiteBinDirectory(const PyTorchInstall& install,
+                                              const SuiteBuildOptions& options) {
+  SuiteBuildOptions quiet = options;
+  quiet.on_progress = nullptr;
+  std::vector<std::string> info_command = {Bazel(options)};
+  const std::vector<std::string> startup =
+      StartupOptions(install, SuiteOutputBase(install, options));
+  info_command.insert(info_command.end(), startup.begin(), startup.end());
+  info_command.insert(info_command.end(), {"info", "bazel-bin"});
+  ICOUNT_ASSIGN_OR_RETURN(
+      const std::string info,
+      RunBazel(info_command, quiet, "asking Bazel where the build's outputs are"));
+  // The last line is the answer; bazelw or Bazel may print notes before it.
+  absl::string_view answer = absl::StripTrailingAsciiWhitespace(info);
+  answer = answer.substr(answer.rfind('\n') + 1);
+  if (access(std::string(answer).c_str(), F_OK) != 0) {
+    return absl::InternalError(
+        absl::StrCat("Bazel names ", answer, " as its outputs' directory, which does not exist"));
+  }
+  return std::string(answer);
 }
 
 absl::StatusOr<BuiltSuite> BuildSuiteFor(const PyTorchInstall& install,
@@ -175,28 +216,12 @@ absl::StatusOr<BuiltSuite> BuildSuiteFor(const PyTorchInstall& install,
   }
   BuiltSuite built;
   ICOUNT_ASSIGN_OR_RETURN(built.fingerprint, Fingerprint(install));
-  built.output_base = OutputBase(install, options);
+  built.output_base = SuiteOutputBase(install, options);
   const std::vector<std::string> build =
       SuiteBuildCommand(install, options, built.output_base, built.fingerprint);
   ICOUNT_RETURN_IF_ERROR(
       RunBazel(build, options, absl::StrCat("building icount for ", Describe(install))).status());
-  SuiteBuildOptions quiet = options;
-  quiet.on_progress = nullptr;
-  std::vector<std::string> info_command = {Bazel(options)};
-  const std::vector<std::string> startup = StartupOptions(install, built.output_base);
-  info_command.insert(info_command.end(), startup.begin(), startup.end());
-  info_command.insert(info_command.end(), {"info", "bazel-bin"});
-  ICOUNT_ASSIGN_OR_RETURN(
-      const std::string info,
-      RunBazel(info_command, quiet, "asking Bazel where the build's outputs are"));
-  // The last line is the answer; bazelw or Bazel may print notes before it.
-  absl::string_view answer = absl::StripTrailingAsciiWhitespace(info);
-  answer = answer.substr(answer.rfind('\n') + 1);
-  built.bin_directory = std::string(answer);
-  if (access(built.bin_directory.c_str(), F_OK) != 0) {
-    return absl::InternalError(absl::StrCat("Bazel names ", built.bin_directory,
-                                            " as its outputs' directory, which does not exist"));
-  }
+  ICOUNT_ASSIGN_OR_RETURN(built.bin_directory, SuiteBinDirectory(install, options));
   return built;
 }
 

@@ -48,6 +48,11 @@ struct SuiteBuildOptions {
   // a disk cache of its own under builds_directory: actions compiled by
   // another compiler or against other system headers are never reused.
   std::vector<std::string> launcher;
+  // Macros defined for the suite's generated C++ case sources alone
+  // (--per_file_copt), such as the ICOUNT_LEAVE_OUT_ macro of each case to
+  // leave out (expand/case_sources.h): changing them recompiles those
+  // sources and links the worker again, nothing else.
+  std::vector<std::string> case_source_defines;
   // Bazel's progress and error lines as they come ("[120 / 431] Compiling ...").
   std::function<void(const std::string& line)> on_progress;
 };
@@ -65,6 +70,20 @@ struct BuiltSuite {
 // directory with icount's WORKSPACE.
 absl::StatusOr<std::string> IcountWorkspace();
 
+// Where in a bazel-bin a suite target's outputs start:
+// "//definitions:full_suite" -> "definitions/full_suite" (then
+// "_worker", "_sources_manifest.pb", "_sources_shard_0.cc", ...).
+std::string SuiteTargetPath(const std::string& target);
+
+// The Bazel output base of `install`'s builds: one per install location,
+// so that a LibTorch rebuilt in place builds incrementally.
+std::string SuiteOutputBase(const PyTorchInstall& install, const SuiteBuildOptions& options);
+
+// The build's bazel-bin, as Bazel names it (also after a failed build,
+// whose generated sources and manifest are there).
+absl::StatusOr<std::string> SuiteBinDirectory(const PyTorchInstall& install,
+                                              const SuiteBuildOptions& options);
+
 // The Bazel command line BuildSuiteFor runs (for messages and tests).
 std::vector<std::string> SuiteBuildCommand(const PyTorchInstall& install,
                                            const SuiteBuildOptions& options,
@@ -72,8 +91,10 @@ std::vector<std::string> SuiteBuildCommand(const PyTorchInstall& install,
                                            const std::string& fingerprint);
 
 // Builds options.target against `install` (not kSystem: Debian's is what
-// the running tool was built with), with the C++ standard it needs. An error carries Bazel's last lines
-// and the command to rerun.
+// the running tool was built with), with the C++ standard it needs, going
+// on past a failed action (--keep_going) so that every failing translation
+// unit reports its errors. An error carries the first compiler error,
+// Bazel's last lines and the command to rerun.
 absl::StatusOr<BuiltSuite> BuildSuiteFor(const PyTorchInstall& install,
                                          const SuiteBuildOptions& options);
 

@@ -98,7 +98,7 @@ TEST(BuildSuiteForTest, BuildsInTheWorkspaceWithTheInstallAsLibTorch) {
   ASSERT_EQ(commands.size(), 2u);
   EXPECT_EQ(commands[0],
             absl::StrCat(workspace, " --output_base=", built->output_base,
-                         " --max_idle_secs=60 build --curses=no --color=no --symlink_prefix=/",
+                         " --max_idle_secs=60 build --curses=no --color=no --symlink_prefix=/ --keep_going",
                          " --repo_env=ICOUNT_BUILD_LIBTORCH_INCLUDE=", site,
                          "/torch/include --repo_env=ICOUNT_BUILD_LIBTORCH_LIB=", site,
                          "/torch/lib --repo_env=ICOUNT_BUILD_TORCH_PYTHONPATH=", site,
@@ -138,7 +138,8 @@ TEST(BuildSuiteForTest, ARootsBuildRunsThereWithItsOwnCachesAndStandard) {
   EXPECT_EQ(commands[0],
             absl::StrCat("(no package check) ", workspace, " --output_base=", base,
                          " --output_user_root=", base, "-user-root --batch build --curses=no",
-                         " --color=no --symlink_prefix=/ --disk_cache=", base, "-disk-cache",
+                         " --color=no --symlink_prefix=/ --keep_going --disk_cache=", base,
+                         "-disk-cache",
                          " --cxxopt=-std=c++20 --host_cxxopt=-std=c++20",
                          " --repo_env=ICOUNT_BUILD_LIBTORCH_FINGERPRINT=", built->fingerprint,
                          " --define=icount_snippet_prelude=off //definitions:full_suite"));
@@ -194,6 +195,27 @@ TEST(BuildSuiteForTest, AFailedBuildQuotesBazelAndTheCommand) {
   EXPECT_THAT(message, HasSubstr("ERROR: Build did NOT complete successfully"));
   EXPECT_THAT(message, HasSubstr(absl::StrCat("The command, run in ", workspace, ":\n  ",
                                               bazel.path, " --output_base=")));
+}
+
+// Cases left out of a build are macros for the generated case sources
+// alone; the failed build's outputs are still found.
+TEST(BuildSuiteForTest, CaseSourceDefinesReachTheGeneratedSourcesOnly) {
+  FakeBazel bazel;
+  const std::string workspace = base::MakeTemporaryDirectory("workspace").value();
+  ASSERT_TRUE(base::WriteFileAtomically(workspace + "/fail", "").ok());
+  const PyTorchInstall install = PackageInstall(base::MakeTemporaryDirectory("site").value());
+  SuiteBuildOptions options = Options(bazel, workspace);
+  options.case_source_defines = {"ICOUNT_LEAVE_OUT_1", "ICOUNT_LEAVE_OUT_2"};
+  ASSERT_FALSE(BuildSuiteFor(install, options).ok());
+  EXPECT_EQ(SuiteBinDirectory(install, options).value(), bazel.bin);
+  const std::vector<std::string> commands = bazel.Commands();
+  ASSERT_EQ(commands.size(), 2u);
+  EXPECT_THAT(commands[0],
+              EndsWith(" --per_file_copt=.*definitions/full_suite_sources_shard_[0-9]+\\.cc"
+                       "@-DICOUNT_LEAVE_OUT_1,-DICOUNT_LEAVE_OUT_2 //definitions:full_suite"));
+  EXPECT_EQ(commands[1], absl::StrCat(workspace, " --output_base=",
+                                      SuiteOutputBase(install, options),
+                                      " --max_idle_secs=60 info bazel-bin"));
 }
 
 TEST(BuildSuiteForTest, DebiansLibTorchIsNotRebuilt) {

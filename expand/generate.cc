@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -14,10 +13,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "base/files.h"
 #include "base/fnv.h"
 #include "base/text.h"
+#include "expand/case_sources.h"
 #include "expand/version.h"
 #include "timer/callgrind_stats.h"
 #include "timer/measurement_io.h"
@@ -29,17 +30,37 @@ namespace {
 
 constexpr int kManifestSchemaVersion = 2;
 
-// "#line N "file (label, C++ TorchScript Forward)"": the compiler then
-// reports errors against the definition's file and line and names the
-// benchmark.
-std::string LineDirective(const MaterializedBenchmark& benchmark) {
-  const std::string where = absl::StrFormat(
-      "%s (%s, %s %s %s)", benchmark.where.file ? benchmark.where.file : "<definitions>",
-      LabelText(benchmark.label), timer::LanguageName(benchmark.auto_labels.language),
-      RuntimeModeName(benchmark.auto_labels.runtime),
-      AutogradModeName(benchmark.auto_labels.autograd));
+// "#line N "NAME"": the compiler then reports errors against the
+// definition's file and line, and names the benchmark (CaseSourceName).
+std::string LineDirective(const MaterializedBenchmark& benchmark, const std::string& name) {
   return absl::StrCat("#line ", benchmark.where.line > 0 ? benchmark.where.line : 1, " ",
-                      base::CppStringLiteral(where));
+                      base::CppStringLiteral(name));
+}
+
+// The case as the manifest records it.
+SuiteCaseProto CaseProto(const MaterializedBenchmark& benchmark) {
+  SuiteCaseProto case_proto;
+  SuiteCaseProto* c = &case_proto;
+  c->set_key(CaseKey(benchmark));
+  for (const std::string& part : benchmark.label) c->add_label(part);
+  c->set_runtime(RuntimeProto(benchmark.auto_labels.runtime));
+  c->set_autograd(AutogradProto(benchmark.auto_labels.autograd));
+  timer::TaskSpec spec;
+  spec.stmt = benchmark.timer_args.stmt;
+  spec.setup = benchmark.timer_args.setup;
+  spec.global_setup = benchmark.timer_args.global_setup;
+  spec.label = LabelText(benchmark.label);
+  spec.num_threads = benchmark.num_threads;
+  spec.language = benchmark.auto_labels.language;
+  *c->mutable_task_spec() = timer::TaskSpecToProto(spec);
+  if (benchmark.auto_labels.language == timer::Language::kCpp) c->set_compiled_case(c->key());
+  c->set_torchscript_artifact(benchmark.timer_args.torchscript_artifact);
+  c->set_min_libtorch_version(benchmark.timer_args.min_libtorch_version);
+  c->set_ci_key(CiKey(benchmark));
+  c->set_list_line(ListLine(benchmark));
+  if (benchmark.where.file != nullptr) c->set_definition_file(benchmark.where.file);
+  c->set_definition_line(benchmark.where.line);
+  return case_proto;
 }
 
 }  // namespace
@@ -53,27 +74,8 @@ SuiteManifestProto MakeManifest(const std::string& suite_name,
   manifest.set_suite_name(suite_name);
   base::Fnv1a64 hash;
   for (const MaterializedBenchmark& benchmark : cases) {
-    SuiteCaseProto* c = manifest.add_cases();
-    c->set_key(CaseKey(benchmark));
-    for (const std::string& part : benchmark.label) c->add_label(part);
-    c->set_runtime(RuntimeProto(benchmark.auto_labels.runtime));
-    c->set_autograd(AutogradProto(benchmark.auto_labels.autograd));
-    timer::TaskSpec spec;
-    spec.stmt = benchmark.timer_args.stmt;
-    spec.setup = benchmark.timer_args.setup;
-    spec.global_setup = benchmark.timer_args.global_setup;
-    spec.label = LabelText(benchmark.label);
-    spec.num_threads = benchmark.num_threads;
-    spec.language = benchmark.auto_labels.language;
-    *c->mutable_task_spec() = timer::TaskSpecToProto(spec);
-    if (benchmark.auto_labels.language == timer::Language::kCpp) c->set_compiled_case(c->key());
-    c->set_torchscript_artifact(benchmark.timer_args.torchscript_artifact);
-    c->set_min_libtorch_version(benchmark.timer_args.min_libtorch_version);
-    c->set_ci_key(CiKey(benchmark));
-    c->set_list_line(ListLine(benchmark));
-    if (benchmark.where.file != nullptr) c->set_definition_file(benchmark.where.file);
-    c->set_definition_line(benchmark.where.line);
-    hash.Add(c->key());
+    *manifest.add_cases() = CaseProto(benchmark);
+    hash.Add(CaseKey(benchmark));
   }
   manifest.set_checksum(hash.Hex());
   return manifest;
@@ -81,9 +83,15 @@ SuiteManifestProto MakeManifest(const std::string& suite_name,
 
 std::vector<std::string> GenerateTranslationUnits(const std::vector<MaterializedBenchmark>& cases,
                                                   int shards) {
+  // A global setup is written once per unit, for every case there that
+  // shares it, and compiled unless all of them are left out.
+  struct GlobalSetup {
+    std::string line;  // naming its first case's GlobalSetupSourceName
+    std::vector<std::string> macros;
+  };
   struct Shard {
-    std::set<std::string> global_setups;
-    std::string global_text;
+    std::vector<std::string> global_order;
+    std::map<std::string, GlobalSetup> global_setups;
     std::string functions;
   };
   std::vector<Shard> units(std::max(1, shards));
@@ -92,10 +100,17 @@ std::vector<std::string> GenerateTranslationUnits(const std::vector<Materialized
     const MaterializedBenchmark& benchmark = cases[i];
     if (benchmark.auto_labels.language != timer::Language::kCpp) continue;
     Shard& shard = units[next++ % units.size()];
-    const std::string line = LineDirective(benchmark);
+    const SuiteCaseProto c = CaseProto(benchmark);
+    const std::string macro = LeaveOutMacro(c.key());
+    const std::string line = LineDirective(benchmark, CaseSourceName(c));
     const std::string& global_setup = benchmark.timer_args.global_setup;
-    if (!global_setup.empty() && shard.global_setups.insert(global_setup).second) {
-      absl::StrAppend(&shard.global_text, line, "\n", global_setup, "\n");
+    if (!global_setup.empty()) {
+      auto [it, first] = shard.global_setups.try_emplace(global_setup);
+      if (first) {
+        shard.global_order.push_back(global_setup);
+        it->second.line = LineDirective(benchmark, GlobalSetupSourceName(c));
+      }
+      it->second.macros.push_back(macro);
     }
     std::string setup = benchmark.timer_args.setup;
     if (!benchmark.timer_args.torchscript_artifact.empty()) {
@@ -105,22 +120,30 @@ std::vector<std::string> GenerateTranslationUnits(const std::vector<Materialized
     }
     const std::string function = absl::StrCat("icount_case_", i);
     absl::StrAppend(
-        &shard.functions, "\n// ", LabelText(benchmark.label), "\n",
+        &shard.functions, "\n// ", LabelText(benchmark.label), "\n#ifndef ", macro, "\n",
         timer::SnippetFunctionSource(function, setup, benchmark.timer_args.stmt, line, line),
         "#line 1 \"<icount generated>\"\n",
         "const icount::worker::CompiledCaseRegistrar icount_registrar_", i, "(",
-        base::CppStringLiteral(CaseKey(benchmark)), ", &", function, ");\n");
+        base::CppStringLiteral(c.key()), ", &", function, ");\n#endif\n");
   }
   std::vector<std::string> sources;
   for (size_t k = 0; k < units.size(); ++k) {
+    std::string global_text;
+    for (const std::string& text : units[k].global_order) {
+      const GlobalSetup& global = units[k].global_setups.at(text);
+      absl::StrAppend(&global_text, "#if !defined(",
+                      absl::StrJoin(global.macros, ") || !defined("), ")\n", global.line, "\n",
+                      text, "\n#endif\n");
+    }
     sources.push_back(absl::StrCat(
         "// Generated by icount's suite generator (shard ", k, " of ", units.size(),
         "). Do not edit: change the definitions.\n"
+        "// A case whose ICOUNT_LEAVE_OUT_ macro is defined is left out (expand/case_sources.h).\n"
         "#include <torch/script.h>\n"
         "#include <cstddef>\n#include <cstdint>\n#include <cstring>\n#include <exception>\n"
         "#include <string>\n"
         "#include \"worker/compiled_cases.h\"\n",
-        units[k].global_text, "#line 1 \"<icount generated>\"\nnamespace {\n", units[k].functions,
+        global_text, "#line 1 \"<icount generated>\"\nnamespace {\n", units[k].functions,
         "}  // namespace\n"));
   }
   return sources;

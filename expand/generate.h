@@ -14,7 +14,8 @@
 //   * N C++ translation units, every C++ case compiled as a function with
 //     the snippet ABI and registered with the worker (worker/compiled_cases.h),
 //     with #line directives naming the definition's file, line and label so
-//     compile errors point at the benchmark;
+//     compile errors point at the benchmark, each case inside a guard that
+//     leaves it out when its macro is defined (expand/case_sources.h);
 //   * the suite manifest (SuiteManifestProto, binary);
 //   * a directory of TorchScript artifacts (<key>.pt), scripted with the
 //     embedded python3-torch at build time.

@@ -1,21 +1,28 @@
 // The suite generator: a C++ case that does not compile fails the build
 // with a message naming the benchmark's label and its definition's file and
-// line (the generated code carries #line directives for that).
+// line (the generated code carries #line directives for that), and the
+// build compiles once the cases named are left out.
 #include "expand/generate.h"
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "base/subprocess.h"
+#include "expand/case_sources.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace icount::expand {
 namespace {
 
+using ::testing::AllOf;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 MaterializedBenchmark Case(const std::string& stmt) {
   MaterializedBenchmark benchmark;
@@ -41,9 +48,11 @@ TEST(GenerateTest, ShardsRegisterEveryCppCase) {
   EXPECT_THAT(units[0] + units[1], ::testing::Not(HasSubstr("y = x + 1\n")));
 }
 
-TEST(GenerateTest, CompileErrorNamesLabelFileAndLine) {
+// Compiles generated `unit` (-fsyntax-only) against LibTorch's headers and
+// a reduced worker registry header, with -D for each of `defines`.
+base::CommandResult CompileUnit(const std::string& unit, const std::vector<std::string>& defines) {
   const std::string directory = std::string(std::getenv("TEST_TMPDIR")) + "/generated";
-  ASSERT_EQ(std::system(("mkdir -p " + directory + "/worker").c_str()), 0);
+  EXPECT_EQ(std::system(("mkdir -p " + directory + "/worker").c_str()), 0);
   // The worker's registry header, reduced to what generated code uses.
   std::ofstream(directory + "/worker/compiled_cases.h")
       << "#include <cstddef>\n#include <cstdint>\n"
@@ -54,16 +63,73 @@ TEST(GenerateTest, CompileErrorNamesLabelFileAndLine) {
          "char*,\n"
          "int (*)(const IcountBlockControl*, char*, size_t)) {} };\n"
          "extern \"C\" const char* icount_artifact_path(); }\n";
-  const std::vector<std::string> units = GenerateTranslationUnits({Case("auto y = x +;")}, 1);
-  std::ofstream(directory + "/shard.cc") << units[0];
-  absl::StatusOr<base::CommandResult> result = base::RunCommand(
-      {"c++", "-std=c++17", "-fsyntax-only", "-isystem", "/usr/include/torch/csrc/api/include",
-       "-I" + directory, directory + "/shard.cc"});
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_NE(result->exit_code, 0);
-  EXPECT_THAT(result->output,
+  std::ofstream(directory + "/shard.cc") << unit;
+  std::vector<std::string> command = {"c++", "-std=c++17", "-fsyntax-only", "-isystem",
+                                      "/usr/include/torch/csrc/api/include", "-I" + directory};
+  for (const std::string& define : defines) command.push_back("-D" + define);
+  command.push_back(directory + "/shard.cc");
+  absl::StatusOr<base::CommandResult> result = base::RunCommand(command);
+  EXPECT_TRUE(result.ok()) << result.status();
+  return result.ok() ? *result : base::CommandResult{};
+}
+
+TEST(GenerateTest, CompileErrorNamesLabelFileAndLine) {
+  const base::CommandResult result =
+      CompileUnit(GenerateTranslationUnits({Case("auto y = x +;")}, 1)[0], {});
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_THAT(result.output,
               HasSubstr("definitions/broken.cc (Broken / case, C++ Eager Forward):42:"));
-  EXPECT_THAT(result->output, HasSubstr("error"));
+  EXPECT_THAT(result.output, HasSubstr("error"));
+}
+
+// What a side's build does when some cases do not compile against its
+// LibTorch: the compiler's errors name the cases, and the unit compiles
+// with those cases left out.
+TEST(GenerateTest, CasesThatDoNotCompileAreNamedAndLeftOut) {
+  MaterializedBenchmark good = Case("auto y = x + 1;");
+  good.label = {"Good"};
+  MaterializedBenchmark member = Case("auto y = x.no_such_member();");
+  member.label = {"Broken", "member"};
+  // The error is GCC's in <bits/stl_uninitialized.h>, reached from the case.
+  MaterializedBenchmark in_header =
+      Case("std::vector<std::unique_ptr<int>> a; auto b = a;");
+  in_header.label = {"Broken", "in a header"};
+  in_header.timer_args.global_setup = "#include <memory>\n#include <vector>";
+  MaterializedBenchmark shared_a = Case("auto y = icount_helper(x);");
+  shared_a.label = {"Shared", "a"};
+  shared_a.timer_args.global_setup =
+      "torch::Tensor icount_helper(const torch::Tensor& x) { return x.gone(); }";
+  MaterializedBenchmark shared_b = shared_a;
+  shared_b.label = {"Shared", "b"};
+  MaterializedBenchmark python = Case("y = x +");
+  python.label = {"Python"};
+  python.auto_labels.language = timer::Language::kPython;
+  const std::vector<MaterializedBenchmark> cases = {good,     member,   in_header,
+                                                    shared_a, shared_b, python};
+  const std::string unit = GenerateTranslationUnits(cases, 1)[0];
+
+  const base::CommandResult failed = CompileUnit(unit, {});
+  ASSERT_NE(failed.exit_code, 0);
+  std::map<std::string, std::string> errors =
+      CaseCompileErrors(MakeManifest("test", cases), absl::StrSplit(failed.output, '\n'));
+  std::vector<std::string> keys;
+  for (const auto& [key, error] : errors) keys.push_back(key);
+  EXPECT_THAT(keys, ElementsAre("Broken/in a header|Eager|Forward|C++|1",
+                                "Broken/member|Eager|Forward|C++|1",
+                                "Shared/a|Eager|Forward|C++|1", "Shared/b|Eager|Forward|C++|1"))
+      << failed.output;
+  EXPECT_THAT(errors["Broken/member|Eager|Forward|C++|1"],
+              AllOf(StartsWith("definitions/broken.cc (Broken / member, C++ Eager Forward):42:"),
+                    HasSubstr("no_such_member")));
+  EXPECT_THAT(errors["Broken/in a header|Eager|Forward|C++|1"], HasSubstr("error: "));
+  EXPECT_THAT(errors["Shared/b|Eager|Forward|C++|1"],
+              StartsWith("definitions/broken.cc (Shared / a, C++ Eager Forward, global setup):"));
+
+  std::vector<std::string> defines;
+  for (const std::string& key : keys) defines.push_back(LeaveOutMacro(key));
+  const base::CommandResult rest = CompileUnit(unit, defines);
+  EXPECT_EQ(rest.exit_code, 0) << rest.output;
+  EXPECT_THAT(unit, HasSubstr("icount_registrar_0(\"Good|Eager|Forward|C++|1\""));
 }
 
 }  // namespace

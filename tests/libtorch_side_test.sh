@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # A side that brings its own LibTorch: a relocated copy of Debian's (the
 # libraries copied, as an unpacked LibTorch archive lays them out) with one
-# inline function of a c10 header changed. ab_test builds icount's worker
-# and C++ cases against it (a nested Bazel build of this checkout) and
-# compares it with Debian's: the worker provably loads the copies
-# (/proc/PID/maps), the case that drops tensors changes with the function
-# named, and a case that does not is counted the same.
+# inline function of a c10 header changed, and one API changed as a
+# developer's branch might (c10::InferenceMode's constructor explicit, its
+# argument required). ab_test builds icount's worker and C++ cases against
+# it (a nested Bazel build of this checkout), leaving out the cases that no
+# longer compile, and compares it with Debian's: the worker provably loads
+# the copies (/proc/PID/maps), the case that drops tensors changes with the
+# function named, a case that does not is counted the same, and a case that
+# does not compile fails on that side alone, with the compiler's error.
 #
 # Runs unsandboxed (no-sandbox: the nested build needs this checkout, found
 # through README.md's link; tests/BUILD.bazel says what its result depends
@@ -33,6 +36,9 @@ sed -i '0,/^  void reset_() noexcept {$/s//  void reset_() noexcept {\n    for (
 grep -q "volatile int spin" "$header" || fail "the edit did not apply"
 # And a mark that only code compiled against this copy sees.
 echo '#define ICOUNT_EDITED_HEADER 1' >> "$header"
+inference="$prefix/include/c10/core/InferenceMode.h"
+grep -q '^  InferenceMode(bool enabled = true)$' "$inference" || fail "InferenceMode.h has no constructor to edit"
+sed -i 's/^  InferenceMode(bool enabled = true)$/  explicit InferenceMode(bool enabled)/' "$inference"
 for lib in libtorch libtorch_cpu libc10; do
   real=$(readlink -f "/usr/lib/x86_64-linux-gnu/$lib.so")
   soname=$(basename "$(readlink "/usr/lib/x86_64-linux-gnu/$lib.so")")
@@ -47,9 +53,15 @@ filter='^(Empty / no allocation|Metadata and views / size)$'
 "$ab_test" --A=true --B=true --B_libtorch="$prefix" --filter="$filter" --json="$tmp/ab.json" \
   > "$tmp/ab.txt" 2> "$tmp/ab.log" || fail "ab_test: $(tail -30 "$tmp/ab.log")"
 nested_build_summary "$tmp/ab.log"
-grep -q "^ab_test: B: measures torch 1.13.0 (LibTorch directory) at $prefix, found by --B_libtorch$" "$tmp/ab.log" \
+version=$(debian_libtorch_version)
+grep -q "^ab_test: B: measures torch $version (LibTorch directory) at $prefix, found by --B_libtorch$" "$tmp/ab.log" \
   || fail "what B has: $(head -5 "$tmp/ab.log")"
 grep -q "^ab_test: B: bazel: \[" "$tmp/ab.log" || fail "no build progress: $(head -20 "$tmp/ab.log")"
+step "the InferenceMode cases do not compile against B: left out, the rest built"
+grep -q "^ab_test: B: does not compile against it: InferenceMode/View|Eager|Forward|C++|1: .*InferenceMode.*error: " \
+  "$tmp/ab.log" || fail "no compile error named: $(grep -i "compile\|error" "$tmp/ab.log" | head -20)"
+grep -q "^ab_test: B: building again without 3 C++ cases that do not compile against it$" "$tmp/ab.log" \
+  || fail "not built again without them: $(grep "^ab_test: B: [^b]" "$tmp/ab.log" | head -20)"
 grep -q "Python cases are skipped" "$tmp/ab.log" || fail "a LibTorch directory runs C++ cases only"
 worker=$(sed -n 's/^ab_test: B: worker \(.*\) (fingerprint [0-9a-f]*)$/\1/p' "$tmp/ab.log")
 [[ -x $worker ]] || fail "no worker built for B: $(grep worker "$tmp/ab.log")"
@@ -78,6 +90,18 @@ grep -q "intrusive_ptr<c10::TensorImpl.*reset_()" "$tmp/ab.txt" \
   || grep -q "intrusive_ptr.*reset_()" "$tmp/ab.txt" \
   || fail "per-function table does not name reset_(): $(cat "$tmp/ab.txt")"
 
+step "a case that does not compile against B fails in B alone; the other case is compared"
+status=0
+"$ab_test" --A=true --B=true --B_libtorch="$prefix" --filter='^(InferenceMode / View|Empty / no allocation)$' \
+  --json="$tmp/uncompiled.json" > "$tmp/uncompiled.txt" 2> "$tmp/uncompiled.log" || status=$?
+[[ $status == 1 ]] || fail "ab_test exited $status, not 1 for a failed case: $(tail -20 "$tmp/uncompiled.log")"
+grep -q "Compiling" "$tmp/uncompiled.log" && fail "the left-out cases were compiled again: $(grep Compiling "$tmp/uncompiled.log" | head)"
+grep -q "^ab_test: InferenceMode/View|Eager|Forward|C++|1 failed in B: compile: does not compile against this side's LibTorch: .*InferenceMode.*error: " \
+  "$tmp/uncompiled.log" || fail "B's failure: $(grep "failed in" "$tmp/uncompiled.log")"
+grep -q "failed in A" "$tmp/uncompiled.log" && fail "A failed too: $(grep "failed in" "$tmp/uncompiled.log")"
+[[ -n $(ab_json_count_delta_pct "$tmp/uncompiled.json" "Empty/no allocation|Eager|Forward|C++") ]] \
+  || fail "Empty / no allocation not compared: $(head -c 2000 "$tmp/uncompiled.json")"
+
 step "a second run, --sides with a side on the relocated LibTorch, builds nothing"
 printf '[debian] true\n[edited, libtorch=%s]\n' "$prefix" > "$tmp/sides.txt"
 "$ab_test" --sides="$tmp/sides.txt" --filter='^Empty / no allocation$' \
@@ -94,7 +118,7 @@ stmt='static_assert(ICOUNT_EDITED_HEADER == 1, "the copy"); auto y = torch::empt
 timeit_flags=(--language=cpp --stmt="$stmt" --number=10 --callgrind --callgrind_number=20)
 "$timeit" "${timeit_flags[@]}" --libtorch="$prefix" > "$tmp/side.txt" 2> "$tmp/side.err" \
   || fail "timeit --libtorch: $(tail -20 "$tmp/side.err")"
-grep -q "^timeit: --libtorch: measures torch 1.13.0 (LibTorch directory) at $prefix, found by --libtorch$" \
+grep -q "^timeit: --libtorch: measures torch $version (LibTorch directory) at $prefix, found by --libtorch$" \
   "$tmp/side.err" || fail "what timeit measured against: $(head -5 "$tmp/side.err")"
 grep -q "Per run: *[0-9]" "$tmp/side.txt" || fail "no counts: $(cat "$tmp/side.txt")"
 # Against Debian's headers the same statement does not compile.

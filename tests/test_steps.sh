@@ -49,6 +49,14 @@ for c in json.load(open(sys.argv[1]))["comparisons"]:
 PY
 }
 
+# debian_libtorch_version: Debian's LibTorch release as its headers say
+# ("1.13.0" on bookworm, "2.14.1" on sid; 2.10 and later keep the numbers
+# in torch/headeronly/version.h).
+debian_libtorch_version() {
+  grep -hE "^#define TORCH_VERSION_(MAJOR|MINOR|PATCH) " /usr/include/torch/headeronly/version.h \
+    /usr/include/torch/csrc/api/include/torch/version.h 2>/dev/null | awk '{print $3}' | head -3 | paste -sd.
+}
+
 # nested_icount_builds DIR: for a test whose tools build icount again (a
 # side with its own LibTorch): the user's HOME (Bazel gives a test none,
 # and the machine's disk cache is under it), the nested output bases under

@@ -7,12 +7,16 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "base/files.h"
+#include "base/fnv.h"
 #include "base/program_place.h"
 #include "base/status.h"
 #include "compare/node_check.h"
 #include "environment/root.h"
 #include "environment/suite_build.h"
+#include "expand/case_sources.h"
 #include "worker/runner.h"
 
 namespace icount::tools {
@@ -25,6 +29,9 @@ namespace {
 struct FoundAndBuilt {
   environment::PyTorchInstall install;
   environment::BuiltSuite built;
+  // The suite's C++ cases left out of the build, with the compiler's first
+  // error of each (CompileLeavingOut).
+  std::map<std::string, std::string> uncompiled_cases;
   std::vector<std::string> launcher;  // a root's
   std::string valgrind_version;       // a root's
 };
@@ -64,9 +71,145 @@ absl::Status FindInRoot(const environment::EnvironmentSpec& spec, const std::str
   options.builds_directory = environment::RootBuildsDirectory(root);
   return absl::OkStatus();
 }
+
+// What the last build of a suite for an install left out: for the
+// install's files (fingerprint) and the suite's generated sources as they
+// were, so that a second run compiles nothing, and a changed LibTorch or
+// suite tries every case again. Lines: "fingerprint F", "sources S", then
+// "<key>\t<first error>" per case.
+struct UncompiledMemory {
+  std::string fingerprint;
+  std::string sources;
+  std::map<std::string, std::string> cases;
+};
+
+std::string MemoryPath(const environment::PyTorchInstall& install,
+                       const environment::SuiteBuildOptions& options) {
+  return environment::SuiteOutputBase(install, options) + "-uncompiled-cases";
+}
+
+UncompiledMemory ReadMemory(const std::string& path) {
+  UncompiledMemory memory;
+  absl::StatusOr<std::string> text = base::ReadFileToString(path);
+  if (!text.ok()) return memory;
+  for (absl::string_view line : absl::StrSplit(*text, '\n', absl::SkipEmpty())) {
+    if (absl::ConsumePrefix(&line, "fingerprint ")) {
+      memory.fingerprint = std::string(line);
+    } else if (absl::ConsumePrefix(&line, "sources ")) {
+      memory.sources = std::string(line);
+    } else if (const size_t tab = line.find('\t'); tab != absl::string_view::npos) {
+      memory.cases[std::string(line.substr(0, tab))] = std::string(line.substr(tab + 1));
+    } else {
+      return {};  // not ours: remember nothing
+    }
+  }
+  return memory;
+}
+
+absl::Status WriteMemory(const std::string& path, const UncompiledMemory& memory) {
+  std::string text = absl::StrCat("fingerprint ", memory.fingerprint, "\nsources ",
+                                  memory.sources, "\n");
+  for (const auto& [key, error] : memory.cases) absl::StrAppend(&text, key, "\t", error, "\n");
+  return base::WriteFileAtomically(path, text);
+}
+
+// A hash of the generated case sources of `target` in `bin_directory`.
+std::string GeneratedSourcesHash(const std::string& bin_directory, const std::string& target) {
+  const std::string prefix =
+      absl::StrCat(bin_directory, "/", environment::SuiteTargetPath(target), "_sources_shard_");
+  base::Fnv1a64 hash;
+  for (int k = 0;; ++k) {
+    absl::StatusOr<std::string> text = base::ReadFileToString(absl::StrCat(prefix, k, ".cc"));
+    if (!text.ok()) break;
+    hash.Add(*text);
+  }
+  return hash.Hex();
+}
+
+// The cases a failed build's compiler `lines` name that are not in
+// `uncompiled` yet, added there and said on stderr; how many.
+int AddUncompiledCases(const environment::PyTorchInstall& install,
+                       const environment::SuiteBuildOptions& options,
+                       const std::vector<std::string>& lines, const std::string& tool,
+                       const std::string& side, std::map<std::string, std::string>& uncompiled) {
+  absl::StatusOr<std::string> bin = environment::SuiteBinDirectory(install, options);
+  if (!bin.ok()) return 0;
+  // No manifest: the generator itself failed, not a case.
+  absl::StatusOr<expand::SuiteManifestProto> manifest = ReadSuiteManifest(absl::StrCat(
+      *bin, "/", environment::SuiteTargetPath(options.target), "_sources_manifest.pb"));
+  if (!manifest.ok()) return 0;
+  int added = 0;
+  for (auto& [key, error] : expand::CaseCompileErrors(*manifest, lines)) {
+    if (!uncompiled.emplace(key, error).second) continue;
+    Say(tool, side, absl::StrCat("does not compile against it: ", key, ": ", error));
+    ++added;
+  }
+  return added;
+}
+
+// Builds the suite (options.target) for the install; when the build fails
+// on C++ cases that do not compile against this LibTorch, builds again
+// without them (expand/case_sources.h), saying which on stderr.
+absl::StatusOr<environment::BuiltSuite> CompileLeavingOut(
+    const environment::PyTorchInstall& install, environment::SuiteBuildOptions options,
+    const std::string& tool, const std::string& side,
+    std::map<std::string, std::string>& uncompiled) {
+  // Rounds of leaving out: GCC reports every case's errors at once, so a
+  // second round is rare and a third rarer.
+  constexpr int kMaxRounds = 4;
+  const std::string memory_path = MemoryPath(install, options);
+  const UncompiledMemory memory = ReadMemory(memory_path);
+  ICOUNT_ASSIGN_OR_RETURN(const std::string fingerprint, environment::Fingerprint(install));
+  if (memory.fingerprint == fingerprint) uncompiled = memory.cases;
+  bool from_memory = !uncompiled.empty();
+  std::vector<std::string> lines;
+  const auto on_progress = options.on_progress;
+  options.on_progress = [&](const std::string& line) {
+    lines.push_back(line);
+    if (on_progress) on_progress(line);
+  };
+  for (int round = 1;; ++round) {
+    options.case_source_defines.clear();
+    for (const auto& [key, error] : uncompiled) {
+      options.case_source_defines.push_back(expand::LeaveOutMacro(key));
+    }
+    lines.clear();
+    absl::StatusOr<environment::BuiltSuite> built = environment::BuildSuiteFor(install, options);
+    if (built.ok()) {
+      const std::string sources = GeneratedSourcesHash(built->bin_directory, options.target);
+      if (from_memory && sources != memory.sources) {
+        // The suite changed since: its cases may compile now.
+        Say(tool, side, "the suite changed since its last build here: building every case again");
+        uncompiled.clear();
+        from_memory = false;
+        continue;
+      }
+      if (absl::Status saved = WriteMemory(memory_path, {fingerprint, sources, uncompiled});
+          !saved.ok()) {
+        Say(tool, side, absl::StrCat("warning: ", saved.message()));
+      }
+      if (!uncompiled.empty()) {
+        Say(tool, side,
+            absl::StrCat(uncompiled.size(), " C++ case", uncompiled.size() == 1 ? "" : "s",
+                         " left out: they do not compile against it (each fails on this side "
+                         "with its compiler error; every other case runs)"));
+      }
+      return built;
+    }
+    if (round == kMaxRounds) return built.status();
+    const int added = AddUncompiledCases(install, options, lines, tool, side, uncompiled);
+    // Errors outside the cases (a broken LibTorch header, icount's own
+    // code): the build's own error says what.
+    if (added == 0) return built.status();
+    Say(tool, side, absl::StrCat("building again without ", added, " C++ case",
+                                 added == 1 ? "" : "s", " that do not compile against it"));
+  }
+}
+
 absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& spec,
                                            const std::string& target, bool snippet_prelude,
-                                           const std::string& what, const std::string& tool) {
+                                           bool leave_out_uncompiled, const std::string& what,
+                                           const std::string& tool) {
   FoundAndBuilt out;
   environment::SuiteBuildOptions options;
   if (spec.root.empty()) {
@@ -90,7 +233,11 @@ absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& s
                "%s: %s: building %s against it (minutes the first time; Bazel reuses what is "
                "built after that)...\n",
                tool.c_str(), spec.name.c_str(), what.c_str());
-  ICOUNT_ASSIGN_OR_RETURN(out.built, environment::BuildSuiteFor(out.install, options),
+  absl::StatusOr<environment::BuiltSuite> built =
+      leave_out_uncompiled
+          ? CompileLeavingOut(out.install, options, tool, spec.name, out.uncompiled_cases)
+          : environment::BuildSuiteFor(out.install, options);
+  ICOUNT_ASSIGN_OR_RETURN(out.built, std::move(built),
                           absl::Status(_.code(), absl::StrCat(spec.name, ": ", _.message())));
   return out;
 }
@@ -100,9 +247,10 @@ absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& s
 absl::StatusOr<EnvironmentSuite> SuiteForEnvironment(const environment::EnvironmentSpec& spec,
                                                      const Suite& own_suite,
                                                      const std::string& tool) {
-  ICOUNT_ASSIGN_OR_RETURN(FoundAndBuilt found, FindAndBuild(spec, "//definitions:full_suite",
-                                                            /*snippet_prelude=*/false,
-                                                            "icount's worker and C++ cases", tool));
+  ICOUNT_ASSIGN_OR_RETURN(
+      FoundAndBuilt found,
+      FindAndBuild(spec, "//definitions:full_suite", /*snippet_prelude=*/false,
+                   /*leave_out_uncompiled=*/true, "icount's worker and C++ cases", tool));
   EnvironmentSuite out;
   out.install = std::move(found.install);
   out.launcher = std::move(found.launcher);
@@ -112,6 +260,7 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironment(const environment::Environm
     return out;
   }
   out.fingerprint = found.built.fingerprint;
+  out.uncompiled_cases = std::move(found.uncompiled_cases);
   ICOUNT_ASSIGN_OR_RETURN(
       out.suite, LoadSuiteFromDirectory(found.built.bin_directory, "definitions", "full_suite"));
   std::fprintf(stderr, "%s: %s: worker %s (fingerprint %s)\n", tool.c_str(), spec.name.c_str(),
@@ -127,7 +276,7 @@ absl::StatusOr<EnvironmentTool> ToolForEnvironment(const environment::Environmen
   ICOUNT_ASSIGN_OR_RETURN(
       FoundAndBuilt found,
       FindAndBuild(spec, absl::StrCat("//", package, ":", name), /*snippet_prelude=*/true,
-                   absl::StrCat("//", package, ":", name), tool));
+                   /*leave_out_uncompiled=*/false, absl::StrCat("//", package, ":", name), tool));
   EnvironmentTool out;
   out.launcher = std::move(found.launcher);
   out.path = found.built.bin_directory.empty()
@@ -153,6 +302,7 @@ worker::RunnerOptions EnvironmentRunnerOptions(const EnvironmentSuite& environme
   options.launcher = environment.launcher;
   options.valgrind_version = environment.valgrind_version;
   options.python = environment.python_cases();
+  options.uncompiled_cases = environment.uncompiled_cases;
   return options;
 }
 

@@ -33,6 +33,10 @@ struct EnvironmentSuite {
   // valgrind ("valgrind-3.24.0"); empty for this machine's.
   std::vector<std::string> launcher;
   std::string valgrind_version;
+  // The suite's C++ cases that do not compile against this PyTorch, left
+  // out of its worker, with the compiler's first error of each: they fail
+  // on this side (RunnerOptions::uncompiled_cases), every other case runs.
+  std::map<std::string, std::string> uncompiled_cases;
   bool python_cases() const { return install.python_problem.empty(); }
 };
 

@@ -81,18 +81,24 @@ absl::StatusOr<Suite> SuiteAt(const absl::StatusOr<std::string>& manifest_path,
   for (const auto* status : {&manifest_path.status(), &worker.status(), &artifacts.status()}) {
     if (!status->ok()) return *status;
   }
-  absl::StatusOr<std::string> bytes = base::ReadFileToString(*manifest_path);
-  if (!bytes.ok()) return bytes.status();
   Suite suite;
-  if (!suite.manifest.ParseFromString(*bytes)) {
-    return absl::DataLossError(absl::StrCat(*manifest_path, ": corrupt suite manifest"));
-  }
+  ICOUNT_ASSIGN_OR_RETURN(suite.manifest, ReadSuiteManifest(*manifest_path));
   suite.worker_path = *worker;
   suite.artifacts_directory = *artifacts;
   return suite;
 }
 
 }  // namespace
+
+absl::StatusOr<expand::SuiteManifestProto> ReadSuiteManifest(const std::string& path) {
+  absl::StatusOr<std::string> bytes = base::ReadFileToString(path);
+  if (!bytes.ok()) return bytes.status();
+  expand::SuiteManifestProto manifest;
+  if (!manifest.ParseFromString(*bytes)) {
+    return absl::DataLossError(absl::StrCat(path, ": corrupt suite manifest"));
+  }
+  return manifest;
+}
 
 absl::StatusOr<Suite> LoadSuite(const std::string& package, const std::string& name) {
   const std::string prefix = absl::StrCat("icount/", package, "/", name);

@@ -26,6 +26,9 @@ struct Suite {
   std::string artifacts_directory;
 };
 
+// A suite's manifest (<bin>/<package>/<name>_sources_manifest.pb).
+absl::StatusOr<expand::SuiteManifestProto> ReadSuiteManifest(const std::string& path);
+
 // The suite `name` built in package `package` (runfiles
 // "icount/<package>/<name>_..."), e.g. LoadSuite("definitions", "full_suite").
 absl::StatusOr<Suite> LoadSuite(const std::string& package, const std::string& name);

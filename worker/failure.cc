@@ -17,6 +17,8 @@ const char* FailureKindName(FailureKind kind) {
       return "timeout";
     case FAILURE_WORKER:
       return "worker";
+    case FAILURE_COMPILE:
+      return "compile";
     default:
       return "unknown";
   }

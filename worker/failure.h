@@ -18,7 +18,8 @@ namespace icount::worker {
 // writes (WorkerOptions::canary).
 inline constexpr char kCanaryOrderId[] = "icount:canary";
 
-// "setup", "measure", "crash", "timeout", "worker"; "unknown" otherwise.
+// "setup", "measure", "crash", "timeout", "worker", "compile"; "unknown"
+// otherwise.
 const char* FailureKindName(FailureKind kind);
 
 // Whether running the order again may succeed: crashes, timeouts and lost

@@ -534,6 +534,23 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders
     return header;
   }
 
+  // Cases the worker was built without fail here, each in the journal.
+  int uncompiled = 0;
+  for (size_t i = 0; i < orders.size(); ++i) {
+    auto it = options.uncompiled_cases.find(orders[i].compiled_case());
+    if (results[i].has_value() || orders[i].compiled_case().empty() ||
+        it == options.uncompiled_cases.end()) {
+      continue;
+    }
+    WorkerResultProto result = FailureResult(
+        FAILURE_COMPILE,
+        absl::StrCat("does not compile against this side's LibTorch: ", it->second));
+    result.set_id(orders[i].id());
+    ICOUNT_RETURN_IF_ERROR(AppendToJournal(options.journal_path, result));
+    results[i] = std::move(result);
+    ++uncompiled;
+  }
+
   // Phases over what is left to do.
   // The CPUs this run may use (taskset, a cpuset, a batch system's
   // binding): workers are pinned to these, not to 0..n-1.
@@ -591,7 +608,7 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders
   InterruptScope interrupts;
   const std::string worker_name = built_at.ok() ? *built_at : options.worker_path;
   Run run(orders, run_options, scratch, {{run_options.worker_path, worker_name}}, results,
-          report.resumed);
+          report.resumed + uncompiled);
   absl::Status status;
   phases.erase(std::remove_if(phases.begin(), phases.end(),
                               [](const Phase& phase) { return phase.orders.empty(); }),

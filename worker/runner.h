@@ -33,6 +33,7 @@
 // (`retries`), exceptions are not (they would fail again).
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,6 +78,11 @@ struct RunnerOptions {
   // runs beside a LibTorch without a torch package, whose workers cannot.
   // C++ counts are the same either way (WorkerOptions::python).
   bool python = true;
+  // C++ cases the worker was built without because they do not compile
+  // against its LibTorch, by compiled_case key, each with the compiler's
+  // first error: their orders are journaled as FAILURE_COMPILE results
+  // without running, and every other order runs.
+  std::map<std::string, std::string> uncompiled_cases;
   // Count workers simulate caches too (timer/cache_model.h): counts carry
   // estimated cycles; counting takes ~20% longer.
   bool cache_sim = false;

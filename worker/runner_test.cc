@@ -101,6 +101,34 @@ TEST(RunnerTest, FailuresAreIsolatedAndReported) {
   EXPECT_EQ(journal->size(), 5u);
 }
 
+// A C++ case its side's worker was built without (it does not compile
+// against that LibTorch) fails with the compiler's error and never reaches
+// a worker (which would say it has no such case); the rest runs.
+TEST(RunnerTest, ACaseThatDidNotCompileFailsWithItsErrorAndTheRestRuns) {
+  WorkOrderProto uncompiled = PythonOrder("uncompiled", "");
+  uncompiled.mutable_task_spec()->set_language(timer::CPP);
+  uncompiled.set_compiled_case("InferenceMode/View|Eager|Forward|C++|1");
+  const std::vector<WorkOrderProto> orders = {uncompiled, PythonOrder("runs", "pass")};
+  RunnerOptions options = Options("uncompiled.journal");
+  options.uncompiled_cases[uncompiled.compiled_case()] =
+      "standard.cc (InferenceMode / View, C++ Eager Forward):341:25: error: no matching function";
+  std::vector<RunnerProgress> progress;
+  options.on_progress = [&](const RunnerProgress& p) { progress.push_back(p); };
+  absl::StatusOr<RunnerReport> report = RunOrders(orders, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->results.size(), 2u);
+  EXPECT_EQ(report->results[0].id(), "uncompiled");
+  EXPECT_EQ(report->results[0].failure().kind(), FAILURE_COMPILE);
+  EXPECT_EQ(report->results[0].failure().reason(),
+            "does not compile against this side's LibTorch: standard.cc (InferenceMode / View, "
+            "C++ Eager Forward):341:25: error: no matching function");
+  EXPECT_TRUE(report->results[1].has_output());
+  ASSERT_FALSE(progress.empty());
+  EXPECT_EQ(progress.back().done, 2);
+  EXPECT_EQ(progress.back().failed, 1);
+  EXPECT_EQ(ReadJournal(options.journal_path).value().size(), 2u);
+}
+
 // A statement that ends its case process is a failure that says so, under
 // valgrind too, where a measured case process ends itself with an exit code
 // of its own (86) and the worker makes its result: a statement that exits
