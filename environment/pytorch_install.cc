@@ -297,6 +297,9 @@ PyTorchInstall SystemInstall() {
   install.include_directory = "/usr/include";
   install.library_directory = "/usr/lib/x86_64-linux-gnu";
   install.version = HeaderVersion(install.include_directory).value_or("unknown");
+  // What ./bazelw built the tools with (bazel/cxx20.bazelrc where ATen.h
+  // demands C++20), as results record it.
+  install.cxx_standard = CxxStandardFor(install.include_directory);
   install.toolchain = HostToolchain();
   install.how_found = "the default";
   return install;

@@ -1,8 +1,10 @@
 #include "environment/pytorch_install.h"
 
+#include <Python.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -54,6 +56,11 @@ std::string FakePythonEnvironment(const std::string& line) {
   return absl::StrCat("export PATH=", bin, ":$PATH");
 }
 
+// The Python this build embeds ("3.11" on bookworm, "3.14" on sid), and
+// one it does not.
+const std::string kEmbeddedPython = absl::StrCat(PY_MAJOR_VERSION, ".", PY_MINOR_VERSION);
+const std::string kOtherPython = absl::StrCat(PY_MAJOR_VERSION, ".", PY_MINOR_VERSION + 1);
+
 std::string ProbeLine(const std::string& package, const std::string& abi,
                       const std::string& python_version) {
   return absl::StrCat("ICOUNT_TORCH\t2.1.0a0+git1234\t", package, "\t", abi, "\t", python_version,
@@ -99,7 +106,8 @@ TEST(FindPyTorchTest, FindsThePackageThatImportTorchLoads) {
   const std::string site = TestDirectory("site-packages");
   MakeLibTorch(site + "/torch");
   absl::StatusOr<PyTorchInstall> install = FindPyTorch(
-      {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "1", "3.11")), "", "B_libtorch", "", ""});
+      {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "1", kEmbeddedPython)), "", "B_libtorch",
+       "", ""});
   ASSERT_TRUE(install.ok()) << install.status();
   EXPECT_EQ(install->kind, InstallKind::kPythonPackage);
   EXPECT_EQ(install->version, "2.1.0a0+git1234");
@@ -114,12 +122,14 @@ TEST(FindPyTorchTest, APackageForAnotherPythonIsMeasuredInCppOnly) {
   const std::string site = TestDirectory("site-packages");
   MakeLibTorch(site + "/torch");
   absl::StatusOr<PyTorchInstall> install = FindPyTorch(
-      {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "1", "3.12")), "", "B_libtorch", "", ""});
+      {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "1", kOtherPython)), "", "B_libtorch",
+       "", ""});
   ASSERT_TRUE(install.ok()) << install.status();
   EXPECT_EQ(install->include_directory, site + "/torch/include");
   EXPECT_EQ(install->python_path, "");
-  EXPECT_EQ(install->python_problem,
-            "its torch is for Python 3.12, and icount's worker embeds Python 3.11");
+  EXPECT_EQ(install->python_problem, absl::StrCat("its torch is for Python ", kOtherPython,
+                                                  ", and icount's worker embeds Python ",
+                                                  kEmbeddedPython));
 }
 
 TEST(FindPyTorchTest, APackageWithoutHeadersIsNoLibTorch) {
@@ -171,7 +181,10 @@ TEST(FindPyTorchTest, DebiansPython3FindsDebiansTorch) {
   EXPECT_EQ(install->kind, InstallKind::kSystem);
   EXPECT_EQ(install->root, "/usr");
   EXPECT_EQ(install->how_found, "`import torch` in A, with /usr/bin/python3");
-  EXPECT_THAT(install->version, HasSubstr("1.13"));
+  // Debian's python3-torch and libtorch-dev are one release.
+  EXPECT_EQ(install->version.substr(0, install->version.rfind('.')),
+            HeaderVersion("/usr/include").value().substr(
+                0, HeaderVersion("/usr/include").value().rfind('.')));
 }
 
 TEST(FindPyTorchTest, ABrokenEnvironmentIsAnErrorNotAGuess) {
@@ -251,9 +264,15 @@ TEST(CxxStandardForTest, CppTwentyWhereATenDemandsIt) {
   EXPECT_EQ(CxxStandardFor(include + "/missing"), "c++17");
 }
 
-TEST(CxxStandardForTest, DebiansLibTorchNeedsCppSeventeen) {
-  EXPECT_EQ(SystemInstall().cxx_standard, "c++17");
-  EXPECT_EQ(CxxStandardFor("/usr/include"), "c++17");
+// Debian's LibTorch: 1.13 (bookworm) and 2.6 (trixie) need C++17, 2.14
+// (sid) C++20.
+TEST(CxxStandardForTest, DebiansLibTorchNeedsTheStandardOfItsRelease) {
+  const std::string version = HeaderVersion("/usr/include").value();
+  int major = 0, minor = 0;
+  ASSERT_EQ(std::sscanf(version.c_str(), "%d.%d", &major, &minor), 2) << version;
+  const std::string expected = major > 2 || (major == 2 && minor >= 10) ? "c++20" : "c++17";
+  EXPECT_EQ(SystemInstall().cxx_standard, expected) << version;
+  EXPECT_EQ(CxxStandardFor("/usr/include"), expected) << version;
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
-// The C++ fuzzers against torch.utils.benchmark 1.13: the same seed must give
-// the same JSON line per sample (parameters, sizes, strides, memory order,
-// contiguity, sparse layout and the float64 sum of the values), and the same
-// rejection rate.
+// The C++ fuzzers against torch.utils.benchmark of the same PyTorch
+// release: the same seed must give the same JSON line per sample
+// (parameters, sizes, strides, memory order, contiguity, sparse layout and
+// the float64 sum of the values), and the same rejection rate.
 //
-// Expected output: fuzzer/testdata/reference_samples.txt, made by
+// Expected output: fuzzer/testdata/reference_samples.txt, made at build
+// time (//fuzzer:reference_samples) by
 //   /usr/bin/python3 fuzzer/testdata/make_reference.py --testdata
-//       > fuzzer/testdata/reference_samples.txt   (one command line)
 // The scenario fuzzers below are the script's scenario_* functions, in C++.
 
 #include <ATen/Parallel.h>

@@ -48,12 +48,12 @@ grep -q '^  InferenceMode / View | Eager | Forward | C++ | 1 thread (needs 1.9)$
   || fail "--backtesting should list the skipped case"
 if grep -q InferenceMode "$tmp/same.txt"; then fail "a skipped case is in the table"; fi
 /usr/bin/python3 - "$tmp/same.json" <<'PY' || fail "--json: $(cat "$tmp/same.json")"
-import json, sys
+import json, re, sys
 d = json.load(open(sys.argv[1]))
 assert d["skipped_by_backtesting"] == ["InferenceMode/View|Eager|Forward|C++|1"], d
 b = d["libtorch"]["B"]
 assert (b["version"], b["source"]) == ("1.8", "ICOUNT_LIBTORCH_VERSION"), b
-assert b["install"].startswith("torch 1.13.0 (Debian's system install) at /usr ("), b
+assert re.match(r"torch [0-9.]+ \(Debian's system install\) at /usr \(", b["install"]), b
 assert "fingerprint" not in b, b  # Debian's is not built for
 assert d["A"]["versions"]["worker"] and d["B"]["versions"]["expand"], d["A"]["versions"]
 assert all(c["label"] != "InferenceMode" for c in d["A"]["instruction_counts"]), d["A"]

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.environ["TEST_SRCDIR"], "icount", "report", "testing"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report", "testing"))
 from browser import Browser, event_deadline  # noqa: E402
 from report_page import ReportPage  # noqa: E402
 

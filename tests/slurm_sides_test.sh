@@ -19,7 +19,9 @@ step "ab_test --sides, one job array per side"
 # shard_task, whose environment Slurm set) the worker loads an empty
 # libtorch_cpu. That task's case fails with the loader's words after its
 # last submission; the other task's is merged.
-mkdir "$work/no-libtorch" && : > "$work/no-libtorch/libtorch_cpu.so.1.13"
+# The soname of Debian's release (libtorch_cpu.so.1.13, .so.2.14, ...).
+soname=$(readlink /usr/lib/x86_64-linux-gnu/libtorch_cpu.so)
+mkdir "$work/no-libtorch" && : > "$work/no-libtorch/$soname"
 cat > "$work/sides.txt" <<SIDES
 [one] true
 [default] export ATEN_CPU_CAPABILITY=default
@@ -30,7 +32,7 @@ SIDES
   && fail "ab_test --sides with a failed case exited 0: $(cat "$work/sides.out")"
 [[ $(grep -c "icount: Slurm: 2 work orders in 2 shards" "$work/sides.err") -eq 3 ]] \
   || fail "--sides: one job array per side: $(cat "$work/sides.err")"
-/usr/bin/python3 - "$work/sides.json" <<'PY' || fail "--sides on Slurm: $(cat "$work/sides.out" "$work/sides.err")"
+/usr/bin/python3 - "$work/sides.json" "$soname" <<'PY' || fail "--sides on Slurm: $(cat "$work/sides.out" "$work/sides.err")"
 import json, sys
 d = json.load(open(sys.argv[1]))
 names = [s["name"] for s in d["sides"]]
@@ -55,7 +57,7 @@ failures = d["sides"][2]["results"].get("failures", {})
 assert len(failures) == 1, failures
 (reason,) = failures.values()
 for words in ("(shard 0) ended FAILED", "after 2 submissions",
-              "error while loading shared libraries", "libtorch_cpu.so.1.13: file too short"):
+              "error while loading shared libraries", sys.argv[2] + ": file too short"):
     assert words in reason, (words, reason)
 # Identical sides count alike: that case counted as on side "one".
 counted = [c for c in cases.values() if c["counts_per_run"][2] is not None]

@@ -3,7 +3,7 @@
 # lines fuzzer/testdata/make_reference.py printed from torch.utils.benchmark),
 # and bad input is a usage error (exit 1, a message on stderr).
 #
-# Usage: fuzz_test.sh <fuzz binary> <fuzzer/testdata/reference_samples.txt>
+# Usage: fuzz_test.sh <fuzz binary> <the samples //fuzzer:reference_samples makes>
 set -u
 fuzz=$1
 reference=$2
