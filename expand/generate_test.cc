@@ -64,7 +64,10 @@ base::CommandResult CompileUnit(const std::string& unit, const std::vector<std::
          "int (*)(const IcountBlockControl*, char*, size_t)) {} };\n"
          "extern \"C\" const char* icount_artifact_path(); }\n";
   std::ofstream(directory + "/shard.cc") << unit;
-  std::vector<std::string> command = {"c++", "-std=c++17", "-fsyntax-only", "-isystem",
+  // The standard this test is built with: the one the LibTorch needs
+  // (C++20 for 2.10 and later, ./bazelw's bazel/cxx20.bazelrc).
+  const char* standard = __cplusplus >= 202002L ? "-std=c++20" : "-std=c++17";
+  std::vector<std::string> command = {"c++", standard, "-fsyntax-only", "-isystem",
                                       "/usr/include/torch/csrc/api/include", "-I" + directory};
   for (const std::string& define : defines) command.push_back("-D" + define);
   command.push_back(directory + "/shard.cc");

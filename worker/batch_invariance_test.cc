@@ -11,6 +11,7 @@
 // languages, in another order, beside the variants (longer names, own
 // baselines, template processes, an unrehearsed TorchScript case) that the
 // tests compare with them.
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -62,6 +63,9 @@ int64_t Sum(const timer::FunctionCountsProto& counts) {
 // measured (task spec and runs per repeat).
 struct RunCounts {
   std::map<std::string, int64_t> counts;
+  // Each order's statement counts by function (the first repeat), to say
+  // where two counts that should agree differ.
+  std::map<std::string, std::map<std::string, int64_t>> functions;
   std::map<std::string, int64_t> baselines;
   std::map<std::string, std::string> specs;
 };
@@ -85,11 +89,34 @@ RunCounts Counts(const std::vector<WorkOrderProto>& orders, const std::string& j
         << result.id() << ": repeats differ";
     EXPECT_TRUE(first.has_baseline()) << result.id();
     run.counts[result.id()] = total;
+    for (const auto& row : first.stmt_exclusive().rows()) {
+      run.functions[result.id()][row.function()] += row.count();
+    }
     run.baselines[result.id()] = Sum(first.baseline_exclusive());
     run.specs[result.id()] = absl::StrCat(first.task_spec().ShortDebugString(),
                                           " number_per_run: ", first.number_per_run());
   }
   return run;
+}
+
+// The functions whose counts differ between two runs of order `id`, the
+// largest differences first: what a failed comparison prints.
+std::string FunctionDifferences(const RunCounts& a, const RunCounts& b, const std::string& id) {
+  std::map<std::string, int64_t> delta;
+  if (auto it = b.functions.find(id); it != b.functions.end()) {
+    for (const auto& [function, count] : it->second) delta[function] += count;
+  }
+  if (auto it = a.functions.find(id); it != a.functions.end()) {
+    for (const auto& [function, count] : it->second) delta[function] -= count;
+  }
+  std::vector<std::pair<int64_t, std::string>> moved;
+  for (const auto& [function, d] : delta) {
+    if (d != 0) moved.push_back({-std::abs(d), absl::StrCat(d > 0 ? "+" : "", d, " ", function)});
+  }
+  std::sort(moved.begin(), moved.end());
+  std::string text = absl::StrCat(id, ": functions whose counts differ (second run minus first):");
+  for (size_t i = 0; i < moved.size() && i < 20; ++i) absl::StrAppend(&text, "\n  ", moved[i].second);
+  return text;
 }
 
 // A copy of `base` with another id, changed by `variant`.
@@ -216,7 +243,7 @@ TEST_F(BatchInvarianceTest, CountAmongOthersEqualsCountWithFewOthers) {
   ASSERT_EQ(mixed_->counts.size(), 17u);
   for (const char* id : {"cpp add", "python add"}) {
     EXPECT_GT(few_->counts[id], 0) << id;
-    EXPECT_EQ(mixed_->counts[id], few_->counts[id]) << id;
+    EXPECT_EQ(mixed_->counts[id], few_->counts[id]) << FunctionDifferences(*few_, *mixed_, id);
   }
 }
 
@@ -287,7 +314,7 @@ TEST_F(BatchInvarianceTest, ACppOnlyRunStartsItsWorkerWithoutPython) {
 TEST_F(BatchInvarianceTest, RehearsedTorchScriptCountAmongOthersEqualsCountWithFewOthers) {
   for (const char* id : {"cpp scripted", "python scripted"}) {
     EXPECT_GT(few_->counts[id], 0) << id;
-    EXPECT_EQ(mixed_->counts[id], few_->counts[id]) << id;
+    EXPECT_EQ(mixed_->counts[id], few_->counts[id]) << FunctionDifferences(*few_, *mixed_, id);
   }
   EXPECT_NE(mixed_->counts["cpp unrehearsed"], mixed_->counts["cpp scripted"]);
 }

@@ -20,8 +20,13 @@ the scenarios are defined here and, identically, in fuzzer/reference_test.cc.
 
 Log-uniform bounds that are not powers of two go through np.log2, which on
 AVX512_SKX machines is SVML's and differs from libm's in the last bit for
-some inputs; the test data was made on such a machine (see
-fuzzer/internal/numpy_log2.h).
+some inputs (see fuzzer/internal/numpy_log2.h).
+
+PyTorch 2.14's FuzzedParameter refuses every normalized custom distribution
+(its check reads `if not abs(sum - 1) > 1e-5: raise`), its own op fuzzers'
+included; where it does, this script checks distributions as earlier
+releases do (see follow_earlier_distribution_check). The check only
+validates: what the fuzzers draw is untouched.
 """
 
 import argparse
@@ -42,6 +47,36 @@ OP_FUZZERS = {
     "sparse_unary": (sparse_unary.UnaryOpSparseFuzzer, torch.float32),
     "sparse_binary": (sparse_binary.BinaryOpSparseFuzzer, torch.float32),
 }
+
+
+def follow_earlier_distribution_check():
+    """Replaces FuzzedParameter._check_distribution where it refuses a
+    normalized distribution (PyTorch 2.14) with the check of 1.13."""
+    from torch.utils.benchmark.utils import fuzzer as fuzzer_module
+    try:
+        FuzzedParameter("probe", distribution={1: 0.5, 2: 0.5})
+        return
+    except AssertionError as e:
+        if "not normalized" not in str(e):
+            raise
+
+    def check(self, distribution):
+        if not isinstance(distribution, dict):
+            if distribution not in fuzzer_module._DISTRIBUTIONS:
+                raise AssertionError(f"Unknown distribution: {distribution}")
+            return distribution
+        if any(p < 0 for p in distribution.values()):
+            raise AssertionError("Probabilities cannot be negative")
+        if abs(sum(distribution.values()) - 1) > 1e-5:
+            raise AssertionError("Distribution is not normalized")
+        if self._minval is not None or self._maxval is not None:
+            raise AssertionError("A custom distribution takes no minval or maxval")
+        return distribution
+
+    fuzzer_module.FuzzedParameter._check_distribution = check
+
+
+follow_earlier_distribution_check()
 
 
 def op_fuzzer(name, seed, dtype=None):
