@@ -14,10 +14,15 @@ namespace {
 double Seconds(const timeval& t) { return t.tv_sec + t.tv_usec * 1e-6; }
 double Seconds(const timespec& t) { return t.tv_sec + t.tv_nsec * 1e-9; }
 
+// A copy, not the environment's string: the worker takes the variable out
+// of the environment once it has read it (worker_main.cc).
 const char* LogPath() {
-  static const char* path = [] {
+  static char buffer[4096];
+  static const char* path = []() -> const char* {
     const char* value = std::getenv("ICOUNT_PHASE_LOG");
-    return value != nullptr && *value != '\0' ? value : nullptr;
+    if (value == nullptr || *value == '\0' || std::strlen(value) >= sizeof(buffer)) return nullptr;
+    std::memcpy(buffer, value, std::strlen(value) + 1);
+    return buffer;
   }();
   return path;
 }

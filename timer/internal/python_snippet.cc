@@ -2,6 +2,7 @@
 
 #include <Python.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -115,7 +116,9 @@ extern "C" char** environ;
 
 PyStatus InitializeWithStartEnvironment(const PyConfig& config) {
   std::vector<char*> start;
+  std::vector<char*> whole_entries;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    whole_entries.push_back(*entry);
     if (ReadByPythonAtStart(*entry)) start.push_back(*entry);
   }
   start.push_back(nullptr);
@@ -129,7 +132,15 @@ PyStatus InitializeWithStartEnvironment(const PyConfig& config) {
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     if (!before.contains(*entry)) added.push_back(*entry);
   }
+  // The whole array again, as it was: a setenv while Python started (a
+  // sitecustomize that imports numpy) may have written the start
+  // environment into it, where the worker's setenv keeps its one array
+  // (worker/internal/heap_free_environment.cc).
   environ = whole;
+  if (whole != nullptr) {
+    std::copy(whole_entries.begin(), whole_entries.end(), whole);
+    whole[whole_entries.size()] = nullptr;
+  }
   for (char* entry : added) putenv(entry);
   return status;
 }

@@ -9,7 +9,8 @@
 // imported, and add's Python case counted 12 instructions a run apart
 // between two sides that differed by one exported variable nothing reads.
 // A program's own definitions of these functions take the place of libc's
-// for every library it loads (libpython's os.putenv included).
+// for every library it loads (libpython's os.putenv included). Each string
+// starts a page of its own (heap_free_environment.h says why).
 
 #include <errno.h>
 #include <pthread.h>
@@ -19,14 +20,18 @@
 
 #include <cstddef>
 
+#include "worker/internal/heap_free_environment.h"
+
 extern "C" char** environ;
 
 namespace {
 
-// The one mapping: the array first, the strings after it. 64 MiB of
-// address space, reserved once (MAP_NORESERVE: untouched pages cost
-// nothing), so that it is one mapping of one size in every run.
+// The one mapping: the array first, the strings after it, each from the
+// start of a page. 64 MiB of address space, reserved once (MAP_NORESERVE:
+// untouched pages cost nothing), so that it is one mapping of one size in
+// every run.
 constexpr size_t kReserved = size_t{64} << 20;
+constexpr size_t kPage = 4096;
 constexpr size_t kArrayEntries = 256 * 1024;  // 2 MiB of pointers
 pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 char* area = nullptr;
@@ -63,12 +68,19 @@ bool OwnArray() {
   return Count(array) + 2 <= kArrayEntries;
 }
 
+// Room for `size` bytes at the start of the next free page; null when the
+// mapping is full.
+char* NextPages(size_t size) {
+  if (!Reserve() || next_string + size > kReserved) return nullptr;
+  char* start = area + next_string;
+  next_string += (size + kPage - 1) / kPage * kPage;
+  return start;
+}
+
 char* CopyEntry(const char* name, size_t name_length, const char* value) {
   const size_t value_length = strlen(value);
-  const size_t size = name_length + 1 + value_length + 1;
-  if (!Reserve() || next_string + size > kReserved) return nullptr;
-  char* entry = area + next_string;
-  next_string += size;
+  char* entry = NextPages(name_length + 1 + value_length + 1);
+  if (entry == nullptr) return nullptr;
   memcpy(entry, name, name_length);
   entry[name_length] = '=';
   memcpy(entry + name_length + 1, value, value_length + 1);
@@ -122,6 +134,22 @@ class Lock {
 };
 
 }  // namespace
+
+namespace icount::worker::internal {
+
+void PutEachVariableOnAPageOfItsOwn() {
+  Lock lock;
+  if (!OwnArray()) return;
+  for (size_t i = 0; environ[i] != nullptr; ++i) {
+    const size_t size = strlen(environ[i]) + 1;
+    char* copy = NextPages(size);
+    if (copy == nullptr) return;  // left where it was: still correct
+    memcpy(copy, environ[i], size);
+    environ[i] = copy;
+  }
+}
+
+}  // namespace icount::worker::internal
 
 extern "C" {
 

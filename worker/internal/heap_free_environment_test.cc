@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cstdint>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "worker/internal/heap_free_environment.h"
 
 extern "C" char** environ;
 
@@ -84,6 +86,23 @@ TEST(HeapFreeEnvironmentTest, AddingVariablesAllocatesNothingOnTheHeap) {
   // would hold 200 strings and an array of 200+ pointers on the heap.
   EXPECT_EQ(HeapInUse(), before);
   EXPECT_EQ(Get("ICOUNT_TEST_MANY_199"), std::string(100, 'v'));
+}
+
+TEST(HeapFreeEnvironmentTest, EveryStringStartsAPageOfItsOwn) {
+  ASSERT_EQ(setenv("ICOUNT_TEST_E", "before", 1), 0);
+  const std::string path = Get("PATH");
+  size_t before = 0;
+  while (environ[before] != nullptr) ++before;
+  icount::worker::internal::PutEachVariableOnAPageOfItsOwn();
+  ASSERT_EQ(setenv("ICOUNT_TEST_F", "after", 1), 0);
+  size_t n = 0;
+  for (; environ[n] != nullptr; ++n) {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(environ[n]) % 4096, 0u) << environ[n];
+  }
+  EXPECT_EQ(n, before + 1);
+  EXPECT_EQ(Get("PATH"), path);
+  EXPECT_EQ(Get("ICOUNT_TEST_E"), "before");
+  EXPECT_EQ(Get("ICOUNT_TEST_F"), "after");
 }
 
 TEST(HeapFreeEnvironmentTest, ClearenvEmptiesAndSetenvStartsAgain) {
