@@ -130,8 +130,12 @@ absl::Status Debootstrap(const Root& root, const std::string& target,
     base::RemoveDirectoryTree(target);
   }
   // In a mount namespace of its own: the /proc and /sys debootstrap mounts
-  // in the target go with it, even when it is killed.
-  const std::vector<std::string> argv = {"unshare",
+  // in the target go with it, even when it is killed. With the system's
+  // sbin directories on PATH, which debootstrap needs (chroot, mount) and a
+  // PATH set for a user or a job may lack.
+  const std::vector<std::string> argv = {"/usr/bin/env",
+                                         absl::StrCat("PATH=", kRootPath),
+                                         "unshare",
                                          "--mount",
                                          "--propagation",
                                          "private",
