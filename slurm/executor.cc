@@ -25,6 +25,7 @@
 #include "base/status.h"
 #include "base/text.h"
 #include "slurm/shard_task.pb.h"
+#include "slurm/shard_task_options.h"
 #include "slurm/shards.h"
 #include "slurm/slurm_commands.h"
 #include "worker/failure.h"
@@ -200,12 +201,7 @@ class SlurmRun {
       ShardTaskProto task;
       task.set_shard(k);
       task.set_shards(split.size());
-      task.set_worker_path(runner_.worker_path);
-      for (const std::string& word : runner_.command_prefix) task.add_command_prefix(word);
-      task.set_retries(runner_.retries);
-      task.set_timeout_seconds(runner_.timeout_seconds);
-      task.set_no_python(!runner_.python);
-      task.set_cache_sim(runner_.cache_sim);
+      WriteRunnerOptions(runner_, task);
       task.set_journal_path(ShardPath(dir_, k, ".journal"));
       for (size_t i : split[k]) *task.add_orders() = orders_[i];
       ICOUNT_RETURN_IF_ERROR(

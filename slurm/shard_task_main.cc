@@ -17,6 +17,7 @@
 
 #include "base/files.h"
 #include "slurm/shard_task.pb.h"
+#include "slurm/shard_task_options.h"
 #include "worker/progress.h"
 #include "worker/runner.h"
 
@@ -44,15 +45,7 @@ int Main(int argc, char** argv) {
   }
   std::fprintf(stderr, "shard_task: shard %d of %d, %d orders, on %s; journal %s\n", task.shard(),
                task.shards(), task.orders_size(), Hostname().c_str(), task.journal_path().c_str());
-  worker::RunnerOptions options;
-  options.worker_path = task.worker_path();
-  options.command_prefix.assign(task.command_prefix().begin(), task.command_prefix().end());
-  options.retries = task.retries();
-  options.timeout_seconds = task.timeout_seconds();
-  options.python = !task.no_python();
-  options.cache_sim = task.cache_sim();
-  options.journal_path = task.journal_path();
-  options.resume = true;  // a resubmitted task continues what the last one finished
+  worker::RunnerOptions options = RunnerOptionsOf(task);
   worker::ProgressLog log;
   options.on_progress = [&log](const worker::RunnerProgress& progress) {
     if (std::optional<std::string> line = log.Line(progress)) {

@@ -481,14 +481,23 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToRun(
   return runnable;
 }
 
-absl::StatusOr<expand::SuiteCaseProto> ChooseCanary(const Suite& suite, bool python) {
+absl::StatusOr<expand::SuiteCaseProto> ChooseCanary(const Suite& suite, bool python,
+                                                    const std::vector<const Side*>& sides) {
   const timer::LanguageProto language = python ? timer::PYTHON : timer::CPP;
+  auto compiled_everywhere = [&](const expand::SuiteCaseProto& c) {
+    return std::none_of(sides.begin(), sides.end(), [&](const Side* side) {
+      return side->environment.uncompiled_cases.count(c.compiled_case()) > 0;
+    });
+  };
   for (const expand::SuiteCaseProto& c : suite.manifest.cases()) {
-    if (c.task_spec().language() == language && c.min_libtorch_version().empty()) return c;
+    if (c.task_spec().language() == language && c.min_libtorch_version().empty() &&
+        compiled_everywhere(c)) {
+      return c;
+    }
   }
-  return absl::FailedPreconditionError(
-      absl::StrCat("the suite has no ", python ? "Python" : "C++",
-                   " case without a min_libtorch_version to be the canary"));
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the suite has no ", python ? "Python" : "C++",
+      " case without a min_libtorch_version that compiles against every side to be the canary"));
 }
 
 std::map<std::string, compare::PairedRounds> PairRounds(const SideRun& a_run,

@@ -89,8 +89,10 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToRun(
     bool backtesting, std::vector<expand::SuiteCaseProto>& skipped);
 
 // The canary: the suite's first Python case (C++ when `python` is false)
-// without a min_libtorch_version.
-absl::StatusOr<expand::SuiteCaseProto> ChooseCanary(const Suite& suite, bool python);
+// without a min_libtorch_version that every side's worker was built with
+// (not among a side's uncompiled cases).
+absl::StatusOr<expand::SuiteCaseProto> ChooseCanary(const Suite& suite, bool python,
+                                                    const std::vector<const Side*>& sides);
 
 // Runs the canary in every side, as many sides at once as there are CPUs:
 // counted once under valgrind when `counts`, timed briefly otherwise. The

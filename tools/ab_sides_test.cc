@@ -113,11 +113,31 @@ TEST(AbSidesTest, TheCanaryIsTheFirstCaseOfTheLanguageThatRunsEverywhere) {
   *suite.manifest.add_cases() = Case("cpp", timer::CPP);
   *suite.manifest.add_cases() = Case("python, new", timer::PYTHON, "2.0");
   *suite.manifest.add_cases() = Case("python", timer::PYTHON);
-  EXPECT_EQ(ChooseCanary(suite, /*python=*/true)->key(), "python");
-  EXPECT_EQ(ChooseCanary(suite, /*python=*/false)->key(), "cpp");
+  Side a = SideOn("A", "1.13.0"), b = SideOn("B", "2.14.1");
+  EXPECT_EQ(ChooseCanary(suite, /*python=*/true, {&a, &b})->key(), "python");
+  EXPECT_EQ(ChooseCanary(suite, /*python=*/false, {&a, &b})->key(), "cpp");
   suite.manifest.mutable_cases()->DeleteSubrange(0, 1);
-  EXPECT_EQ(ChooseCanary(suite, /*python=*/false).status().code(),
+  EXPECT_EQ(ChooseCanary(suite, /*python=*/false, {&a, &b}).status().code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// A C++ case one side's worker was built without (it does not compile
+// there) would stop that side as broken: the canary is the next one.
+TEST(AbSidesTest, TheCanaryIsACaseEverySideCompiled) {
+  Suite suite;
+  expand::SuiteCaseProto first = Case("InferenceMode", timer::CPP);
+  first.set_compiled_case("InferenceMode|C++|1");
+  expand::SuiteCaseProto second = Case("add", timer::CPP);
+  second.set_compiled_case("add|C++|1");
+  *suite.manifest.add_cases() = first;
+  *suite.manifest.add_cases() = second;
+  Side a = SideOn("A", "1.13.0"), b = SideOn("B", "2.14.1");
+  b.environment.uncompiled_cases["InferenceMode|C++|1"] = "error: explicit constructor";
+  EXPECT_EQ(ChooseCanary(suite, /*python=*/false, {&a})->key(), "InferenceMode");
+  EXPECT_EQ(ChooseCanary(suite, /*python=*/false, {&a, &b})->key(), "add");
+  b.environment.uncompiled_cases["add|C++|1"] = "error: no add";
+  absl::Status none = ChooseCanary(suite, /*python=*/false, {&a, &b}).status();
+  EXPECT_THAT(std::string(none.message()), HasSubstr("compiles against every side"));
 }
 
 // One side without a torch package: no side runs Python cases.

@@ -518,7 +518,7 @@ int RunSides(const Suite& own_suite) {
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases =
       CasesToRun(*selected, side_pointers, absl::GetFlag(FLAGS_backtesting), skipped);
   if (!cases.ok()) return base::Fail(cases.status());
-  absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(own_suite, python);
+  absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(own_suite, python, side_pointers);
   if (!canary.ok()) return base::Fail(canary.status());
   // On this machine the sides count in waves of up to one side per CPU,
   // each side's canary first with the rest; the sides of later waves (and
@@ -705,7 +705,7 @@ int Main(int argc, char** argv) {
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases =
       CasesToRun(*selected, {&a, &b}, absl::GetFlag(FLAGS_backtesting), skipped);
   if (!cases.ok()) return base::Fail(cases.status());
-  absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(*suite, python);
+  absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(*suite, python, {&a, &b});
   if (!canary.ok()) return base::Fail(canary.status());
   // Counted here, the canary runs first in the workers that count the
   // rest; otherwise on its own before anything long.
