@@ -64,15 +64,26 @@ std::string FlagWithDefault(const absl::CommandLineFlag& flag) {
   return absl::StrCat("  --", flag.Name(), "=", quote ? absl::StrCat("\"", value, "\"") : value);
 }
 
-bool EndsWithPath(absl::string_view file, absl::string_view path) {
-  return file == path || absl::EndsWith(file, absl::StrCat("/", path));
+// (file, title) of each ICOUNT_FLAG_SECTION, sorted by title when read.
+std::vector<std::pair<std::string, std::string>>& FlagSections() {
+  static auto* sections = new std::vector<std::pair<std::string, std::string>>();
+  return *sections;
 }
 
 }  // namespace
 
+namespace internal {
+bool RegisterFlagSection(const char* file, const char* title) {
+  FlagSections().emplace_back(file, title);
+  return true;
+}
+}  // namespace internal
+
 std::string HelpText(absl::string_view usage, const HelpLayout& layout) {
-  // Section 0: "Flags"; 1..n: layout.sections; n+1: checking icount.
-  const size_t checking_section = layout.sections.size() + 1;
+  std::vector<std::pair<std::string, std::string>> files = FlagSections();
+  absl::c_sort(files, [](const auto& a, const auto& b) { return a.second < b.second; });
+  // Section 0: "Flags"; 1..n: the files' sections; n+1: checking icount.
+  const size_t checking_section = files.size() + 1;
   std::vector<std::vector<const absl::CommandLineFlag*>> sections(checking_section + 1);
   for (const auto& [name, flag] : absl::GetAllFlags()) {
     const std::string file = flag->Filename();
@@ -81,8 +92,8 @@ std::string HelpText(absl::string_view usage, const HelpLayout& layout) {
     if (absl::c_linear_search(layout.checking_icount, name)) {
       section = checking_section;
     } else {
-      for (size_t i = 0; i < layout.sections.size(); ++i) {
-        if (EndsWithPath(file, layout.sections[i].first)) section = i + 1;
+      for (size_t i = 0; i < files.size(); ++i) {
+        if (file == files[i].first) section = i + 1;
       }
     }
     sections[section].push_back(flag);
@@ -95,7 +106,7 @@ std::string HelpText(absl::string_view usage, const HelpLayout& layout) {
     });
     const std::string title = i == 0                  ? "Flags"
                               : i == checking_section ? "For checking icount itself"
-                                                      : layout.sections[i - 1].second;
+                                                      : files[i - 1].second;
     absl::StrAppend(&text, "\n", title, ":\n");
     for (const absl::CommandLineFlag* flag : sections[i]) {
       absl::StrAppend(&text, FlagWithDefault(*flag), "\n", WrapHelp(flag->Help()));

@@ -30,20 +30,34 @@ using VersionList = std::vector<std::pair<std::string, std::string>>;
 // How --help groups a program's flags. Flags are listed by section, each
 // with its default and help text:
 //
-//   Running on Slurm:
+//   Running on Slurm (--executor=slurm):
 //     --shards=0
 //         Array tasks, one node each; 0: one per node of the partition.
 //
-// A flag goes to the section of the file that defines it; flags of files
-// not named go first, under "Flags". Flags that exist to check icount
-// itself rather than to measure (e.g. main's --template_per_case) come last,
-// under "For checking icount itself".
+// A flag goes to the section of the file that defines it, if that file
+// has one (ICOUNT_FLAG_SECTION); other flags go first, under "Flags". Flags
+// that exist to check icount itself rather than to measure (e.g. main's
+// --template_per_case) come last, under "For checking icount itself".
 struct HelpLayout {
-  // (file that defines flags, e.g. "tools/executor.cc"; section title).
-  std::vector<std::pair<std::string, std::string>> sections;
   // Names of flags, without "--".
   std::vector<std::string> checking_icount;
 };
+
+// Gives the flags the calling file defines a --help section of their own,
+// titled `title`. At namespace scope, in the file with their ABSL_FLAGs:
+//
+//   ICOUNT_FLAG_SECTION("Running on Slurm (--executor=slurm)");
+//
+// Sections follow "Flags" in the order of their titles.
+#define ICOUNT_FLAG_SECTION(title)                                             \
+  [[maybe_unused]] static const bool icount_flag_section_of_this_file =       \
+      ::icount::base::internal::RegisterFlagSection(__FILE__, title)
+
+namespace internal {
+// What ICOUNT_FLAG_SECTION expands to: `file` is the defining file's
+// __FILE__, as abseil records it for each flag.
+bool RegisterFlagSection(const char* file, const char* title);
+}  // namespace internal
 
 // The --help text: `usage`, then the flags defined outside abseil, grouped
 // by `layout`.

@@ -3,7 +3,14 @@
 #include <cmath>
 #include <string>
 
+#include "absl/flags/flag.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+ABSL_FLAG(int, flags_test_shards, 0, "A flag of this file's section.");
+ABSL_FLAG(bool, flags_test_self_check, false, "A flag for checking icount itself.");
+
+ICOUNT_FLAG_SECTION("Sharding the test");
 
 namespace icount::base {
 namespace {
@@ -11,6 +18,18 @@ namespace {
 TEST(FlagsTest, DescribeVersionsListsWhatTheProgramNames) {
   EXPECT_EQ(DescribeVersions({{"timer", "1.2.3"}, {"worker", "0.4.0"}}),
             "icount libraries: timer 1.2.3, worker 0.4.0");
+}
+
+// This file's flags under its section, a self check apart; the section
+// named once, whatever other files' flags the binary links.
+TEST(FlagsTest, HelpPutsAFilesFlagsUnderItsSection) {
+  const std::string help = HelpText("Tests.", {{"flags_test_self_check"}});
+  EXPECT_THAT(help, ::testing::HasSubstr("\nSharding the test:\n  --flags_test_shards=0\n"
+                                         "      A flag of this file's section.\n"));
+  EXPECT_THAT(help, ::testing::HasSubstr("\nFor checking icount itself:\n"
+                                         "  --flags_test_self_check=false\n"));
+  EXPECT_EQ(help.find("Sharding the test:"), help.rfind("Sharding the test:"));
+  EXPECT_LT(help.find("Sharding the test:"), help.find("For checking icount itself:"));
 }
 
 TEST(FlagsTest, RangeChecksNameTheFlagItsValueAndTheLimit) {

@@ -71,9 +71,6 @@ void ResolvePathFlags() {
 std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage,
                                   std::vector<std::string> checking_icount) {
   base::HelpLayout layout;
-  layout.sections = {{"tools/executor.cc", "Running on Slurm (--executor=slurm)"},
-                     {"tools/history_recording.cc", "Recording into a history store"},
-                     {"tools/html_report.cc", "HTML report"}};
   layout.checking_icount = std::move(checking_icount);
   std::vector<char*> positional =
       base::ParseFlags(argc, argv, usage, AllLibraryVersions(), layout);

@@ -5,12 +5,21 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "compare/version.h"
+#include "expand/version.h"
+#include "fuzzer/version.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "history/version.h"
+#include "report/version.h"
+#include "slurm/version.h"
+#include "timer/version.h"
+#include "worker/version.h"
 
 ABSL_FLAG(int, cli_test_repeats, 3, "A flag defined outside //tools.");
 ABSL_FLAG(std::string, cli_test_label, "", "A string flag with an empty default.");
@@ -83,14 +92,23 @@ TEST(ToolFlagsTest, VersionPrintsTheLibraryVersions) {
   EXPECT_THAT(version.stdout_text, HasSubstr("worker "));
 }
 
+// Every library in the order --version prints them, each with the version
+// its own header declares.
 TEST(ToolFlagsTest, LibraryVersionsNameEveryLibrary) {
-  EXPECT_EQ(LibraryVersions(),
-            "icount libraries: timer " + LibraryVersionMap()["timer"] + ", compare " +
-                LibraryVersionMap()["compare"] + ", fuzzer " + LibraryVersionMap()["fuzzer"] +
-                ", expand " + LibraryVersionMap()["expand"] + ", worker " +
-                LibraryVersionMap()["worker"] + ", history " + LibraryVersionMap()["history"] +
-                ", report " + LibraryVersionMap()["report"] + ", slurm " +
-                LibraryVersionMap()["slurm"]);
+  EXPECT_THAT(LibraryVersions(),
+              ::testing::MatchesRegex("icount libraries: timer [0-9.]+, compare [0-9.]+, "
+                                      "fuzzer [0-9.]+, expand [0-9.]+, worker [0-9.]+, "
+                                      "history [0-9.]+, report [0-9.]+, slurm [0-9.]+"));
+  const std::map<std::string, std::string> versions = LibraryVersionMap();
+  EXPECT_EQ(versions.size(), 8u);
+  EXPECT_EQ(versions.at("timer"), timer::kTimerVersion);
+  EXPECT_EQ(versions.at("compare"), compare::kCompareVersion);
+  EXPECT_EQ(versions.at("fuzzer"), fuzzer::kFuzzerVersion);
+  EXPECT_EQ(versions.at("expand"), expand::kExpandVersion);
+  EXPECT_EQ(versions.at("worker"), worker::kWorkerVersion);
+  EXPECT_EQ(versions.at("history"), history::kHistoryVersion);
+  EXPECT_EQ(versions.at("report"), report::kReportVersion);
+  EXPECT_EQ(versions.at("slurm"), slurm::kSlurmVersion);
 }
 
 TEST(ToolFlagsTest, ParsesFlags) { EXPECT_EQ(RunParse({"demo", "--cli_test_repeats=7"}).code, 7); }

@@ -5,6 +5,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "base/flags.h"
 #include "base/runfiles.h"
 #include "base/status.h"
 #include "slurm/executor.h"
@@ -24,6 +25,8 @@ ABSL_FLAG(std::string, slurm_constraint, "",
 ABSL_FLAG(int, slurm_submissions, 3,
           "With --executor=slurm: submissions per shard, resubmissions included, before its "
           "unfinished orders are reported failed.");
+
+ICOUNT_FLAG_SECTION("Running on Slurm (--executor=slurm)");
 
 namespace icount::tools {
 namespace {

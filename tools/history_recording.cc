@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/files.h"
+#include "base/flags.h"
 #include "base/subprocess.h"
 #include "cli/tool_flags.h"
 
@@ -19,6 +20,8 @@ ABSL_FLAG(std::string, history, "",
 ABSL_FLAG(std::string, history_label, "",
           "The run's label in --history, e.g. the LibTorch commit; default: the run's start "
           "time.");
+
+ICOUNT_FLAG_SECTION("Recording into a history store");
 
 namespace icount::tools {
 

@@ -4,9 +4,12 @@
 
 #include "absl/flags/flag.h"
 #include "base/files.h"
+#include "base/flags.h"
 
 ABSL_FLAG(std::string, html, "",
           "Also writes a self-contained HTML report of the run here (see //tools:report).");
+
+ICOUNT_FLAG_SECTION("HTML report");
 
 namespace icount::tools {
 

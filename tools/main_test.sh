@@ -17,6 +17,13 @@ step "--list, --help, --version"
   || fail "--list --json should show a declared minimum LibTorch"
 "$main" --help > "$tmp/help.txt" || fail "--help should exit 0"
 grep -q -- "--filter" "$tmp/help.txt" || fail "--help should list --filter"
+# The shared flags under their own sections, each flag in its file's one.
+for section in "HTML report" "Recording into a history store" "Running on Slurm (--executor=slurm)"; do
+  grep -qxF "$section:" "$tmp/help.txt" || fail "--help should have the section \"$section\""
+done
+[ "$(sed -n '/^Running on Slurm/,/^$/p' "$tmp/help.txt" | grep -c '^  --')" -eq 6 ] \
+  || fail "--help should list the six Slurm flags under Running on Slurm: $(cat "$tmp/help.txt")"
+grep -A1 -xF "HTML report:" "$tmp/help.txt" | grep -q -- '--html=""' || fail "--help should list --html under HTML report"
 "$main" --version | grep -qE "^icount libraries: timer [0-9]+\.[0-9]+\.[0-9]+, compare [0-9.]+, fuzzer [0-9.]+, expand [0-9.]+, worker [0-9.]+, history [0-9.]+, report [0-9.]+, slurm [0-9.]+$" || fail "--version"
 step "bad input"
 # Bad input: exit 1 before anything runs, with this first line on stderr.
