@@ -132,12 +132,6 @@ std::string JsonString(absl::string_view text) {
   return out + "\"";
 }
 
-std::string JsonStringArray(const std::vector<std::string>& texts) {
-  std::vector<std::string> strings;
-  for (const std::string& text : texts) strings.push_back(JsonString(text));
-  return absl::StrCat("[", absl::StrJoin(strings, ", "), "]");
-}
-
 std::string PythonJsonString(absl::string_view text) {
   std::string out = "\"";
   for (size_t i = 0; i < text.size();) {

@@ -49,8 +49,6 @@ std::string NormalizeSnippet(absl::string_view text);
 //   JsonString("a\"b") == "\"a\\\"b\""
 std::string JsonString(absl::string_view text);
 
-// A JSON array of JsonString()s: JsonStringArray({"a", "b"}) == "[\"a\", \"b\"]".
-std::string JsonStringArray(const std::vector<std::string>& texts);
 
 // A JSON string as Python's json.dumps writes it (ensure_ascii=True), for
 // output that must match the reference byte for byte: non-ASCII characters

@@ -52,11 +52,6 @@ TEST(JsonStringTest, EscapesWhatJsonRequires) {
   EXPECT_EQ(JsonString("caf\xc3\xa9"), "\"caf\xc3\xa9\"");  // UTF-8 passes through
 }
 
-TEST(JsonStringArrayTest, EachStringEscaped) {
-  EXPECT_EQ(JsonStringArray({}), "[]");
-  EXPECT_EQ(JsonStringArray({"a", "b\"c"}), "[\"a\", \"b\\\"c\"]");
-}
-
 TEST(PythonJsonStringTest, AsciiOnlyLikeJsonDumps) {
   // json.dumps("caf\u00e9 \u20ac \U0001f600\r\b\f")
   EXPECT_EQ(PythonJsonString("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\r\b\f"),

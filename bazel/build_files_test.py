@@ -8,6 +8,12 @@
 - MODULE.bazel's use_repo of the system extension lists exactly the
   repositories icount_system_repositories declares (SYSTEM_REPOSITORIES in
   third_party/repositories.bzl).
+- Every library and binary of an icount package (but the tools', which may
+  use everything) is named by a dependency rule in bazel/BUILD.bazel, so a
+  target added to a package cannot take an edge the rules never check.
+  Private targets and those under a package's internal/ are visible to
+  that package alone and are checked through it; testonly targets are the
+  tests' own.
 
 The source tree is found through the real path of MODULE.bazel (the test
 is tagged `external`, so it always runs on the tree as it is).
@@ -29,6 +35,13 @@ _RULE_CALL = re.compile(
 # group 2 the names.
 _LOAD = re.compile(r'load\(\s*"@(rules_cc|rules_proto)//[^"]*"((?:\s*,\s*"[^"]*")+)\s*,?\s*\)')
 _BUILD_FILE_NAMES = ("BUILD", "BUILD.bazel")
+# A library or binary target of a BUILD file: group 1 the rule, group 2
+# its attributes.
+_TARGET = re.compile(
+    r"^(icount_cc_library|icount_cc_proto_library|icount_cc_binary|cc_library|cc_binary|"
+    r"cc_proto_library)\(\n(.*?)^\)", re.M | re.S)
+# Packages that may depend on every other: no rule names their targets.
+_UNCHECKED_PACKAGES = ("tools",)
 
 
 def build_files(root):
@@ -54,6 +67,31 @@ def native_rules(path, text):
             line = text.count("\n", 0, match.start()) + 1
             found.append("%s:%d: %s%s" % (path, line, match.group(1) or "", match.group(2)))
     return found
+
+
+def rule_targets(rules_text):
+    """Every label named in the targets of an allow_dependencies rule."""
+    named = set()
+    for rule in re.finditer(r"allow_dependencies\((.*?)\n\)", rules_text, re.S):
+        targets = re.search(r"targets = \[(.*?)\]", rule.group(1), re.S)
+        if targets:
+            named.update(re.findall(r'"(//[^"]+)"', targets.group(1)))
+    return named
+
+
+def unchecked_targets(package, build_text, named):
+    """Labels of package's libraries and binaries that no rule names."""
+    missing = []
+    for target in _TARGET.finditer(build_text):
+        attributes = target.group(2)
+        name = re.search(r'name = "([^"]+)"', attributes).group(1)
+        if "testonly = True" in attributes or '"//visibility:private"' in attributes:
+            continue
+        label = "//%s:%s" % (package, name)
+        short = "//%s" % package if name == package.rsplit("/", 1)[-1] else label
+        if label not in named and short not in named:
+            missing.append("%s (%s)" % (label, target.group(1)))
+    return missing
 
 
 class BuildFilesTest(unittest.TestCase):
@@ -89,6 +127,26 @@ class BuildFilesTest(unittest.TestCase):
         self.assertIsNotNone(module, "MODULE.bazel: no module(name = \"icount\", version = ...)")
         self.assertEqual(module.group(1), timer.group(1),
                          "MODULE.bazel's version must be timer/version.h's kTimerVersion")
+
+    def test_the_rule_check_finds_unnamed_targets(self):
+        build = ('icount_cc_library(\n    name = "orders",\n    hdrs = ["orders.h"],\n)\n\n'
+                 'icount_cc_library(\n    name = "worker",\n)\n\n'
+                 'icount_cc_library(\n    name = "fakes",\n    testonly = True,\n)\n')
+        rules = ('allow_dependencies(\n    name = "w",\n    allowed = ["base"],\n'
+                 '    targets = ["//worker"],\n)\n')
+        self.assertEqual(unchecked_targets("worker", build, rule_targets(rules)),
+                         ["//worker:orders (icount_cc_library)"])
+
+    def test_every_target_of_a_package_is_under_a_dependency_rule(self):
+        packages = re.findall(r'"([^"]+)"', re.search(
+            r"ICOUNT_PACKAGES = \[([^\]]*)\]", self.read("bazel/dependency_rules.bzl")).group(1))
+        named = rule_targets(self.read("bazel/BUILD.bazel"))
+        missing = []
+        for package in packages:
+            if package in _UNCHECKED_PACKAGES:
+                continue
+            missing += unchecked_targets(package, self.read(package + "/BUILD.bazel"), named)
+        self.assertEqual(missing, [], "name them in a rule of bazel/BUILD.bazel (allow_dependencies)")
 
     def test_module_uses_every_system_repository(self):
         used = re.search(r"use_repo\(system,([^)]*)\)", self.read("MODULE.bazel"))

@@ -8,7 +8,7 @@
 //   AutogradName(AUTOGRAD_FORWARD_BACKWARD)  // "Forward + Backward"
 //
 // Explicit modes (a statement run as written) are "Explicit"; upstream
-// prints "" for them, which ModeText() gives.
+// prints "" for them, which RuntimeText() and AutogradText() give.
 
 #include "expand/suite.pb.h"
 

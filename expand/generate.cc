@@ -24,6 +24,7 @@
 #include "timer/measurement_io.h"
 #include "timer/snippet_abi.h"
 #include "timer/version.h"
+#include "worker/compiled_cases.h"
 
 namespace icount::expand {
 namespace {
@@ -115,7 +116,7 @@ std::vector<std::string> GenerateTranslationUnits(const std::vector<Materialized
     std::string setup = benchmark.timer_args.setup;
     if (!benchmark.timer_args.torchscript_artifact.empty()) {
       setup = absl::StrCat(
-          timer::ArtifactPathDefinition(/*cpp=*/true, "icount::worker::icount_artifact_path()"),
+          timer::ArtifactPathDefinition(/*cpp=*/true, worker::kArtifactPathCall),
           line, "\n", setup);
     }
     const std::string function = absl::StrCat("icount_case_", i);
@@ -123,7 +124,7 @@ std::vector<std::string> GenerateTranslationUnits(const std::vector<Materialized
         &shard.functions, "\n// ", LabelText(benchmark.label), "\n#ifndef ", macro, "\n",
         timer::SnippetFunctionSource(function, setup, benchmark.timer_args.stmt, line, line),
         "#line 1 \"<icount generated>\"\n",
-        "const icount::worker::CompiledCaseRegistrar icount_registrar_", i, "(",
+        "const ", worker::kCompiledCaseRegistrar, " icount_registrar_", i, "(",
         base::CppStringLiteral(c.key()), ", &", function, ");\n#endif\n");
   }
   std::vector<std::string> sources;
@@ -142,7 +143,8 @@ std::vector<std::string> GenerateTranslationUnits(const std::vector<Materialized
         "#include <torch/script.h>\n"
         "#include <cstddef>\n#include <cstdint>\n#include <cstring>\n#include <exception>\n"
         "#include <string>\n"
-        "#include \"worker/compiled_cases.h\"\n",
+        "#include \"",
+        worker::kCompiledCasesHeader, "\"\n",
         global_text, "#line 1 \"<icount generated>\"\nnamespace {\n", units[k].functions,
         "}  // namespace\n"));
   }

@@ -231,13 +231,6 @@ absl::StatusOr<std::shared_ptr<const FuzzerSpec>> BuildSpec(std::vector<FuzzedPa
 
 }  // namespace
 
-const NamedTensor* FuzzedSample::FindTensor(absl::string_view name) const {
-  for (const NamedTensor& t : tensors) {
-    if (t.name == name) return &t;
-  }
-  return nullptr;
-}
-
 Fuzzer::Fuzzer(std::shared_ptr<const FuzzerSpec> spec, std::shared_ptr<FuzzerCounters> counters)
     : spec_(std::move(spec)), counters_(std::move(counters)) {}
 

@@ -91,9 +91,6 @@ struct NamedTensor {
 struct FuzzedSample {
   Params params;
   std::vector<NamedTensor> tensors;
-
-  // The tensor called `name`, or nullptr.
-  const NamedTensor* FindTensor(absl::string_view name) const;
 };
 
 namespace internal {

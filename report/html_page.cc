@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "base/files.h"
+#include "base/status.h"
 #include "report/internal/assets.h"
 
 namespace icount::report {
@@ -34,11 +35,8 @@ std::string ReportHtml(const std::string& title, const std::string& data_json) {
 
 absl::Status WriteReportHtml(const std::string& path, const std::string& title,
                              const std::string& data_json) {
-  absl::Status status = base::WriteFileAtomically(path, ReportHtml(title, data_json));
-  if (!status.ok()) {
-    return absl::Status(status.code(), absl::StrCat("cannot write the report: ", status.message()));
-  }
-  return status;
+  return base::WithContext(base::WriteFileAtomically(path, ReportHtml(title, data_json)),
+                           "cannot write the report");
 }
 
 }  // namespace icount::report

@@ -98,9 +98,13 @@ TEST(SplitIntoShardsTest, ACasesWallTimeRoundsStayTogether) {
   EXPECT_EQ(SplitIntoShards(counts, 4).size(), 4);
 }
 
-TEST(SplitIntoShardsTest, Deterministic) {
+// Ties go the same way every time: equal orders in their order, each to
+// the least loaded shard, the first of equals; so a resumed run finds the
+// shards it wrote.
+TEST(SplitIntoShardsTest, TiesAreBrokenByPosition) {
   std::vector<worker::WorkOrderProto> orders(12, Counts(timer::CPP, 1));
-  EXPECT_EQ(SplitIntoShards(orders, 5), SplitIntoShards(orders, 5));
+  EXPECT_EQ(SplitIntoShards(orders, 5),
+            (std::vector<std::vector<size_t>>{{0, 5, 10}, {1, 6, 11}, {2, 7}, {3, 8}, {4, 9}}));
 }
 
 }  // namespace

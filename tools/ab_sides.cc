@@ -95,7 +95,7 @@ absl::Status Canary(const Side& side, const expand::SuiteCaseProto& canary, bool
 }  // namespace
 
 absl::Status SideError(const Side& side, const absl::Status& status) {
-  return absl::Status(status.code(), absl::StrCat(side.name, ": ", status.message()));
+  return base::WithContext(status, side.name);
 }
 
 absl::Status SetUpSide(const Suite& own_suite, const SideSource& source, Side& side) {

@@ -217,7 +217,7 @@ absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& s
   } else {
     ICOUNT_ASSIGN_OR_RETURN(options.workspace, environment::IcountWorkspace());
     ICOUNT_RETURN_IF_ERROR(FindInRoot(spec, tool, options, out),
-                           absl::Status(_.code(), absl::StrCat(spec.name, ": ", _.message())));
+                           base::WithContext(_, spec.name));
   }
   Say(tool, spec.name, environment::DescribeMeasured(out.install));
   if (out.install.kind == environment::InstallKind::kSystem) return out;
@@ -238,7 +238,7 @@ absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& s
           ? CompileLeavingOut(out.install, options, tool, spec.name, out.uncompiled_cases)
           : environment::BuildSuiteFor(out.install, options);
   ICOUNT_ASSIGN_OR_RETURN(out.built, std::move(built),
-                          absl::Status(_.code(), absl::StrCat(spec.name, ": ", _.message())));
+                          base::WithContext(_, spec.name));
   return out;
 }
 

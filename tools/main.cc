@@ -125,7 +125,7 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   // The results, their journal and lock all go beside --output.
   ICOUNT_RETURN_IF_ERROR(base::CheckOutputPath("output", output));
   ICOUNT_RETURN_IF_ERROR(timer::CheckResultsDestination(output),
-                         absl::Status(_.code(), absl::StrCat("--output: ", _.message())));
+                         base::WithContext(_, "--output"));
   const std::string journal = output + ".journal";
   // On Slurm the run's state is in --shared_dir (found from the orders).
   if (absl::GetFlag(FLAGS_resume) && !SlurmExecutorChosen() && access(journal.c_str(), F_OK) != 0) {

@@ -28,6 +28,7 @@
 #include "compare/node_check.h"
 #include "compare/text_table.h"
 #include "expand/case_modes.h"
+#include "expand/materialize.h"
 #include "re2/re2.h"
 #include "timer/cache_model.h"
 #include "timer/callgrind_command.h"
@@ -38,7 +39,9 @@
 namespace icount::tools {
 namespace {
 
-std::string LabelText(const expand::SuiteCaseProto& c) { return absl::StrJoin(c.label(), " / "); }
+std::string LabelText(const expand::SuiteCaseProto& c) {
+  return expand::LabelText({c.label().begin(), c.label().end()});
+}
 
 // Results files show a case in Compare's tables (compare/compare.h): one
 // table per top-level group (label), a row per case (sub_label) and a

@@ -14,12 +14,21 @@
 //   }  // namespace
 //
 // and a work order names the key in `compiled_case`.
+//
+// The generator spells what this header declares with the names below, so
+// that its dependency on the worker is one the build sees.
 
 #include <string>
 
 #include "timer/snippet_abi.h"
 
 namespace icount::worker {
+
+// This header, as generated code includes it.
+inline constexpr char kCompiledCasesHeader[] = "worker/compiled_cases.h";
+// The registrar's class and the artifact path's call, fully qualified.
+inline constexpr char kCompiledCaseRegistrar[] = "icount::worker::CompiledCaseRegistrar";
+inline constexpr char kArtifactPathCall[] = "icount::worker::icount_artifact_path()";
 
 // Null when no case has that key.
 IcountSnippetEntry FindCompiledCase(const std::string& key);

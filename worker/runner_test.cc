@@ -25,6 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/files.h"
 #include "base/runfiles_testutil.h"
+#include "base/text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "timer/callgrind.pb.h"
@@ -58,6 +59,21 @@ WorkOrderProto PythonOrder(const std::string& id, const std::string& stmt,
   order.set_wall_time(true);
   order.set_min_run_time(0.02);
   return order;
+}
+
+// A case that takes 30 s, once it has created `started` (its setup runs
+// before the statement): the file is the event a test waits on to signal
+// into it rather than between cases.
+WorkOrderProto SlowOrder(const std::string& id, const std::string& started) {
+  return PythonOrder(id, "import time; time.sleep(30)",
+                     absl::StrCat("open(", base::PythonRawLiteral(started), ", 'w').close()"));
+}
+
+// Returns once `path` exists.
+void WaitForFile(const std::string& path) {
+  while (access(path.c_str(), F_OK) != 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 RunnerOptions Options(const std::string& journal) {
@@ -277,19 +293,19 @@ void ExpectStoppedKeeping(const std::string& journal_path, const std::string& id
 }
 
 TEST(RunnerTest, InterruptKeepsFinishedResultsAndLeavesNoWorkers) {
+  const std::string started = TempPath("interrupted.slow0.started");
   std::vector<WorkOrderProto> orders = {PythonOrder("fast", "pass")};
   for (int i = 0; i < 3; ++i) {
-    orders.push_back(PythonOrder("slow " + std::to_string(i), "import time; time.sleep(30)"));
+    orders.push_back(SlowOrder("slow " + std::to_string(i), started));
   }
   RunnerOptions options = Options("interrupted.journal");
   options.jobs = 1;
+  // Once "fast" is journaled: into the first slow case, not between cases.
   std::thread interrupter;
   options.on_progress = [&](const RunnerProgress& progress) {
     if (progress.done == 1 && !interrupter.joinable()) {
-      interrupter = std::thread([] {
-        // Into a slow case, not between cases: it sleeps 30 s, so any delay
-        // of this thread short of ~28 s (a loaded machine) still lands in it.
-        std::this_thread::sleep_for(std::chrono::seconds(2));
+      interrupter = std::thread([&] {
+        WaitForFile(started);
         kill(getpid(), SIGINT);
       });
     }
@@ -321,27 +337,31 @@ TEST(RunnerTest, InterruptReachesConcurrentRunsAfterOneHasEnded) {
   });
   short_started.get_future().wait();
 
+  const std::string other_started = TempPath("other.slow.started");
+  const std::string long_started = TempPath("long.slow.started");
   absl::StatusOr<RunnerReport> other_run;
   std::thread other_thread([&] {
     RunnerOptions options = Options("other.journal");
     options.jobs = 1;
-    other_run = RunOrders({PythonOrder("other slow", "import time; time.sleep(30)")}, options);
+    other_run = RunOrders({SlowOrder("other slow", other_started)}, options);
   });
   RunnerOptions options = Options("long.journal");
   options.jobs = 1;
+  // Once the short run has ended and "first" is journaled: into both slow
+  // cases.
   std::thread interrupter;
   options.on_progress = [&](const RunnerProgress& progress) {
     if (progress.done == 1 && !interrupter.joinable()) {
       interrupter = std::thread([&] {
         short_thread.join();
-        // Into the slow cases (30 s each): see the test above.
-        std::this_thread::sleep_for(std::chrono::seconds(1));
+        WaitForFile(other_started);
+        WaitForFile(long_started);
         kill(getpid(), SIGINT);
       });
     }
   };
-  absl::StatusOr<RunnerReport> long_run = RunOrders(
-      {PythonOrder("first", "pass"), PythonOrder("slow", "import time; time.sleep(30)")}, options);
+  absl::StatusOr<RunnerReport> long_run =
+      RunOrders({PythonOrder("first", "pass"), SlowOrder("slow", long_started)}, options);
   if (interrupter.joinable()) interrupter.join();
   other_thread.join();
   ASSERT_TRUE(short_run.ok()) << short_run.status();

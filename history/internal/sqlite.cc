@@ -83,9 +83,6 @@ void Statement::Reset() {
   sqlite3_clear_bindings(stmt_.get());
 }
 
-bool Statement::IsNull(int column) const {
-  return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL;
-}
 int64_t Statement::Int(int column) const { return sqlite3_column_int64(stmt_.get(), column); }
 double Statement::Double(int column) const { return sqlite3_column_double(stmt_.get(), column); }
 std::string Statement::Text(int column) const {

@@ -41,7 +41,6 @@ class Statement {
   // Back to the start with the bindings cleared, for the next row.
   void Reset();
 
-  bool IsNull(int column) const;
   int64_t Int(int column) const;
   double Double(int column) const;
   std::string Text(int column) const;  // also blobs, byte for byte

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "expand/materialize.h"
 #include "timer/call_tree.h"
 #include "timer/node.h"
 #include "timer/node_testutil.h"
@@ -78,9 +80,16 @@ timer::CallTree FakeTree(const std::string& block, int64_t op, int64_t kernel, i
 
 std::string FakeCaseKey(int k) {
   const Place place = PlaceOf(k);
-  return absl::StrCat(place.group, "/", place.row, "|", place.variant->runtime, "|",
-                      place.backward ? "ForwardBackward" : "Forward", "|",
-                      timer::LanguageName(place.variant->language), "|", place.threads);
+  expand::MaterializedBenchmark benchmark;
+  benchmark.label = {place.group, place.row};
+  benchmark.auto_labels.runtime = absl::string_view(place.variant->runtime) == "TorchScript"
+                                      ? expand::RuntimeMode::kTorchScript
+                                      : expand::RuntimeMode::kEager;
+  benchmark.auto_labels.autograd =
+      place.backward ? expand::AutogradMode::kForwardBackward : expand::AutogradMode::kForward;
+  benchmark.auto_labels.language = place.variant->language;
+  benchmark.num_threads = place.threads;
+  return expand::CaseKey(benchmark);
 }
 
 timer::ResultsFile FakeSuiteResults(const FakeSuite& suite) {

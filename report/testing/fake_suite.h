@@ -37,7 +37,7 @@ struct FakeSuite {
   std::map<std::string, std::string> failures;
 };
 
-// The case key of case k, as FakeSuiteResults files it.
+// The case key of case k (expand::CaseKey), as FakeSuiteResults files it.
 std::string FakeCaseKey(int k);
 
 timer::ResultsFile FakeSuiteResults(const FakeSuite& suite);

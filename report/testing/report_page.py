@@ -12,7 +12,7 @@ viewport):
     python3 report/testing/report_page.py report.html --expect_grown=FUNCTION
     python3 report/testing/report_page.py same.html --expect_uncoloured
     python3 report/testing/report_page.py ab.html --click='tr[data-key="K"]' \
-        --screenshot=report/screenshot.png --height=1500 --from='#suite'
+        --screenshot=report/screenshot.png --height=1250 --from='#suite'
 """
 
 import argparse

@@ -142,7 +142,7 @@ absl::StatusOr<std::vector<SideSpec>> ReadSidesFlag() {
   const std::string path = absl::GetFlag(FLAGS_sides);
   absl::StatusOr<std::string> text = base::ReadFileToString(path);
   if (!text.ok()) {
-    return absl::Status(text.status().code(), absl::StrCat("--sides: ", text.status().message()));
+    return base::WithContext(text.status(), "--sides");
   }
   return ParseSidesFile(*text, path);
 }
@@ -188,7 +188,7 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   if (json.empty()) return absl::OkStatus();
   ICOUNT_RETURN_IF_ERROR(base::CheckOutputPath("json", json));
   ICOUNT_RETURN_IF_ERROR(timer::CheckResultsDestination(json, &IsComparisonJson),
-                         absl::Status(_.code(), absl::StrCat("--json: ", _.message())));
+                         base::WithContext(_, "--json"));
   std::vector<std::string> journals;
   if (sides) {
     ICOUNT_ASSIGN_OR_RETURN(const std::vector<SideSpec> specs, ReadSidesFlag());
