@@ -37,8 +37,21 @@ def load(path):
     for c in data.get("instruction_counts", []):
         key = c.get("metadata", {}).get("case") or c.get("stmt")
         rows = c.get("exclusive", {}).get("rows", [])
-        cases[key] = (c, collections.Counter({r["function"]: int(r["count"]) for r in rows}))
+        cases[key] = (c, collections.Counter({key_text(r): int(r["count"]) for r in rows}))
     return cases
+
+
+def key_text(row):
+    """A row's function as callgrind_annotate writes it,
+    "file:function'N [object]": from the key's fields ("key"), or the text
+    files of older icount builds carry ("function")."""
+    key = row.get("key")
+    if key is None:
+        return row["function"]
+    recursion = key.get("recursion", 1)
+    return (key.get("file", "") + ":" + key.get("function", "")
+            + (f"'{recursion}" if recursion > 1 else "")
+            + (f' [{key["object"]}]' if key.get("object") else ""))
 
 
 def is_allocator(function):

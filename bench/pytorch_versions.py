@@ -50,19 +50,23 @@ def title(count):
 
 
 def function_name(row):
-    """'./malloc/malloc.c:free [/usr/lib/.../libc.so.6]' -> 'free';
-    '???:0x1234 [/usr/lib/.../libtorch_cpu.so.2.6.0]' ->
-    'unnamed code in libtorch_cpu.so' (libpython3.X: libpython3)."""
-    text = row["function"]
-    library = ""
-    match = re.match(r"^(.*) \[(.*)\]$", text)
-    if match:
-        text, library = match.group(1), match.group(2)
+    """A row's function without file or arguments' object: 'free' for
+    ./malloc/malloc.c:free in libc.so.6; 'unnamed code in libtorch_cpu.so'
+    for an address in libtorch_cpu.so.2.6.0 (libpython3.X: libpython3).
+    Rows carry the key's fields ("key"); files of older icount builds its
+    text alone ("function": "file:function [object]")."""
+    key = row.get("key")
+    if key is not None:
+        symbol, library = key.get("function", ""), key.get("object", "")
+    else:
+        text, library = row["function"], ""
+        match = re.match(r"^(.*) \[(.*)\]$", text)
+        if match:
+            text, library = match.group(1), match.group(2)
+        # file:symbol, where the symbol may hold '::'.
+        symbol = re.sub(r"^.*?(?<!:):(?!:)", "", text, count=1).removesuffix("'2")
     library = re.sub(r"\.so[.\d]*$", ".so", library.rsplit("/", 1)[-1])
     library = re.sub(r"^libpython3\.\d+", "libpython3", library)  # each release's Python
-    # file:symbol, where the symbol may hold '::'.
-    symbol = re.sub(r"^.*?(?<!:):(?!:)", "", text, count=1)
-    symbol = symbol.removesuffix("'2")
     if re.fullmatch(r"0x[0-9a-f]+", symbol):
         return f"unnamed code in {library or 'an unknown object'}"
     return symbol

@@ -45,6 +45,14 @@ class PyTorchVersionsTest(unittest.TestCase):
                          "_PyEval_EvalFrameDefault")
         self.assertEqual(name({"function": "???:0x0000000000284aa0 [/x/libpython3.13.so.1.0]"}),
                          "unnamed code in libpython3.so")
+        # Rows with the key's fields, as icount writes them.
+        self.assertEqual(name({"key": {"file": "./malloc/malloc.c", "function": "free",
+                                       "object": "/usr/lib/libc.so.6"}}), "free")
+        self.assertEqual(name({"key": {"file": "???", "function": "0x000000000238e600",
+                                       "object": "/x/libtorch_cpu.so.2.6.0"}}),
+                         "unnamed code in libtorch_cpu.so")
+        self.assertEqual(name({"key": {"file": "a.cc", "function": "f(int (&) [3])",
+                                       "object": "/x/liba.so", "recursion": 2}}), "f(int (&) [3])")
 
     def test_tables_groups_and_the_largest_changes(self):
         sides = {"sides": [side("1.13", 1.0, 300), side("2.6", 1.1, 900), side("2.14", 1.21, 900)]}

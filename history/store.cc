@@ -92,9 +92,13 @@ CREATE TABLE time_levels (
   samples INTEGER NOT NULL,
   PRIMARY KEY (case_id, run_id)
 ) WITHOUT ROWID;
+-- A function: its key's text, which tells functions apart, and the key
+-- itself (a serialized icount.timer.FunctionKeyProto; NULL in stores
+-- written before schema 3, whose keys are read from their text).
 CREATE TABLE function_names (
   id INTEGER PRIMARY KEY,
-  name TEXT NOT NULL UNIQUE
+  name TEXT NOT NULL UNIQUE,
+  key BLOB
 );
 -- The most expensive functions of a case in a run (exclusive counts of the
 -- whole measured region, first repeat): (function_names id, count) pairs
@@ -325,11 +329,14 @@ absl::Status Store::CheckSchema(bool write) {
     ICOUNT_RETURN_IF_ERROR(db_.Execute(kSchema));
     ICOUNT_RETURN_IF_ERROR(db_.Execute(absl::StrCat(
         "PRAGMA application_id=", kApplicationId, ";PRAGMA user_version=", kHistorySchemaVersion)));
-  } else if (schema < 2) {
+  } else if (schema < kHistorySchemaVersion) {
+    std::string migration;
     // Version 1 predates heap allocations: its runs keep NULL there.
+    if (schema < 2) migration += "ALTER TABLE counts ADD COLUMN allocations REAL;";
+    // Version 2 kept functions as text alone.
+    if (schema < 3) migration += "ALTER TABLE function_names ADD COLUMN key BLOB;";
     ICOUNT_RETURN_IF_ERROR(db_.Execute(
-        absl::StrCat("ALTER TABLE counts ADD COLUMN allocations REAL;PRAGMA user_version=",
-                     kHistorySchemaVersion)));
+        absl::StrCat(migration, "PRAGMA user_version=", kHistorySchemaVersion)));
   }
   return transaction->Commit();
 }
@@ -345,10 +352,13 @@ absl::StatusOr<int64_t> Store::CaseId(const std::string& key, const std::string&
   return select.Int(0);
 }
 
-absl::StatusOr<int64_t> Store::FunctionId(const std::string& name) {
-  ICOUNT_ASSIGN_OR_RETURN(Statement insert,
-                          db_.Prepare("INSERT OR IGNORE INTO function_names(name) VALUES (?1)"));
-  ICOUNT_RETURN_IF_ERROR(insert.Bind(1, name).Run());
+absl::StatusOr<int64_t> Store::FunctionId(const timer::FunctionKey& function) {
+  const std::string& name = function.text();
+  ICOUNT_ASSIGN_OR_RETURN(
+      Statement insert,
+      db_.Prepare("INSERT OR IGNORE INTO function_names(name, key) VALUES (?1, ?2)"));
+  ICOUNT_RETURN_IF_ERROR(
+      insert.Bind(1, name).BindBlob(2, timer::FunctionKeyToProto(function).SerializeAsString()).Run());
   ICOUNT_ASSIGN_OR_RETURN(Statement select,
                           db_.Prepare("SELECT id FROM function_names WHERE name = ?1"));
   select.Bind(1, name);
@@ -628,8 +638,12 @@ absl::StatusOr<timer::FunctionCounts> Store::TopFunctions(int64_t run_id,
   std::vector<timer::FunctionCount> rows;
   if (!found) return timer::FunctionCounts(std::move(rows), /*inclusive=*/false);
   const std::string top = select.Text(0);
-  ICOUNT_ASSIGN_OR_RETURN(Statement name,
-                          db_.Prepare("SELECT name FROM function_names WHERE id = ?1"));
+  // Stores of schema 2, read without being written, have no typed keys.
+  ICOUNT_ASSIGN_OR_RETURN(int64_t schema, db_.QueryInt("PRAGMA user_version"));
+  ICOUNT_ASSIGN_OR_RETURN(
+      Statement name,
+      db_.Prepare(schema >= 3 ? "SELECT name, key FROM function_names WHERE id = ?1"
+                              : "SELECT name, NULL FROM function_names WHERE id = ?1"));
   for (size_t i = 0; i < top.size();) {
     const int64_t function_id = GetZigzag(top, i);
     const int64_t count = GetZigzag(top, i);
@@ -639,7 +653,11 @@ absl::StatusOr<timer::FunctionCounts> Store::TopFunctions(int64_t run_id,
       return absl::FailedPreconditionError(absl::StrCat(
           db_.path(), ": run ", run_id, " names function ", function_id, ", which is missing"));
     }
-    rows.push_back(timer::FunctionCount{count, name.Text(0)});
+    timer::FunctionKeyProto key;
+    const std::string key_bytes = name.Text(1);
+    rows.push_back(timer::FunctionCount{count, !key_bytes.empty() && key.ParseFromString(key_bytes)
+                                                   ? timer::FunctionKeyFromProto(key)
+                                                   : timer::FunctionKeyFromText(name.Text(0))});
     name.Reset();
   }
   return timer::FunctionCounts(std::move(rows), /*inclusive=*/false);

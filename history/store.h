@@ -32,14 +32,17 @@
 #include "absl/status/statusor.h"
 #include "history/internal/sqlite.h"
 #include "timer/function_counts.h"
+#include "timer/function_key.h"
 #include "timer/measurement_io.h"
 
 namespace icount::history {
 
 // The store's schema this build writes and the newest it reads.
-// Version 2 adds counts.allocations; a version 1 store is upgraded when
-// opened for writing (its runs have no allocations) and read as it is.
-inline constexpr int kHistorySchemaVersion = 2;
+// Version 2 adds counts.allocations, version 3 typed function keys
+// (function_names.key); an older store is upgraded when opened for writing
+// (its runs have no allocations, its functions keys as text alone) and
+// read as it is.
+inline constexpr int kHistorySchemaVersion = 3;
 // Functions kept per case and run (the most expensive, exclusive counts).
 inline constexpr int kTopFunctions = 40;
 
@@ -143,7 +146,7 @@ class Store {
   static absl::StatusOr<Store> Open(const std::string& path, bool write);
   absl::Status CheckSchema(bool write);
   absl::StatusOr<int64_t> CaseId(const std::string& key, const std::string& label);
-  absl::StatusOr<int64_t> FunctionId(const std::string& name);
+  absl::StatusOr<int64_t> FunctionId(const timer::FunctionKey& function);
   // AddRun's parts, inside its transaction: the run's row (its id), then
   // its cases' counts with their top functions, then its wall times and
   // their levels.

@@ -98,7 +98,7 @@ TEST_F(StoreTest, RecordsRunsAndReadsThemBackAsSeries) {
       store->TopFunctions((*runs)[1].id, "Group/case 1|Eager|Forward|C++|1");
   ASSERT_TRUE(top.ok()) << top.status();
   ASSERT_EQ(top->size(), 4);
-  EXPECT_EQ((*top)[0].function, "grows");
+  EXPECT_EQ((*top)[0].function, timer::FunctionKey("fake.c", "grows", "/usr/lib/libfake.so"));
   EXPECT_EQ((*top)[0].count, 1030 * 100);
   EXPECT_EQ(*store->CountsNumberPerRun((*runs)[1].id, "Group/case 1|Eager|Forward|C++|1"), 100);
 }
@@ -131,7 +131,9 @@ TEST_F(StoreTest, AVersionOneStoreIsReadAndUpgradedOnWrite) {
   {
     auto db = internal::Database::Open(Path("h.db"), internal::Database::kReadWrite);
     ASSERT_TRUE(
-        db->Execute("ALTER TABLE counts DROP COLUMN allocations; PRAGMA user_version=1").ok());
+        db->Execute("ALTER TABLE counts DROP COLUMN allocations; "
+                    "ALTER TABLE function_names DROP COLUMN key; PRAGMA user_version=1")
+            .ok());
   }
   {
     Store store = *Store::OpenForReading(Path("h.db"));
@@ -147,6 +149,35 @@ TEST_F(StoreTest, AVersionOneStoreIsReadAndUpgradedOnWrite) {
   ASSERT_EQ(allocations->size(), 3);
   EXPECT_EQ((*allocations)[2].points.size(), 1);
   EXPECT_EQ(store.Series(Metric::kCounts, "")->at(0).points.size(), 2);
+}
+
+// A store of schema 2 keeps functions as text alone: read as it is, keys
+// taken from their text; upgraded in place when opened for writing, where
+// new functions keep their typed keys.
+TEST_F(StoreTest, AVersionTwoStoreReadsFunctionsFromTheirText) {
+  {
+    Store store = *Store::OpenForWriting(Path("h.db"));
+    ASSERT_TRUE(store.AddRun(FakeResults(RunAt(1)), RunInfo{}).ok());
+  }
+  {
+    auto db = internal::Database::Open(Path("h.db"), internal::Database::kReadWrite);
+    ASSERT_TRUE(db->Execute("ALTER TABLE function_names DROP COLUMN key; PRAGMA user_version=2").ok());
+  }
+  const std::string key = "Group/case 1|Eager|Forward|C++|1";
+  const timer::FunctionKey grows("fake.c", "grows", "/usr/lib/libfake.so");
+  {
+    Store store = *Store::OpenForReading(Path("h.db"));
+    const int64_t run = store.Runs()->at(0).id;
+    absl::StatusOr<timer::FunctionCounts> top = store.TopFunctions(run, key);
+    ASSERT_TRUE(top.ok()) << top.status();
+    ASSERT_FALSE(top->rows().empty());
+    EXPECT_EQ(top->rows().back().function.object(), "/usr/lib/libfake.so");
+  }
+  Store store = *Store::OpenForWriting(Path("h.db"));
+  ASSERT_TRUE(store.AddRun(FakeResults(RunAt(2)), RunInfo{}).ok());
+  absl::StatusOr<timer::FunctionCounts> top = store.TopFunctions(store.Runs()->at(1).id, key);
+  ASSERT_TRUE(top.ok()) << top.status();
+  EXPECT_EQ(top->rows().back().function.file(), "fake.c");
 }
 
 TEST(NanosecondsTest, RoundTripsToTheNanosecondInAThirdOfTheSpace) {
@@ -289,7 +320,7 @@ TEST_F(RefusedFileTest, ANewerSchema) {
     ASSERT_TRUE(db->Execute("PRAGMA journal_mode=DELETE; PRAGMA user_version=99").ok());
   }
   ExpectRefused(Path("h.db"), absl::StatusCode::kFailedPrecondition,
-                "schema version 99 is newer than this build reads (2)");
+                "schema version 99 is newer than this build reads (3)");
 }
 
 TEST_F(RefusedFileTest, ADamagedStore) {

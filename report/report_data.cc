@@ -62,21 +62,29 @@ std::string StringMap(const std::map<std::string, std::string>& map) {
   return Object(fields);
 }
 
-// Every function key once, so that call trees refer to names by index.
+// Every function once, so that call trees refer to functions by index.
+// Each is its key's fields: {"file": ..., "function": ..., "object": ...},
+// and "recursion" where callgrind's level is above 1.
 class FunctionTable {
  public:
-  int Index(const std::string& key) {
+  int Index(const timer::FunctionKey& key) {
     auto [it, inserted] = index_.try_emplace(key, static_cast<int>(keys_.size()));
     if (inserted) keys_.push_back(key);
     return it->second;
   }
   std::string Json() const {
-    return ArrayOf(keys_, [](const std::string& k) { return JsonString(k); });
+    return ArrayOf(keys_, [](const timer::FunctionKey& k) {
+      std::vector<std::string> fields = {Field("file", JsonString(k.file())),
+                                         Field("function", JsonString(k.function())),
+                                         Field("object", JsonString(k.object()))};
+      if (k.recursion() > 1) fields.push_back(Field("recursion", absl::StrCat(k.recursion())));
+      return Object(fields);
+    });
   }
 
  private:
-  std::map<std::string, int> index_;
-  std::vector<std::string> keys_;
+  std::map<timer::FunctionKey, int> index_;
+  std::vector<timer::FunctionKey> keys_;
 };
 
 std::string TreeJson(const timer::CallTree& tree, FunctionTable& functions) {
@@ -106,19 +114,20 @@ std::vector<std::string> FunctionDeltaFields(const timer::InstructionCounts& cur
   if (current.exclusive.size() == 0 || baseline.exclusive.size() == 0) {
     return {Field("function_delta_unknown", "true")};
   }
+  using Counts = absl::flat_hash_map<timer::FunctionKey, int64_t>;
   auto flat = [](const timer::FunctionCounts& counts) {
-    absl::flat_hash_map<std::string, int64_t> map;
+    Counts map;
     for (const timer::FunctionCount& row : counts.rows()) map[row.function] += row.count;
     return map;
   };
-  const absl::flat_hash_map<std::string, int64_t> now = flat(current.exclusive);
-  const absl::flat_hash_map<std::string, int64_t> was = flat(baseline.exclusive);
-  auto count = [](const absl::flat_hash_map<std::string, int64_t>& map, const std::string& key) {
+  const Counts now = flat(current.exclusive);
+  const Counts was = flat(baseline.exclusive);
+  auto count = [](const Counts& map, const timer::FunctionKey& key) {
     auto it = map.find(key);
     return it == map.end() ? int64_t{0} : it->second;
   };
   std::map<int, int64_t> changed;
-  for (const std::string& key : current.call_tree->functions) {
+  for (const timer::FunctionKey& key : current.call_tree->functions) {
     const int64_t delta = count(now, key) - count(was, key);
     if (delta != 0) changed[functions.Index(key)] = delta;
   }

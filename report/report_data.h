@@ -14,7 +14,8 @@
 //
 // The JSON (schema in report/assets/report.js, `ICOUNT_DATA`):
 //   {"title": ..., "kind": "run" | "comparison", "summary": {...},
-//    "functions": [every function key once],
+//    "functions": [{"file", "function", "object", "recursion"}: every
+//                  function once, as timer::FunctionKey holds it],
 //    "cases": [{"key", "title", "group", "row", "column", "language",
 //               "runtime", "autograd", "threads", "counts": {...},
 //               "time": {...}, "baseline": {...}, "delta": {...},

@@ -22,7 +22,7 @@ bool ToCount(double value, int64_t* out) {
 
 timer::CallTreeProto CallTreeToProto(const CallTree& tree) {
   timer::CallTreeProto proto;
-  for (const std::string& function : tree.functions) proto.add_functions(function);
+  for (const FunctionKey& function : tree.functions) *proto.add_keys() = FunctionKeyToProto(function);
   for (const CallTree::Node& node : tree.nodes) {
     proto.add_parent(node.parent);
     proto.add_function(node.function);
@@ -49,7 +49,13 @@ absl::StatusOr<CallTree> CallTreeFromProto(const timer::CallTreeProto& proto,
         size, ", ", proto.function_size(), ", ", proto.inclusive_size(), ", ", proto.self_size()));
   }
   CallTree tree;
-  tree.functions.assign(proto.functions().begin(), proto.functions().end());
+  // Files written before typed keys carry their text.
+  for (const FunctionKeyProto& key : proto.keys()) tree.functions.push_back(FunctionKeyFromProto(key));
+  if (proto.keys().empty()) {
+    for (const std::string& text : proto.functions()) {
+      tree.functions.push_back(FunctionKeyFromText(text));
+    }
+  }
   if (!ToCount(proto.total(), &tree.total) || !ToCount(proto.threshold(), &tree.threshold)) {
     return invalid("total and threshold must be whole non-negative numbers");
   }

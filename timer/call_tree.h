@@ -25,7 +25,7 @@
 //   for (size_t i = 0; i < tree.nodes.size(); ++i) {
 //     const CallTree::Node& node = tree.nodes[i];
 //     if (node.parent >= 0) depth[i] = depth[node.parent] + 1;
-//     std::printf("%*s%s %lld\n", 2 * depth[i], "", tree.functions[node.function].c_str(),
+//     std::printf("%*s%s %lld\n", 2 * depth[i], "", tree.functions[node.function].text().c_str(),
 //                 static_cast<long long>(node.inclusive));
 //   }
 
@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "timer/function_key.h"
 #include "timer/measurement.pb.h"
 
 namespace icount::timer {
@@ -52,8 +53,8 @@ struct CallTree {
     // No call counts: callgrind also counts the calls of the warm-up that
     // ran uncollected before the measured block, so they would mislead.
   };
-  // Function keys as FunctionCounts names them: "file:function [object]".
-  std::vector<std::string> functions;
+  // The functions nodes name (FunctionCounts' keys).
+  std::vector<FunctionKey> functions;
   std::vector<Node> nodes;  // pre-order; nodes[0] is the root
   // Program total of the measured region, and the smallest call kept.
   int64_t total = 0;

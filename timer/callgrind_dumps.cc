@@ -19,10 +19,12 @@ namespace icount::timer {
 namespace {
 
 // LibTorch's functions carry file names only with debug information;
-// without it callgrind reports them as "???:function".
+// without it callgrind names their file "???".
 bool HasLibTorchDebugInfo(const FunctionCounts& counts) {
   for (const FunctionCount& row : counts.rows()) {
-    if (absl::StrContains(row.function, "libtorch") && !absl::StartsWith(row.function, "???:")) {
+    const FunctionKey& key = row.function;
+    if (key.file() != "???" &&
+        (absl::StrContains(key.object(), "libtorch") || absl::StrContains(key.file(), "libtorch"))) {
       return true;
     }
   }

@@ -19,26 +19,6 @@
 namespace icount::timer {
 namespace {
 
-timer::FunctionCountsProto CountsToProto(const FunctionCounts& counts) {
-  timer::FunctionCountsProto proto;
-  proto.set_inclusive(counts.inclusive());
-  for (const FunctionCount& row : counts.rows()) {
-    timer::FunctionCountProto* out = proto.add_rows();
-    out->set_count(row.count);
-    out->set_function(row.function);
-  }
-  return proto;
-}
-
-FunctionCounts CountsFromProto(const timer::FunctionCountsProto& proto) {
-  std::vector<FunctionCount> rows;
-  rows.reserve(proto.rows_size());
-  for (const timer::FunctionCountProto& row : proto.rows()) {
-    rows.push_back({row.count(), row.function()});
-  }
-  return FunctionCounts(std::move(rows), proto.inclusive());
-}
-
 timer::CacheEventsProto CacheEventsToProto(const CacheEvents& e) {
   timer::CacheEventsProto proto;
   proto.set_ir(e.ir);
@@ -197,12 +177,12 @@ timer::CallgrindStatsProto CallgrindStatsToProto(const CallgrindStats& stats) {
   *proto.mutable_task_spec() = TaskSpecToProto(stats.task_spec());
   proto.set_number_per_run(stats.number_per_run());
   proto.set_built_with_debug_symbols(stats.built_with_debug_symbols());
-  *proto.mutable_stmt_inclusive() = CountsToProto(stats.Stats(true));
-  *proto.mutable_stmt_exclusive() = CountsToProto(stats.Stats(false));
+  *proto.mutable_stmt_inclusive() = FunctionCountsToProto(stats.Stats(true));
+  *proto.mutable_stmt_exclusive() = FunctionCountsToProto(stats.Stats(false));
   proto.set_has_baseline(stats.has_baseline());
   if (stats.has_baseline()) {
-    *proto.mutable_baseline_inclusive() = CountsToProto(stats.BaselineStats(true));
-    *proto.mutable_baseline_exclusive() = CountsToProto(stats.BaselineStats(false));
+    *proto.mutable_baseline_inclusive() = FunctionCountsToProto(stats.BaselineStats(true));
+    *proto.mutable_baseline_exclusive() = FunctionCountsToProto(stats.BaselineStats(false));
   }
   if (stats.stmt_callgrind_out()) proto.set_stmt_callgrind_out(*stats.stmt_callgrind_out());
   if (stats.call_tree()) *proto.mutable_stmt_call_tree() = CallTreeToProto(*stats.call_tree());
@@ -231,12 +211,12 @@ absl::StatusOr<CallgrindStats> CallgrindStatsFromProto(const timer::CallgrindSta
   std::optional<FunctionCounts> baseline_inclusive;
   std::optional<FunctionCounts> baseline_exclusive;
   if (proto.has_baseline()) {
-    baseline_inclusive = CountsFromProto(proto.baseline_inclusive());
-    baseline_exclusive = CountsFromProto(proto.baseline_exclusive());
+    baseline_inclusive = FunctionCountsFromProto(proto.baseline_inclusive());
+    baseline_exclusive = FunctionCountsFromProto(proto.baseline_exclusive());
   }
   CallgrindStats stats(TaskSpecFromProto(proto.task_spec()), proto.number_per_run(),
-                       proto.built_with_debug_symbols(), CountsFromProto(proto.stmt_inclusive()),
-                       CountsFromProto(proto.stmt_exclusive()), std::move(baseline_inclusive),
+                       proto.built_with_debug_symbols(), FunctionCountsFromProto(proto.stmt_inclusive()),
+                       FunctionCountsFromProto(proto.stmt_exclusive()), std::move(baseline_inclusive),
                        std::move(baseline_exclusive),
                        proto.stmt_callgrind_out().empty()
                            ? std::nullopt

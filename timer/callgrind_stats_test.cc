@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "timer/function_counts_testutil.h"
 
 namespace icount::timer {
 namespace {
@@ -12,16 +13,16 @@ CallgrindStats Sample(bool with_baseline = true) {
   TaskSpec spec;
   spec.stmt = "torch.add(x, y)";
   spec.label = "add";
-  FunctionCounts exclusive({{900, "???:at::add [/usr/lib/libtorch_cpu.so]"},
+  FunctionCounts exclusive = CountsOfTexts({{900, "???:at::add [/usr/lib/libtorch_cpu.so]"},
                             {60, "Objects/dictobject.c:lookdict_unicode [python]"},
                             {40, "loop"}},
                            false);
-  FunctionCounts inclusive({{1000, "main"}, {900, "???:at::add [/usr/lib/libtorch_cpu.so]"}}, true);
+  FunctionCounts inclusive = CountsOfTexts({{1000, "main"}, {900, "???:at::add [/usr/lib/libtorch_cpu.so]"}}, true);
   std::optional<FunctionCounts> baseline_exclusive;
   std::optional<FunctionCounts> baseline_inclusive;
   if (with_baseline) {
-    baseline_exclusive = FunctionCounts({{40, "loop"}}, false);
-    baseline_inclusive = FunctionCounts({{40, "loop"}}, true);
+    baseline_exclusive = CountsOfTexts({{40, "loop"}}, false);
+    baseline_inclusive = CountsOfTexts({{40, "loop"}}, true);
   }
   return CallgrindStats(spec, 10, false, inclusive, exclusive, baseline_inclusive,
                         baseline_exclusive, std::nullopt);
@@ -53,7 +54,7 @@ TEST(CallgrindStatsTest, DeltaAndStandardized) {
   CallgrindStats a = Sample();
   EXPECT_EQ(a.Delta(a).size(), 0u);
   CallgrindStats standardized = a.AsStandardized();
-  EXPECT_EQ(standardized.Stats()[0].function, "???:at::add");
+  EXPECT_EQ(standardized.Stats()[0].function.text(), "???:at::add");
   EXPECT_EQ(standardized.Counts(), 1000);
 }
 

@@ -116,12 +116,12 @@ TEST_F(CppCollectsTest, RepeatsBaselineAndStats) {
   EXPECT_EQ(first.Stats(false).Sum(), first.Counts());
   bool saw_add = false;
   for (const FunctionCount& row : first.Stats(true).rows()) {
-    saw_add |= row.function.find("add") != std::string::npos;
+    saw_add |= row.function.function().find("add") != std::string::npos;
     // libhwy's timer (replaced by //third_party/libtorch so that valgrind
     // runs where CPUID hides RDTSCP) never runs in a measured region, so
     // the replacement cannot change counts.
-    EXPECT_EQ(row.function.find("hwy::"), std::string::npos) << row.function;
-    EXPECT_EQ(row.function.find("libhwy"), std::string::npos) << row.function;
+    EXPECT_EQ(row.function.function().find("hwy::"), std::string::npos) << row.function.text();
+    EXPECT_EQ(row.function.object().find("libhwy"), std::string::npos) << row.function.text();
   }
   EXPECT_TRUE(saw_add);
   ASSERT_TRUE(first.stmt_callgrind_out().has_value());

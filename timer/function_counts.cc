@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "re2/re2.h"
@@ -30,7 +31,7 @@ FunctionCounts::FunctionCounts(std::vector<FunctionCount> rows, bool inclusive, 
   SortRows(rows_);
 }
 
-FunctionCounts FunctionCounts::FromMap(const absl::flat_hash_map<std::string, int64_t>& counts,
+FunctionCounts FunctionCounts::FromMap(const absl::flat_hash_map<FunctionKey, int64_t>& counts,
                                        bool inclusive) {
   std::vector<FunctionCount> rows;
   rows.reserve(counts.size());
@@ -53,7 +54,7 @@ FunctionCounts FunctionCounts::Slice(size_t begin, size_t end) const {
                         inclusive_, /*truncate_rows=*/false);
 }
 
-FunctionCounts FunctionCounts::Filter(const std::function<bool(const std::string&)>& keep) const {
+FunctionCounts FunctionCounts::Filter(const std::function<bool(const FunctionKey&)>& keep) const {
   std::vector<FunctionCount> rows;
   for (const FunctionCount& row : rows_) {
     if (keep(row.function)) rows.push_back(row);
@@ -62,36 +63,57 @@ FunctionCounts FunctionCounts::Filter(const std::function<bool(const std::string
 }
 
 FunctionCounts FunctionCounts::Transform(
-    const std::function<std::string(const std::string&)>& rename) const {
-  absl::flat_hash_map<std::string, int64_t> counts;
+    const std::function<FunctionKey(const FunctionKey&)>& rename) const {
+  absl::flat_hash_map<FunctionKey, int64_t> counts;
   for (const FunctionCount& row : rows_) counts[rename(row.function)] += row.count;
   return FromMap(counts, inclusive_);
 }
 
 FunctionCounts FunctionCounts::Denoise() const {
-  return Filter([](const std::string& function) {
-    return function.find("dictobject.c:lookdict_unicode") == std::string::npos;
+  return Filter([](const FunctionKey& function) {
+    return !(absl::EndsWith(function.file(), "dictobject.c") &&
+             absl::StartsWith(function.function(), "lookdict_unicode"));
   });
 }
 
-std::string StandardizeFunctionName(const std::string& function) {
-  // The reference's rules, applied in order (each re.sub replaces all
-  // matches; the anchored ones match at most once).
+FunctionKey StandardizeFunctionKey(const FunctionKey& function) {
+  // The reference's rules for the file part, applied in order (each
+  // anchored, so it matches at most once); the object goes.
   static const auto* const kRules = new std::vector<std::pair<RE2*, std::string>>{
       {new RE2(R"(^.+build/\.\./)"), "build/../"},
       {new RE2(R"(^.+/build/aten/)"), "build/aten/"},
       {new RE2(R"(^.+/Python/)"), "Python/"},
       {new RE2(R"(^.+/Objects/)"), "Objects/"},
-      {new RE2(R"(\s\[.+\]$)"), ""},
   };
-  std::string name = function;
+  std::string file = function.file();
   for (const auto& [pattern, replacement] : *kRules) {
-    RE2::GlobalReplace(&name, *pattern, replacement);
+    RE2::GlobalReplace(&file, *pattern, replacement);
   }
-  return name;
+  return FunctionKey(std::move(file), function.function(), "", function.recursion());
 }
 
-FunctionCounts FunctionCounts::Standardized() const { return Transform(StandardizeFunctionName); }
+FunctionCountsProto FunctionCountsToProto(const FunctionCounts& counts) {
+  FunctionCountsProto proto;
+  proto.set_inclusive(counts.inclusive());
+  for (const FunctionCount& row : counts.rows()) {
+    FunctionCountProto* out = proto.add_rows();
+    out->set_count(row.count);
+    *out->mutable_key() = FunctionKeyToProto(row.function);
+  }
+  return proto;
+}
+
+FunctionCounts FunctionCountsFromProto(const FunctionCountsProto& proto) {
+  std::vector<FunctionCount> rows;
+  rows.reserve(proto.rows_size());
+  for (const FunctionCountProto& row : proto.rows()) {
+    rows.push_back({row.count(), row.has_key() ? FunctionKeyFromProto(row.key())
+                                               : FunctionKeyFromText(row.function())});
+  }
+  return FunctionCounts(std::move(rows), proto.inclusive());
+}
+
+FunctionCounts FunctionCounts::Standardized() const { return Transform(StandardizeFunctionKey); }
 
 absl::StatusOr<FunctionCounts> FunctionCounts::Merge(const FunctionCounts& other,
                                                      int64_t sign) const {
@@ -102,7 +124,7 @@ absl::StatusOr<FunctionCounts> FunctionCounts::Merge(const FunctionCounts& other
                      " counts ", sign > 0 ? "to" : "from", " ", kind(inclusive_),
                      " ones: take both from Stats(inclusive) with the same `inclusive`"));
   }
-  absl::flat_hash_map<std::string, int64_t> counts;
+  absl::flat_hash_map<FunctionKey, int64_t> counts;
   for (const FunctionCount& row : rows_) counts[row.function] += row.count;
   for (const FunctionCount& row : other.rows_) counts[row.function] += sign * row.count;
   return FromMap(counts, inclusive_);
@@ -117,7 +139,7 @@ absl::StatusOr<FunctionCounts> FunctionCounts::Subtract(const FunctionCounts& ot
 }
 
 FunctionCounts FunctionCounts::operator*(double factor) const {
-  absl::flat_hash_map<std::string, int64_t> counts;
+  absl::flat_hash_map<FunctionKey, int64_t> counts;
   for (const FunctionCount& row : rows_) {
     counts[row.function] = static_cast<int64_t>(static_cast<double>(row.count) * factor);
   }
@@ -126,31 +148,21 @@ FunctionCounts FunctionCounts::operator*(double factor) const {
 
 namespace {
 
-// A function key ("file:function [/path/object]") in at most `width`
-// characters, as a reader tells functions apart: by the function's name
-// from its start, its object's file name kept apart and whole. Longer
-// keys lose the object's directory, then the file, then the name's end:
+// A function's key in at most `width` characters, as a reader tells
+// functions apart: by the function's name from its start, its object's
+// file name kept apart and whole. Longer keys lose the object's directory,
+// then the file, then the name's end:
 //   "./string/../sysdeps/x86_64/multiarch/memcmp-avx2-movbe.S:__memcmp_avx2_movbe [/usr/lib/x86_64-linux-gnu/libc.so.6]"
 //   -> "__memcmp_avx2_movbe [libc.so.6]"
-std::string ShortName(const std::string& key, size_t width) {
-  if (key.size() <= width) return key;
-  std::string head = key;
-  std::string object;
-  if (const size_t open = key.rfind(" ["); open != std::string::npos && key.back() == ']') {
-    head = key.substr(0, open);
-    const std::string path = key.substr(open + 2, key.size() - open - 3);
-    object = absl::StrCat(" [", path.substr(path.rfind('/') + 1), "]");
-  }
-  std::string function = head;
-  for (size_t i = 0; i < head.size(); ++i) {
-    // The file's colon: not one of C++'s "::".
-    if (head[i] == ':' && (i + 1 == head.size() || head[i + 1] != ':') &&
-        (i == 0 || head[i - 1] != ':')) {
-      function = head.substr(i + 1);
-      break;
-    }
-  }
-  if (head.size() + object.size() <= width) return head + object;
+std::string ShortName(const FunctionKey& key, size_t width) {
+  if (key.text().size() <= width) return key.text();
+  const std::string object =
+      key.object().empty() ? "" : absl::StrCat(" [", key.object_name(), "]");
+  const FunctionKey bare(key.file(), key.function(), "", key.recursion());
+  const FunctionKey no_file("", key.function(), "", key.recursion());
+  // The function as the key spells it, recursion level included.
+  const std::string function = no_file.text().substr(1);
+  if (bare.text().size() + object.size() <= width) return bare.text() + object;
   if (function.size() + object.size() <= width) return function + object;
   const size_t room = width > object.size() + 3 ? width - object.size() - 3 : 0;
   return absl::StrCat(function.substr(0, room), "...", object);

@@ -9,13 +9,14 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "timer/function_key.h"
 
 namespace icount::timer {
 
-// One row: instructions attributed to a function ("file:function [object]").
+// One row: instructions attributed to a function.
 struct FunctionCount {
   int64_t count = 0;
-  std::string function;
+  FunctionKey function;
   friend bool operator==(const FunctionCount& a, const FunctionCount& b) {
     return a.count == b.count && a.function == b.function;
   }
@@ -26,7 +27,7 @@ struct FunctionCount {
 // (a function's count includes its callees) or exclusive (self cost only).
 //
 //   FunctionCounts delta = *b.Stats().Subtract(a.Stats());  // what changed
-//   delta.Filter([](const std::string& fn) { return fn.find("at::") != npos; });
+//   delta.Filter([](const FunctionKey& f) { return absl::StartsWith(f.function(), "at::"); });
 //   std::cout << delta.Denoise().ToString();
 //   //   1510  ???:at::native::add_out [/usr/lib/.../libtorch_cpu.so.1.13]
 //   //   ...
@@ -37,8 +38,8 @@ class FunctionCounts {
   FunctionCounts() = default;
   // Sorts `rows`; keeps duplicate names and zero counts as given.
   FunctionCounts(std::vector<FunctionCount> rows, bool inclusive, bool truncate_rows = true);
-  // Rows from a name -> count map, dropping zero counts.
-  static FunctionCounts FromMap(const absl::flat_hash_map<std::string, int64_t>& counts,
+  // Rows from a function -> count map, dropping zero counts.
+  static FunctionCounts FromMap(const absl::flat_hash_map<FunctionKey, int64_t>& counts,
                                 bool inclusive);
 
   const std::vector<FunctionCount>& rows() const { return rows_; }
@@ -49,16 +50,16 @@ class FunctionCounts {
   int64_t Sum() const;
   // Rows [begin, end) (clamped), printed without row truncation.
   FunctionCounts Slice(size_t begin, size_t end) const;
-  FunctionCounts Filter(const std::function<bool(const std::string&)>& keep) const;
+  FunctionCounts Filter(const std::function<bool(const FunctionKey&)>& keep) const;
   // Renames every function; rows that collide are added together.
-  FunctionCounts Transform(const std::function<std::string(const std::string&)>& rename) const;
+  FunctionCounts Transform(const std::function<FunctionKey(const FunctionKey&)>& rename) const;
   // Drops CPython's dictobject.c:lookdict_unicode rows, whose counts vary
   // from run to run with string hashing.
   FunctionCounts Denoise() const;
-  // The reference's standardisation: strips build-path prefixes
+  // The reference's standardisation: strips build-path prefixes from files
   // (".../build/../", ".../build/aten/", ".../Python/", ".../Objects/") and
-  // the trailing " [library]", so profiles of builds in different
-  // directories cancel when subtracted.
+  // drops the object, so profiles of builds in different directories
+  // cancel when subtracted.
   FunctionCounts Standardized() const;
 
   // Row-wise merges by function name; rows that sum to zero disappear. An
@@ -71,7 +72,7 @@ class FunctionCounts {
   FunctionCounts operator*(double factor) const;
 
   // The reference's printed form without its first line (the Python
-  // object): right-aligned counts, names shortened with " ... " to fit
+  // object): right-aligned counts, names shortened with "..." to fit
   // `linewidth`, only the first and last 9 rows when there are more than
   // 18 (unless sliced), and "Total: N" for exclusive counts.
   std::string ToString(int linewidth = 80) const;
@@ -84,8 +85,13 @@ class FunctionCounts {
   bool truncate_rows_ = true;
 };
 
-// The standardisation of one function name (see FunctionCounts::Standardized).
-std::string StandardizeFunctionName(const std::string& function);
+// The rows with typed keys; files that carry keys as text alone
+// (FunctionCountProto.function) read too.
+FunctionCountsProto FunctionCountsToProto(const FunctionCounts& counts);
+FunctionCounts FunctionCountsFromProto(const FunctionCountsProto& proto);
+
+// The standardisation of one function (see FunctionCounts::Standardized).
+FunctionKey StandardizeFunctionKey(const FunctionKey& function);
 
 }  // namespace icount::timer
 

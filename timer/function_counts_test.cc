@@ -3,12 +3,15 @@
 #include "timer/function_counts.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "timer/function_counts_testutil.h"
 
 namespace icount::timer {
 namespace {
+
 
 constexpr char kLongName[] =
     "/tmp/build/../aten/src/ATen/native/BinaryOps.cpp:at::native::add_out(at::Tensor const&, "
@@ -16,7 +19,7 @@ constexpr char kLongName[] =
     "[/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.1.13]";
 
 FunctionCounts Sample() {
-  return FunctionCounts({{500, "a.c:foo [/usr/lib/libx.so]"},
+  return CountsOfTexts({{500, "a.c:foo [/usr/lib/libx.so]"},
                          {-20, "b.c:bar"},
                          {500, "z.c:zed"},
                          {7, "Objects/dictobject.c:lookdict_unicode"},
@@ -28,8 +31,8 @@ TEST(FunctionCountsTest, SortedByCountThenNameDescending) {
   FunctionCounts counts = Sample();
   ASSERT_EQ(counts.size(), 5u);
   EXPECT_EQ(counts[0].count, 1234567);
-  EXPECT_EQ(counts[1].function, "z.c:zed");  // ties: name descending
-  EXPECT_EQ(counts[2].function, "a.c:foo [/usr/lib/libx.so]");
+  EXPECT_EQ(counts[1].function.text(), "z.c:zed");  // ties: name descending
+  EXPECT_EQ(counts[2].function.text(), "a.c:foo [/usr/lib/libx.so]");
   EXPECT_EQ(counts[4].count, -20);
   EXPECT_EQ(counts.Sum(), 1235554);
 }
@@ -51,7 +54,7 @@ TEST(FunctionCountsTest, PrintedLikeTheReferenceLongNamesCutAtTheEnd) {
 FunctionCounts TwentyFour() {
   std::vector<FunctionCount> rows;
   for (int i = 1; i < 25; ++i) {
-    rows.push_back({i * 3, "f" + std::to_string(i) + ".c:fn" + std::to_string(i)});
+    rows.push_back(RowOfText(i * 3, "f" + std::to_string(i) + ".c:fn" + std::to_string(i)));
   }
   return FunctionCounts(rows, /*inclusive=*/true);
 }
@@ -73,8 +76,8 @@ TEST(FunctionCountsTest, SliceIsNotTruncated) {
 }
 
 TEST(FunctionCountsTest, InclusiveAndExclusiveDoNotMix) {
-  FunctionCounts exclusive({{10, "x"}}, false);
-  FunctionCounts inclusive({{30, "x"}}, true);
+  FunctionCounts exclusive = CountsOfTexts({{10, "x"}}, false);
+  FunctionCounts inclusive = CountsOfTexts({{30, "x"}}, true);
   absl::StatusOr<FunctionCounts> difference = exclusive.Subtract(inclusive);
   ASSERT_FALSE(difference.ok());
   EXPECT_EQ(difference.status().code(), absl::StatusCode::kInvalidArgument);
@@ -86,12 +89,12 @@ TEST(FunctionCountsTest, InclusiveAndExclusiveDoNotMix) {
 }
 
 TEST(FunctionCountsTest, ArithmeticMergesByNameAndDropsZeros) {
-  FunctionCounts a({{10, "x"}, {5, "y"}}, false);
-  FunctionCounts b({{10, "x"}, {2, "z"}}, false);
+  FunctionCounts a = CountsOfTexts({{10, "x"}, {5, "y"}}, false);
+  FunctionCounts b = CountsOfTexts({{10, "x"}, {2, "z"}}, false);
   FunctionCounts difference = *a.Subtract(b);
   ASSERT_EQ(difference.size(), 2u);  // x cancels
-  EXPECT_EQ(difference[0], (FunctionCount{5, "y"}));
-  EXPECT_EQ(difference[1], (FunctionCount{-2, "z"}));
+  EXPECT_EQ(difference[0], RowOfText(5, "y"));
+  EXPECT_EQ(difference[1], RowOfText(-2, "z"));
   EXPECT_EQ(a.Add(b)->Sum(), 27);
   // int() truncates toward zero; 617283.5 -> 617283, -10 stays -10.
   FunctionCounts half = Sample() * 0.5;
@@ -103,27 +106,31 @@ TEST(FunctionCountsTest, ArithmeticMergesByNameAndDropsZeros) {
 TEST(FunctionCountsTest, FilterTransformAndDenoise) {
   FunctionCounts counts = Sample();
   EXPECT_EQ(counts.Denoise().size(), 4u);
-  EXPECT_EQ(counts.Filter([](const std::string& f) { return f[0] == 'a'; }).size(), 1u);
+  EXPECT_EQ(counts.Filter([](const FunctionKey& f) { return f.file() == "a.c"; }).size(), 1u);
   // Collisions merge: every name mapped to one key sums the counts.
-  FunctionCounts merged = counts.Transform([](const std::string&) { return "all"; });
+  FunctionCounts merged =
+      counts.Transform([](const FunctionKey&) { return FunctionKey("", "all", ""); });
   ASSERT_EQ(merged.size(), 1u);
   EXPECT_EQ(merged[0].count, 1235554);
 }
 
 TEST(FunctionCountsTest, StandardizationStripsPathsAndLibraries) {
-  EXPECT_EQ(StandardizeFunctionName(kLongName),
+  auto standardized = [](const std::string& key) {
+    return StandardizeFunctionKey(FunctionKeyFromText(key)).text();
+  };
+  EXPECT_EQ(standardized(kLongName),
             "build/../aten/src/ATen/native/BinaryOps.cpp:at::native::add_out(at::Tensor const&, "
             "at::Tensor const&, c10::Scalar const&, at::Tensor&)");
-  EXPECT_EQ(
-      StandardizeFunctionName("/home/me/cpython/Objects/dictobject.c:lookdict [/usr/bin/python3]"),
-      "Objects/dictobject.c:lookdict");
-  EXPECT_EQ(StandardizeFunctionName("/x/y/Python/ceval.c:_PyEval_EvalFrameDefault"),
+  EXPECT_EQ(standardized("/home/me/cpython/Objects/dictobject.c:lookdict [/usr/bin/python3]"),
+            "Objects/dictobject.c:lookdict");
+  EXPECT_EQ(standardized("/x/y/Python/ceval.c:_PyEval_EvalFrameDefault"),
             "Python/ceval.c:_PyEval_EvalFrameDefault");
-  EXPECT_EQ(StandardizeFunctionName("/b/build/aten/src/ATen/Ops.cpp:f"),
-            "build/aten/src/ATen/Ops.cpp:f");
+  EXPECT_EQ(standardized("/b/build/aten/src/ATen/Ops.cpp:f"), "build/aten/src/ATen/Ops.cpp:f");
+  // Only the object goes, even where the name holds brackets of its own.
+  EXPECT_EQ(standardized("a.cc:f(int (&) [3]) [/lib/liba.so]"), "a.cc:f(int (&) [3])");
   // Profiles of two build directories cancel after standardisation.
-  FunctionCounts a({{10, "/a/build/../c.cpp:f [/a/lib.so]"}}, false);
-  FunctionCounts b({{10, "/b/build/../c.cpp:f [/b/lib.so]"}}, false);
+  FunctionCounts a = CountsOfTexts({{10, "/a/build/../c.cpp:f [/a/lib.so]"}}, false);
+  FunctionCounts b = CountsOfTexts({{10, "/b/build/../c.cpp:f [/b/lib.so]"}}, false);
   EXPECT_EQ(a.Subtract(b)->size(), 2u);
   EXPECT_EQ(a.Standardized().Subtract(b.Standardized())->size(), 0u);
 }

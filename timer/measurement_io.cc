@@ -95,12 +95,8 @@ timer::InstructionCountsProto InstructionCountsToProto(const InstructionCounts& 
   for (int64_t total : counts.counts) proto.add_counts(total);
   proto.set_baseline(counts.baseline);
   proto.set_counts_per_run(counts.counts_per_run);
+  *proto.mutable_exclusive() = FunctionCountsToProto(counts.exclusive);
   proto.mutable_exclusive()->set_inclusive(false);
-  for (const FunctionCount& row : counts.exclusive.rows()) {
-    timer::FunctionCountProto* out = proto.mutable_exclusive()->add_rows();
-    out->set_count(row.count);
-    out->set_function(row.function);
-  }
   for (const auto& [key, value] : counts.metadata) (*proto.mutable_metadata())[key] = value;
   if (counts.call_tree.has_value()) *proto.mutable_call_tree() = CallTreeToProto(*counts.call_tree);
   if (counts.allocations_per_run) proto.set_allocations_per_run(*counts.allocations_per_run);
@@ -165,11 +161,9 @@ absl::StatusOr<InstructionCounts> InstructionCountsFromProto(
       !status.ok()) {
     return status;
   }
-  std::vector<FunctionCount> rows;
-  for (const timer::FunctionCountProto& row : proto.exclusive().rows()) {
-    rows.push_back({row.count(), row.function()});
-  }
-  counts.exclusive = FunctionCounts(std::move(rows), /*inclusive=*/false);
+  timer::FunctionCountsProto exclusive = proto.exclusive();
+  exclusive.set_inclusive(false);
+  counts.exclusive = FunctionCountsFromProto(exclusive);
   counts.metadata.insert(proto.metadata().begin(), proto.metadata().end());
   if (proto.has_call_tree()) {
     absl::StatusOr<CallTree> tree = CallTreeFromProto(proto.call_tree(), "");

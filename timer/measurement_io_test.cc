@@ -122,6 +122,47 @@ TEST(MeasurementIoTest, AnOlderFilesMachineIsReadTyped) {
   EXPECT_EQ(merged->machine_node.cpu_model(), "a, 2 CPUs, AMD EPYC; b, 4 CPUs, Intel Xeon");
 }
 
+// Functions are written as their keys' fields and read back typed; files
+// whose rows and trees carry keys as text alone read too.
+TEST(MeasurementIoTest, FunctionKeysRoundTripTypedAndOlderTextsRead) {
+  InstructionCounts counts;
+  counts.task_spec.stmt = "f()";
+  counts.number_per_run = 1;
+  counts.counts = {30};
+  counts.counts_per_run = 30;
+  const FunctionKey block("main.c", "block", "/build/worker");
+  const FunctionKey f("a.cc", "f(int (&) [3])", "/lib/liba.so", 2);
+  counts.exclusive = FunctionCounts({{20, f}, {10, block}}, /*inclusive=*/false);
+  CallTree tree;
+  tree.functions = {block, f};
+  tree.nodes = {{-1, 0, 30, 10}, {0, 1, 20, 20}};
+  tree.total = 30;
+  tree.threshold = 1;
+  counts.call_tree = tree;
+  ResultsFile results;
+  results.instruction_counts = {counts};
+  const std::string json = ResultsToJson(results);
+  EXPECT_EQ(json.find("f(int (&) [3]) [/lib/liba.so]"), std::string::npos) << json;
+  absl::StatusOr<ResultsFile> parsed = ParseResultsJson(json, "typed.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const InstructionCounts& back = parsed->instruction_counts[0];
+  EXPECT_EQ(back.exclusive[0].function.function(), "f(int (&) [3])");
+  EXPECT_EQ(back.exclusive[0].function.recursion(), 2);
+  EXPECT_EQ(back.call_tree->functions, tree.functions);
+
+  absl::StatusOr<ResultsFile> older = ParseResultsJson(
+      R"json({"schema_version": 1, "instruction_counts": [{"stmt": "f()",
+              "number_per_run": "1", "counts": ["30"], "counts_per_run": 30,
+              "exclusive": {"rows": [{"count": "20", "function": "a.cc:f(int (&) [3])'2 [/lib/liba.so]"}]},
+              "call_tree": {"functions": ["main.c:block [/build/worker]"], "parent": [-1],
+                            "function": [0], "inclusive": [30], "self": [30], "total": 30,
+                            "threshold": 1}}]})json",
+      "older.json");
+  ASSERT_TRUE(older.ok()) << older.status();
+  EXPECT_EQ(older->instruction_counts[0].exclusive[0].function, f);
+  EXPECT_EQ(older->instruction_counts[0].call_tree->functions[0], block);
+}
+
 TEST(MeasurementIoTest, CorruptJsonNamesTheSource) {
   absl::StatusOr<ResultsFile> results = ParseResultsJson("{\"measurements\": [", "broken.json");
   ASSERT_FALSE(results.ok());

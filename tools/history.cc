@@ -271,7 +271,7 @@ absl::StatusOr<std::string> FunctionChanges(Store& store, const std::string& key
             [](const timer::FunctionCount& a, const timer::FunctionCount& b) {
               return std::llabs(a.count) > std::llabs(b.count);
             });
-  auto kept = [](const timer::FunctionCounts& counts, const std::string& name) {
+  auto kept = [](const timer::FunctionCounts& counts, const timer::FunctionKey& name) {
     for (const timer::FunctionCount& row : counts.rows()) {
       if (row.function == name) return true;
     }
@@ -283,7 +283,7 @@ absl::StatusOr<std::string> FunctionChanges(Store& store, const std::string& key
     const bool partial = !kept(before, rows[i].function) || !kept(after, rows[i].function);
     absl::StrAppendFormat(&out, "      %+12.1f%s  %s\n",
                           static_cast<double>(rows[i].count) / static_cast<double>(number),
-                          partial ? "*" : " ", rows[i].function);
+                          partial ? "*" : " ", rows[i].function.text());
   }
   return out;
 }

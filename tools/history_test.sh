@@ -56,10 +56,10 @@ cat > "$tmp/expected_counts.txt" <<'EXPECTED'
 counts: 2 steps in 2 of 6 cases (functions: exclusive instructions per run, largest changes)
 Group / case 0 [C++ Eager, 1T]
   at run 5 "r04" (after run 4 "r03"): 2000.0 -> 2060.0 (+3.00%)
-             +60.0   grows
+             +60.0   fake.c:grows [/usr/lib/libfake.so]
 Group / case 5 [C++ Eager, 1T]
   at run 5 "r04" (after run 4 "r03"): 7000.0 -> 7210.0 (+3.00%)
-            +210.0   grows
+            +210.0   fake.c:grows [/usr/lib/libfake.so]
 EXPECTED
 head -7 "$tmp/steps.txt" | diff "$tmp/expected_counts.txt" - || fail "count steps differ (above)"
 grep -q '^time: 1 step in 1 of 6 cases' "$tmp/steps.txt" || fail "time steps: $(cat "$tmp/steps.txt")"

@@ -122,6 +122,12 @@ for c in d["instruction_counts"]:
     t = c["call_tree"]
     assert t["parent"][0] == -1 and t["inclusive"][0] <= t["total"], t
     assert all(s <= i for s, i in zip(t["self"], t["inclusive"])), t
+    # Functions travel as their keys' fields, never as text to take apart.
+    assert len(t["keys"]) == max(t["function"]) + 1 and "functions" not in t, t
+    assert all(k["file"] and k["function"] for k in t["keys"]), t["keys"]
+    assert all("key" in r and "function" not in r for r in c["exclusive"]["rows"]), c["exclusive"]
+assert any(k["function"].startswith("(anonymous namespace)::icount_case_")
+           for c in d["instruction_counts"] for k in c["call_tree"]["keys"]), "no C++ case's block"
 assert d["machine"], d
 assert "'--filter=^Empty / no allocation$'" in d["command"], d["command"]
 PY

@@ -37,11 +37,16 @@ timer::ResultsFile FakeResults(const FakeRun& run) {
       counts.counts = {total, total};
       std::vector<timer::FunctionCount> rows;
       for (int j = 0; j < run.functions; ++j) {
-        rows.push_back(timer::FunctionCount{(j + 1) * 100 * kNumber, absl::StrCat("fn_", j)});
+        rows.push_back(timer::FunctionCount{
+            (j + 1) * 100 * kNumber,
+            timer::FunctionKey("fake.c", absl::StrCat("fn_", j), "/usr/lib/libfake.so")});
       }
       const auto grows =
           static_cast<int64_t>(std::llround((counts.counts_per_run - 1000) * kNumber));
-      if (grows > 0) rows.push_back(timer::FunctionCount{grows, "grows"});
+      if (grows > 0) {
+        rows.push_back(
+            timer::FunctionCount{grows, timer::FunctionKey("fake.c", "grows", "/usr/lib/libfake.so")});
+      }
       counts.exclusive = timer::FunctionCounts(std::move(rows), /*inclusive=*/false);
       counts.metadata["case"] = key;
       results.instruction_counts.push_back(std::move(counts));

@@ -53,20 +53,24 @@
     if (p === null || p === undefined) return '';
     return (p > 0 ? '+' : '') + p.toFixed(digits === undefined ? 1 : digits) + '%';
   }
-  function shortName(key) {
-    // "file:function [object]" -> the function without its argument list.
-    const object = key.match(/ \[([^\]]*)\]$/);
-    let name = key.replace(/ \[[^\]]*\]$/, '');
-    const colon = name.indexOf(':');
-    if (colon >= 0 && name.slice(0, colon).indexOf('(') < 0) name = name.slice(colon + 1);
+  // A function (DATA.functions: its key's file, function, object and
+  // recursion level) as callgrind_annotate writes it: "file:function'2 [object]".
+  function keyText(fn) {
+    return fn.file + ':' + fn.function + (fn.recursion > 1 ? "'" + fn.recursion : '') +
+      (fn.object ? ' [' + fn.object + ']' : '');
+  }
+  // "libc.so.6" for "/lib/libc.so.6".
+  function objectName(fn) {
+    return fn.object.slice(fn.object.lastIndexOf('/') + 1);
+  }
+  // The function without its argument list.
+  function shortName(fn) {
     // A function without a symbol (Debian's LibTorch keeps only exported
     // ones) is named by its offset in its object: "libtorch_cpu.so.1.13+0x339aee0",
     // as perf and gdb write it, so `addr2line -e` with debug symbols finds it.
-    const address = name.match(/^0x0*([0-9a-f]+)$/);
-    if (address) {
-      const file = object ? object[1].slice(object[1].lastIndexOf('/') + 1) : '???';
-      return file === '???' ? '0x' + address[1] : file + '+0x' + address[1];
-    }
+    const address = fn.function.match(/^0x0*([0-9a-f]+)$/);
+    if (address) return fn.object ? objectName(fn) + '+0x' + address[1] : '0x' + address[1];
+    const name = fn.function;
     let depth = 0, cut = -1;
     for (let i = 0; i < name.length; i++) {
       if (name[i] === '<') depth++;
@@ -444,8 +448,8 @@
   // What matches a frame to the baseline's: its function and the name of
   // its object, not the object's directory (another build, a virtual
   // environment, a release that keeps libc in /usr/lib, not /lib).
-  function identity(key) {
-    return key.replace(/ \[([^\]]*\/)?([^\]\/]*)\]$/, ' [$2]');
+  function identity(fn) {
+    return keyText({ file: fn.file, function: fn.function, recursion: fn.recursion, object: objectName(fn) });
   }
   const IDENTITIES = FUNCTIONS.map(identity);  // by function index
 
@@ -509,7 +513,7 @@
       if (before) maxDelta = Math.max(maxDelta, Math.abs(delta));
       points.push({ x: [start[i], start[i] + tree.inclusive[i]], y: String(depth[i]), node: i, before: b, delta: delta,
         functionDelta: before ? functionDelta.get(IDENTITIES[tree.function[i]]) : 0,
-        name: FUNCTIONS[tree.function[i]], label: shortName(FUNCTIONS[tree.function[i]]) });
+        name: keyText(FUNCTIONS[tree.function[i]]), label: shortName(FUNCTIONS[tree.function[i]]) });
     }
     const levels = Math.max(...depth) + 1;
     const canvas = el('canvas');
@@ -610,7 +614,7 @@
     const rows = [...byFunction.entries()].filter(([, d]) => d !== 0).sort((x, y) => Math.abs(y[1]) - Math.abs(x[1])).slice(0, 8);
     if (!rows.length) return el('p', { class: 'muted', text: 'No function\'s own instructions changed beyond the tree\'s threshold.' });
     return el('table', { class: 'suite changes' }, [el('thead', {}, el('tr', {}, [el('th', { text: 'function (self instructions)' }), el('th', { class: 'num', text: '\u0394 instr/run' })])),
-      el('tbody', {}, rows.map(([f, d]) => el('tr', {}, [el('td', { text: shortName(key.get(f)), title: key.get(f) }),
+      el('tbody', {}, rows.map(([f, d]) => el('tr', {}, [el('td', { text: shortName(key.get(f)), title: keyText(key.get(f)) }),
         el('td', { class: 'num ' + (d > 0 ? 'grew' : 'shrank'), text: (d > 0 ? '+' : '') + fmtCount(d / perRun) })])))]);
   }
 

@@ -53,15 +53,17 @@ Place PlaceOf(int k) {
 // (half of it in functions without a symbol, which counts merge into one
 // per object) and allocates; with a tax, malloc calls
 // icount_test_allocation_tax.
-timer::CallTree FakeTree(const std::string& block, int64_t op, int64_t kernel, int64_t alloc,
-                         int64_t tax) {
+timer::CallTree FakeTree(const timer::FunctionKey& block, int64_t op, int64_t kernel,
+                         int64_t alloc, int64_t tax) {
+  constexpr char kTorch[] = "/usr/lib/libtorch_cpu.so";
   timer::CallTree tree;
   tree.functions = {
-      block, "???:at::add(at::Tensor const&, at::Tensor const&) [/usr/lib/libtorch_cpu.so]",
-      "???:at::native::add_kernel(at::TensorIteratorBase&) [/usr/lib/libtorch_cpu.so]",
-      "???:malloc [/usr/lib/x86_64-linux-gnu/libc.so.6]",
-      "???:icount_test_allocation_tax [/tmp/libslow_malloc.so]",
-      "???:(unknown in libtorch_cpu.so) [/usr/lib/libtorch_cpu.so]"};
+      block,
+      timer::FunctionKey("???", "at::add(at::Tensor const&, at::Tensor const&)", kTorch),
+      timer::FunctionKey("???", "at::native::add_kernel(at::TensorIteratorBase&)", kTorch),
+      timer::FunctionKey("???", "malloc", "/usr/lib/x86_64-linux-gnu/libc.so.6"),
+      timer::FunctionKey("???", "icount_test_allocation_tax", "/tmp/libslow_malloc.so"),
+      timer::FunctionKey("???", "(unknown in libtorch_cpu.so)", kTorch)};
   const int64_t malloc_total = alloc + tax;
   const int64_t op_total = op + kernel + malloc_total;
   const int64_t unnamed = kernel / 2;
@@ -134,7 +136,9 @@ timer::ResultsFile FakeSuiteResults(const FakeSuite& suite) {
       counts.allocations_per_run = tax > 0 ? 4 : 3;
       counts.frees_per_run = counts.allocations_per_run;
       timer::CallTree tree = FakeTree(
-          absl::StrCat("???:icount_case_", k, "(IcountBlockControl const*)"), op, kernel, alloc, tax);
+          timer::FunctionKey("???", absl::StrCat("icount_case_", k, "(IcountBlockControl const*)"),
+                             ""),
+          op, kernel, alloc, tax);
       // Each function's own instructions, as the profile the tree comes
       // from has them.
       std::vector<timer::FunctionCount> rows;

@@ -2,7 +2,6 @@
 
 #include <string_view>
 
-#include "absl/strings/ascii.h"
 
 namespace icount::timer::internal {
 namespace {
@@ -37,38 +36,11 @@ Family FamilyOf(std::string_view function) {
 
 }  // namespace
 
-std::string_view FunctionOfKey(std::string_view key) {
-  // The object suffix: " [/usr/lib/...]". A function name can end in "]"
-  // only inside its argument list, which ends in ")".
-  if (!key.empty() && key.back() == ']') {
-    const size_t open = key.rfind(" [");
-    if (open != std::string_view::npos) key = key.substr(0, open);
-  }
-  // The file part ends at the first ':' that is not part of "::".
-  for (size_t i = 0; i < key.size(); ++i) {
-    if (key[i] != ':') continue;
-    if (i + 1 < key.size() && key[i + 1] == ':') {
-      ++i;
-      continue;
-    }
-    key = key.substr(i + 1);
-    break;
-  }
-  // Recursion levels: "f'2".
-  const size_t quote = key.rfind('\'');
-  if (quote != std::string_view::npos && quote + 1 < key.size()) {
-    bool digits = true;
-    for (size_t i = quote + 1; i < key.size(); ++i) digits = digits && absl::ascii_isdigit(key[i]);
-    if (digits) key = key.substr(0, quote);
-  }
-  return key;
-}
-
 AllocationCalls CountAllocationCalls(const CallgrindProfile& profile) {
   AllocationCalls calls;
   for (const CallgrindProfile::CallArc& arc : profile.calls) {
-    const Family callee = FamilyOf(FunctionOfKey(arc.callee));
-    if (callee == Family::kNone || FamilyOf(FunctionOfKey(arc.caller)) != Family::kNone) continue;
+    const Family callee = FamilyOf(arc.callee.function());
+    if (callee == Family::kNone || FamilyOf(arc.caller.function()) != Family::kNone) continue;
     (callee == Family::kAllocation ? calls.allocations : calls.frees) += arc.calls;
   }
   return calls;

@@ -31,11 +31,6 @@ struct AllocationCalls {
 
 AllocationCalls CountAllocationCalls(const CallgrindProfile& profile);
 
-// The function part of a callgrind function key ("<file>:<function>" with
-// an optional " [<object>]"), without callgrind's recursion suffix ("'2"):
-// "./malloc/./malloc/malloc.c:malloc'2 [/lib/libc.so.6]" -> "malloc".
-std::string_view FunctionOfKey(std::string_view key);
-
 }  // namespace icount::timer::internal
 
 #endif  // ICOUNT_TIMER_INTERNAL_ALLOCATION_CALLS_H_

@@ -83,14 +83,5 @@ TEST(CountAllocationCallsTest, NoCallsNoAllocations) {
   EXPECT_EQ(calls.frees, 0);
 }
 
-TEST(FunctionOfKeyTest, StripsFileObjectAndRecursionLevel) {
-  EXPECT_EQ(FunctionOfKey("./malloc/./malloc/malloc.c:malloc'2 [/lib/libc.so.6]"), "malloc");
-  EXPECT_EQ(FunctionOfKey("???:operator new[](unsigned long) [/lib/libstdc++.so.6]"),
-            "operator new[](unsigned long)");
-  EXPECT_EQ(FunctionOfKey("???:c10::alloc_cpu(unsigned long)"), "c10::alloc_cpu(unsigned long)");
-  EXPECT_EQ(FunctionOfKey(":main"), "main");
-  EXPECT_EQ(FunctionOfKey("f.cc:g<'a'>()"), "g<'a'>()");
-}
-
 }  // namespace
 }  // namespace icount::timer::internal

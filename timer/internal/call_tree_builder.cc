@@ -18,7 +18,7 @@ struct Graph {
     int callee = 0;
     int64_t inclusive = 0;
   };
-  std::vector<std::string> keys;
+  std::vector<FunctionKey> keys;
   std::vector<int64_t> self;
   std::vector<std::vector<Arc>> out;  // most expensive first
   std::vector<int> incoming;          // arcs into each function
@@ -26,7 +26,7 @@ struct Graph {
   // over the whole run, the denominator when sharing its cost out.
   std::vector<int64_t> through;
 
-  int Id(const std::string& key) {
+  int Id(const FunctionKey& key) {
     auto [it, inserted] = ids.try_emplace(key, static_cast<int>(keys.size()));
     if (inserted) {
       keys.push_back(key);
@@ -37,13 +37,13 @@ struct Graph {
     }
     return it->second;
   }
-  absl::flat_hash_map<std::string, int> ids;
+  absl::flat_hash_map<FunctionKey, int> ids;
 };
 
 Graph MakeGraph(const CallgrindProfile& profile) {
   Graph graph;
   // Sorted keys, so that ids (and ties below) do not depend on hash order.
-  std::vector<std::pair<std::string, int64_t>> exclusive(profile.exclusive.begin(),
+  std::vector<std::pair<FunctionKey, int64_t>> exclusive(profile.exclusive.begin(),
                                                          profile.exclusive.end());
   std::sort(exclusive.begin(), exclusive.end());
   for (const auto& [key, cost] : exclusive) graph.self[graph.Id(key)] = cost;

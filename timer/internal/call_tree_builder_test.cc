@@ -73,7 +73,7 @@ std::vector<Row> Rows(const CallTree& tree) {
   for (size_t i = 0; i < tree.nodes.size(); ++i) {
     const CallTree::Node& node = tree.nodes[i];
     if (node.parent >= 0) depth[i] = depth[node.parent] + 1;
-    rows.push_back({depth[i], tree.functions[node.function], node.inclusive, node.self});
+    rows.push_back({depth[i], tree.functions[node.function].text(), node.inclusive, node.self});
   }
   return rows;
 }
@@ -191,7 +191,7 @@ void ExpectConsistent(const CallTree& tree) {
   }
   for (size_t i = 0; i < tree.nodes.size(); ++i) {
     EXPECT_LE(children[i] + tree.nodes[i].self, tree.nodes[i].inclusive + count[i] + 1)
-        << tree.functions[tree.nodes[i].function];
+        << tree.functions[tree.nodes[i].function].text();
   }
 }
 
@@ -199,9 +199,9 @@ TEST(CallTreeBuilderTest, RealCppDumpStartsAtTheBlockLoop) {
   const CallgrindProfile profile = ParseTestdata("add_cpp.callgrind.out");
   const CallTree tree = BuildCallTree(profile);
   ASSERT_FALSE(tree.empty());
-  EXPECT_THAT(tree.functions[tree.nodes[0].function], testing::HasSubstr("icount_case_"));
+  EXPECT_THAT(tree.functions[tree.nodes[0].function].function(), testing::HasSubstr("icount_case_"));
   EXPECT_EQ(tree.nodes[0].inclusive, profile.total);  // the whole measured region
-  EXPECT_THAT(tree.functions[tree.nodes[1].function],
+  EXPECT_THAT(tree.functions[tree.nodes[1].function].function(),
               testing::HasSubstr("at::_ops::add__Scalar::call"));
   EXPECT_GE(tree.nodes[1].inclusive, profile.total * 99 / 100);
   EXPECT_LE(tree.nodes.size(), 400u);
@@ -212,11 +212,12 @@ TEST(CallTreeBuilderTest, RealPythonDumpStartsAtTheInterpreterCall) {
   const CallgrindProfile profile = ParseTestdata("add_python.callgrind.out");
   const CallTree tree = BuildCallTree(profile);
   ASSERT_FALSE(tree.empty());
-  EXPECT_THAT(tree.functions[tree.nodes[0].function], testing::HasSubstr("PyObject_Vectorcall"));
+  EXPECT_THAT(tree.functions[tree.nodes[0].function].function(),
+              testing::HasSubstr("PyObject_Vectorcall"));
   EXPECT_GE(tree.nodes[0].inclusive, profile.total * 99 / 100);
   bool add = false;
   for (const CallTree::Node& node : tree.nodes) {
-    add |= absl::StrContains(tree.functions[node.function], "at::_ops::add_");
+    add |= absl::StrContains(tree.functions[node.function].function(), "at::_ops::add_");
   }
   EXPECT_TRUE(add);
   ExpectConsistent(tree);

@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
@@ -128,7 +129,23 @@ struct Function {
   // "0x000000000004cf40". `file` is the key's file part.
   bool unnamed = false;
   std::string file;
+  // As callgrind names it, recursion suffix ("'2") included.
+  std::string name;
 };
+
+// The key of `function`: callgrind's "f'N" is function f at recursion level
+// N.
+FunctionKey KeyOf(const Function& function) {
+  absl::string_view name = function.name;
+  int recursion = 1;
+  const size_t quote = name.rfind('\'');
+  if (quote != absl::string_view::npos && quote + 1 < name.size() &&
+      std::all_of(name.begin() + quote + 1, name.end(), IsDigit) &&
+      absl::SimpleAtoi(name.substr(quote + 1), &recursion)) {
+    name = name.substr(0, quote);
+  }
+  return FunctionKey(function.file, std::string(name), function.object, recursion);
+}
 
 // Callgrind names a function without a symbol by its address.
 bool IsAddressName(absl::string_view name) {
@@ -690,6 +707,7 @@ size_t Parser::Intern(const std::string& file, const std::string& function) {
     functions_.emplace_back();
     functions_.back().unnamed = IsAddressName(function);
     functions_.back().file = file;
+    functions_.back().name = function;
   }
   return it->second;
 }
@@ -775,20 +793,17 @@ absl::StatusOr<CallgrindProfile> Parser::Finish() {
   // before it, the last function is always listed.
   Commit();
 
-  std::vector<std::string> key_storage(functions_.size());
-  for (const auto& [name, index] : function_index_) {
+  std::vector<FunctionKey> keys(functions_.size());
+  for (size_t index = 0; index < functions_.size(); ++index) {
     const Function& function = functions_[index];
-    key_storage[index] =
-        function.object.empty() ? name : absl::StrCat(name, " [", function.object, "]");
+    keys[index] = KeyOf(function);
     if (function.unnamed && !function.object.empty()) {
-      const size_t slash = function.object.rfind('/');
-      profile_.unnamed_groups[key_storage[index]] = absl::StrCat(
-          function.file, ":(unknown in ",
-          slash == std::string::npos ? function.object : function.object.substr(slash + 1), ") [",
-          function.object, "]");
+      profile_.unnamed_groups[keys[index]] = FunctionKey(
+          function.file, absl::StrCat("(unknown in ", keys[index].object_name(), ")"),
+          function.object);
     }
     if (!function.listed && !function.called) continue;
-    const std::string& key = key_storage[index];
+    const FunctionKey& key = keys[index];
     if (function.listed) profile_.exclusive[key] += function.self;
     profile_.inclusive[key] +=
         function.called ? function.called_inclusive : function.self_and_calls;
@@ -796,7 +811,7 @@ absl::StatusOr<CallgrindProfile> Parser::Finish() {
   profile_.calls.reserve(arcs_.size());
   for (const auto& [ends, arc] : arcs_) {
     profile_.calls.push_back(
-        {key_storage[ends.first], key_storage[ends.second], arc.first, arc.second});
+        {keys[ends.first], keys[ends.second], arc.first, arc.second});
   }
   // Hash order is not stable between builds; callers and tests want one.
   std::sort(profile_.calls.begin(), profile_.calls.end(),

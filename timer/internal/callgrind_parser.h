@@ -27,14 +27,15 @@
 //   absl::StatusOr<CallgrindProfile> profile = ParseCallgrindFile("cg.out");
 //   if (!profile.ok()) return profile.status();
 //   profile->total;  // 574202
-//   profile->exclusive.at(
-//       "./elf/./elf/dl-lookup.c:do_lookup_x "
-//       "[/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2]");  // 100992
+//   profile->exclusive.at(FunctionKey(
+//       "./elf/./elf/dl-lookup.c", "do_lookup_x",
+//       "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"));  // 100992
 //
 // and `profile->inclusive` holds what `--inclusive=yes` prints.
 //
-// Function keys are "<file>:<function>", followed by " [<object>]" when an
-// object (ob=) was in effect at the function's fn= line:
+// Functions are keyed (FunctionKey, timer/function_key.h) by file, name
+// and recursion level, and by the object (ob=) in effect at the function's
+// fn= line, if any; as text "<file>:<function>[ [<object>]]":
 //   * <file> is the fl= name as callgrind wrote it; callgrind itself writes
 //     "???" when it has no debug info. callgrind_annotate additionally strips
 //     its own working directory from fl= names; we never do (run it from "/"
@@ -83,6 +84,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "timer/function_key.h"
 
 namespace icount::timer::internal {
 
@@ -109,20 +111,20 @@ struct CallgrindProfile {
   std::vector<int64_t> event_totals;
 
   // Self cost per function, as printed by callgrind_annotate --inclusive=no.
-  absl::flat_hash_map<std::string, int64_t> exclusive;
+  absl::flat_hash_map<FunctionKey, int64_t> exclusive;
 
   // Inclusive cost per function, as printed by callgrind_annotate
   // --inclusive=yes. Has every key of `exclusive`, plus call targets that
   // never appear on a fn= line under the same key.
-  absl::flat_hash_map<std::string, int64_t> inclusive;
+  absl::flat_hash_map<FunctionKey, int64_t> inclusive;
 
   // The call graph: one arc per (caller, callee) pair, keyed as above, with
   // the calls' count and inclusive cost summed over every call site and part.
   // Calls that were still running at a dump (the stack above a client
   // request's DUMP_STATS) are included with the cost they had so far.
   struct CallArc {
-    std::string caller;
-    std::string callee;
+    FunctionKey caller;
+    FunctionKey callee;
     int64_t calls = 0;
     int64_t inclusive = 0;
   };
@@ -136,7 +138,7 @@ struct CallgrindProfile {
   // its object's unnamed functions share:
   // "???:(unknown in libtorch_cpu.so) [/usr/lib/x86_64-linux-gnu/libtorch_cpu.so]"
   // (see MergeUnnamedFunctions and BuildCallTree).
-  absl::flat_hash_map<std::string, std::string> unnamed_groups;
+  absl::flat_hash_map<FunctionKey, FunctionKey> unnamed_groups;
 };
 
 // Objects to name otherwise in function keys: object path as callgrind

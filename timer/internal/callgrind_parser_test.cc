@@ -445,6 +445,14 @@ std::string DiffFunctions(const absl::flat_hash_map<std::string, int64_t>& ours,
                       " functions:\n  ", absl::StrJoin(diffs, "\n  "));
 }
 
+// The counts keyed by text, as callgrind_annotate prints them.
+absl::flat_hash_map<std::string, int64_t> ByText(
+    const absl::flat_hash_map<FunctionKey, int64_t>& counts) {
+  absl::flat_hash_map<std::string, int64_t> texts;
+  for (const auto& [key, count] : counts) texts[key.text()] = count;
+  return texts;
+}
+
 // Checks both listings (and, if `compare_total`, PROGRAM TOTALS) of
 // callgrind_annotate on `path` against `profile`.
 void ExpectAnnotateAgrees(const std::string& annotate, const std::string& path,
@@ -459,7 +467,7 @@ void ExpectAnnotateAgrees(const std::string& annotate, const std::string& path,
     if (compare_total && !(inclusive && profile.total_is_calculated)) {
       EXPECT_EQ(profile.total, listing->total);
     }
-    EXPECT_EQ(DiffFunctions(inclusive ? profile.inclusive : profile.exclusive, listing->functions),
+    EXPECT_EQ(DiffFunctions(ByText(inclusive ? profile.inclusive : profile.exclusive), listing->functions),
               "");
   }
 }
@@ -492,11 +500,11 @@ TEST(CallgrindParserTest, SpecExample) {
   CallgrindProfile profile = ParseOrDie(kSpecExample);
   EXPECT_THAT(profile.events, testing::ElementsAre("Instructions"));
   EXPECT_EQ(profile.num_parts, 1);
-  EXPECT_THAT(profile.exclusive,
+  EXPECT_THAT(ByText(profile.exclusive),
               UnorderedElementsAre(Pair("file1.c:main", 20), Pair("file1.c:func1", 100),
                                    Pair("file2.c:func2", 700)));
   // main: 20 self + 400 + 400 in calls; func1 and func2: all calls into them.
-  EXPECT_THAT(profile.inclusive,
+  EXPECT_THAT(ByText(profile.inclusive),
               UnorderedElementsAre(Pair("file1.c:main", 820), Pair("file1.c:func1", 400),
                                    Pair("file2.c:func2", 700)));
   // No summary:/totals: line: the sum of the self costs.
@@ -511,7 +519,7 @@ TEST(CallgrindParserTest, CallArcs) {
   ASSERT_EQ(profile.calls.size(), 3u);
   auto arc = [&](size_t i) {
     const CallgrindProfile::CallArc& a = profile.calls[i];
-    return std::make_tuple(a.caller, a.callee, a.calls, a.inclusive);
+    return std::make_tuple(a.caller.text(), a.callee.text(), a.calls, a.inclusive);
   };
   EXPECT_EQ(arc(0), std::make_tuple("file1.c:func1", "file2.c:func2", 2, 300));
   EXPECT_EQ(arc(1), std::make_tuple("file1.c:main", "file1.c:func1", 1, 400));
@@ -520,14 +528,14 @@ TEST(CallgrindParserTest, CallArcs) {
 
 TEST(CallgrindParserTest, NameCompressionDefinedUpFront) {
   CallgrindProfile profile = ParseOrDie(kSpecExampleCompressed);
-  EXPECT_THAT(profile.exclusive,
+  EXPECT_THAT(ByText(profile.exclusive),
               UnorderedElementsAre(Pair("file1.c:main", 20), Pair("file1.c:func1", 100),
                                    Pair("file2.c:func2", 700),
                                    // Listed by the defining lines, as annotate does.
                                    Pair("file2.c:main", 0), Pair("file2.c:func1", 0)));
-  EXPECT_EQ(profile.inclusive.at("file1.c:main"), 820);
-  EXPECT_EQ(profile.inclusive.at("file1.c:func1"), 400);
-  EXPECT_EQ(profile.inclusive.at("file2.c:func2"), 700);
+  EXPECT_EQ(ByText(profile.inclusive).at("file1.c:main"), 820);
+  EXPECT_EQ(ByText(profile.inclusive).at("file1.c:func1"), 400);
+  EXPECT_EQ(ByText(profile.inclusive).at("file2.c:func2"), 700);
   EXPECT_EQ(profile.total, 820);
 }
 
@@ -539,14 +547,14 @@ TEST(CallgrindParserTest, HeaderInlinedCodeAndObjects) {
   EXPECT_EQ(profile.total, 53);
   EXPECT_FALSE(profile.total_is_calculated);
   EXPECT_THAT(
-      profile.exclusive,
+      ByText(profile.exclusive),
       UnorderedElementsAre(
           Pair("app.cc:main [/usr/bin/app]", 9),
           // Inlined code is booked under the inlined file, without object.
           Pair("inl.h:main", 11), Pair("app.cc:tail [/usr/bin/app]", 10), Pair("inl.h:tail", 2),
           // fn= after fi= without fl=: the function takes the inlined file.
           Pair("inl.h:next [/usr/bin/app]", 1), Pair("inl.h:helper [/usr/bin/app]", 20)));
-  EXPECT_THAT(profile.inclusive,
+  EXPECT_THAT(ByText(profile.inclusive),
               UnorderedElementsAre(Pair("app.cc:main [/usr/bin/app]", 9),
                                    // The call was made from the inlined code.
                                    Pair("inl.h:main", 31), Pair("app.cc:tail [/usr/bin/app]", 10),
@@ -554,10 +562,26 @@ TEST(CallgrindParserTest, HeaderInlinedCodeAndObjects) {
                                    Pair("inl.h:helper [/usr/bin/app]", 20)));
 }
 
+// Each key holds the file, the function without callgrind's recursion
+// suffix, the level, and the object.
+TEST(CallgrindParserTest, KeysAreTyped) {
+  CallgrindProfile profile = ParseOrDie(
+      "events: Ir\nob=/usr/lib/libd.so\nfl=d.c\nfn=d\n1 5\ncfn=d'2\ncalls=1 1\n2 7\n"
+      "fn=d'2\n1 7\n");
+  const FunctionKey top("d.c", "d", "/usr/lib/libd.so");
+  const FunctionKey nested("d.c", "d", "/usr/lib/libd.so", 2);
+  EXPECT_EQ(nested.text(), "d.c:d'2 [/usr/lib/libd.so]");
+  EXPECT_THAT(profile.exclusive, UnorderedElementsAre(Pair(top, 5), Pair(nested, 7)));
+  ASSERT_EQ(profile.calls.size(), 1u);
+  EXPECT_EQ(profile.calls[0].callee.function(), "d");
+  EXPECT_EQ(profile.calls[0].callee.recursion(), 2);
+  EXPECT_EQ(profile.calls[0].callee.object(), "/usr/lib/libd.so");
+}
+
 TEST(CallgrindParserTest, RecursionCountsEveryLevel) {
   CallgrindProfile profile = ParseOrDie(kRecursion);
-  EXPECT_THAT(profile.exclusive, UnorderedElementsAre(Pair("a.c:main", 1), Pair("a.c:f", 40)));
-  EXPECT_THAT(profile.inclusive, UnorderedElementsAre(Pair("a.c:main", 41), Pair("a.c:f", 60)));
+  EXPECT_THAT(ByText(profile.exclusive), UnorderedElementsAre(Pair("a.c:main", 1), Pair("a.c:f", 40)));
+  EXPECT_THAT(ByText(profile.inclusive), UnorderedElementsAre(Pair("a.c:main", 41), Pair("a.c:f", 60)));
   EXPECT_EQ(profile.total, 41);
   EXPECT_FALSE(profile.total_is_calculated);
 }
@@ -565,24 +589,24 @@ TEST(CallgrindParserTest, RecursionCountsEveryLevel) {
 TEST(CallgrindParserTest, InstrLinePositionsAndSeveralEvents) {
   CallgrindProfile profile = ParseOrDie(kInstrLine);
   EXPECT_THAT(profile.events, testing::ElementsAre("Ir", "Dr", "Dw"));
-  EXPECT_THAT(profile.exclusive, UnorderedElementsAre(Pair("x.c:func", 14), Pair("x.c:g", 18)));
-  EXPECT_THAT(profile.inclusive, UnorderedElementsAre(Pair("x.c:func", 21), Pair("x.c:g", 7)));
+  EXPECT_THAT(ByText(profile.exclusive), UnorderedElementsAre(Pair("x.c:func", 14), Pair("x.c:g", 18)));
+  EXPECT_THAT(ByText(profile.inclusive), UnorderedElementsAre(Pair("x.c:func", 21), Pair("x.c:g", 7)));
   EXPECT_EQ(profile.total, 32);
 }
 
 TEST(CallgrindParserTest, JumpsAndJumpNames) {
   CallgrindProfile profile = ParseOrDie(kJumps);
-  EXPECT_THAT(profile.exclusive, UnorderedElementsAre(Pair("j.c:loop", 5), Pair("k.c:other", 3)));
+  EXPECT_THAT(ByText(profile.exclusive), UnorderedElementsAre(Pair("j.c:loop", 5), Pair("k.c:other", 3)));
   EXPECT_EQ(profile.total, 8);
 }
 
 TEST(CallgrindParserTest, ObjectsAndCallTargets) {
   CallgrindProfile profile = ParseOrDie(kObjectsAndCalls);
-  EXPECT_THAT(profile.exclusive,
+  EXPECT_THAT(ByText(profile.exclusive),
               UnorderedElementsAre(Pair("a.c:f [libB.so]", 15), Pair("b.c:g [libB.so]", 7),
                                    Pair("a.c:h [libB.so]", 2)));
   // cfl= applied to g only; h is in the caller's file.
-  EXPECT_THAT(profile.inclusive,
+  EXPECT_THAT(ByText(profile.inclusive),
               UnorderedElementsAre(Pair("a.c:f [libB.so]", 28), Pair("b.c:g [libB.so]", 7),
                                    Pair("a.c:h [libB.so]", 2), Pair("ext.c:ext", 4)));
 }
@@ -605,7 +629,7 @@ TEST(CallgrindParserTest, HexNumbersAndDotCosts) {
   CallgrindProfile profile = ParseOrDie(
       "positions: instr line\nevents: Ir Dr\nfl=a\nfn=b\n"
       "0x10 0x20 0x1f 3\n+0x4 -0x2 . 4\n");
-  EXPECT_THAT(profile.exclusive, UnorderedElementsAre(Pair("a:b", 31)));
+  EXPECT_THAT(ByText(profile.exclusive), UnorderedElementsAre(Pair("a:b", 31)));
 }
 
 TEST(CallgrindParserTest, CallsZeroIsACall) {
@@ -614,15 +638,15 @@ TEST(CallgrindParserTest, CallsZeroIsACall) {
   CallgrindProfile profile = ParseOrDie(
       "events: Ir\nfl=a.c\nfn=main\n1 1\ncfn=f\ncalls=0 10\n2 50\n"
       "fn=f\n10 50\ntotals: 51\n");
-  EXPECT_THAT(profile.exclusive, UnorderedElementsAre(Pair("a.c:main", 1), Pair("a.c:f", 50)));
-  EXPECT_THAT(profile.inclusive, UnorderedElementsAre(Pair("a.c:main", 51), Pair("a.c:f", 50)));
+  EXPECT_THAT(ByText(profile.exclusive), UnorderedElementsAre(Pair("a.c:main", 1), Pair("a.c:f", 50)));
+  EXPECT_THAT(ByText(profile.inclusive), UnorderedElementsAre(Pair("a.c:main", 51), Pair("a.c:f", 50)));
 }
 
 TEST(CallgrindParserTest, FunctionWithoutFile) {
   // annotate keys it ":main" too, but drops the last function's costs when
   // no fl= was ever seen; we keep them.
   CallgrindProfile profile = ParseOrDie("events: Ir\nfn=main\n1 3\nfn=other\n2 4\n");
-  EXPECT_THAT(profile.exclusive, UnorderedElementsAre(Pair(":main", 3), Pair(":other", 4)));
+  EXPECT_THAT(ByText(profile.exclusive), UnorderedElementsAre(Pair(":main", 3), Pair(":other", 4)));
 }
 
 // Two parts as --combine-dumps=yes writes them: each part has its own header
@@ -678,9 +702,9 @@ TEST(CallgrindParserTest, SeveralParts) {
   EXPECT_EQ(profile.num_parts, 2);
   EXPECT_EQ(profile.total, 37);
   EXPECT_EQ(profile.command, "./app");
-  EXPECT_THAT(profile.exclusive,
+  EXPECT_THAT(ByText(profile.exclusive),
               UnorderedElementsAre(Pair("a.c:main [app]", 11), Pair("a.c:f [app]", 26)));
-  EXPECT_THAT(profile.inclusive,
+  EXPECT_THAT(ByText(profile.inclusive),
               UnorderedElementsAre(Pair("a.c:main [app]", 37), Pair("a.c:f [app]", 26)));
 }
 
@@ -691,7 +715,7 @@ TEST(CallgrindParserTest, PositionsResetPerPart) {
       "positions: instr line\nevents: Ir\nfl=a\nfn=b\n0x10 1 5\ntotals: 5\n"
       "part: 2\nevents: Ir\nfn=b\n3 4\n");
   EXPECT_EQ(profile.num_parts, 2);
-  EXPECT_THAT(profile.exclusive, UnorderedElementsAre(Pair("a:b", 9)));
+  EXPECT_THAT(ByText(profile.exclusive), UnorderedElementsAre(Pair("a:b", 9)));
 }
 
 TEST(CallgrindParserTest, ParseCallgrindFile) {

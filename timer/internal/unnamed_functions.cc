@@ -12,9 +12,9 @@
 namespace icount::timer::internal {
 namespace {
 
-using Groups = absl::flat_hash_map<std::string, std::string>;
+using Groups = absl::flat_hash_map<FunctionKey, FunctionKey>;
 
-const std::string& GroupOf(const Groups& groups, const std::string& key) {
+const FunctionKey& GroupOf(const Groups& groups, const FunctionKey& key) {
   auto it = groups.find(key);
   return it == groups.end() ? key : it->second;
 }
@@ -23,7 +23,7 @@ class TreeMerger {
  public:
   TreeMerger(const CallTree& tree, const Groups& groups)
       : tree_(tree), children_(tree.nodes.size()) {
-    for (const std::string& function : tree.functions) {
+    for (const FunctionKey& function : tree.functions) {
       names_.push_back(GroupOf(groups, function));
       grouped_.push_back(groups.contains(function));
     }
@@ -40,7 +40,7 @@ class TreeMerger {
   }
 
  private:
-  const std::string& Name(int node) const { return names_[tree_.nodes[node].function]; }
+  const FunctionKey& Name(int node) const { return names_[tree_.nodes[node].function]; }
   bool Grouped(int node) const { return grouped_[tree_.nodes[node].function]; }
 
   // One node for `group` (old nodes under one parent that share a name).
@@ -57,7 +57,7 @@ class TreeMerger {
     // BuildCallTree orders children.
     std::vector<std::vector<int>> groups;
     std::vector<int64_t> inclusive;
-    absl::flat_hash_map<std::string, size_t> slot;
+    absl::flat_hash_map<FunctionKey, size_t> slot;
     for (int callee : callees) {
       auto [it, inserted] = slot.try_emplace(Name(callee), groups.size());
       if (inserted) {
@@ -87,7 +87,7 @@ class TreeMerger {
     }
   }
 
-  int FunctionIndex(const std::string& name) {
+  int FunctionIndex(const FunctionKey& name) {
     auto [it, inserted] =
         function_index_.try_emplace(name, static_cast<int>(merged_.functions.size()));
     if (inserted) merged_.functions.push_back(name);
@@ -95,11 +95,11 @@ class TreeMerger {
   }
 
   const CallTree& tree_;
-  std::vector<std::string> names_;  // per function of tree_
+  std::vector<FunctionKey> names_;  // per function of tree_
   std::vector<bool> grouped_;
   std::vector<std::vector<int>> children_;
   CallTree merged_;
-  absl::flat_hash_map<std::string, int> function_index_;
+  absl::flat_hash_map<FunctionKey, int> function_index_;
 };
 
 }  // namespace
@@ -118,10 +118,10 @@ CallgrindProfile MergeUnnamedFunctions(const CallgrindProfile& profile) {
   for (const auto& [key, cost] : profile.exclusive) merged.exclusive[GroupOf(groups, key)] += cost;
   for (const auto& [key, cost] : profile.inclusive) merged.inclusive[GroupOf(groups, key)] += cost;
   // Ordered, as the parser orders its arcs.
-  std::map<std::pair<std::string, std::string>, CallgrindProfile::CallArc> arcs;
+  std::map<std::pair<FunctionKey, FunctionKey>, CallgrindProfile::CallArc> arcs;
   for (const CallgrindProfile::CallArc& arc : profile.calls) {
-    const std::string& caller = GroupOf(groups, arc.caller);
-    const std::string& callee = GroupOf(groups, arc.callee);
+    const FunctionKey& caller = GroupOf(groups, arc.caller);
+    const FunctionKey& callee = GroupOf(groups, arc.callee);
     if (caller == callee && arc.caller != arc.callee) {
       merged.inclusive[callee] -= arc.inclusive;
       continue;
@@ -140,7 +140,7 @@ CallgrindProfile MergeUnnamedFunctions(const CallgrindProfile& profile) {
 CallTree MergeUnnamedNodes(const CallTree& tree, const Groups& unnamed_groups) {
   if (tree.empty() ||
       std::none_of(tree.functions.begin(), tree.functions.end(),
-                   [&](const std::string& f) { return unnamed_groups.contains(f); })) {
+                   [&](const FunctionKey& f) { return unnamed_groups.contains(f); })) {
     return tree;
   }
   return TreeMerger(tree, unnamed_groups).Merge();

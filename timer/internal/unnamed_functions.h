@@ -17,6 +17,7 @@
 //   ???:(unknown in libtorch_cpu.so) [/usr/lib/x86_64-linux-gnu/libtorch_cpu.so]  self 200
 
 #include "timer/call_tree.h"
+#include "timer/function_key.h"
 #include "timer/internal/callgrind_parser.h"
 
 namespace icount::timer::internal {
@@ -36,7 +37,7 @@ CallgrindProfile MergeUnnamedFunctions(const CallgrindProfile& profile);
 // comes from keeps call paths apart: in the merged graph, named code
 // between two unnamed calls would read as recursion.
 CallTree MergeUnnamedNodes(const CallTree& tree,
-                           const absl::flat_hash_map<std::string, std::string>& unnamed_groups);
+                           const absl::flat_hash_map<FunctionKey, FunctionKey>& unnamed_groups);
 
 }  // namespace icount::timer::internal
 

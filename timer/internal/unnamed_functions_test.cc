@@ -61,9 +61,9 @@ fn=0x0000000000000040
 totals: 1600
 )";
 
-constexpr char kUnknown[] = "???:(unknown in libx.so) [/usr/lib/libx.so]";
-constexpr char kBlock[] = "main.c:block [/build/worker]";
-constexpr char kK[] = "???:k [/usr/lib/libx.so]";
+const FunctionKey kUnknown("???", "(unknown in libx.so)", "/usr/lib/libx.so");
+const FunctionKey kBlock("main.c", "block", "/build/worker");
+const FunctionKey kK("???", "k", "/usr/lib/libx.so");
 
 CallgrindProfile Parse() {
   absl::StatusOr<CallgrindProfile> profile =
@@ -76,7 +76,8 @@ TEST(UnnamedFunctionsTest, TheParserGroupsAddressNamesByObjectAndRenamesObjects)
   const CallgrindProfile profile = Parse();
   EXPECT_EQ(profile.exclusive.at(kBlock), 100);
   EXPECT_EQ(profile.unnamed_groups.size(), 4u);
-  EXPECT_EQ(profile.unnamed_groups.at("???:0x0000000000000030 [/usr/lib/libx.so]"), kUnknown);
+  EXPECT_EQ(profile.unnamed_groups.at(FunctionKey("???", "0x0000000000000030", "/usr/lib/libx.so")),
+            kUnknown);
   EXPECT_FALSE(profile.unnamed_groups.contains(kK));
 }
 
@@ -90,12 +91,12 @@ TEST(UnnamedFunctionsTest, FlatCountsSumSelfAndDropInnerArcs) {
   EXPECT_EQ(merged.inclusive.at(kK), 500);
   std::vector<std::string> arcs;
   for (const CallgrindProfile::CallArc& arc : merged.calls) {
-    arcs.push_back(arc.caller + " -> " + arc.callee + " " + std::to_string(arc.calls) + "x " +
-                   std::to_string(arc.inclusive));
+    arcs.push_back(arc.caller.text() + " -> " + arc.callee.text() + " " +
+                   std::to_string(arc.calls) + "x " + std::to_string(arc.inclusive));
   }
-  EXPECT_THAT(arcs, ElementsAre(std::string(kUnknown) + " -> " + kK + " 1x 500",
-                                std::string(kK) + " -> " + kUnknown + " 1x 400",
-                                std::string(kBlock) + " -> " + kUnknown + " 2x 1500"));
+  EXPECT_THAT(arcs, ElementsAre(kUnknown.text() + " -> " + kK.text() + " 1x 500",
+                                kK.text() + " -> " + kUnknown.text() + " 1x 400",
+                                kBlock.text() + " -> " + kUnknown.text() + " 2x 1500"));
   EXPECT_EQ(merged.total, 1600);
 }
 
@@ -103,15 +104,14 @@ TEST(UnnamedFunctionsTest, TheTreeHasOneFramePerObjectAndCallPath) {
   const CallTree tree = BuildCallTree(Parse());
   std::vector<std::string> frames;
   for (const CallTree::Node& node : tree.nodes) {
-    frames.push_back(std::to_string(node.parent) + " " + tree.functions[node.function] + " " +
+    frames.push_back(std::to_string(node.parent) + " " + tree.functions[node.function].text() + " " +
                      std::to_string(node.inclusive) + "/" + std::to_string(node.self));
   }
   // 0x10 and 0x40, both called by the block, are one frame; 0x20 (called
   // by 0x10) is folded into it; 0x30 stays below k.
-  EXPECT_THAT(frames, ElementsAre(std::string("-1 ") + kBlock + " 1600/100",
-                                  std::string("0 ") + kUnknown + " 1500/1000",
-                                  std::string("1 ") + kK + " 500/100",
-                                  std::string("2 ") + kUnknown + " 400/400"));
+  EXPECT_THAT(frames, ElementsAre("-1 " + kBlock.text() + " 1600/100",
+                                  "0 " + kUnknown.text() + " 1500/1000",
+                                  "1 " + kK.text() + " 500/100", "2 " + kUnknown.text() + " 400/400"));
   EXPECT_EQ(tree.total, 1600);
 }
 
