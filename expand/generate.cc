@@ -19,6 +19,7 @@
 #include "base/fnv.h"
 #include "base/text.h"
 #include "expand/case_sources.h"
+#include "expand/libtorch_version.h"
 #include "expand/version.h"
 #include "timer/callgrind_stats.h"
 #include "timer/measurement_io.h"
@@ -57,6 +58,13 @@ SuiteCaseProto CaseProto(const MaterializedBenchmark& benchmark) {
   if (benchmark.auto_labels.language == timer::Language::kCpp) c->set_compiled_case(c->key());
   c->set_torchscript_artifact(benchmark.timer_args.torchscript_artifact);
   c->set_min_libtorch_version(benchmark.timer_args.min_libtorch_version);
+  // Materialize checked that it reads.
+  if (absl::StatusOr<LibTorchVersion> min = ParseLibTorchVersion(c->min_libtorch_version());
+      !c->min_libtorch_version().empty() && min.ok()) {
+    c->mutable_min_libtorch()->set_major(min->major);
+    c->mutable_min_libtorch()->set_minor(min->minor);
+    c->mutable_min_libtorch()->set_patch(min->patch);
+  }
   c->set_ci_key(CiKey(benchmark));
   c->set_list_line(ListLine(benchmark));
   if (benchmark.where.file != nullptr) c->set_definition_file(benchmark.where.file);

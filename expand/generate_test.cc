@@ -36,6 +36,23 @@ MaterializedBenchmark Case(const std::string& stmt) {
   return benchmark;
 }
 
+// The manifest keeps a declared minimum as written and as the release it
+// names, read once here for every side to compare.
+TEST(GenerateTest, TheManifestReadsAMinimumLibTorchOnce) {
+  MaterializedBenchmark needs = Case("auto y = x + 1;");
+  needs.timer_args.min_libtorch_version = "1.9";
+  MaterializedBenchmark any = Case("auto y = x + 2;");
+  any.label = {"Any"};
+  const SuiteManifestProto manifest = MakeManifest("test", {needs, any});
+  ASSERT_EQ(manifest.cases_size(), 2);
+  EXPECT_EQ(manifest.cases(0).min_libtorch_version(), "1.9");
+  ASSERT_TRUE(manifest.cases(0).has_min_libtorch());
+  EXPECT_EQ(manifest.cases(0).min_libtorch().major(), 1);
+  EXPECT_EQ(manifest.cases(0).min_libtorch().minor(), 9);
+  EXPECT_EQ(manifest.cases(0).min_libtorch().patch(), 0);
+  EXPECT_FALSE(manifest.cases(1).has_min_libtorch());
+}
+
 TEST(GenerateTest, ShardsRegisterEveryCppCase) {
   MaterializedBenchmark python = Case("y = x + 1");
   python.auto_labels.language = timer::Language::kPython;

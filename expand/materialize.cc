@@ -14,7 +14,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "base/fnv.h"
@@ -419,9 +418,31 @@ uint32_t LabelHash(const Label& label) {
   return hash.value();
 }
 
-// The key form of the modes (CaseKey): "ForwardBackward" without spaces.
-std::string AutogradKeyName(AutogradMode mode) {
-  return absl::StrReplaceAll(AutogradModeName(mode), {{" + ", ""}});
+// The modes as case keys spell them (CaseKey): fixed, whatever tables and
+// --list call the modes, since keys name cases in results files and
+// history stores.
+const char* RuntimeKeyName(RuntimeMode mode) {
+  switch (mode) {
+    case RuntimeMode::kEager:
+      return "Eager";
+    case RuntimeMode::kTorchScript:
+      return "TorchScript";
+    case RuntimeMode::kExplicit:
+      break;
+  }
+  return "Explicit";
+}
+
+const char* AutogradKeyName(AutogradMode mode) {
+  switch (mode) {
+    case AutogradMode::kForward:
+      return "Forward";
+    case AutogradMode::kForwardBackward:
+      return "ForwardBackward";
+    case AutogradMode::kExplicit:
+      break;
+  }
+  return "Explicit";
 }
 
 }  // namespace
@@ -542,7 +563,7 @@ std::string CaseKey(const MaterializedBenchmark& benchmark) {
     parts.push_back(std::move(escaped));
   }
   return absl::StrCat(
-      absl::StrJoin(parts, "/"), "|", RuntimeModeName(benchmark.auto_labels.runtime), "|",
+      absl::StrJoin(parts, "/"), "|", RuntimeKeyName(benchmark.auto_labels.runtime), "|",
       AutogradKeyName(benchmark.auto_labels.autograd), "|",
       timer::LanguageName(benchmark.auto_labels.language), "|", benchmark.num_threads);
 }

@@ -26,27 +26,20 @@ namespace {
 
 // Splits `cases` into those that run on LibTorch `available` and those
 // that declare a newer min_libtorch_version.
-absl::Status SplitByMinLibTorch(const std::vector<expand::SuiteCaseProto>& cases,
-                                const expand::LibTorchVersion& available,
-                                std::vector<expand::SuiteCaseProto>& runnable,
-                                std::vector<expand::SuiteCaseProto>& too_new) {
+void SplitByMinLibTorch(const std::vector<expand::SuiteCaseProto>& cases,
+                        const expand::LibTorchVersion& available,
+                        std::vector<expand::SuiteCaseProto>& runnable,
+                        std::vector<expand::SuiteCaseProto>& too_new) {
   for (const expand::SuiteCaseProto& c : cases) {
-    if (!c.min_libtorch_version().empty()) {
-      absl::StatusOr<expand::LibTorchVersion> needed =
-          expand::ParseLibTorchVersion(c.min_libtorch_version());
-      if (!needed.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(c.list_line(), " (", c.definition_file(), ":", c.definition_line(),
-                         "): min_libtorch_version ", needed.status().message()));
-      }
-      if (available < *needed) {
+    if (c.has_min_libtorch()) {
+      const expand::LibTorchVersionProto& min = c.min_libtorch();
+      if (available < expand::LibTorchVersion{min.major(), min.minor(), min.patch()}) {
         too_new.push_back(c);
         continue;
       }
     }
     runnable.push_back(c);
   }
-  return absl::OkStatus();
 }
 
 // The error of a side whose canary case failed.
@@ -457,7 +450,7 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToRun(
   }
   const Side& older = *oldest;
   std::vector<expand::SuiteCaseProto> runnable, too_new;
-  ICOUNT_RETURN_IF_ERROR(SplitByMinLibTorch(selected, older.libtorch_version, runnable, too_new));
+  SplitByMinLibTorch(selected, older.libtorch_version, runnable, too_new);
   if (too_new.empty()) return selected;
   const std::string why =
       absl::StrCat(too_new.size(), " of ", base::CountOf(selected.size(), "case"), " ",
@@ -490,7 +483,7 @@ absl::StatusOr<expand::SuiteCaseProto> ChooseCanary(const Suite& suite, bool pyt
     });
   };
   for (const expand::SuiteCaseProto& c : suite.manifest.cases()) {
-    if (c.task_spec().language() == language && c.min_libtorch_version().empty() &&
+    if (c.task_spec().language() == language && !c.has_min_libtorch() &&
         compiled_everywhere(c)) {
       return c;
     }
