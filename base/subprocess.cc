@@ -112,6 +112,7 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
   spawn.reproducible_layout = options.reproducible_layout;
   spawn.working_directory = options.working_directory;
   spawn.fds = {{pipe_fds[1], STDOUT_FILENO}, {pipe_fds[1], STDERR_FILENO}};
+  spawn.fds.insert(spawn.fds.end(), options.fds.begin(), options.fds.end());
   spawn.stdin_path = "/dev/null";
   absl::StatusOr<pid_t> pid = Spawn(argv, spawn);
   close(pipe_fds[1]);

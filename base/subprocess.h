@@ -71,6 +71,9 @@ struct CommandOptions {
   // Called with each line of output (without its newline) as it arrives,
   // for progress; the result still has all of it.
   std::function<void(const std::string& line)> on_line;
+  // More descriptors for the child, as SpawnOptions::fds, after its stdout
+  // and stderr: e.g. {{file, 3}} for an answer apart from its output.
+  std::vector<std::pair<int, int>> fds;
 };
 
 // When this process's pid is below 300, starts and reaps children that exit

@@ -37,7 +37,7 @@ grep -q 'environment B reports an unreadable LibTorch version (from ICOUNT_LIBTO
 # worker then skips `import torch`.
 cat > "$tmp/probe_only_worker" <<EOF
 #!/bin/sh
-case " \$* " in *" --print_libtorch_version "*) exec "$PWD/definitions/full_suite_worker" "\$@" ;; esac
+case " \$* " in *" --libtorch_report_fd="*) exec "$PWD/definitions/full_suite_worker" "\$@" ;; esac
 echo "probe_only_worker: refusing to measure" >&2
 exit 3
 EOF

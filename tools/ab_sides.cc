@@ -116,16 +116,14 @@ absl::Status ProbeLibTorch(Side& side) {
   std::vector<std::string> argv =
       environment::EnvironmentPrefix(side.command, side.environment.launcher);
   argv.push_back(side.suite().worker_path);
-  argv.push_back("--print_libtorch_version");
-  absl::StatusOr<base::CommandResult> result = base::RunCommand(argv);
-  if (!result.ok()) return result.status();
-  std::optional<worker::LibTorchVersionReport> report =
-      worker::FindLibTorchVersionLine(result->output);
-  if (result->exit_code != 0 || !report.has_value()) {
+  absl::StatusOr<worker::WorkerLibTorchAnswer> answer = worker::AskWorkerForLibTorch(argv);
+  if (!answer.ok()) return answer.status();
+  const std::optional<worker::LibTorchVersionReport>& report = answer->report;
+  if (answer->result.exit_code != 0 || !report.has_value()) {
     return absl::FailedPreconditionError(
         absl::StrCat("environment ", side.name, " (", side.command,
                      ") is broken: its worker could not report a LibTorch version (",
-                     base::DescribeExit(*result), "):\n", result->output));
+                     base::DescribeExit(answer->result), "):\n", answer->result.output));
   }
   absl::StatusOr<expand::LibTorchVersion> version =
       expand::ParseLibTorchVersion(report->version, expand::VersionSuffix::kIgnored);

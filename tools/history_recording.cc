@@ -37,17 +37,14 @@ absl::StatusOr<std::optional<history::Store>> OpenHistoryFlag() {
 }
 
 absl::StatusOr<worker::LibTorchVersionReport> AskWorkerForLibTorch(const std::string& worker_path) {
-  absl::StatusOr<base::CommandResult> result =
-      base::RunCommand({worker_path, "--print_libtorch_version"});
-  if (!result.ok()) return result.status();
-  std::optional<worker::LibTorchVersionReport> report =
-      worker::FindLibTorchVersionLine(result->output);
-  if (result->exit_code != 0 || !report.has_value()) {
+  absl::StatusOr<worker::WorkerLibTorchAnswer> answer = worker::AskWorkerForLibTorch({worker_path});
+  if (!answer.ok()) return answer.status();
+  if (answer->result.exit_code != 0 || !answer->report.has_value()) {
     return absl::FailedPreconditionError(
-        absl::StrCat(worker_path, " could not report its LibTorch (", base::DescribeExit(*result),
-                     "):\n", result->output));
+        absl::StrCat(worker_path, " could not report its LibTorch (",
+                     base::DescribeExit(answer->result), "):\n", answer->result.output));
   }
-  return *report;
+  return *answer->report;
 }
 
 absl::StatusOr<SuiteHistory> OpenSuiteHistory(const std::string& worker_path) {

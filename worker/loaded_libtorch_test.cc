@@ -46,30 +46,5 @@ TEST(LoadedLibTorchTest, NoAvxIsTheDefaultCapability) {
   EXPECT_EQ(AtenCpuCapabilityFromConfig("PyTorch built with:\n"), "");
 }
 
-TEST(LoadedLibTorchTest, TheLineIsFoundAmongOtherOutput) {
-  const std::string line = LibTorchVersionLine({"2.1.0+cpu", "at::show_config()", ""});
-  EXPECT_EQ(line, "icount-libtorch-version: 2.1.0+cpu from at::show_config()");
-  std::optional<LibTorchVersionReport> found =
-      FindLibTorchVersionLine("(env) activated\n" + line + "\nbye\n");
-  ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(found->version, "2.1.0+cpu");
-  EXPECT_EQ(found->source, "at::show_config()");
-  EXPECT_FALSE(FindLibTorchVersionLine("no version here\n").has_value());
-  EXPECT_FALSE(FindLibTorchVersionLine("say icount-libtorch-version: 1.0 from x").has_value());
-  EXPECT_EQ(found->build, "");
-}
-
-TEST(LoadedLibTorchTest, TheBuildLineFollowsWhenKnown) {
-  const std::string lines =
-      LibTorchVersionLine({"1.13.0", "at::show_config()", "- GCC 12.2; - Build settings: X=1"});
-  EXPECT_EQ(lines,
-            "icount-libtorch-version: 1.13.0 from at::show_config()\n"
-            "icount-libtorch-build: - GCC 12.2; - Build settings: X=1");
-  std::optional<LibTorchVersionReport> found = FindLibTorchVersionLine("setup\n" + lines + "\n");
-  ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(found->version, "1.13.0");
-  EXPECT_EQ(found->build, "- GCC 12.2; - Build settings: X=1");
-}
-
 }  // namespace
 }  // namespace icount::worker

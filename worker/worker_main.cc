@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -37,6 +38,9 @@ ABSL_FLAG(bool, canary, false,
           "natively) and write its result first, id \"icount:canary\".");
 ABSL_FLAG(bool, print_libtorch_version, false,
           "Print the LibTorch version this worker runs on (see loaded_libtorch.h) and exit.");
+ABSL_FLAG(int, libtorch_report_fd, -1,
+          "Write the LibTorch version this worker runs on, as a LibTorchReportProto, to this "
+          "file descriptor and exit (what tools ask; see libtorch_version_line.h).");
 
 int main(int argc, char** argv) {
   // The padding has done its work once the stack is laid out
@@ -59,8 +63,17 @@ int main(int argc, char** argv) {
       argc, argv,
       "icount worker: runs work orders (see worker/worker.h).\n\n"
       "Usage: worker --scratch=DIR [--orders=FILE] [--results_fd=N]\n"
-      "       worker --print_libtorch_version",
+      "       worker --print_libtorch_version | --libtorch_report_fd=N",
       {{"timer", icount::timer::kTimerVersion}, {"worker", icount::worker::kWorkerVersion}});
+  if (const int fd = absl::GetFlag(FLAGS_libtorch_report_fd); fd >= 0) {
+    const std::string report =
+        icount::worker::SerializeLibTorchReport(icount::worker::LoadedLibTorchVersion());
+    if (write(fd, report.data(), report.size()) != static_cast<ssize_t>(report.size())) {
+      std::perror("worker: --libtorch_report_fd");
+      return 1;
+    }
+    return 0;
+  }
   if (absl::GetFlag(FLAGS_print_libtorch_version)) {
     std::printf(
         "%s\n",
