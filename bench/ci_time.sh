@@ -13,14 +13,18 @@
 # OUT/cold.profile.gz` shows the critical path) and the test.log files in
 # OUT/testlogs (their steps' times, the nested builds' action summaries:
 # the cold run's, but for tests tagged external, which run every time);
-# removes the clone and its output base. The system packages must already
-# be installed (./bazelw installs them once; that time is not counted).
-# Takes about as long as a cold CI run.
+# removes the clone and its output base. The tests that use the machine's
+# Debian roots (//tests:root_sides_test, //tests:bazel7_module_test) get an
+# empty cache of their own too (ICOUNT_TEST_ROOT_CACHE), so the cold run
+# makes the roots and builds icount in them, as on a fresh machine. The
+# system packages must already be installed (./bazelw installs them once;
+# that time is not counted). Takes about as long as a cold CI run on a
+# fresh machine.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "${1:-/tmp/icount-ci-time}")
 mkdir -p "$out"
-rm -rf "$out/clone" "$out/output-base" "$out/disk-cache" "$out/c10-cache"
+rm -rf "$out/clone" "$out/output-base" "$out/disk-cache" "$out/c10-cache" "$out/root-cache"
 git clone --quiet "$here" "$out/clone"
 commit=$(git -C "$out/clone" rev-parse --short HEAD)
 # An empty disk cache for this clone: user.bazelrc (read from the clone's
@@ -31,7 +35,8 @@ commit=$(git -C "$out/clone" rev-parse --short HEAD)
 # cache for its rebuilt libc10 too (it downloads and compiles them).
 echo "build --disk_cache=$out/disk-cache" > "$out/clone/user.bazelrc"
 flags=(--test_env=ICOUNT_TEST_DISK_CACHE="$out/disk-cache"
-  --test_env=ICOUNT_TEST_C10_CACHE="$out/c10-cache")
+  --test_env=ICOUNT_TEST_C10_CACHE="$out/c10-cache"
+  --test_env=ICOUNT_TEST_ROOT_CACHE="$out/root-cache")
 
 source "$here/bench/busy_cpus.sh"
 timed_test() {  # timed_test NAME: seconds of ./bazelw test //... in the clone
@@ -58,7 +63,7 @@ slowest=$(sed -nE 's/^(\/\/[^ ]+) +(\(cached\) )?([A-Z]+) in ([0-9.]+)s$/\4 \1/p
   echo
   echo "| run of \`./bazelw test //...\` | wall time | test targets | busy CPUs (mean) |"
   echo "|---|---|---|---|"
-  echo "| cold (new clone, new output base, empty disk cache) | $((cold / 60)) min $((cold % 60)) s | $tests | $(cat "$out/cold.busy_cpus") |"
+  echo "| cold (new clone, new output base, empty disk cache and roots) | $((cold / 60)) min $((cold % 60)) s | $tests | $(cat "$out/cold.busy_cpus") |"
   echo "| nothing changed (cached results) | $((warm / 60)) min $((warm % 60)) s | $tests | $(cat "$out/warm.busy_cpus") |"
   echo
   echo "The ten slowest tests of the cold run (seconds):"
@@ -67,5 +72,5 @@ slowest=$(sed -nE 's/^(\/\/[^ ]+) +(\(cached\) )?([A-Z]+) in ([0-9.]+)s$/\4 \1/p
   echo "|---|---|"
   echo "$slowest"
 } > "$out/ci_time.md"
-rm -rf "$out/clone" "$out/output-base" "$out/disk-cache" "$out/c10-cache"
+rm -rf "$out/clone" "$out/output-base" "$out/disk-cache" "$out/c10-cache" "$out/root-cache"
 cat "$out/ci_time.md"
