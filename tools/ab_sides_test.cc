@@ -13,6 +13,7 @@
 #include "base/files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "worker/libtorch_version_line.h"
 
 namespace icount::tools {
 namespace {
@@ -153,11 +154,23 @@ TEST(AbSidesTest, ASideWithoutTorchTurnsPythonOffEverywhere) {
   EXPECT_FALSE(PythonCases({&a, &b}, /*no_python=*/false));
 }
 
+// A stand-in worker's body: it writes a report of `version` from
+// `source` to the descriptor --libtorch_report_fd names, as the worker does.
+std::string ReportingWorker(const std::string& name, const std::string& version,
+                            const std::string& source) {
+  const std::string report = std::string(std::getenv("TEST_TMPDIR")) + "/" + name + ".report";
+  EXPECT_TRUE(base::WriteFileAtomically(
+                  report, worker::SerializeLibTorchReport({version, source, ""}))
+                  .ok());
+  return "fd=${1#--libtorch_report_fd=}; eval \"cat '" + report + "' >&$fd\"";
+}
+
 // The worker is asked through the side's command; what the command prints
-// first does not hide the version line.
+// does not matter, nor a line that looks like an answer.
 TEST(AbSidesTest, ProbeReadsTheVersionTheWorkerReports) {
-  Side side = SideWithWorker("B", "echo setting up",
-                             "echo 'icount-libtorch-version: 2.1.0+cpu from torch.__version__'");
+  Side side = SideWithWorker(
+      "B", "echo setting up; echo 'icount-libtorch-version: 9.9 from a line'",
+      ReportingWorker("B", "2.1.0+cpu", "torch.__version__"));
   ASSERT_TRUE(ProbeLibTorch(side).ok());
   EXPECT_EQ(side.libtorch.version, "2.1.0+cpu");
   EXPECT_EQ(side.libtorch.source, "torch.__version__");
@@ -175,7 +188,7 @@ TEST(AbSidesTest, ABrokenEnvironmentIsNamedWithWhatItPrinted) {
   EXPECT_THAT(std::string(status.message()), HasSubstr("cannot open shared object file"));
 
   side.environment.suite.worker_path =
-      Script("odd_worker", "echo 'icount-libtorch-version: main from torch.__version__'");
+      Script("odd_worker", ReportingWorker("odd", "main", "torch.__version__"));
   EXPECT_THAT(std::string(ProbeLibTorch(side).message()),
               HasSubstr("ICOUNT_LIBTORCH_VERSION=<version>"));
 }

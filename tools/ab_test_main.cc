@@ -485,194 +485,413 @@ void ReportStopped(const absl::Status& status, const std::string& json_path, con
   }
 }
 
-// --sides: every side's counts (on Slurm, one job array per side, all at
-// once; here up to one side per CPU at once, sharing the CPUs), then a table of
-// counts per case across the sides with the first side at which each
-// changed.
-int RunSides(const Suite& own_suite) {
+// The sides --sides lists, each set up (its suite built where it needs
+// one) and asked for its LibTorch; an error names the file's line.
+absl::Status SetUpListedSides(const Suite& own_suite, std::vector<Side>& sides) {
   absl::StatusOr<std::vector<SideSpec>> specs = ReadSidesFlag();
-  if (!specs.ok()) return base::Fail(specs.status());
-  std::vector<Side> sides(specs->size());
-  std::vector<const Side*> side_pointers;
-  std::vector<Side*> mutable_sides;
-  for (Side& side : sides) {
-    mutable_sides.push_back(&side);
-    const SideSpec& spec = (*specs)[&side - &sides[0]];
+  if (!specs.ok()) return specs.status();
+  sides.resize(specs->size());
+  for (size_t k = 0; k < sides.size(); ++k) {
+    const SideSpec& spec = (*specs)[k];
+    Side& side = sides[k];
     side.name = spec.name;
     side.command = spec.command;
     absl::Status status =
         SetUpSide(own_suite, {spec.libtorch_directory, "sides", spec.root, "sides", ""}, side);
     if (status.ok()) status = ProbeLibTorch(side);
     if (!status.ok()) {
-      return base::Fail(
-          absl::StrCat(absl::GetFlag(FLAGS_sides), ":", spec.line, ": ", status.message()));
+      return absl::Status(status.code(), absl::StrCat(absl::GetFlag(FLAGS_sides), ":", spec.line,
+                                                      ": ", status.message()));
     }
     std::fprintf(stderr, "ab_test: %s runs LibTorch %s (from %s)\n", side.name.c_str(),
                  side.libtorch.version.c_str(), side.libtorch.source.c_str());
-    side_pointers.push_back(&side);
   }
-  const bool python = PythonCases(mutable_sides, absl::GetFlag(FLAGS_no_python));
-  absl::StatusOr<std::vector<expand::SuiteCaseProto>> selected = SelectedCases(own_suite, python);
-  if (!selected.ok()) return base::Fail(selected.status());
-  std::vector<expand::SuiteCaseProto> skipped;
-  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases =
-      CasesToRun(*selected, side_pointers, absl::GetFlag(FLAGS_backtesting), skipped);
-  if (!cases.ok()) return base::Fail(cases.status());
-  absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(own_suite, python, side_pointers);
-  if (!canary.ok()) return base::Fail(canary.status());
-  // On this machine the sides count in waves of up to one side per CPU,
-  // each side's canary first with the rest; the sides of later waves (and
-  // on Slurm every side) have their canaries run apart first, so that a
-  // broken side stops the run before anything long.
-  const size_t cpus = std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
-  const size_t at_once = SlurmExecutorChosen() ? 0 : std::min(sides.size(), cpus);
-  if (const std::vector<const Side*> apart(side_pointers.begin() + at_once, side_pointers.end());
-      !apart.empty()) {
-    if (absl::Status status =
-            CheckCanaries(apart, *canary, /*counts=*/true, absl::GetFlag(FLAGS_cache_sim));
-        !status.ok()) {
-      return base::Fail(status);
-    }
-  }
-  absl::StatusOr<std::optional<history::Store>> history = OpenHistoryFlag();
-  if (!history.ok()) return base::Fail(history.status());
+  return absl::OkStatus();
+}
 
+// How many sides count at once on this machine: up to one per CPU; none on
+// Slurm, where every side is a job array of its own.
+size_t SidesAtOnce(size_t sides) {
+  if (SlurmExecutorChosen()) return 0;
+  const size_t cpus = std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
+  return std::min(sides, cpus);
+}
+
+// What every side of --sides counts, and how.
+struct ListedSidesRun {
+  const std::vector<expand::SuiteCaseProto>* cases = nullptr;
+  expand::SuiteCaseProto canary;
   MeasureOptions measure;
-  measure.wall_time = false;
-  measure.rehearse_torchscript = absl::GetFlag(FLAGS_rehearse_torchscript);
-  const size_t orders_per_side = MakeOrders(own_suite, *cases, measure).size();
-  const std::string json_path = absl::GetFlag(FLAGS_json);
-  absl::StatusOr<std::string> journal_base_or = JournalBase(json_path);
-  if (!journal_base_or.ok()) return base::Fail(journal_base_or.status());
-  const std::string& journal_base = *journal_base_or;
-  std::vector<std::string> names;
-  for (const Side& side : sides) names.push_back(side.name);
-  SidesProgress progress(names, static_cast<int>(orders_per_side));
-  std::vector<SideRun> runs(sides.size());
+  std::string journal_base;
+};
+
+// Every side's counts into runs[k]: on Slurm all sides at once; here in
+// waves of SidesAtOnce, the first wave's canaries counted first with the
+// rest (later waves' ran apart before).
+absl::Status CountListedSides(const std::vector<Side>& sides, const ListedSidesRun& run,
+                              SidesProgress& progress, std::vector<SideRun>& runs) {
   auto side_options = [&](size_t k, int jobs) {
     worker::RunnerOptions options =
-        SideOptions(sides[k], jobs, JournalPath(journal_base, SideTag(k), "counts"),
+        SideOptions(sides[k], jobs, JournalPath(run.journal_base, SideTag(k), "counts"),
                     absl::GetFlag(FLAGS_cache_sim));
     options.resume = absl::GetFlag(FLAGS_resume);
     options.on_progress = progress.For(static_cast<int>(k));
     return options;
   };
-  const std::string start = NowRfc3339();
+  const size_t orders_per_side = MakeOrders(sides[0].suite(), *run.cases, run.measure).size();
+  const size_t at_once = SidesAtOnce(sides.size());
   absl::Status status;
-  if (SlurmExecutorChosen()) {
+  if (at_once == 0) {
     std::fprintf(stderr, "ab_test: instruction counts of %s in %zu sides...\n",
                  base::CountOf(orders_per_side, "case").c_str(), sides.size());
-    auto run_side = [&](size_t k) {
-      const absl::Status status =
-          RunInto(MakeOrders(sides[k].suite(), *cases, measure), side_options(k, 0), runs[k]);
-      return status.ok() ? status : SideError(sides[k], status);
-    };
     std::vector<std::future<absl::Status>> running;
     for (size_t k = 0; k < sides.size(); ++k) {
-      running.push_back(std::async(std::launch::async, run_side, k));
+      running.push_back(std::async(std::launch::async, [&, k] {
+        const absl::Status counted = RunInto(MakeOrders(sides[k].suite(), *run.cases, run.measure),
+                                             side_options(k, 0), runs[k]);
+        return counted.ok() ? counted : SideError(sides[k], counted);
+      }));
     }
     for (std::future<absl::Status>& side : running) status.Update(side.get());
-  } else {
-    std::fprintf(stderr,
-                 "ab_test: instruction counts of %s in %zu sides, %zu at once, the canary "
-                 "first...\n",
-                 base::CountOf(orders_per_side, "case").c_str(), sides.size(), at_once);
-    const int jobs = std::max<int>(1, cpus / at_once);
-    for (size_t first = 0; first < sides.size() && status.ok(); first += at_once) {
-      const size_t end = std::min(sides.size(), first + at_once);
-      std::vector<std::vector<worker::WorkOrderProto>> orders;
-      std::vector<SideRun*> wave_runs;
-      for (size_t k = first; k < end; ++k) {
-        orders.push_back(MakeOrders(sides[k].suite(), *cases, measure));
-        wave_runs.push_back(&runs[k]);
-      }
-      // Later waves' canaries ran apart, above.
-      status = CountSidesAtOnce(
-          std::vector<const Side*>(side_pointers.begin() + first, side_pointers.begin() + end),
-          std::move(orders), first == 0 ? std::optional(*canary) : std::nullopt, measure,
-          [&](size_t i) { return side_options(first + i, jobs); }, wave_runs);
-    }
+    return status;
   }
-  if (!status.ok()) {
-    std::fprintf(stderr, "ab_test: %s\n", std::string(status.message()).c_str());
-    std::vector<std::string> journals;
-    for (const SideRun& run : runs) {
-      journals.insert(journals.end(), run.journals.begin(), run.journals.end());
+  std::fprintf(stderr,
+               "ab_test: instruction counts of %s in %zu sides, %zu at once, the canary first...\n",
+               base::CountOf(orders_per_side, "case").c_str(), sides.size(), at_once);
+  const int jobs =
+      std::max<int>(1, static_cast<int>(std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN)) / at_once));
+  for (size_t first = 0; first < sides.size() && status.ok(); first += at_once) {
+    const size_t end = std::min(sides.size(), first + at_once);
+    std::vector<const Side*> wave;
+    std::vector<std::vector<worker::WorkOrderProto>> orders;
+    std::vector<SideRun*> wave_runs;
+    for (size_t k = first; k < end; ++k) {
+      wave.push_back(&sides[k]);
+      orders.push_back(MakeOrders(sides[k].suite(), *run.cases, run.measure));
+      wave_runs.push_back(&runs[k]);
     }
-    if (status.code() != absl::StatusCode::kCancelled && !journals.empty()) {
-      std::fprintf(stderr, "ab_test: finished results are kept in %s\n",
-                   absl::StrJoin(journals, ", ").c_str());
-    }
-    return 1;
+    status = CountSidesAtOnce(wave, std::move(orders),
+                              first == 0 ? std::optional(run.canary) : std::nullopt, run.measure,
+                              [&](size_t i) { return side_options(first + i, jobs); }, wave_runs);
   }
+  return status;
+}
+
+// Each side's results, its LibTorch's settings and the run's times with
+// them.
+std::vector<SuiteResults> ListedSidesResults(const std::vector<Side>& sides,
+                                             const std::vector<expand::SuiteCaseProto>& cases,
+                                             const std::vector<SideRun>& runs,
+                                             const std::string& start) {
   const std::string end = NowRfc3339();
   std::vector<SuiteResults> results;
-  std::vector<std::map<std::string, double>> counts;
-  std::vector<std::map<std::string, std::string>> failures;
-  for (SideRun& run : runs) {
-    results.push_back(CollectResults(*cases, run.orders, run.results));
-    AddLibTorchSettings(sides[&run - &runs[0]].environment, results.back().file.settings);
+  for (size_t k = 0; k < sides.size(); ++k) {
+    results.push_back(CollectResults(cases, runs[k].orders, runs[k].results));
+    AddLibTorchSettings(sides[k].environment, results.back().file.settings);
     results.back().file.start_time = start;
     results.back().file.end_time = end;
-    counts.push_back(results.back().counts_per_run);
-    failures.push_back(results.back().file.failures);
   }
-  // Counts from nodes that count differently are compared with a warning.
-  std::vector<std::string> node_warnings;
+  return results;
+}
+
+// A --sides run that stopped: why, and where its finished results are.
+void ReportStoppedSides(const absl::Status& status, const std::vector<SideRun>& runs) {
+  std::fprintf(stderr, "ab_test: %s\n", std::string(status.message()).c_str());
+  std::vector<std::string> journals;
+  for (const SideRun& run : runs) {
+    journals.insert(journals.end(), run.journals.begin(), run.journals.end());
+  }
+  if (status.code() != absl::StatusCode::kCancelled && !journals.empty()) {
+    std::fprintf(stderr, "ab_test: finished results are kept in %s\n",
+                 absl::StrJoin(journals, ", ").c_str());
+  }
+}
+
+// Warnings for counts of neighbouring sides made on nodes that count
+// differently, each printed.
+std::vector<std::string> AcrossSidesWarnings(const std::vector<Side>& sides,
+                                             const std::vector<SuiteResults>& results) {
+  std::vector<std::string> warnings;
   for (size_t k = 1; k < sides.size(); ++k) {
     for (std::string& warning : CountWarnings(results[k - 1].file, results[k].file,
                                               sides[k - 1].name, sides[k].name)) {
       std::fprintf(stderr, "ab_test: warning: %s\n", warning.c_str());
-      node_warnings.push_back(std::move(warning));
+      warnings.push_back(std::move(warning));
     }
   }
+  return warnings;
+}
+
+// The --json of --sides: every side's results and each case across them.
+absl::Status WriteSidesJson(const std::vector<Side>& sides,
+                            const std::vector<SuiteResults>& results,
+                            const std::vector<CaseAcrossSides>& across,
+                            const std::vector<std::string>& names,
+                            const std::vector<expand::SuiteCaseProto>& skipped,
+                            const std::vector<std::string>& node_warnings,
+                            const std::string& journal_base) {
+  compare::AbTestSidesFileProto file;
+  for (size_t k = 0; k < sides.size(); ++k) {
+    compare::AbTestSideProto* side = file.add_sides();
+    side->set_name(sides[k].name);
+    side->set_command(sides[k].command);
+    *side->mutable_libtorch() = LibTorchProto(sides[k]);
+    *side->mutable_results() = timer::ResultsToProto(results[k].file);
+  }
+  for (const CaseAcrossSides& c : across) *file.add_cases() = AcrossSidesCaseToProto(c, names);
+  for (const expand::SuiteCaseProto& c : skipped) file.add_skipped_by_backtesting(c.key());
+  for (const std::string& warning : node_warnings) file.add_node_warnings(warning);
+  const std::string json = base::ProtoToJsonAllFields(file) + "\n";
+  if (absl::Status s = base::WriteFileAtomically(absl::GetFlag(FLAGS_json), json); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(s.message(), " (the journals ", journal_base,
+                                               ".S*.counts.journal keep every result)"));
+  }
+  return absl::OkStatus();
+}
+
+// Records every side in --history and names every failed case; 1 when
+// either happened.
+int RecordSidesAndFailures(const std::vector<Side>& sides,
+                           const std::vector<SuiteResults>& results,
+                           std::optional<history::Store>& history) {
+  int exit_code = 0;
+  for (size_t k = 0; k < sides.size(); ++k) {
+    if (!history.has_value()) break;
+    if (absl::Status s = RecordHistory(*history, results[k].file, "ab_test --sides",
+                                       sides[k].name, &sides[k].libtorch, absl::GetFlag(FLAGS_json));
+        !s.ok()) {
+      std::fprintf(stderr, "ab_test: %s\n", std::string(s.message()).c_str());
+      exit_code = 1;
+    }
+  }
+  for (size_t k = 0; k < sides.size(); ++k) {
+    for (const auto& [key, reason] : results[k].file.failures) {
+      std::fprintf(stderr, "ab_test: %s failed in %s: %s\n", key.c_str(), sides[k].name.c_str(),
+                   reason.c_str());
+      exit_code = 1;
+    }
+  }
+  return exit_code;
+}
+
+// The cases --sides runs and the canary, with the canaries of the sides
+// that do not count in the first wave run apart first, so that a broken
+// side stops the run before anything long.
+absl::Status ChooseListedSidesCases(const Suite& own_suite, std::vector<Side>& sides,
+                                    std::vector<expand::SuiteCaseProto>& cases,
+                                    std::vector<expand::SuiteCaseProto>& skipped,
+                                    expand::SuiteCaseProto& canary) {
+  std::vector<Side*> mutable_sides;
+  std::vector<const Side*> side_pointers;
+  for (Side& side : sides) {
+    mutable_sides.push_back(&side);
+    side_pointers.push_back(&side);
+  }
+  const bool python = PythonCases(mutable_sides, absl::GetFlag(FLAGS_no_python));
+  ICOUNT_ASSIGN_OR_RETURN(const std::vector<expand::SuiteCaseProto> selected,
+                          SelectedCases(own_suite, python));
+  ICOUNT_ASSIGN_OR_RETURN(
+      cases, CasesToRun(selected, side_pointers, absl::GetFlag(FLAGS_backtesting), skipped));
+  ICOUNT_ASSIGN_OR_RETURN(canary, ChooseCanary(own_suite, python, side_pointers));
+  const std::vector<const Side*> apart(side_pointers.begin() + SidesAtOnce(sides.size()),
+                                       side_pointers.end());
+  if (apart.empty()) return absl::OkStatus();
+  return CheckCanaries(apart, canary, /*counts=*/true, absl::GetFlag(FLAGS_cache_sim));
+}
+
+// --sides: every side's counts (on Slurm, one job array per side, all at
+// once; here up to one side per CPU at once, sharing the CPUs), then a table of
+// counts per case across the sides with the first side at which each
+// changed.
+int RunSides(const Suite& own_suite) {
+  std::vector<Side> sides;
+  if (absl::Status status = SetUpListedSides(own_suite, sides); !status.ok()) {
+    return base::Fail(status);
+  }
+  std::vector<expand::SuiteCaseProto> cases, skipped;
+  ListedSidesRun run;
+  if (absl::Status status = ChooseListedSidesCases(own_suite, sides, cases, skipped, run.canary);
+      !status.ok()) {
+    return base::Fail(status);
+  }
+  absl::StatusOr<std::optional<history::Store>> history = OpenHistoryFlag();
+  if (!history.ok()) return base::Fail(history.status());
+  absl::StatusOr<std::string> journal_base = JournalBase(absl::GetFlag(FLAGS_json));
+  if (!journal_base.ok()) return base::Fail(journal_base.status());
+  run.cases = &cases;
+  run.measure.wall_time = false;
+  run.measure.rehearse_torchscript = absl::GetFlag(FLAGS_rehearse_torchscript);
+  run.journal_base = *journal_base;
+  std::vector<std::string> names;
+  for (const Side& side : sides) names.push_back(side.name);
+  SidesProgress progress(names, static_cast<int>(MakeOrders(own_suite, cases, run.measure).size()));
+  std::vector<SideRun> runs(sides.size());
+  const std::string start = NowRfc3339();
+  if (absl::Status status = CountListedSides(sides, run, progress, runs); !status.ok()) {
+    ReportStoppedSides(status, runs);
+    return 1;
+  }
+  const std::vector<SuiteResults> results = ListedSidesResults(sides, cases, runs, start);
+  std::vector<std::map<std::string, double>> counts;
+  std::vector<std::map<std::string, std::string>> failures;
+  for (const SuiteResults& side : results) {
+    counts.push_back(side.counts_per_run);
+    failures.push_back(side.file.failures);
+  }
+  const std::vector<std::string> node_warnings = AcrossSidesWarnings(sides, results);
   std::vector<std::pair<std::string, std::string>> keys;
-  for (const expand::SuiteCaseProto& c : *cases) keys.emplace_back(c.key(), c.list_line());
+  for (const expand::SuiteCaseProto& c : cases) keys.emplace_back(c.key(), c.list_line());
   const std::vector<CaseAcrossSides> across = CompareAcrossSides(keys, counts);
   int changed = 0;
   for (const CaseAcrossSides& c : across) changed += c.changes.empty() ? 0 : 1;
   std::printf("Instructions per run across %zu sides: %d of %s changed\n%s", sides.size(), changed,
               base::CountOf(across.size(), "case").c_str(),
               AcrossSidesTable(across, names, failures, absl::GetFlag(FLAGS_markdown)).c_str());
-  int exit_code = 0;
-  if (!json_path.empty()) {
-    compare::AbTestSidesFileProto file;
-    for (size_t k = 0; k < sides.size(); ++k) {
-      compare::AbTestSideProto* side = file.add_sides();
-      side->set_name(sides[k].name);
-      side->set_command(sides[k].command);
-      *side->mutable_libtorch() = LibTorchProto(sides[k]);
-      *side->mutable_results() = timer::ResultsToProto(results[k].file);
-    }
-    for (const CaseAcrossSides& c : across) *file.add_cases() = AcrossSidesCaseToProto(c, names);
-    for (const expand::SuiteCaseProto& c : skipped) file.add_skipped_by_backtesting(c.key());
-    for (const std::string& warning : node_warnings) file.add_node_warnings(warning);
-    const std::string json = base::ProtoToJsonAllFields(file) + "\n";
-    if (absl::Status s = base::WriteFileAtomically(json_path, json); !s.ok()) {
-      return base::Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
-                                     ".S*.counts.journal keep every result)"));
+  if (!absl::GetFlag(FLAGS_json).empty()) {
+    if (absl::Status s = WriteSidesJson(sides, results, across, names, skipped, node_warnings,
+                                        run.journal_base);
+        !s.ok()) {
+      return base::Fail(s);
     }
   }
-  if (history->has_value()) {
-    for (size_t k = 0; k < sides.size(); ++k) {
-      if (absl::Status s = RecordHistory(**history, results[k].file, "ab_test --sides",
-                                         sides[k].name, &sides[k].libtorch, json_path);
+  const int exit_code = RecordSidesAndFailures(sides, results, *history);
+  std::vector<const SideRun*> finished;
+  for (const SideRun& side_run : runs) finished.push_back(&side_run);
+  RemoveJournals(finished, absl::GetFlag(FLAGS_json), run.journal_base);
+  return exit_code;
+}
+
+// What an A/B run measures: its cases (and those --backtesting left out),
+// how, and the canary to count first with the rest (none when it ran
+// apart before).
+struct AbPlan {
+  std::vector<expand::SuiteCaseProto> cases;
+  std::vector<expand::SuiteCaseProto> skipped;
+  std::optional<expand::SuiteCaseProto> canary;
+  MeasureOptions measure;
+};
+
+// A and B set up and asked for their LibTorch, the cases chosen, and the
+// canary checked apart where it is not counted with the rest.
+absl::Status PlanAb(const Suite& suite, Side& a, Side& b, AbPlan& plan) {
+  ICOUNT_RETURN_IF_ERROR(MakeSides(suite, a, b));
+  const bool python = PythonCases({&a, &b}, absl::GetFlag(FLAGS_no_python));
+  ICOUNT_ASSIGN_OR_RETURN(const std::vector<expand::SuiteCaseProto> selected,
+                          SelectedCases(suite, python));
+  for (Side* side : {&a, &b}) {
+    ICOUNT_RETURN_IF_ERROR(ProbeLibTorch(*side));
+    std::fprintf(stderr, "ab_test: %s runs LibTorch %s (from %s)\n", side->name.c_str(),
+                 side->libtorch.version.c_str(), side->libtorch.source.c_str());
+  }
+  ICOUNT_ASSIGN_OR_RETURN(
+      plan.cases, CasesToRun(selected, {&a, &b}, absl::GetFlag(FLAGS_backtesting), plan.skipped));
+  ICOUNT_ASSIGN_OR_RETURN(const expand::SuiteCaseProto canary,
+                          ChooseCanary(suite, python, {&a, &b}));
+  plan.measure.wall_time = absl::GetFlag(FLAGS_display_time) || absl::GetFlag(FLAGS_no_counts);
+  plan.measure.instruction_counts = !absl::GetFlag(FLAGS_no_counts);
+  plan.measure.min_run_time = absl::GetFlag(FLAGS_min_run_time);
+  plan.measure.rehearse_torchscript = absl::GetFlag(FLAGS_rehearse_torchscript);
+  // Counted here, the canary runs first in the workers that count the
+  // rest; otherwise on its own before anything long.
+  if (!absl::GetFlag(FLAGS_no_counts) && !SlurmExecutorChosen()) {
+    plan.canary = canary;
+    return absl::OkStatus();
+  }
+  return CheckCanaries({&a, &b}, canary, !absl::GetFlag(FLAGS_no_counts),
+                       absl::GetFlag(FLAGS_cache_sim));
+}
+
+// Both sides' results, their LibTorch's settings and the run's times with
+// them.
+std::pair<SuiteResults, SuiteResults> AbResults(const AbPlan& plan, const Side& a, const Side& b,
+                                                SideRun& a_run, SideRun& b_run,
+                                                const std::string& start) {
+  SuiteResults a_results = CollectResults(plan.cases, a_run.orders, a_run.results, &a_run.rounds);
+  SuiteResults b_results = CollectResults(plan.cases, b_run.orders, b_run.results, &b_run.rounds);
+  AddLibTorchSettings(a.environment, a_results.file.settings);
+  AddLibTorchSettings(b.environment, b_results.file.settings);
+  const std::string end = NowRfc3339();
+  for (SuiteResults* side : {&a_results, &b_results}) {
+    side->file.start_time = start;
+    side->file.end_time = end;
+  }
+  return {std::move(a_results), std::move(b_results)};
+}
+
+// Records both sides in --history and writes --html; 1 when either failed.
+int RecordAbAndWriteHtml(const Side& a, const Side& b, const SuiteResults& a_results,
+                         const SuiteResults& b_results,
+                         const std::map<std::string, compare::TimeComparison>& times,
+                         std::optional<history::Store>& history) {
+  int exit_code = 0;
+  if (history.has_value()) {
+    // An array, not a braced list: gcc 16 takes a binding into a braced
+    // list's pairs for a dangling reference (-Wdangling-reference).
+    const std::pair<const Side*, const SuiteResults*> sides[] = {{&a, &a_results},
+                                                                 {&b, &b_results}};
+    for (const auto& [side, results] : sides) {
+      if (absl::Status s =
+              RecordHistory(*history, results->file, absl::StrCat("ab_test ", side->name),
+                            side->name, &side->libtorch, absl::GetFlag(FLAGS_json));
           !s.ok()) {
         std::fprintf(stderr, "ab_test: %s\n", std::string(s.message()).c_str());
         exit_code = 1;
       }
     }
   }
-  for (size_t k = 0; k < sides.size(); ++k) {
-    for (const auto& [key, reason] : failures[k]) {
-      std::fprintf(stderr, "ab_test: %s failed in %s: %s\n", key.c_str(), sides[k].name.c_str(),
-                   reason.c_str());
-      exit_code = 1;
+  report::ReportInput report;
+  report.title = absl::StrCat("icount A/B: B (", b.command, ") against A (", a.command, ")");
+  report.baseline = a_results.file;
+  report.baseline_name = "A";
+  report.current = b_results.file;
+  report.current_name = "B";
+  report.time_comparisons = times;
+  if (history.has_value()) report.history = &*history;
+  if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) {
+    std::fprintf(stderr, "ab_test: %s\n", std::string(s.message()).c_str());
+    exit_code = 1;
+  }
+  return exit_code;
+}
+
+// The comparison of A and B: the table, --json, --history and --html, and
+// each failed case named; 1 when a case failed or an output could not be
+// written.
+int ReportAb(const AbPlan& plan, const Side& a, const Side& b, SideRun& a_run, SideRun& b_run,
+             const std::string& start, const std::string& journal_base,
+             std::optional<history::Store>& history) {
+  auto [a_results, b_results] = AbResults(plan, a, b, a_run, b_run, start);
+  const std::map<std::string, compare::TimeComparison> times =
+      CompareTimes(plan.cases, a_run, b_run);
+  // With --executor=slurm the sides' counts may come from different nodes.
+  const std::vector<std::string> node_warnings =
+      CountWarnings(a_results.file, b_results.file, "A", "B");
+  for (const std::string& warning : node_warnings) {
+    std::fprintf(stderr, "ab_test: warning: %s\n", warning.c_str());
+  }
+  std::printf("%s", RenderComparison(plan.cases, a, b, a_results, b_results, times,
+                                     plan.measure.wall_time)
+                        .c_str());
+  const std::string json_path = absl::GetFlag(FLAGS_json);
+  if (!json_path.empty()) {
+    if (absl::Status s = base::WriteFileAtomically(
+            json_path, base::ProtoToJsonAllFields(AbTestFile(plan.cases, a, b, a_results, b_results,
+                                                             times, plan.skipped, node_warnings)) +
+                           "\n");
+        !s.ok()) {
+      return base::Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
+                                     ".{A,B}.*.journal keep every result)"));
     }
   }
-  std::vector<const SideRun*> finished;
-  for (const SideRun& run : runs) finished.push_back(&run);
-  RemoveJournals(finished, json_path, journal_base);
+  int exit_code = a_results.file.failures.empty() && b_results.file.failures.empty() ? 0 : 1;
+  exit_code |= RecordAbAndWriteHtml(a, b, a_results, b_results, times, history);
+  for (const auto* side : {&a_results, &b_results}) {
+    for (const auto& [key, reason] : side->file.failures) {
+      std::fprintf(stderr, "ab_test: %s failed in %s: %s\n", key.c_str(),
+                   side == &a_results ? "A" : "B", reason.c_str());
+    }
+  }
+  RemoveJournals({&a_run, &b_run}, json_path, journal_base);
   return exit_code;
 }
 
@@ -692,119 +911,27 @@ int Main(int argc, char** argv) {
   }
   if (!absl::GetFlag(FLAGS_sides).empty()) return RunSides(*suite);
   Side a, b;
-  if (absl::Status sides = MakeSides(*suite, a, b); !sides.ok()) return base::Fail(sides);
-  const bool python = PythonCases({&a, &b}, absl::GetFlag(FLAGS_no_python));
-  absl::StatusOr<std::vector<expand::SuiteCaseProto>> selected = SelectedCases(*suite, python);
-  if (!selected.ok()) return base::Fail(selected.status());
-  for (Side* side : {&a, &b}) {
-    if (absl::Status status = ProbeLibTorch(*side); !status.ok()) return base::Fail(status);
-    std::fprintf(stderr, "ab_test: %s runs LibTorch %s (from %s)\n", side->name.c_str(),
-                 side->libtorch.version.c_str(), side->libtorch.source.c_str());
-  }
-  std::vector<expand::SuiteCaseProto> skipped;
-  absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases =
-      CasesToRun(*selected, {&a, &b}, absl::GetFlag(FLAGS_backtesting), skipped);
-  if (!cases.ok()) return base::Fail(cases.status());
-  absl::StatusOr<expand::SuiteCaseProto> canary = ChooseCanary(*suite, python, {&a, &b});
-  if (!canary.ok()) return base::Fail(canary.status());
-  // Counted here, the canary runs first in the workers that count the
-  // rest; otherwise on its own before anything long.
-  const bool canary_with_counts = !absl::GetFlag(FLAGS_no_counts) && !SlurmExecutorChosen();
-  if (!canary_with_counts) {
-    if (absl::Status status = CheckCanaries({&a, &b}, *canary, !absl::GetFlag(FLAGS_no_counts),
-                                            absl::GetFlag(FLAGS_cache_sim));
-        !status.ok()) {
-      return base::Fail(status);
-    }
-  }
-
-  MeasureOptions measure;
-  measure.wall_time = absl::GetFlag(FLAGS_display_time) || absl::GetFlag(FLAGS_no_counts);
-  measure.instruction_counts = !absl::GetFlag(FLAGS_no_counts);
-  measure.min_run_time = absl::GetFlag(FLAGS_min_run_time);
-  measure.rehearse_torchscript = absl::GetFlag(FLAGS_rehearse_torchscript);
+  AbPlan plan;
+  if (absl::Status status = PlanAb(*suite, a, b, plan); !status.ok()) return base::Fail(status);
   const std::string json_path = absl::GetFlag(FLAGS_json);
-  absl::StatusOr<std::string> journal_base_or = JournalBase(json_path);
-  if (!journal_base_or.ok()) return base::Fail(journal_base_or.status());
-  const std::string& journal_base = *journal_base_or;
+  absl::StatusOr<std::string> journal_base = JournalBase(json_path);
+  if (!journal_base.ok()) return base::Fail(journal_base.status());
   absl::StatusOr<std::optional<history::Store>> history = OpenHistoryFlag();
   if (!history.ok()) return base::Fail(history.status());
   SideRun a_run, b_run;
   const std::string start = NowRfc3339();
   BothSidesOptions run_options;
-  run_options.journal_base = journal_base;
+  run_options.journal_base = *journal_base;
   run_options.resume = absl::GetFlag(FLAGS_resume);
   run_options.time_rounds = absl::GetFlag(FLAGS_time_rounds);
   run_options.cache_sim = absl::GetFlag(FLAGS_cache_sim);
-  if (canary_with_counts) run_options.canary = *canary;
-  if (absl::Status status = RunBothSides(a, b, *cases, measure, run_options, a_run, b_run);
+  run_options.canary = plan.canary;
+  if (absl::Status status = RunBothSides(a, b, plan.cases, plan.measure, run_options, a_run, b_run);
       !status.ok()) {
     ReportStopped(status, json_path, a_run, b_run);
     return 1;
   }
-  SuiteResults a_results = CollectResults(*cases, a_run.orders, a_run.results, &a_run.rounds);
-  SuiteResults b_results = CollectResults(*cases, b_run.orders, b_run.results, &b_run.rounds);
-  AddLibTorchSettings(a.environment, a_results.file.settings);
-  AddLibTorchSettings(b.environment, b_results.file.settings);
-  const std::string end = NowRfc3339();
-  for (SuiteResults* side : {&a_results, &b_results}) {
-    side->file.start_time = start;
-    side->file.end_time = end;
-  }
-  const std::map<std::string, compare::TimeComparison> times = CompareTimes(*cases, a_run, b_run);
-  // With --executor=slurm the sides' counts may come from different nodes.
-  const std::vector<std::string> node_warnings =
-      CountWarnings(a_results.file, b_results.file, "A", "B");
-  for (const std::string& warning : node_warnings) {
-    std::fprintf(stderr, "ab_test: warning: %s\n", warning.c_str());
-  }
-  std::printf(
-      "%s", RenderComparison(*cases, a, b, a_results, b_results, times, measure.wall_time).c_str());
-  if (!json_path.empty()) {
-    if (absl::Status s = base::WriteFileAtomically(
-            json_path, base::ProtoToJsonAllFields(AbTestFile(*cases, a, b, a_results, b_results,
-                                                             times, skipped, node_warnings)) +
-                           "\n");
-        !s.ok()) {
-      return base::Fail(absl::StrCat(s.message(), " (the journals ", journal_base,
-                                     ".{A,B}.*.journal keep every result)"));
-    }
-  }
-  int exit_code = a_results.file.failures.empty() && b_results.file.failures.empty() ? 0 : 1;
-  if (history->has_value()) {
-    // An array, not a braced list: gcc 16 takes a binding into a braced
-    // list's pairs for a dangling reference (-Wdangling-reference).
-    const std::pair<Side*, SuiteResults*> sides[] = {{&a, &a_results}, {&b, &b_results}};
-    for (const auto& [side, results] : sides) {
-      if (absl::Status s =
-              RecordHistory(**history, results->file, absl::StrCat("ab_test ", side->name),
-                            side->name, &side->libtorch, json_path);
-          !s.ok()) {
-        std::fprintf(stderr, "ab_test: %s\n", std::string(s.message()).c_str());
-        exit_code = 1;
-      }
-    }
-  }
-  report::ReportInput report;
-  report.title = absl::StrCat("icount A/B: B (", b.command, ") against A (", a.command, ")");
-  report.baseline = a_results.file;
-  report.baseline_name = "A";
-  report.current = b_results.file;
-  report.current_name = "B";
-  report.time_comparisons = times;
-  if (history->has_value()) report.history = &**history;
-  if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) {
-    std::fprintf(stderr, "ab_test: %s\n", std::string(s.message()).c_str());
-    exit_code = 1;
-  }
-  for (const auto* side : {&a_results, &b_results}) {
-    for (const auto& [key, reason] : side->file.failures) {
-      std::fprintf(stderr, "ab_test: %s failed in %s: %s\n", key.c_str(),
-                   side == &a_results ? "A" : "B", reason.c_str());
-    }
-  }
-  RemoveJournals({&a_run, &b_run}, json_path, journal_base);
-  return exit_code;
+  return ReportAb(plan, a, b, a_run, b_run, start, *journal_base, *history);
 }
 
 }  // namespace

@@ -482,8 +482,11 @@ absl::Status CheckNoOldJournal(const std::string& journal_path) {
   return CheckNoJournalLeft(journal_path);
 }
 
-absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders,
-                                       const RunnerOptions& options) {
+namespace {
+
+// Orders the runner can take: each asks for one kind of measurement, ids
+// are unique, and the worker and a journal are given.
+absl::Status CheckOrders(const std::vector<WorkOrderProto>& orders, const RunnerOptions& options) {
   std::set<std::string> ids;
   for (const WorkOrderProto& order : orders) {
     if (order.wall_time() == order.callgrind()) {
@@ -499,42 +502,47 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders
     return absl::NotFoundError(
         absl::StrCat("worker binary not found or not executable: ", options.worker_path));
   }
-  // One run writes a journal at a time.
-  ICOUNT_ASSIGN_OR_RETURN(internal::JournalLock lock,
-                          internal::JournalLock::Acquire(options.journal_path));
-  const std::string checksum = OrdersChecksum(orders);
-  std::vector<std::optional<WorkerResultProto>> results(orders.size());
-  RunnerReport report;
-  const bool journal_exists = access(options.journal_path.c_str(), F_OK) == 0;
-  if (options.resume && journal_exists) {
-    absl::StatusOr<Journal> journal = ParseJournal(options.journal_path);
-    if (!journal.ok()) return journal.status();
-    if (journal->checksum != checksum) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          options.journal_path,
-          ": was written for a different set of work orders (other cases or settings); "
-          "rerun with the same settings, or without --resume and another output file"));
-    }
-    // A line cut off mid-write (the run died appending it) goes; its order
-    // runs again.
-    ICOUNT_RETURN_IF_ERROR(internal::DropCutOffLine(options.journal_path, *journal));
-    report.dropped_cut_off_line = journal->cut_off;
-    std::map<std::string, size_t> index_of;
-    for (size_t i = 0; i < orders.size(); ++i) index_of[orders[i].id()] = i;
-    for (WorkerResultProto& result : journal->results) {
-      auto it = index_of.find(result.id());
-      if (it != index_of.end() && !result.has_failure()) {
-        results[it->second] = std::move(result);
-        ++report.resumed;
-      }
-    }
-  } else if (absl::Status fresh = CheckNoJournalLeft(options.journal_path); !fresh.ok()) {
-    return fresh;
-  } else if (absl::Status header = StartJournal(options.journal_path, checksum); !header.ok()) {
-    return header;
-  }
+  return absl::OkStatus();
+}
 
-  // Cases the worker was built without fail here, each in the journal.
+// The run's journal: with --resume, the one a run of the same orders left,
+// its finished results taken into `results`; otherwise a new one.
+absl::Status OpenJournal(const std::vector<WorkOrderProto>& orders, const RunnerOptions& options,
+                         std::vector<std::optional<WorkerResultProto>>& results,
+                         RunnerReport& report) {
+  const std::string checksum = OrdersChecksum(orders);
+  if (!options.resume || access(options.journal_path.c_str(), F_OK) != 0) {
+    ICOUNT_RETURN_IF_ERROR(CheckNoJournalLeft(options.journal_path));
+    return StartJournal(options.journal_path, checksum);
+  }
+  ICOUNT_ASSIGN_OR_RETURN(Journal journal, ParseJournal(options.journal_path));
+  if (journal.checksum != checksum) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        options.journal_path,
+        ": was written for a different set of work orders (other cases or settings); "
+        "rerun with the same settings, or without --resume and another output file"));
+  }
+  // A line cut off mid-write (the run died appending it) goes; its order
+  // runs again.
+  ICOUNT_RETURN_IF_ERROR(internal::DropCutOffLine(options.journal_path, journal));
+  report.dropped_cut_off_line = journal.cut_off;
+  std::map<std::string, size_t> index_of;
+  for (size_t i = 0; i < orders.size(); ++i) index_of[orders[i].id()] = i;
+  for (WorkerResultProto& result : journal.results) {
+    auto it = index_of.find(result.id());
+    if (it != index_of.end() && !result.has_failure()) {
+      results[it->second] = std::move(result);
+      ++report.resumed;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Cases the worker was built without fail here, each in the journal;
+// returns how many.
+absl::StatusOr<int> JournalUncompiledCases(const std::vector<WorkOrderProto>& orders,
+                                           const RunnerOptions& options,
+                                           std::vector<std::optional<WorkerResultProto>>& results) {
   int uncompiled = 0;
   for (size_t i = 0; i < orders.size(); ++i) {
     auto it = options.uncompiled_cases.find(orders[i].compiled_case());
@@ -550,8 +558,14 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders
     results[i] = std::move(result);
     ++uncompiled;
   }
+  return uncompiled;
+}
 
-  // Phases over what is left to do.
+// The phases over what is left to do: counts first, then wall time by
+// thread count; none empty.
+std::vector<Phase> PlanPhases(const std::vector<WorkOrderProto>& orders,
+                              const RunnerOptions& options,
+                              const std::vector<std::optional<WorkerResultProto>>& results) {
   // The CPUs this run may use (taskset, a cpuset, a batch system's
   // binding): workers are pinned to these, not to 0..n-1.
   const std::vector<int> allowed = base::AllowedCpus();
@@ -590,6 +604,25 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders
     }
     phases.push_back(phase);
   }
+  phases.erase(std::remove_if(phases.begin(), phases.end(),
+                              [](const Phase& phase) { return phase.orders.empty(); }),
+               phases.end());
+  return phases;
+}
+
+}  // namespace
+
+absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders,
+                                       const RunnerOptions& options) {
+  ICOUNT_RETURN_IF_ERROR(CheckOrders(orders, options));
+  // One run writes a journal at a time.
+  ICOUNT_ASSIGN_OR_RETURN(internal::JournalLock lock,
+                          internal::JournalLock::Acquire(options.journal_path));
+  std::vector<std::optional<WorkerResultProto>> results(orders.size());
+  RunnerReport report;
+  ICOUNT_RETURN_IF_ERROR(OpenJournal(orders, options, results, report));
+  ICOUNT_ASSIGN_OR_RETURN(const int uncompiled, JournalUncompiledCases(orders, options, results));
+  const std::vector<Phase> phases = PlanPhases(orders, options, results);
 
   absl::StatusOr<std::string> real_scratch = base::MakeTemporaryDirectory("icount-run");
   if (!real_scratch.ok()) return real_scratch.status();
@@ -610,9 +643,6 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders
   Run run(orders, run_options, scratch, {{run_options.worker_path, worker_name}}, results,
           report.resumed + uncompiled);
   absl::Status status;
-  phases.erase(std::remove_if(phases.begin(), phases.end(),
-                              [](const Phase& phase) { return phase.orders.empty(); }),
-               phases.end());
   for (size_t p = 0; p < phases.size(); ++p) {
     status = run.RunPhase(phases[p], p + 1 < phases.size() ? &phases[p + 1] : nullptr);
     if (!status.ok() || run.Stopping()) break;
