@@ -29,6 +29,21 @@ absl::string_view FunctionKey::object_name() const {
 
 bool FunctionKey::unnamed() const { return absl::StartsWith(function_, "0x"); }
 
+int TakeRecursionSuffix(absl::string_view& name) {
+  int recursion = 1;
+  const size_t quote = name.rfind('\'');
+  if (quote == absl::string_view::npos || quote + 1 == name.size()) return recursion;
+  for (size_t i = quote + 1; i < name.size(); ++i) {
+    if (!absl::ascii_isdigit(name[i])) return recursion;
+  }
+  if (absl::SimpleAtoi(name.substr(quote + 1), &recursion)) {
+    name = name.substr(0, quote);
+  } else {
+    recursion = 1;
+  }
+  return recursion;
+}
+
 FunctionKeyProto FunctionKeyToProto(const FunctionKey& key) {
   FunctionKeyProto proto;
   proto.set_file(key.file());
@@ -64,13 +79,7 @@ FunctionKey FunctionKeyFromText(absl::string_view text) {
     text = text.substr(i + 1);
     break;
   }
-  int recursion = 1;
-  const size_t quote = text.rfind('\'');
-  if (quote != absl::string_view::npos && quote + 1 < text.size()) {
-    bool digits = true;
-    for (size_t i = quote + 1; i < text.size(); ++i) digits = digits && absl::ascii_isdigit(text[i]);
-    if (digits && absl::SimpleAtoi(text.substr(quote + 1), &recursion)) text = text.substr(0, quote);
-  }
+  const int recursion = TakeRecursionSuffix(text);
   return FunctionKey(std::move(file), std::string(text), std::move(object), recursion);
 }
 

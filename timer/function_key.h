@@ -61,6 +61,10 @@ class FunctionKey {
   std::string text_;
 };
 
+// Takes callgrind's recursion suffix off a function's name and returns the
+// level: "f'2" becomes "f" and 2; a name without one stays and is level 1.
+int TakeRecursionSuffix(absl::string_view& name);
+
 FunctionKeyProto FunctionKeyToProto(const FunctionKey& key);
 FunctionKey FunctionKeyFromProto(const FunctionKeyProto& proto);
 

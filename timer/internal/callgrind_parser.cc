@@ -20,7 +20,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
@@ -137,13 +136,7 @@ struct Function {
 // N.
 FunctionKey KeyOf(const Function& function) {
   absl::string_view name = function.name;
-  int recursion = 1;
-  const size_t quote = name.rfind('\'');
-  if (quote != absl::string_view::npos && quote + 1 < name.size() &&
-      std::all_of(name.begin() + quote + 1, name.end(), IsDigit) &&
-      absl::SimpleAtoi(name.substr(quote + 1), &recursion)) {
-    name = name.substr(0, quote);
-  }
+  const int recursion = TakeRecursionSuffix(name);
   return FunctionKey(function.file, std::string(name), function.object, recursion);
 }
 
