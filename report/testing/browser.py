@@ -89,7 +89,10 @@ def _temp_parent():
 
 
 class Browser:
-    def __init__(self, width=1400, height=900, timeout=30):
+    def __init__(self, width=1400, height=900, timeout=None):
+        # Chromium's start takes a second on an idle machine and over 30 s
+        # beside three valgrind tests on two cores: wait as long as events.
+        timeout = timeout or event_deadline()
         self._proc = self._stderr = None
         self._rfd = self._wfd = None
         self._tmp = tempfile.mkdtemp(prefix="browser-", dir=_temp_parent())
@@ -156,8 +159,11 @@ class Browser:
     def _attach(self, width, height, timeout):
         deadline = time.monotonic() + timeout
         while True:
-            pages = [t for t in self._call("Target.getTargets", session=False, timeout=timeout)["targetInfos"]
-                     if t["type"] == "page"]
+            try:
+                targets = self._call("Target.getTargets", session=False, timeout=timeout)["targetInfos"]
+            except TimeoutError as e:
+                raise TimeoutError(f"{e}; its stderr ends:\n{self._stderr_tail()}") from None
+            pages = [t for t in targets if t["type"] == "page"]
             if pages:
                 break
             if time.monotonic() > deadline:
@@ -182,12 +188,14 @@ class Browser:
             code = self._proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
             code = "still running"
+        raise BrowserError(f"Chromium exited unexpectedly (status {code}); its stderr ends:\n{self._stderr_tail()}")
+
+    def _stderr_tail(self):
         self._stderr.flush()
         with open(self._stderr.name, "rb") as log:
             lines = [line for line in log.read().decode(errors="replace").splitlines()
                      if not any(noise in line for noise in _STDERR_NOISE)]
-        tail = "\n".join(lines[-20:])
-        raise BrowserError(f"Chromium exited unexpectedly (status {code}); its stderr ends:\n{tail}")
+        return "\n".join(lines[-20:])
 
     def _write(self, message):
         data = json.dumps(message).encode() + b"\0"
@@ -219,7 +227,8 @@ class Browser:
             self._on_event(message["method"], message.get("params", {}))
         return True
 
-    def _call(self, method, params=None, session=True, timeout=30):
+    def _call(self, method, params=None, session=True, timeout=None):
+        timeout = timeout or event_deadline()
         self._next_id += 1
         call_id = self._next_id
         message = {"id": call_id, "method": method, "params": params or {}}
@@ -266,8 +275,9 @@ class Browser:
 
     # --- the API ---
 
-    def open(self, url, timeout=30):
+    def open(self, url, timeout=None):
         """Loads url (or a file path) and waits for its load event."""
+        timeout = timeout or event_deadline()
         self._page_url = _to_url(url)
         loads = self._loads
         result = self._call("Page.navigate", {"url": self._page_url}, timeout=timeout)
@@ -278,8 +288,9 @@ class Browser:
             if not self._pump(deadline):
                 raise TimeoutError(f"{self._page_url} did not finish loading within {timeout} s")
 
-    def evaluate(self, expression, timeout=30):
+    def evaluate(self, expression, timeout=None):
         """The JSON value of expression (promises awaited); JavaScriptError if it threw."""
+        timeout = timeout or event_deadline()
         result = self._call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
                                                  "awaitPromise": True}, timeout=timeout)
         if "exceptionDetails" in result:
@@ -287,8 +298,9 @@ class Browser:
         value = result["result"]
         return value.get("value", value.get("unserializableValue"))
 
-    def wait_for(self, expression, timeout=30):
+    def wait_for(self, expression, timeout=None):
         """Polls expression until it is truthy, and returns its value."""
+        timeout = timeout or event_deadline()
         deadline = time.monotonic() + timeout
         while not (value := self.evaluate(expression, timeout)):
             if time.monotonic() > deadline:
@@ -338,7 +350,7 @@ class Browser:
         clip = {"x": 0, "y": top, "scale": 1, "width": min(size["width"], max_width),
                 "height": max(1, min(size["height"] - top, max_height))}
         shot = self._call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
-                                                     "clip": clip}, timeout=60)
+                                                     "clip": clip})
         pathlib.Path(path).write_bytes(base64.b64decode(shot["data"]))
 
     def console_errors(self):

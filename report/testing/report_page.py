@@ -30,7 +30,7 @@ _SHRUNK_RGBA_PREFIX = "rgba(46,111,183,"
 
 
 class ReportPage:
-    def __init__(self, browser, path, timeout=60):
+    def __init__(self, browser, path, timeout=None):
         self.b = browser
         self.b.open(path, timeout=timeout)
         self.b.wait_for("document.body.dataset.ready === '1'", timeout=timeout)
