@@ -12,107 +12,70 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "base/proto_json.h"
 #include "base/status.h"
-#include "base/text.h"
 #include "base/timestamp.h"
 #include "compare/gate.h"
 #include "compare/node_check.h"
 #include "compare/suite_summary.h"
+#include "compare/time_comparison.h"
 #include "history/change_points.h"
 #include "report/version.h"
 #include "timer/function_counts.h"
+#include "timer/function_key.h"
 #include "timer/measurement.h"
 #include "timer/node.h"
 
 namespace icount::report {
 namespace {
 
-using base::JsonString;
-
-// JSON numbers: enough digits for counts like 1234567.89 and times like
-// 1.2345678e-06; null where there is no number.
-std::string Num(double value) {
-  if (!std::isfinite(value)) return "null";
-  return absl::StrFormat("%.10g", value);
-}
-std::string Num(std::optional<double> value) { return value ? Num(*value) : "null"; }
-
-std::string Field(const std::string& name, const std::string& json) {
-  return absl::StrCat(JsonString(name), ":", json);
-}
-std::string Object(const std::vector<std::string>& fields) {
-  return absl::StrCat("{", absl::StrJoin(fields, ","), "}");
-}
-std::string Array(const std::vector<std::string>& items) {
-  return absl::StrCat("[", absl::StrJoin(items, ","), "]");
-}
-template <typename T, typename F>
-std::string ArrayOf(const std::vector<T>& items, F json) {
-  std::vector<std::string> out;
-  out.reserve(items.size());
-  for (const T& item : items) out.push_back(json(item));
-  return Array(out);
-}
-std::string StringMap(const std::map<std::string, std::string>& map) {
-  std::vector<std::string> fields;
-  for (const auto& [key, value] : map) fields.push_back(Field(key, JsonString(value)));
-  return Object(fields);
+// Sets an `optional double` field where there is a finite figure: the page
+// shows nothing for the rest (JSON has no NaN or infinity).
+template <typename Setter>
+void SetFinite(std::optional<double> value, Setter set) {
+  if (value.has_value() && std::isfinite(*value)) set(*value);
 }
 
 // Every function once, so that call trees refer to functions by index.
-// Each is its key's fields: {"file": ..., "function": ..., "object": ...},
-// and "recursion" where callgrind's level is above 1.
 class FunctionTable {
  public:
+  explicit FunctionTable(ReportDataProto& data) : data_(data) {}
+
   int Index(const timer::FunctionKey& key) {
-    auto [it, inserted] = index_.try_emplace(key, static_cast<int>(keys_.size()));
-    if (inserted) keys_.push_back(key);
+    auto [it, inserted] = index_.try_emplace(key, data_.functions_size());
+    if (inserted) *data_.add_functions() = timer::FunctionKeyToProto(key);
     return it->second;
-  }
-  std::string Json() const {
-    return ArrayOf(keys_, [](const timer::FunctionKey& k) {
-      std::vector<std::string> fields = {Field("file", JsonString(k.file())),
-                                         Field("function", JsonString(k.function())),
-                                         Field("object", JsonString(k.object()))};
-      if (k.recursion() > 1) fields.push_back(Field("recursion", absl::StrCat(k.recursion())));
-      return Object(fields);
-    });
   }
 
  private:
+  ReportDataProto& data_;
   std::map<timer::FunctionKey, int> index_;
-  std::vector<timer::FunctionKey> keys_;
 };
 
-std::string TreeJson(const timer::CallTree& tree, FunctionTable& functions) {
-  std::vector<std::string> parent, function, inclusive, self;
+ReportCallTreeProto TreeProto(const timer::CallTree& tree, FunctionTable& functions) {
+  ReportCallTreeProto proto;
   for (const timer::CallTree::Node& node : tree.nodes) {
-    parent.push_back(absl::StrCat(node.parent));
-    function.push_back(absl::StrCat(functions.Index(tree.functions[node.function])));
-    inclusive.push_back(absl::StrCat(node.inclusive));
-    self.push_back(absl::StrCat(node.self));
+    proto.add_parent(node.parent);
+    proto.add_function(functions.Index(tree.functions[node.function]));
+    proto.add_inclusive(static_cast<double>(node.inclusive));
+    proto.add_self(static_cast<double>(node.self));
   }
-  return Object({Field("parent", Array(parent)), Field("function", Array(function)),
-                 Field("inclusive", Array(inclusive)), Field("self", Array(self)),
-                 Field("total", absl::StrCat(tree.total)),
-                 Field("threshold", absl::StrCat(tree.threshold))});
+  proto.set_total(static_cast<double>(tree.total));
+  proto.set_threshold(static_cast<double>(tree.threshold));
+  return proto;
 }
 
 // How the own instructions of the current tree's functions changed in the
-// whole profile: exact, where a node's self is a share (timer/call_tree.h)
-// that moves when something below its function changes cost. A
-// "function_delta" object of the functions that changed (index -> change),
-// left out when none did; "function_delta_unknown": true when a side's
-// results list no functions. Functions match by key, so a library at another path reads as
-// a change here; report.js then leans on the frames' own changes.
-std::vector<std::string> FunctionDeltaFields(const timer::InstructionCounts& current,
-                                             const timer::InstructionCounts& baseline,
-                                             FunctionTable& functions) {
+// whole profile (ReportCaseProto.function_delta), or that it is unknown
+// because a side's results list no functions. Functions match by key, so a
+// library at another path reads as a change here; report.js then leans on
+// the frames' own changes.
+void SetFunctionDelta(const timer::InstructionCounts& current,
+                      const timer::InstructionCounts& baseline, FunctionTable& functions,
+                      ReportCaseProto& out) {
   if (current.exclusive.size() == 0 || baseline.exclusive.size() == 0) {
-    return {Field("function_delta_unknown", "true")};
+    out.set_function_delta_unknown(true);
+    return;
   }
   using Counts = absl::flat_hash_map<timer::FunctionKey, int64_t>;
   auto flat = [](const timer::FunctionCounts& counts) {
@@ -126,17 +89,10 @@ std::vector<std::string> FunctionDeltaFields(const timer::InstructionCounts& cur
     auto it = map.find(key);
     return it == map.end() ? int64_t{0} : it->second;
   };
-  std::map<int, int64_t> changed;
   for (const timer::FunctionKey& key : current.call_tree->functions) {
     const int64_t delta = count(now, key) - count(was, key);
-    if (delta != 0) changed[functions.Index(key)] = delta;
+    if (delta != 0) (*out.mutable_function_delta())[functions.Index(key)] = delta;
   }
-  std::vector<std::string> deltas;
-  for (const auto& [index, delta] : changed) {
-    deltas.push_back(Field(absl::StrCat(index), absl::StrCat(delta)));
-  }
-  if (deltas.empty()) return {};  // a 5,000-case page is 8 MB as it is
-  return {Field("function_delta", Object(deltas))};
 }
 
 // One side's data of a case.
@@ -192,120 +148,111 @@ std::optional<timer::Measurement> PooledTimes(const SideCase& side) {
   return timer::Measurement::Merge(rounds).front();
 }
 
-std::string CountsJson(const timer::InstructionCounts& c) {
-  const bool identical =
-      std::all_of(c.counts.begin(), c.counts.end(), [&](int64_t n) { return n == c.counts[0]; });
-  return Object({Field("per_run", Num(c.counts_per_run)),
-                 Field("repeats", ArrayOf(c.counts, [](int64_t n) { return absl::StrCat(n); })),
-                 Field("number_per_run", absl::StrCat(c.number_per_run)),
-                 Field("baseline", absl::StrCat(c.baseline)),
-                 Field("repeats_identical", identical ? "true" : "false"),
-                 Field("allocations_per_run", Num(c.allocations_per_run)),
-                 Field("frees_per_run", Num(c.frees_per_run)),
-                 Field("estimated_cycles_per_run", Num(c.estimated_cycles_per_run))});
+ReportCountsProto CountsProto(const timer::InstructionCounts& c) {
+  ReportCountsProto proto;
+  proto.set_per_run(c.counts_per_run);
+  for (int64_t n : c.counts) proto.add_repeats(static_cast<double>(n));
+  proto.set_number_per_run(static_cast<double>(c.number_per_run));
+  proto.set_baseline(static_cast<double>(c.baseline));
+  proto.set_repeats_identical(
+      std::all_of(c.counts.begin(), c.counts.end(), [&](int64_t n) { return n == c.counts[0]; }));
+  SetFinite(c.allocations_per_run, [&](double x) { proto.set_allocations_per_run(x); });
+  SetFinite(c.frees_per_run, [&](double x) { proto.set_frees_per_run(x); });
+  SetFinite(c.estimated_cycles_per_run, [&](double x) { proto.set_estimated_cycles_per_run(x); });
+  return proto;
 }
 
-std::string TimeJson(const SideCase& side) {
-  std::optional<timer::Measurement> pooled = PooledTimes(side);
-  if (!pooled.has_value()) return "null";
-  std::vector<double> round_medians;
-  for (const timer::Measurement* m : side.rounds) round_medians.push_back(m->Median());
-  return Object({Field("median", Num(pooled->Median())), Field("p25", Num(pooled->P25())),
-                 Field("p75", Num(pooled->P75())),
-                 Field("samples", absl::StrCat(pooled->raw_times().size())),
-                 Field("rounds", absl::StrCat(side.rounds.size())),
-                 Field("round_medians", ArrayOf(round_medians, [](double t) { return Num(t); })),
-                 Field("significant_figures",
-                       absl::StrCat(pooled->SignificantFigures(timer::FiguresRule::kBlocks)))});
-}
-
-std::string TimeComparisonJson(const compare::TimeComparison& t) {
-  const bool verdict = t.verdict != compare::TimeVerdict::kTooFewRounds &&
-                       t.verdict != compare::TimeVerdict::kUnusable;
-  return Object({Field("verdict", JsonString(compare::TimeVerdictName(t.verdict))),
-                 Field("delta_pct", verdict ? Num(t.delta_pct) : "null"),
-                 Field("ci_pct", verdict ? Array({Num(t.ci_low_pct), Num(t.ci_high_pct)}) : "null"),
-                 Field("significant", t.significant ? "true" : "false"),
-                 Field("p_value", verdict ? Num(t.p_value) : "null"),
-                 Field("resolvable_pct", verdict ? Num(t.resolvable_pct) : "null"),
-                 Field("rounds", absl::StrCat(t.rounds)), Field("problem", JsonString(t.problem))});
+// `time` from the side's rounds (it has some).
+void SetTime(const SideCase& side, ReportTimeProto* time) {
+  const std::optional<timer::Measurement> pooled = PooledTimes(side);
+  if (!pooled.has_value()) return;
+  time->set_median(pooled->Median());
+  time->set_p25(pooled->P25());
+  time->set_p75(pooled->P75());
+  time->set_samples(static_cast<int>(pooled->raw_times().size()));
+  time->set_rounds(static_cast<int>(side.rounds.size()));
+  for (const timer::Measurement* m : side.rounds) time->add_round_medians(m->Median());
+  time->set_significant_figures(pooled->SignificantFigures(timer::FiguresRule::kBlocks));
 }
 
 // Where the case is in the tables, its language, and the runtime and
 // autograd mode the front ends recorded in its metadata (empty in files
 // written before they did).
-std::vector<std::string> PlaceFields(const SideCase& side) {
+void SetPlace(const SideCase& side, ReportCaseProto& out) {
   const timer::TaskSpec& spec = *side.spec;
   auto metadata = [&](const char* key) {
     auto it = side.metadata->find(key);
     return it == side.metadata->end() ? std::string() : it->second;
   };
-  return {Field("group", JsonString(spec.label.value_or(""))),
-          Field("row", JsonString(spec.sub_label.value_or(spec.stmt))),
-          Field("column", JsonString(spec.description.value_or(""))),
-          Field("language", JsonString(timer::LanguageName(spec.language))),
-          Field("runtime", JsonString(metadata(timer::kRuntimeMetadataKey))),
-          Field("autograd", JsonString(metadata(timer::kAutogradMetadataKey))),
-          Field("threads", absl::StrCat(spec.num_threads))};
+  out.set_group(spec.label.value_or(""));
+  out.set_row(spec.sub_label.value_or(spec.stmt));
+  out.set_column(spec.description.value_or(""));
+  out.set_language(timer::LanguageName(spec.language));
+  out.set_runtime(metadata(timer::kRuntimeMetadataKey));
+  out.set_autograd(metadata(timer::kAutogradMetadataKey));
+  out.set_threads(spec.num_threads);
 }
 
-// Each node that measured the file's cases, for people.
-std::vector<std::string> Nodes(const timer::ResultsFile& file) {
-  std::vector<std::string> nodes;
-  for (const auto& [id, node] : file.nodes) {
-    nodes.push_back(absl::StrCat(id, ": ", timer::DescribeNode(node)));
-  }
-  return nodes;
-}
-
-std::string RunJson(const timer::ResultsFile& file, const std::string& name,
-                    const std::string& command) {
-  std::optional<double> duration;
+ReportRunProto RunProto(const timer::ResultsFile& file, const std::string& name,
+                        const std::string& command) {
+  ReportRunProto run;
+  run.set_name(name);
+  run.set_start(file.start_time);
+  run.set_end(file.end_time);
   const std::optional<int64_t> start = base::ParseRfc3339(file.start_time);
   const std::optional<int64_t> end = base::ParseRfc3339(file.end_time);
-  if (start.has_value() && end.has_value()) duration = static_cast<double>(*end - *start);
-  return Object(
-      {Field("name", JsonString(name)), Field("start", JsonString(file.start_time)),
-       Field("end", JsonString(file.end_time)), Field("duration_s", Num(duration)),
-       Field("machine", JsonString(file.machine)), Field("nodes", ArrayOf(Nodes(file), JsonString)),
-       Field("versions", StringMap(file.versions)), Field("settings", StringMap(file.settings)),
-       Field("command", JsonString(command.empty() ? file.command : command)),
-       Field("counted_cases", absl::StrCat(file.instruction_counts.size())),
-       Field("measurements", absl::StrCat(file.measurements.size())),
-       Field("failures", StringMap(file.failures))});
+  if (start.has_value() && end.has_value()) run.set_duration_s(static_cast<double>(*end - *start));
+  run.set_machine(file.machine);
+  for (const auto& [id, node] : file.nodes) {
+    run.add_nodes(absl::StrCat(id, ": ", timer::DescribeNode(node)));
+  }
+  run.mutable_versions()->insert(file.versions.begin(), file.versions.end());
+  run.mutable_settings()->insert(file.settings.begin(), file.settings.end());
+  run.set_command(command.empty() ? file.command : command);
+  run.set_counted_cases(static_cast<int>(file.instruction_counts.size()));
+  run.set_measurements(static_cast<int>(file.measurements.size()));
+  run.mutable_failures()->insert(file.failures.begin(), file.failures.end());
+  return run;
 }
 
-struct HistoryData {
-  std::string runs_json = "[]";
-  std::map<std::string, std::string> case_json;  // key -> {"counts": ..., "time": ...}
-};
+ReportSeriesProto* SeriesOf(history::Metric metric, ReportHistoryProto& history) {
+  switch (metric) {
+    case history::Metric::kCounts:
+      return history.mutable_counts();
+    case history::Metric::kAllocations:
+      return history.mutable_allocations();
+    case history::Metric::kTime:
+      return history.mutable_time();
+  }
+  return history.mutable_counts();
+}
 
-// The store's last `last_runs` runs; change points are found over each
-// whole series and shown where they fall inside the window.
-absl::StatusOr<HistoryData> LoadHistory(history::Store& store, int last_runs) {
-  HistoryData data;
+// The store's last `last_runs` runs into `data`'s history_runs, and each
+// case's series by key; change points are found over each whole series
+// and shown where they fall inside the window.
+absl::StatusOr<std::map<std::string, ReportHistoryProto>> LoadHistory(history::Store& store,
+                                                                     int last_runs,
+                                                                     ReportDataProto& data) {
   ICOUNT_ASSIGN_OR_RETURN(std::vector<history::RunRow> runs, store.Runs());
-  const size_t first = runs.size() > static_cast<size_t>(std::max(last_runs, 1))
-                           ? runs.size() - static_cast<size_t>(std::max(last_runs, 1))
-                           : 0;
+  const size_t window = static_cast<size_t>(std::max(last_runs, 1));
+  const size_t first = runs.size() > window ? runs.size() - window : 0;
   std::map<int64_t, int> run_index;  // run id -> position in the window, -1 before it
-  std::vector<std::string> runs_json;
   for (size_t i = 0; i < runs.size(); ++i) {
     const history::RunRow& run = runs[i];
-    run_index[run.id] = i < first ? -1 : static_cast<int>(runs_json.size());
+    run_index[run.id] = i < first ? -1 : data.history_runs_size();
     if (i < first) continue;
-    runs_json.push_back(
-        Object({Field("id", absl::StrCat(run.id)), Field("label", JsonString(run.label)),
-                Field("start", JsonString(run.start_time))}));
+    ReportHistoryRunProto* row = data.add_history_runs();
+    row->set_id(run.id);
+    row->set_label(run.label);
+    row->set_start(run.start_time);
   }
-  data.runs_json = Array(runs_json);
-  std::map<std::string, std::vector<std::string>> parts;
+  std::map<std::string, ReportHistoryProto> by_case;
   for (history::Metric metric :
        {history::Metric::kCounts, history::Metric::kAllocations, history::Metric::kTime}) {
     ICOUNT_ASSIGN_OR_RETURN(std::vector<history::CaseSeries> all, store.Series(metric, ""));
     for (const history::CaseSeries& series : all) {
       std::vector<double> values;
-      std::vector<std::string> run, value, low, high;
+      ReportSeriesProto shown;
       size_t before_window = 0;  // points of runs before the window: a prefix
       for (const history::SeriesPoint& p : series.points) {
         values.push_back(p.value);
@@ -314,54 +261,47 @@ absl::StatusOr<HistoryData> LoadHistory(history::Store& store, int last_runs) {
           ++before_window;
           continue;
         }
-        run.push_back(absl::StrCat(index));
-        value.push_back(Num(p.value));
-        low.push_back(Num(p.low));
-        high.push_back(Num(p.high));
+        shown.add_run(index);
+        shown.add_value(p.value);
+        shown.add_low(p.low);
+        shown.add_high(p.high);
       }
+      if (shown.run().empty()) continue;
       const std::vector<history::Step> steps =
           metric == history::Metric::kCounts        ? history::CountSteps(values)
           : metric == history::Metric::kAllocations ? history::AllocationSteps(values)
                                                     : history::TimeSteps(values);
-      std::vector<std::string> steps_json;
       for (const history::Step& step : steps) {
         if (step.index < before_window) continue;
-        steps_json.push_back(Object({Field("index", absl::StrCat(step.index - before_window)),
-                                     Field("change_pct", Num(step.change_pct))}));
+        ReportStepProto* shown_step = shown.add_steps();
+        shown_step->set_index(static_cast<int>(step.index - before_window));
+        shown_step->set_change_pct(step.change_pct);
       }
-      if (run.empty()) continue;
-      parts[series.key].push_back(Field(
-          history::MetricName(metric),
-          Object({Field("run", Array(run)), Field("value", Array(value)), Field("low", Array(low)),
-                  Field("high", Array(high)), Field("steps", Array(steps_json))})));
+      *SeriesOf(metric, by_case[series.key]) = std::move(shown);
     }
   }
-  for (auto& [key, fields] : parts) data.case_json[key] = Object(fields);
-  return data;
+  return by_case;
 }
 
 // What the report cannot show for these inputs, and why.
-std::vector<std::string> MissingJson(const ReportInput& input, bool any_tree) {
-  std::vector<std::string> missing;
+void AddMissing(const ReportInput& input, bool any_tree, ReportDataProto& data) {
   if (input.current.instruction_counts.empty()) {
-    missing.push_back(JsonString(
+    data.add_missing(
         "instruction counts: these results have wall time only (run without --no_counts to "
-        "count instructions), so there are no count columns, count charts or flamegraphs"));
+        "count instructions), so there are no count columns, count charts or flamegraphs");
   } else if (!any_tree) {
-    missing.push_back(JsonString(
+    data.add_missing(
         "call trees: these results carry none (results record them since timer 0.5.0; rerun "
-        "with this version), so there are no flamegraphs"));
+        "with this version), so there are no flamegraphs");
   }
   if (input.current.measurements.empty()) {
-    missing.push_back(JsonString(
+    data.add_missing(
         "wall time: these results have instruction counts only (--no_wall_time, or an A/B "
-        "without --display_time), so there are no time columns or charts"));
+        "without --display_time), so there are no time columns or charts");
   }
   if (input.history == nullptr) {
-    missing.push_back(
-        JsonString("history: no store was given (--history=DB), so there are no per-case series"));
+    data.add_missing("history: no store was given (--history=DB), so there are no per-case series");
   }
-  return missing;
 }
 
 // Counts from nodes that count differently, wall times from other hosts.
@@ -381,154 +321,145 @@ std::vector<std::string> NodeWarnings(const ReportInput& input) {
   return node_warnings;
 }
 
-// The suite-level change against the baseline (compare/suite_summary.h):
-// {"lines": ["instructions: +0.42% [...] over 201 cases ...", ...],
-//  "metrics": {"instructions": {...}, ...}}; the report has null without
-// a baseline.
-std::string OverallJson(const FileCases& current_cases, const FileCases& baseline_cases,
-                        const std::map<std::string, compare::TimeComparison>& times) {
-  const std::map<std::string, SideCase>& current = current_cases.by_key;
-  const std::map<std::string, SideCase>& baseline = baseline_cases.by_key;
-  std::vector<compare::CaseValues> values;
+// Each case's values on both sides, as the suite summary and the per-case
+// comparison read them: the current run's cases, then those only the
+// baseline has.
+std::map<std::string, compare::CaseValues> ValuesByCase(
+    const FileCases& current_cases, const FileCases& baseline_cases,
+    const std::map<std::string, compare::TimeComparison>& times,
+    std::vector<compare::CaseValues>* in_order) {
+  std::map<std::string, compare::CaseValues> by_key;
   auto add = [&](const std::string& key) {
-    auto b = baseline.find(key);
-    auto c = current.find(key);
+    auto b = baseline_cases.by_key.find(key);
+    auto c = current_cases.by_key.find(key);
     auto time = times.find(key);
-    values.push_back(compare::CaseValuesOf(b == baseline.end() ? nullptr : b->second.counts,
-                                           c == current.end() ? nullptr : c->second.counts,
-                                           time == times.end() ? nullptr : &time->second));
+    compare::CaseValues values = compare::CaseValuesOf(
+        b == baseline_cases.by_key.end() ? nullptr : b->second.counts,
+        c == current_cases.by_key.end() ? nullptr : c->second.counts,
+        time == times.end() ? nullptr : &time->second);
+    in_order->push_back(values);
+    by_key[key] = values;
   };
   for (const std::string& key : current_cases.order) add(key);
   for (const std::string& key : baseline_cases.order) {
-    if (!current.count(key)) add(key);
+    if (!current_cases.by_key.count(key)) add(key);
   }
-  const std::vector<compare::SuiteChange> changes = compare::SummarizeSuite(values);
-  return Object(
-      {Field("lines", ArrayOf(changes,
-                              [](const compare::SuiteChange& change) {
-                                return JsonString(compare::FormatSuiteChange(change));
-                              })),
-       Field("metrics", base::ProtoToJsonAllFields(compare::SuiteSummaryToProto(changes)))});
+  return by_key;
 }
 
-// A case's "baseline", "delta" and "baseline_tree" fields, for a case both
-// runs have.
-std::vector<std::string> BaselineFields(const std::string& key, const SideCase& side,
-                                        const SideCase& b,
-                                        const std::map<std::string, compare::TimeComparison>& times,
-                                        FunctionTable& functions) {
-  std::vector<std::string> fields;
-  fields.push_back(
-      Field("baseline", Object({Field("counts", b.counts ? CountsJson(*b.counts) : "null"),
-                                Field("time", TimeJson(b))})));
-  std::optional<double> counts_delta;
-  if (b.counts != nullptr && side.counts != nullptr && b.counts->counts_per_run != 0) {
-    counts_delta = (side.counts->counts_per_run - b.counts->counts_per_run) /
-                   std::fabs(b.counts->counts_per_run) * 100;
+// The suite-level change against the baseline (compare/suite_summary.h).
+ReportOverallProto OverallProto(const std::vector<compare::CaseValues>& values) {
+  const std::vector<compare::SuiteChange> changes = compare::SummarizeSuite(values);
+  ReportOverallProto overall;
+  for (const compare::SuiteChange& change : changes) {
+    overall.add_lines(compare::FormatSuiteChange(change));
   }
-  std::optional<double> allocations_delta;
-  if (b.counts != nullptr && side.counts != nullptr && b.counts->allocations_per_run &&
-      side.counts->allocations_per_run) {
-    allocations_delta = *side.counts->allocations_per_run - *b.counts->allocations_per_run;
+  *overall.mutable_metrics() = compare::SuiteSummaryToProto(changes);
+  return overall;
+}
+
+// A case's baseline side, its comparison and the baseline's tree, for a
+// case both runs have.
+void SetBaseline(const std::string& key, const SideCase& side, const SideCase& b,
+                 const compare::CaseValues& values, FunctionTable& functions,
+                 ReportCaseProto& out) {
+  ReportSideProto& baseline = *out.mutable_baseline();
+  if (b.counts != nullptr) *baseline.mutable_counts() = CountsProto(*b.counts);
+  if (!b.rounds.empty()) SetTime(b, baseline.mutable_time());
+  if (std::optional<compare::CaseComparison> comparison = compare::CompareCase(values)) {
+    *out.mutable_delta() = compare::CaseComparisonToProto(key, *comparison);
   }
-  auto time = times.find(key);
-  fields.push_back(Field(
-      "delta",
-      Object({Field("counts_pct", Num(counts_delta)), Field("allocations", Num(allocations_delta)),
-              Field("time", time == times.end() ? "null" : TimeComparisonJson(time->second))})));
   if (b.counts != nullptr && b.counts->call_tree.has_value() && !b.counts->call_tree->empty()) {
-    fields.push_back(Field("baseline_tree", TreeJson(*b.counts->call_tree, functions)));
+    *out.mutable_baseline_tree() = TreeProto(*b.counts->call_tree, functions);
     if (side.counts != nullptr && side.counts->call_tree.has_value()) {
-      for (std::string& field : FunctionDeltaFields(*side.counts, *b.counts, functions)) {
-        fields.push_back(std::move(field));
-      }
+      SetFunctionDelta(*side.counts, *b.counts, functions, out);
     }
   }
-  return fields;
+}
+
+// Wall-time comparisons: the caller's, or ci's unpaired rounds (Gate).
+absl::StatusOr<std::map<std::string, compare::TimeComparison>> TimeComparisons(
+    const ReportInput& input) {
+  if (input.time_comparisons.has_value()) return *input.time_comparisons;
+  std::map<std::string, compare::TimeComparison> times;
+  if (!input.baseline.has_value()) return times;
+  ICOUNT_ASSIGN_OR_RETURN(compare::GateReport gate,
+                          compare::Gate(*input.baseline, input.current, compare::GateOptions()));
+  for (const compare::CaseVerdict& c : gate.cases) {
+    if (c.time.has_value()) times[c.key] = *c.time;
+  }
+  return times;
 }
 
 }  // namespace
 
-absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
+absl::StatusOr<ReportDataProto> ReportData(const ReportInput& input) {
+  ReportDataProto data;
+  data.set_report_version(kReportVersion);
+  data.set_title(input.title);
+  data.set_kind(input.baseline.has_value() ? "comparison" : "run");
+  data.set_generated(base::NowRfc3339());
+
   const FileCases current_cases = CasesOf(input.current);
-  const std::map<std::string, SideCase>& current = current_cases.by_key;
   FileCases baseline_cases;
   if (input.baseline.has_value()) baseline_cases = CasesOf(*input.baseline);
-  const std::map<std::string, SideCase>& baseline = baseline_cases.by_key;
+  ICOUNT_ASSIGN_OR_RETURN(const auto times, TimeComparisons(input));
+  std::vector<compare::CaseValues> values_in_order;
+  const std::map<std::string, compare::CaseValues> values =
+      ValuesByCase(current_cases, baseline_cases, times, &values_in_order);
 
-  // Wall-time comparisons: the caller's, or ci's unpaired rounds (Gate).
-  std::map<std::string, compare::TimeComparison> times;
-  if (input.time_comparisons.has_value()) {
-    times = *input.time_comparisons;
-  } else if (input.baseline.has_value()) {
-    ICOUNT_ASSIGN_OR_RETURN(compare::GateReport gate,
-                            compare::Gate(*input.baseline, input.current, compare::GateOptions()));
-    for (const compare::CaseVerdict& c : gate.cases) {
-      if (c.time.has_value()) times[c.key] = *c.time;
-    }
-  }
-
-  HistoryData history;
+  std::map<std::string, ReportHistoryProto> history;
   if (input.history != nullptr) {
-    ICOUNT_ASSIGN_OR_RETURN(history, LoadHistory(*input.history, input.history_runs));
+    ICOUNT_ASSIGN_OR_RETURN(history, LoadHistory(*input.history, input.history_runs, data));
   }
 
-  FunctionTable functions;
-  std::vector<std::string> cases;
-  std::vector<std::string> only_baseline;
+  FunctionTable functions(data);
   bool any_tree = false;
   for (const std::string& key : current_cases.order) {
-    const SideCase& side = current.at(key);
-    std::vector<std::string> fields = {
-        Field("key", JsonString(key)),
-        Field("title", JsonString(timer::ResultCaseTitle(*side.spec)))};
-    for (std::string& f : PlaceFields(side)) fields.push_back(std::move(f));
-    fields.push_back(Field("counts", side.counts ? CountsJson(*side.counts) : "null"));
-    fields.push_back(Field("time", TimeJson(side)));
+    const SideCase& side = current_cases.by_key.at(key);
+    ReportCaseProto& out = *data.add_cases();
+    out.set_key(key);
+    out.set_title(timer::ResultCaseTitle(*side.spec));
+    SetPlace(side, out);
+    if (side.counts != nullptr) *out.mutable_counts() = CountsProto(*side.counts);
+    if (!side.rounds.empty()) SetTime(side, out.mutable_time());
     if (side.counts != nullptr && side.counts->call_tree.has_value() &&
         !side.counts->call_tree->empty()) {
       any_tree = true;
-      fields.push_back(Field("tree", TreeJson(*side.counts->call_tree, functions)));
+      *out.mutable_tree() = TreeProto(*side.counts->call_tree, functions);
     }
-    auto before = baseline.find(key);
-    if (before != baseline.end()) {
-      for (std::string& f : BaselineFields(key, side, before->second, times, functions)) {
-        fields.push_back(std::move(f));
-      }
+    auto before = baseline_cases.by_key.find(key);
+    if (before != baseline_cases.by_key.end()) {
+      SetBaseline(key, side, before->second, values.at(key), functions, out);
     }
-    auto series = history.case_json.find(key);
-    if (series != history.case_json.end()) fields.push_back(Field("history", series->second));
-    cases.push_back(Object(fields));
+    auto series = history.find(key);
+    if (series != history.end()) *out.mutable_history() = std::move(series->second);
   }
-  std::vector<std::string> only_current;
   if (input.baseline.has_value()) {
     for (const std::string& key : baseline_cases.order) {
-      if (!current.count(key)) only_baseline.push_back(JsonString(key));
+      if (!current_cases.by_key.count(key)) data.mutable_unmatched()->add_only_baseline(key);
     }
     for (const std::string& key : current_cases.order) {
-      if (!baseline.count(key)) only_current.push_back(JsonString(key));
+      if (!baseline_cases.by_key.count(key)) data.mutable_unmatched()->add_only_current(key);
     }
   }
+  data.mutable_unmatched();  // the page reads both lists, empty or not
 
-  const std::vector<std::string> missing = MissingJson(input, any_tree);
-  const std::vector<std::string> node_warnings = NodeWarnings(input);
-  std::vector<std::string> summary = {
-      Field("current", RunJson(input.current, input.current_name, input.command))};
-  std::string overall = "null";
+  AddMissing(input, any_tree, data);
+  for (std::string& warning : NodeWarnings(input)) data.add_node_warnings(std::move(warning));
+  *data.mutable_summary()->mutable_current() =
+      RunProto(input.current, input.current_name, input.command);
   if (input.baseline.has_value()) {
-    summary.push_back(Field("baseline", RunJson(*input.baseline, input.baseline_name, "")));
-    overall = OverallJson(current_cases, baseline_cases, times);
+    *data.mutable_summary()->mutable_baseline() =
+        RunProto(*input.baseline, input.baseline_name, "");
+    *data.mutable_overall() = OverallProto(values_in_order);
   }
-  return Object(
-      {Field("report_version", JsonString(kReportVersion)), Field("title", JsonString(input.title)),
-       Field("kind", JsonString(input.baseline.has_value() ? "comparison" : "run")),
-       Field("generated", JsonString(base::NowRfc3339())), Field("summary", Object(summary)),
-       Field("overall", overall), Field("functions", functions.Json()),
-       Field("cases", Array(cases)), Field("history_runs", history.runs_json),
-       Field("unmatched", Object({Field("only_current", Array(only_current)),
-                                  Field("only_baseline", Array(only_baseline))})),
-       Field("missing", Array(missing)),
-       Field("node_warnings", ArrayOf(node_warnings, JsonString))});
+  return data;
+}
+
+absl::StatusOr<std::string> ReportDataJson(const ReportInput& input) {
+  ICOUNT_ASSIGN_OR_RETURN(const ReportDataProto data, ReportData(input));
+  return base::ProtoToJsonAllFields(data);
 }
 
 }  // namespace icount::report

@@ -1,27 +1,18 @@
 #ifndef ICOUNT_REPORT_REPORT_DATA_H_
 #define ICOUNT_REPORT_REPORT_DATA_H_
 
-// What a report page shows, as the JSON its script renders: one object per
-// case with everything computed here (counts, wall-time median and spread,
-// deltas with confidence intervals, history, call trees), so the page only
-// lays numbers out and every figure comes from one implementation (the
-// same Measurement statistics and comparisons as the text tables).
+// What a report page shows (report/report_data.proto), computed once here
+// for its script to lay out: one ReportCaseProto per case with its counts,
+// wall-time median and spread, its comparison with the baseline (the same
+// CaseComparisonProto as ab_test's and ci's --json), history and call
+// trees, so that every figure comes from one implementation (the same
+// Measurement statistics and comparisons as the text tables).
 //
 //   ReportInput input;
 //   input.current = *ReadResultsFile("now.json");
 //   input.baseline = *ReadResultsFile("before.json");  // optional
 //   absl::StatusOr<std::string> json = ReportDataJson(input);
-//
-// The JSON (schema in report/assets/report.js, `ICOUNT_DATA`):
-//   {"title": ..., "kind": "run" | "comparison", "summary": {...},
-//    "functions": [{"file", "function", "object", "recursion"}: every
-//                  function once, as timer::FunctionKey holds it],
-//    "cases": [{"key", "title", "group", "row", "column", "language",
-//               "runtime", "autograd", "threads", "counts": {...},
-//               "time": {...}, "baseline": {...}, "delta": {...},
-//               "history": {...}, "tree": {...}, "baseline_tree": {...}}],
-//    "unmatched": {"only_current": [...], "only_baseline": [...]},
-//    "missing": ["why a part of the page is empty", ...]}
+//   // {"report_version": ..., "kind": "comparison", "cases": [...], ...}
 
 #include <map>
 #include <optional>
@@ -31,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "compare/time_comparison.h"
 #include "history/store.h"
+#include "report/report_data.pb.h"
 #include "timer/measurement_io.h"
 
 namespace icount::report {
@@ -56,6 +48,9 @@ struct ReportInput {
   int history_runs = 100;
 };
 
+absl::StatusOr<ReportDataProto> ReportData(const ReportInput& input);
+
+// ReportData as the page carries it: base::ProtoToJsonAllFields.
 absl::StatusOr<std::string> ReportDataJson(const ReportInput& input);
 
 }  // namespace icount::report

@@ -1,7 +1,7 @@
 #include "report/report_data.h"
 
-#include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/message_differencer.h>
 
 #include <unistd.h>
 #include <cmath>
@@ -9,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -20,36 +21,23 @@
 namespace icount::report {
 namespace {
 
-using google::protobuf::Struct;
-using google::protobuf::Value;
 using report::testing::FakeCaseKey;
 using report::testing::FakeSuite;
 using report::testing::FakeSuiteResults;
 
-Struct Parse(const std::string& json) {
-  Struct out;
-  const auto status = google::protobuf::util::JsonStringToMessage(json, &out);
-  EXPECT_TRUE(status.ok()) << status.ToString() << "\n" << json.substr(0, 500);
-  return out;
+ReportDataProto DataOf(const ReportInput& input) {
+  absl::StatusOr<ReportDataProto> data = ReportData(input);
+  EXPECT_TRUE(data.ok()) << data.status();
+  return data.ok() ? *data : ReportDataProto();
 }
-// The keys are string_views, not const std::string&: gcc 13 and later
-// take a reference returned while a temporary string is bound to a
-// reference parameter for a dangling one (-Wdangling-reference).
-const Value& At(const Struct& s, absl::string_view key) {
-  static const Value* missing = new Value();
-  auto it = s.fields().find(std::string(key));
-  return it == s.fields().end() ? *missing : it->second;
-}
-const Value& At(const Value& v, absl::string_view key) { return At(v.struct_value(), key); }
 
-// The case object with `key`, or a default Value.
-const Value& CaseOf(const Struct& data, absl::string_view key) {
-  for (const Value& c : At(data, "cases").list_value().values()) {
-    if (At(c, "key").string_value() == key) return c;
+// The case with `key`, or an empty one.
+const ReportCaseProto& CaseOf(const ReportDataProto& data, absl::string_view key) {
+  for (const ReportCaseProto& c : data.cases()) {
+    if (c.key() == key) return c;
   }
   ADD_FAILURE() << "no case " << key;
-  static const Value* missing = new Value();
-  return *missing;
+  return ReportCaseProto::default_instance();
 }
 
 struct Inputs {
@@ -73,38 +61,32 @@ TEST(ReportDataTest, ARunShowsEveryCaseWithItsNumbers) {
   ReportInput input;
   input.current = in.current;
   input.current.command = "bazel-bin/tools/main --filter=op";
-  absl::StatusOr<std::string> json = ReportDataJson(input);
-  ASSERT_TRUE(json.ok()) << json.status();
-  const Struct data = Parse(*json);
-  EXPECT_EQ(At(data, "kind").string_value(), "run");
-  EXPECT_EQ(At(At(At(data, "summary"), "current"), "command").string_value(),
-            "bazel-bin/tools/main --filter=op");
-  ASSERT_EQ(At(data, "cases").list_value().values_size(), 8);  // 9 minus the failure
+  const ReportDataProto data = DataOf(input);
+  EXPECT_EQ(data.kind(), "run");
+  EXPECT_EQ(data.summary().current().command(), "bazel-bin/tools/main --filter=op");
+  ASSERT_EQ(data.cases_size(), 8);  // 9 minus the failure
   for (const timer::InstructionCounts& c : in.current.instruction_counts) {
-    const Value& reported = CaseOf(data, c.metadata.at("case"));
-    EXPECT_DOUBLE_EQ(At(At(reported, "counts"), "per_run").number_value(), c.counts_per_run);
-    EXPECT_TRUE(At(At(reported, "counts"), "repeats_identical").bool_value());
+    const ReportCaseProto& reported = CaseOf(data, c.metadata.at("case"));
+    EXPECT_DOUBLE_EQ(reported.counts().per_run(), c.counts_per_run);
+    EXPECT_TRUE(reported.counts().repeats_identical());
     // Three rounds of five blocks, pooled; the median is Measurement's.
-    EXPECT_EQ(At(At(reported, "time"), "samples").number_value(), 15);
-    EXPECT_EQ(At(At(reported, "time"), "rounds").number_value(), 3);
-    EXPECT_TRUE(At(reported, "tree").has_struct_value());
-    EXPECT_FALSE(At(reported, "delta").has_struct_value());
+    EXPECT_EQ(reported.time().samples(), 15);
+    EXPECT_EQ(reported.time().rounds(), 3);
+    EXPECT_TRUE(reported.has_tree());
+    EXPECT_FALSE(reported.has_delta());
+    EXPECT_FALSE(reported.has_baseline());
   }
-  const Value& first = CaseOf(data, FakeCaseKey(0));
-  EXPECT_EQ(At(first, "language").string_value(), "Python");
-  EXPECT_EQ(At(first, "runtime").string_value(), "Eager");
-  EXPECT_EQ(At(first, "autograd").string_value(), "Forward");
-  EXPECT_EQ(At(first, "group").string_value(), "Pointwise");
+  const ReportCaseProto& first = CaseOf(data, FakeCaseKey(0));
+  EXPECT_EQ(first.language(), "Python");
+  EXPECT_EQ(first.runtime(), "Eager");
+  EXPECT_EQ(first.autograd(), "Forward");
+  EXPECT_EQ(first.group(), "Pointwise");
   // From the metadata the front ends record, not from the labels.
-  EXPECT_EQ(At(CaseOf(data, FakeCaseKey(2)), "runtime").string_value(), "TorchScript");
-  EXPECT_EQ(At(CaseOf(data, FakeCaseKey(8)), "autograd").string_value(), "Forward + Backward");
+  EXPECT_EQ(CaseOf(data, FakeCaseKey(2)).runtime(), "TorchScript");
+  EXPECT_EQ(CaseOf(data, FakeCaseKey(8)).autograd(), "Forward + Backward");
   // The failure, with its reason, and what the page cannot show.
-  const Value& failures = At(At(At(data, "summary"), "current"), "failures");
-  EXPECT_EQ(At(failures, FakeCaseKey(7)).string_value(), "statement failed: made up");
-  std::string missing;
-  for (const Value& why : At(data, "missing").list_value().values()) {
-    absl::StrAppend(&missing, why.string_value(), "\n");
-  }
+  EXPECT_EQ(data.summary().current().failures().at(FakeCaseKey(7)), "statement failed: made up");
+  const std::string missing = absl::StrJoin(data.missing(), "\n");
   EXPECT_THAT(missing, ::testing::HasSubstr("history: no store was given"));
   EXPECT_THAT(missing, ::testing::Not(::testing::HasSubstr("call trees")));
 }
@@ -114,57 +96,52 @@ TEST(ReportDataTest, AComparisonHasDeltasIntervalsAndUnmatchedCases) {
   ReportInput input;
   input.current = in.current;
   input.baseline = in.baseline;
-  absl::StatusOr<std::string> json = ReportDataJson(input);
-  ASSERT_TRUE(json.ok()) << json.status();
-  const Struct data = Parse(*json);
-  EXPECT_EQ(At(data, "kind").string_value(), "comparison");
-  const Value& c = CaseOf(data, FakeCaseKey(1));
-  const double before = At(At(At(c, "baseline"), "counts"), "per_run").number_value();
-  const double after = At(At(c, "counts"), "per_run").number_value();
+  const ReportDataProto data = DataOf(input);
+  EXPECT_EQ(data.kind(), "comparison");
+  const ReportCaseProto& c = CaseOf(data, FakeCaseKey(1));
+  const double before = c.baseline().counts().per_run();
+  const double after = c.counts().per_run();
   EXPECT_DOUBLE_EQ(after - before, 300);
-  EXPECT_NEAR(At(At(c, "delta"), "counts_pct").number_value(), 300 / before * 100, 1e-6);
+  // ab_test's and ci's --json figures: 6 significant digits.
+  EXPECT_NEAR(c.delta().counts_delta_pct(), 300 / before * 100, 1e-4);
   // 10% slower in every round: significant, with its interval around it.
-  const Value& time = At(At(c, "delta"), "time");
-  EXPECT_EQ(At(time, "verdict").string_value(), "slower");
-  EXPECT_TRUE(At(time, "significant").bool_value());
-  EXPECT_NEAR(At(time, "delta_pct").number_value(), 10, 0.5);
-  const auto& ci = At(time, "ci_pct").list_value();
-  ASSERT_EQ(ci.values_size(), 2);
-  EXPECT_LT(ci.values(0).number_value(), At(time, "delta_pct").number_value());
-  EXPECT_GT(ci.values(1).number_value(), At(time, "delta_pct").number_value());
-  EXPECT_TRUE(At(c, "baseline_tree").has_struct_value());
-  EXPECT_EQ(At(At(c, "counts"), "allocations_per_run").number_value(), 4);
-  EXPECT_EQ(At(At(c, "delta"), "allocations").number_value(), 1);
+  const compare::CaseComparisonProto& delta = c.delta();
+  EXPECT_EQ(delta.case_(), FakeCaseKey(1));
+  EXPECT_EQ(delta.time_verdict(), "slower");
+  EXPECT_TRUE(delta.time_significant());
+  EXPECT_NEAR(delta.time_delta_pct(), 10, 0.5);
+  ASSERT_EQ(delta.time_ci_pct_size(), 2);
+  EXPECT_LT(delta.time_ci_pct(0), delta.time_delta_pct());
+  EXPECT_GT(delta.time_ci_pct(1), delta.time_delta_pct());
+  EXPECT_TRUE(c.has_baseline_tree());
+  EXPECT_EQ(c.counts().allocations_per_run(), 4);
+  EXPECT_EQ(delta.allocations_delta(), 1);
+  // The tax is the one function whose own instructions changed.
+  ASSERT_EQ(c.function_delta_size(), 1);
+  const auto& [taxed, change] = *c.function_delta().begin();
+  EXPECT_EQ(data.functions(taxed).function(), "icount_test_allocation_tax");
+  EXPECT_GT(change, 0);
   // The suite-level answer: every compared case grew, in instructions and
   // in allocations; the two cases on one side only are left out.
-  const auto& lines = At(At(data, "overall"), "lines").list_value();
-  ASSERT_EQ(lines.values_size(), 3);
-  EXPECT_THAT(lines.values(0).string_value(),
-              ::testing::HasSubstr("over 7 cases (7 up, 0 down, 0 within 0.1%); 2 cases on one "
-                                   "side only (A 1, B 1), left out"));
-  EXPECT_THAT(lines.values(1).string_value(),
+  const auto& lines = data.overall().lines();
+  ASSERT_EQ(lines.size(), 3);
+  EXPECT_THAT(lines[0], ::testing::HasSubstr("over 7 cases (7 up, 0 down, 0 within 0.1%); 2 "
+                                             "cases on one side only (A 1, B 1), left out"));
+  EXPECT_THAT(lines[1],
               ::testing::StartsWith("allocations: +33.33% [+33.33, +33.33] over 7 cases (7 up"));
-  EXPECT_THAT(lines.values(2).string_value(), ::testing::StartsWith("wall time: +"));
-  EXPECT_EQ(At(At(At(data, "overall"), "metrics"), "instructions")
-                .struct_value()
-                .fields()
-                .at("cases")
-                .number_value(),
-            7);
+  EXPECT_THAT(lines[2], ::testing::StartsWith("wall time: +"));
+  EXPECT_EQ(data.overall().metrics().instructions().cases(), 7);
   // Case 8 is new, case 7 failed now: each listed on its side.
-  const Value& unmatched = At(data, "unmatched");
-  ASSERT_EQ(At(unmatched, "only_current").list_value().values_size(), 1);
-  EXPECT_EQ(At(unmatched, "only_current").list_value().values(0).string_value(), FakeCaseKey(8));
-  ASSERT_EQ(At(unmatched, "only_baseline").list_value().values_size(), 1);
-  EXPECT_EQ(At(unmatched, "only_baseline").list_value().values(0).string_value(), FakeCaseKey(7));
+  EXPECT_THAT(data.unmatched().only_current(), ::testing::ElementsAre(FakeCaseKey(8)));
+  EXPECT_THAT(data.unmatched().only_baseline(), ::testing::ElementsAre(FakeCaseKey(7)));
   // Trees name functions through one table, each its key's fields: the
   // tax is in it once.
   int tax = 0;
-  for (const Value& f : At(data, "functions").list_value().values()) {
-    if (At(f, "function").string_value() != "icount_test_allocation_tax") continue;
+  for (const timer::FunctionKeyProto& f : data.functions()) {
+    if (f.function() != "icount_test_allocation_tax") continue;
     ++tax;
-    EXPECT_EQ(At(f, "file").string_value(), "???");
-    EXPECT_EQ(At(f, "object").string_value(), "/tmp/libslow_malloc.so");
+    EXPECT_EQ(f.file(), "???");
+    EXPECT_EQ(f.object(), "/tmp/libslow_malloc.so");
   }
   EXPECT_EQ(tax, 1);
 }
@@ -182,22 +159,20 @@ TEST(ReportDataTest, ABaselineFromAnotherNodeIsSaid) {
   input.current_name = "now.json";
   input.baseline = in.baseline;
   input.baseline_name = "before.json";
-  const Struct data = Parse(*ReportDataJson(input));
-  const auto& warnings = At(data, "node_warnings").list_value();
-  ASSERT_EQ(warnings.values_size(), 2);
+  const ReportDataProto data = DataOf(input);
+  const auto& warnings = data.node_warnings();
+  ASSERT_EQ(warnings.size(), 2);
   EXPECT_THAT(
-      warnings.values(0).string_value(),
+      warnings[0],
       ::testing::StartsWith("counts of 7 cases were taken on nodes that differ (CPU Test CPU "
                             "@ 1 GHz vs Other CPU): the baseline (before.json) on testhost"));
-  EXPECT_THAT(warnings.values(1).string_value(),
+  EXPECT_THAT(warnings[1],
               ::testing::StartsWith("wall time of 7 cases was taken on different hosts: the "
                                     "baseline (before.json) on testhost, this run (now.json) on "
                                     "otherhost"));
   // ... and those wall times are not compared.
-  EXPECT_TRUE(At(At(CaseOf(data, FakeCaseKey(1)), "delta"), "time").has_null_value());
-  const auto& nodes = At(At(At(data, "summary"), "baseline"), "nodes").list_value();
-  ASSERT_EQ(nodes.values_size(), 1);
-  EXPECT_EQ(nodes.values(0).string_value(), "n1: n1 (ATen AVX2)");
+  EXPECT_FALSE(CaseOf(data, FakeCaseKey(1)).delta().has_time_verdict());
+  EXPECT_THAT(data.summary().baseline().nodes(), ::testing::ElementsAre("n1: n1 (ATen AVX2)"));
 }
 
 TEST(ReportDataTest, CallersComparisonsWinOverTheFilesRounds) {
@@ -209,14 +184,12 @@ TEST(ReportDataTest, CallersComparisonsWinOverTheFilesRounds) {
   paired.verdict = compare::TimeVerdict::kTooFewRounds;
   paired.problem = "2 of 3 rounds";
   input.time_comparisons = std::map<std::string, compare::TimeComparison>{{FakeCaseKey(1), paired}};
-  absl::StatusOr<std::string> json = ReportDataJson(input);
-  ASSERT_TRUE(json.ok()) << json.status();
-  const Struct data = Parse(*json);
-  const Value& time = At(At(CaseOf(data, FakeCaseKey(1)), "delta"), "time");
-  EXPECT_EQ(At(time, "verdict").string_value(), "too few rounds");
-  EXPECT_EQ(At(time, "problem").string_value(), "2 of 3 rounds");
-  EXPECT_TRUE(At(time, "delta_pct").has_null_value());
-  EXPECT_TRUE(At(At(CaseOf(data, FakeCaseKey(2)), "delta"), "time").has_null_value());
+  const ReportDataProto data = DataOf(input);
+  const compare::CaseComparisonProto& delta = CaseOf(data, FakeCaseKey(1)).delta();
+  EXPECT_EQ(delta.time_verdict(), "too few rounds");
+  EXPECT_EQ(delta.time_problem(), "2 of 3 rounds");
+  EXPECT_FALSE(delta.has_time_delta_pct());
+  EXPECT_FALSE(CaseOf(data, FakeCaseKey(2)).delta().has_time_verdict());
 }
 
 TEST(ReportDataTest, SaysWhatIsMissing) {
@@ -224,18 +197,17 @@ TEST(ReportDataTest, SaysWhatIsMissing) {
   suite.instruction_counts = false;
   ReportInput wall_only;
   wall_only.current = FakeSuiteResults(suite);
-  Struct data = Parse(*ReportDataJson(wall_only));
-  EXPECT_THAT(At(data, "missing").list_value().values(0).string_value(),
+  ReportDataProto data = DataOf(wall_only);
+  EXPECT_THAT(data.missing(0),
               ::testing::StartsWith("instruction counts: these results have wall time only"));
   suite.instruction_counts = true;
   suite.call_trees = false;
   suite.wall_time = false;
   ReportInput no_trees;
   no_trees.current = FakeSuiteResults(suite);
-  data = Parse(*ReportDataJson(no_trees));
-  EXPECT_THAT(At(data, "missing").list_value().values(0).string_value(),
-              ::testing::StartsWith("call trees: these results carry none"));
-  EXPECT_THAT(At(data, "missing").list_value().values(1).string_value(),
+  data = DataOf(no_trees);
+  EXPECT_THAT(data.missing(0), ::testing::StartsWith("call trees: these results carry none"));
+  EXPECT_THAT(data.missing(1),
               ::testing::StartsWith("wall time: these results have instruction counts only"));
 }
 
@@ -258,30 +230,56 @@ TEST(ReportDataTest, HistoryGivesSeriesWithChangePoints) {
   ReportInput input;
   input.current = FakeSuiteResults(now);
   input.history = &*store;
-  const Struct data = Parse(*ReportDataJson(input));
-  EXPECT_EQ(At(data, "history_runs").list_value().values_size(), 8);
-  const Value& counts = At(At(CaseOf(data, FakeCaseKey(0)), "history"), "counts");
-  EXPECT_EQ(At(counts, "value").list_value().values_size(), 8);
-  ASSERT_EQ(At(counts, "steps").list_value().values_size(), 1);
-  EXPECT_EQ(At(At(counts, "steps").list_value().values(0), "index").number_value(), 5);
+  const ReportDataProto data = DataOf(input);
+  EXPECT_EQ(data.history_runs_size(), 8);
+  const ReportSeriesProto& counts = CaseOf(data, FakeCaseKey(0)).history().counts();
+  EXPECT_EQ(counts.value_size(), 8);
+  ASSERT_EQ(counts.steps_size(), 1);
+  EXPECT_EQ(counts.steps(0).index(), 5);
 
   // The last 3 runs: the step (found over all 8) at the first of them.
   input.history_runs = 3;
-  const Struct window = Parse(*ReportDataJson(input));
-  ASSERT_EQ(At(window, "history_runs").list_value().values_size(), 3);
-  EXPECT_EQ(At(At(window, "history_runs").list_value().values(0), "label").string_value(),
-            "build 6");
-  const Value& last = At(At(CaseOf(window, FakeCaseKey(0)), "history"), "counts");
-  EXPECT_EQ(At(last, "value").list_value().values_size(), 3);
-  ASSERT_EQ(At(last, "steps").list_value().values_size(), 1);
-  EXPECT_EQ(At(At(last, "steps").list_value().values(0), "index").number_value(), 0);
+  const ReportDataProto window = DataOf(input);
+  ASSERT_EQ(window.history_runs_size(), 3);
+  EXPECT_EQ(window.history_runs(0).label(), "build 6");
+  const ReportSeriesProto& last = CaseOf(window, FakeCaseKey(0)).history().counts();
+  EXPECT_EQ(last.value_size(), 3);
+  ASSERT_EQ(last.steps_size(), 1);
+  EXPECT_EQ(last.steps(0).index(), 0);
   // With 2, the step is before the window.
   input.history_runs = 2;
-  EXPECT_EQ(At(At(At(CaseOf(Parse(*ReportDataJson(input)), FakeCaseKey(0)), "history"), "counts"),
-               "steps")
-                .list_value()
-                .values_size(),
-            0);
+  EXPECT_EQ(CaseOf(DataOf(input), FakeCaseKey(0)).history().counts().steps_size(), 0);
+}
+
+// The page's JSON is the schema's: it reads back into ReportDataProto with
+// no unknown member, and a case without a figure has no member for it (the
+// script tests `== null`), while lists are there even when empty.
+TEST(ReportDataTest, TheJsonIsTheSchemas) {
+  const Inputs in = MakeInputs();
+  ReportInput input;
+  input.current = in.current;
+  input.baseline = in.baseline;
+  absl::StatusOr<std::string> json = ReportDataJson(input);
+  ASSERT_TRUE(json.ok()) << json.status();
+  ReportDataProto read;
+  google::protobuf::util::JsonParseOptions strict;
+  strict.ignore_unknown_fields = false;
+  const auto status = google::protobuf::util::JsonStringToMessage(*json, &read, strict);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ReportDataProto made = DataOf(input);
+  made.clear_generated();
+  read.clear_generated();
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(read, made));
+  EXPECT_THAT(*json, ::testing::HasSubstr(R"("only_current":[")"));
+  EXPECT_THAT(*json, ::testing::HasSubstr(R"("history_runs":[])"));
+  // Counts are JSON numbers, not int64's strings.
+  EXPECT_THAT(*json, ::testing::ContainsRegex(R"("repeats":\[[0-9]+,)"));
+  // Case 8 has no baseline: no member for it.
+  const size_t case8 = json->find(absl::StrCat(R"("key":")", FakeCaseKey(8)));
+  ASSERT_NE(case8, std::string::npos);
+  const size_t next = json->find(R"("key":")", case8 + 1);
+  EXPECT_THAT(json->substr(case8, next - case8),
+              ::testing::Not(::testing::HasSubstr(R"("baseline":{)")));
 }
 
 TEST(ReportHtmlTest, DataCannotEndItsScriptElement) {

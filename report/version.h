@@ -4,7 +4,7 @@
 namespace icount::report {
 
 // The semantic version of //report: its page and the data the page reads.
-inline constexpr char kReportVersion[] = "0.3.0";
+inline constexpr char kReportVersion[] = "0.4.0";
 
 }  // namespace icount::report
 

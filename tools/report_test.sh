@@ -42,8 +42,8 @@ page_data "$tmp/ab.html" | /usr/bin/python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 assert d["title"] == "tax A/B" and d["summary"]["baseline"]["name"] == "A", d["summary"]["baseline"]["name"]
-t = [c["delta"]["time"] for c in d["cases"] if "delta" in c and c["delta"]["time"]]
-assert t and all(x["verdict"] == "slower" and x["rounds"] == 3 for x in t), t[:2]
+t = [c["delta"] for c in d["cases"] if "time_verdict" in c.get("delta", {})]
+assert t and all(x["time_verdict"] == "slower" and x["time_rounds"] == 3 for x in t), t[:2]
 ' || fail "ab page data"
 
 expect_first_line "$report" "report: --input is required: a results file or ab_test --json file"

@@ -1,6 +1,10 @@
 // icount's report page: renders the data //report computed (ReportDataJson,
 // report/report_data.h) with Chart.js. Every number shown comes from that
-// data; this script only lays it out, sorts, filters and draws.
+// data; this script only lays it out, sorts, filters and draws. The data is
+// a ReportDataProto (report/report_data.proto) in proto's JSON with every
+// list and number printed: a member with presence (a message, an
+// `optional` figure) is absent where there is nothing to show, so tests
+// for it read `== null`.
 //
 // window.icountReport exposes the data and the charts drawn so far, and
 // document.body.dataset.ready is "1" once the page is rendered (the browser
@@ -116,7 +120,7 @@
     const rows = [
       ['name', run.name], ['machine', run.machine], ['nodes', (run.nodes || []).join('; ')],
       ['started', run.start], ['ended', run.end],
-      ['duration', run.duration_s === null ? '' : run.duration_s + ' s'],
+      ['duration', run.duration_s == null ? '' : run.duration_s + ' s'],
       ['cases counted', String(run.counted_cases)], ['wall-time measurements', String(run.measurements)],
       ['failures', String(Object.keys(run.failures).length)],
       ['versions', Object.entries(run.versions).map(([k, v]) => k + ' ' + v).join(', ')],
@@ -146,8 +150,8 @@
       el('div', { class: 'figure' }, [el('b', { text: String(failed) }), 'failed']),
     ]);
     if (COMPARING) {
-      const changed = DATA.cases.filter(c => c.delta && c.delta.counts_pct).length;
-      const slower = DATA.cases.filter(c => c.delta && c.delta.time && c.delta.time.verdict === 'slower').length;
+      const changed = DATA.cases.filter(c => c.delta && c.delta.counts_delta_pct).length;
+      const slower = DATA.cases.filter(c => c.delta && c.delta.time_verdict === 'slower').length;
       figures.append(el('div', { class: 'figure' }, [el('b', { text: String(changed) }), 'counts changed']));
       figures.append(el('div', { class: 'figure' }, [el('b', { text: String(slower) }), 'significantly slower']));
     }
@@ -191,38 +195,39 @@
       { id: 'threads', title: 'Threads', value: c => c.threads, num: true },
       { id: 'counts', title: 'Instr / run', value: c => c.counts ? c.counts.per_run : null, text: v => fmtCount(v), num: true },
       { id: 'allocations', title: 'Allocs / run', value: c => c.counts ? c.counts.allocations_per_run : null,
-        text: v => v === null ? '' : fmtAllocations(v), num: true },
+        text: v => v == null ? '' : fmtAllocations(v), num: true },
       { id: 'repeats', title: 'Repeats', value: c => c.counts ? c.counts.repeats.length : null,
         text: (v, c) => c.counts ? v + (c.counts.repeats_identical ? ' identical' : ' DIFFER') : '', num: true },
       { id: 'time', title: 'Time / run', value: c => c.time ? c.time.median : null,
         text: (v, c) => c.time ? fmtTime(v, Math.max(2, c.time.significant_figures)) : '', num: true },
       { id: 'spread', title: 'IQR', value: c => timeSpread(c.time),
-        text: v => v === null ? '' : '\u00b1' + (v / 2).toFixed(1) + '%', num: true },
+        text: v => v == null ? '' : '\u00b1' + (v / 2).toFixed(1) + '%', num: true },
     ];
     if (DATA.history_runs.length) {
       cols.push({ id: 'history', title: 'History', value: c => c.history ? historySeries(c).steps.length : null, spark: true });
     }
     if (COMPARING) {
       cols.push({ id: 'base_counts', title: 'Baseline instr', value: c => c.baseline && c.baseline.counts ? c.baseline.counts.per_run : null, text: v => fmtCount(v), num: true });
-      cols.push({ id: 'counts_delta', title: '\u0394 instr', value: c => c.delta ? c.delta.counts_pct : null,
-        text: v => v === null ? '' : fmtPct(v, 2), cls: v => v > 0 ? 'grew' : v < 0 ? 'shrank' : '', num: true });
-      cols.push({ id: 'allocations_delta', title: '\u0394 allocs', value: c => c.delta ? c.delta.allocations : null,
-        text: v => v === null ? '' : (v > 0 ? '+' : '') + fmtAllocations(v), cls: v => v > 0 ? 'grew' : v < 0 ? 'shrank' : '', num: true });
-      cols.push({ id: 'time_delta', title: '\u0394 time [95% CI]', value: c => c.delta && c.delta.time ? c.delta.time.delta_pct : null,
+      cols.push({ id: 'counts_delta', title: '\u0394 instr', value: c => c.delta ? c.delta.counts_delta_pct : null,
+        text: v => v == null ? '' : fmtPct(v, 2), cls: v => v > 0 ? 'grew' : v < 0 ? 'shrank' : '', num: true });
+      cols.push({ id: 'allocations_delta', title: '\u0394 allocs', value: c => c.delta ? c.delta.allocations_delta : null,
+        text: v => v == null ? '' : (v > 0 ? '+' : '') + fmtAllocations(v), cls: v => v > 0 ? 'grew' : v < 0 ? 'shrank' : '', num: true });
+      cols.push({ id: 'time_delta', title: '\u0394 time [95% CI]', value: c => c.delta ? c.delta.time_delta_pct : null,
         text: (v, c) => timeDeltaText(c), cls: (v, c) => timeDeltaClass(c), num: true, wrap: true });
     }
     return cols;
   }
   function timeDeltaText(c) {
-    const t = c.delta && c.delta.time;
-    if (!t) return '';
-    if (t.delta_pct === null) return t.verdict + (t.problem ? ': ' + t.problem : '');
-    return fmtPct(t.delta_pct) + ' [' + fmtSigned(t.ci_pct[0]) + ', ' + fmtSigned(t.ci_pct[1]) + ']' + (t.significant ? ' *' : '');
+    const d = c.delta;
+    if (!d || d.time_verdict == null) return '';
+    if (d.time_delta_pct == null) return d.time_verdict + (d.time_problem ? ': ' + d.time_problem : '');
+    return fmtPct(d.time_delta_pct) + ' [' + fmtSigned(d.time_ci_pct[0]) + ', ' + fmtSigned(d.time_ci_pct[1]) + ']' +
+      (d.time_significant ? ' *' : '');
   }
   function timeDeltaClass(c) {
-    const t = c.delta && c.delta.time;
-    if (!t || !t.significant) return '';
-    return 'sig ' + (t.delta_pct > 0 ? 'grew' : 'shrank');
+    const d = c.delta;
+    if (!d || !d.time_significant) return '';
+    return 'sig ' + (d.time_delta_pct > 0 ? 'grew' : 'shrank');
   }
 
   function renderTable(root, onSelect) {
@@ -399,8 +404,8 @@
   function renderDeltas(root) {
     if (!COMPARING) return;
     root.append(el('h2', { text: 'Changes against the baseline' }));
-    const withCounts = DATA.cases.filter(c => c.delta && c.delta.counts_pct !== null);
-    const withTime = DATA.cases.filter(c => c.delta && c.delta.time && c.delta.time.delta_pct !== null);
+    const withCounts = DATA.cases.filter(c => c.delta && c.delta.counts_delta_pct != null);
+    const withTime = DATA.cases.filter(c => c.delta && c.delta.time_delta_pct != null);
     const limit = 40;
     // Counts and wall time side by side, each sorted by the size of its change.
     const grid = el('div', { class: 'groups' });
@@ -415,29 +420,29 @@
         el('h3', { text: title + (cases.length > limit ? ' (the ' + limit + ' largest of ' + cases.length + ')' : '') }), box]));
       lazyChart(box, () => draw(canvas, top));
     };
-    section('Instructions per run, change in %', 'delta-counts', withCounts, c => c.delta.counts_pct, (canvas, cases) => {
+    section('Instructions per run, change in %', 'delta-counts', withCounts, c => c.delta.counts_delta_pct, (canvas, cases) => {
       addChart(canvas, {
         type: 'bar',
         data: { labels: cases.map(c => c.title), datasets: [{ label: '\u0394 instructions per run (%)',
-          data: cases.map(c => c.delta.counts_pct),
-          backgroundColor: cases.map(c => c.delta.counts_pct > 0 ? '#c0392b' : '#2e6fb7') }] },
+          data: cases.map(c => c.delta.counts_delta_pct),
+          backgroundColor: cases.map(c => c.delta.counts_delta_pct > 0 ? '#c0392b' : '#2e6fb7') }] },
         options: { indexAxis: 'y', plugins: { legend: { display: false },
           tooltip: { callbacks: { label: ctx => fmtPct(ctx.raw, 3) + ' (' + fmtCount(cases[ctx.dataIndex].baseline.counts.per_run) +
             ' -> ' + fmtCount(cases[ctx.dataIndex].counts.per_run) + ')' } } } },
       });
     });
-    section('Wall time, change in % with its 95% confidence interval', 'delta-time', withTime, c => c.delta.time.delta_pct, (canvas, cases) => {
-      const color = c => c.delta.time.significant ? (c.delta.time.delta_pct > 0 ? '#c0392b' : '#2e6fb7') : '#9aa5b1';
+    section('Wall time, change in % with its 95% confidence interval', 'delta-time', withTime, c => c.delta.time_delta_pct, (canvas, cases) => {
+      const color = c => c.delta.time_significant ? (c.delta.time_delta_pct > 0 ? '#c0392b' : '#2e6fb7') : '#9aa5b1';
       addChart(canvas, {
         type: 'bar',
         data: { labels: cases.map(c => c.title), datasets: [
-          { label: '95% interval', data: cases.map(c => c.delta.time.ci_pct), backgroundColor: cases.map(c => color(c) + '66'), grouped: false },
-          { label: 'change', data: cases.map(c => [c.delta.time.delta_pct - 0.15, c.delta.time.delta_pct + 0.15]), backgroundColor: cases.map(color), grouped: false },
+          { label: '95% interval', data: cases.map(c => c.delta.time_ci_pct), backgroundColor: cases.map(c => color(c) + '66'), grouped: false },
+          { label: 'change', data: cases.map(c => [c.delta.time_delta_pct - 0.15, c.delta.time_delta_pct + 0.15]), backgroundColor: cases.map(color), grouped: false },
         ] },
         options: { indexAxis: 'y', plugins: { tooltip: { callbacks: { label: ctx => {
-          const t = cases[ctx.dataIndex].delta.time;
-          return timeDeltaText(cases[ctx.dataIndex]) + ' ' + (t.significant ? 'significant' : 'not significant') +
-            ', ' + t.rounds + ' rounds';
+          const d = cases[ctx.dataIndex].delta;
+          return timeDeltaText(cases[ctx.dataIndex]) + ' ' + (d.time_significant ? 'significant' : 'not significant') +
+            ', ' + d.time_rounds + ' rounds';
         } } } } },
       });
     });
@@ -653,16 +658,17 @@
     const facts = [];
     if (c.counts) facts.push(fmtCount(c.counts.per_run) + ' instructions per run (' + c.counts.repeats.length + ' repeat(s) of ' +
       c.counts.number_per_run + ' runs' + (c.counts.repeats_identical ? ', identical' : ', NOT identical: ' + c.counts.repeats.join(', ')) + ')');
-    if (c.counts && c.counts.allocations_per_run !== null) {
+    if (c.counts && c.counts.allocations_per_run != null) {
       facts.push(fmtAllocations(c.counts.allocations_per_run) + ' heap allocations and ' +
         fmtAllocations(c.counts.frees_per_run) + ' frees per run');
     }
     if (c.time) facts.push('wall time ' + fmtTime(c.time.median, 3) + ' per run (median of ' + c.time.samples + ' blocks in ' +
       c.time.rounds + ' round(s); quartiles ' + fmtTime(c.time.p25, 3) + ' .. ' + fmtTime(c.time.p75, 3) + ')');
     if (c.delta) {
-      if (c.delta.counts_pct !== null) facts.push('instructions ' + fmtPct(c.delta.counts_pct, 3) + ' against the baseline');
-      if (c.delta.allocations) facts.push('heap allocations ' + (c.delta.allocations > 0 ? '+' : '') + fmtAllocations(c.delta.allocations) + ' per run against the baseline');
-      if (c.delta.time) facts.push('wall time ' + timeDeltaText(c) + ' (' + c.delta.time.verdict + ')');
+      const d = c.delta;
+      if (d.counts_delta_pct != null) facts.push('instructions ' + fmtPct(d.counts_delta_pct, 3) + ' against the baseline');
+      if (d.allocations_delta) facts.push('heap allocations ' + (d.allocations_delta > 0 ? '+' : '') + fmtAllocations(d.allocations_delta) + ' per run against the baseline');
+      if (d.time_verdict != null) facts.push('wall time ' + timeDeltaText(c) + ' (' + d.time_verdict + ')');
     }
     box.append(el('ul', { class: 'plain' }, facts.map(f => el('li', { text: f }))));
     const perRun = c.counts ? c.counts.number_per_run : 1;
@@ -680,8 +686,8 @@
 
   function renderChanged(root) {
     if (!COMPARING) return;
-    const changed = DATA.cases.filter(c => c.delta && c.delta.counts_pct && c.tree && c.baseline_tree)
-      .sort((a, b) => Math.abs(b.delta.counts_pct) - Math.abs(a.delta.counts_pct));
+    const changed = DATA.cases.filter(c => c.delta && c.delta.counts_delta_pct && c.tree && c.baseline_tree)
+      .sort((a, b) => Math.abs(b.delta.counts_delta_pct) - Math.abs(a.delta.counts_delta_pct));
     root.append(el('h2', { text: 'Cases whose counts changed: differential flamegraphs' }));
     if (!changed.length) {
       root.append(el('p', { class: 'muted', text: DATA.cases.some(c => c.tree) ? 'No case\'s instruction count changed.' :
