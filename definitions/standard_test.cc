@@ -14,9 +14,7 @@
 namespace icount::definitions {
 namespace {
 
-using expand::AutogradMode;
 using expand::MaterializedBenchmark;
-using expand::RuntimeMode;
 using Label = std::vector<std::string>;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
@@ -113,11 +111,11 @@ TEST(StandardSuiteTest, CasesPerGroup) {
 TEST(StandardSuiteTest, Modes) {
   int torchscript = 0, backward = 0, cpp = 0, two_threads = 0;
   for (const MaterializedBenchmark& c : MustMaterialize(StandardSuite())) {
-    torchscript += c.auto_labels.runtime == RuntimeMode::kTorchScript;
-    backward += c.auto_labels.autograd == AutogradMode::kForwardBackward;
+    torchscript += c.auto_labels.runtime == expand::RUNTIME_TORCHSCRIPT;
+    backward += c.auto_labels.autograd == expand::AUTOGRAD_FORWARD_BACKWARD;
     cpp += c.auto_labels.language == timer::Language::kCpp;
     two_threads += c.num_threads == 2;
-    EXPECT_NE(c.auto_labels.runtime, RuntimeMode::kExplicit);
+    EXPECT_NE(c.auto_labels.runtime, expand::RUNTIME_EXPLICIT);
   }
   EXPECT_EQ(torchscript, 9 * 2 + 2 * 8);  // nn Modules but LSTM; training
   EXPECT_EQ(backward, 2 * 8);             // training only
@@ -154,7 +152,7 @@ TEST(StandardSuiteTest, TorchScriptArtifacts) {
                                 "nn_modules_maxpool2d", "nn_modules_relu", "nn_modules_sigmoid",
                                 "nn_modules_linear", "training_simple", "training_ensemble"));
   for (const MaterializedBenchmark& c : cases) {
-    const bool jit = c.auto_labels.runtime == RuntimeMode::kTorchScript;
+    const bool jit = c.auto_labels.runtime == expand::RUNTIME_TORCHSCRIPT;
     EXPECT_EQ(c.timer_args.torchscript_artifact.empty(), !jit) << CaseKey(c);
     if (jit) {
       EXPECT_TRUE(absl::StrContains(c.timer_args.setup, expand::kArtifactPathName)) << CaseKey(c);

@@ -36,4 +36,26 @@ const char* AutogradText(Autograd autograd) {
   return autograd == AUTOGRAD_EXPLICIT ? "" : AutogradName(autograd);
 }
 
+const char* RuntimeKeyName(Runtime runtime) {
+  switch (runtime) {
+    case RUNTIME_EAGER:
+      return "Eager";
+    case RUNTIME_TORCHSCRIPT:
+      return "TorchScript";
+    default:
+      return "Explicit";
+  }
+}
+
+const char* AutogradKeyName(Autograd autograd) {
+  switch (autograd) {
+    case AUTOGRAD_FORWARD:
+      return "Forward";
+    case AUTOGRAD_FORWARD_BACKWARD:
+      return "ForwardBackward";
+    default:
+      return "Explicit";
+  }
+}
+
 }  // namespace icount::expand

@@ -23,5 +23,16 @@ TEST(CaseModesTest, ExplicitModesHaveNoText) {
   EXPECT_STREQ(AutogradText(AUTOGRAD_FORWARD_BACKWARD), "Forward + Backward");
 }
 
+// Keys name cases in results files and history stores: their spelling
+// never follows the display names.
+TEST(CaseModesTest, KeyNames) {
+  EXPECT_STREQ(RuntimeKeyName(RUNTIME_EAGER), "Eager");
+  EXPECT_STREQ(RuntimeKeyName(RUNTIME_TORCHSCRIPT), "TorchScript");
+  EXPECT_STREQ(RuntimeKeyName(RUNTIME_EXPLICIT), "Explicit");
+  EXPECT_STREQ(AutogradKeyName(AUTOGRAD_FORWARD), "Forward");
+  EXPECT_STREQ(AutogradKeyName(AUTOGRAD_FORWARD_BACKWARD), "ForwardBackward");
+  EXPECT_STREQ(AutogradKeyName(AUTOGRAD_EXPLICIT), "Explicit");
+}
+
 }  // namespace
 }  // namespace icount::expand

@@ -45,8 +45,8 @@ SuiteCaseProto CaseProto(const MaterializedBenchmark& benchmark) {
   SuiteCaseProto* c = &case_proto;
   c->set_key(CaseKey(benchmark));
   for (const std::string& part : benchmark.label) c->add_label(part);
-  c->set_runtime(RuntimeProto(benchmark.auto_labels.runtime));
-  c->set_autograd(AutogradProto(benchmark.auto_labels.autograd));
+  c->set_runtime(benchmark.auto_labels.runtime);
+  c->set_autograd(benchmark.auto_labels.autograd);
   timer::TaskSpec spec;
   spec.stmt = benchmark.timer_args.stmt;
   spec.setup = benchmark.timer_args.setup;

@@ -27,7 +27,7 @@ using ::testing::StartsWith;
 MaterializedBenchmark Case(const std::string& stmt) {
   MaterializedBenchmark benchmark;
   benchmark.label = {"Broken", "case"};
-  benchmark.auto_labels = {RuntimeMode::kEager, AutogradMode::kForward, timer::Language::kCpp};
+  benchmark.auto_labels = {RUNTIME_EAGER, AUTOGRAD_FORWARD, timer::Language::kCpp};
   benchmark.timer_args.stmt = stmt;
   benchmark.timer_args.setup = "auto x = torch::ones({2});";
   benchmark.timer_args.language = timer::Language::kCpp;

@@ -318,18 +318,18 @@ constexpr char kJitIncludes[] =
 
 void Expand(const FlatEntry& entry, const Grouped& g, const std::string& artifact,
             std::vector<MaterializedBenchmark>& out) {
-  for (RuntimeMode runtime : {RuntimeMode::kEager, RuntimeMode::kTorchScript}) {
-    if (runtime == RuntimeMode::kTorchScript && !g.torchscript) continue;
-    for (AutogradMode autograd : {AutogradMode::kForward, AutogradMode::kForwardBackward}) {
-      if (autograd == AutogradMode::kForwardBackward && !g.autograd) continue;
+  for (Runtime runtime : {RUNTIME_EAGER, RUNTIME_TORCHSCRIPT}) {
+    if (runtime == RUNTIME_TORCHSCRIPT && !g.torchscript) continue;
+    for (Autograd autograd : {AUTOGRAD_FORWARD, AUTOGRAD_FORWARD_BACKWARD}) {
+      if (autograd == AUTOGRAD_FORWARD_BACKWARD && !g.autograd) continue;
       for (timer::Language language : {timer::Language::kPython, timer::Language::kCpp}) {
         const bool python = language == timer::Language::kPython;
         const std::string& eager_stmt = python ? g.py_stmt : g.cpp_stmt;
         if (eager_stmt.empty()) continue;
 
-        const bool jit = runtime == RuntimeMode::kTorchScript;
+        const bool jit = runtime == RUNTIME_TORCHSCRIPT;
         std::string stmt = jit ? JitStmt(*g.signature, language) : eager_stmt;
-        if (autograd == AutogradMode::kForwardBackward) {
+        if (autograd == AUTOGRAD_FORWARD_BACKWARD) {
           const std::string& y = *g.signature->output;
           // A TorchScript model returns an IValue in C++.
           absl::StrAppend(&stmt, "\n", y, jit && !python ? ".toTensor()" : "", ".backward()",
@@ -418,62 +418,7 @@ uint32_t LabelHash(const Label& label) {
   return hash.value();
 }
 
-// The modes as case keys spell them (CaseKey): fixed, whatever tables and
-// --list call the modes, since keys name cases in results files and
-// history stores.
-const char* RuntimeKeyName(RuntimeMode mode) {
-  switch (mode) {
-    case RuntimeMode::kEager:
-      return "Eager";
-    case RuntimeMode::kTorchScript:
-      return "TorchScript";
-    case RuntimeMode::kExplicit:
-      break;
-  }
-  return "Explicit";
-}
-
-const char* AutogradKeyName(AutogradMode mode) {
-  switch (mode) {
-    case AutogradMode::kForward:
-      return "Forward";
-    case AutogradMode::kForwardBackward:
-      return "ForwardBackward";
-    case AutogradMode::kExplicit:
-      break;
-  }
-  return "Explicit";
-}
-
 }  // namespace
-
-Runtime RuntimeProto(RuntimeMode mode) {
-  switch (mode) {
-    case RuntimeMode::kEager:
-      return RUNTIME_EAGER;
-    case RuntimeMode::kTorchScript:
-      return RUNTIME_TORCHSCRIPT;
-    case RuntimeMode::kExplicit:
-      break;
-  }
-  return RUNTIME_EXPLICIT;
-}
-
-Autograd AutogradProto(AutogradMode mode) {
-  switch (mode) {
-    case AutogradMode::kForward:
-      return AUTOGRAD_FORWARD;
-    case AutogradMode::kForwardBackward:
-      return AUTOGRAD_FORWARD_BACKWARD;
-    case AutogradMode::kExplicit:
-      break;
-  }
-  return AUTOGRAD_EXPLICIT;
-}
-
-const char* RuntimeModeName(RuntimeMode mode) { return RuntimeName(RuntimeProto(mode)); }
-
-const char* AutogradModeName(AutogradMode mode) { return AutogradName(AutogradProto(mode)); }
 
 absl::StatusOr<std::vector<MaterializedBenchmark>> Materialize(const BenchmarkTree& tree) {
   std::vector<FlatEntry> entries;
@@ -518,7 +463,7 @@ absl::StatusOr<std::vector<MaterializedBenchmark>> Materialize(const BenchmarkTr
       MaterializedBenchmark benchmark;
       benchmark.label = entry.label;
       benchmark.timer_args = std::get<TimerArgs>(entry.definition);
-      benchmark.auto_labels = AutoLabels{RuntimeMode::kExplicit, AutogradMode::kExplicit,
+      benchmark.auto_labels = AutoLabels{RUNTIME_EXPLICIT, AUTOGRAD_EXPLICIT,
                                          benchmark.timer_args.language};
       benchmark.num_threads = benchmark.timer_args.num_threads;
       benchmark.where = entry.where;
@@ -572,8 +517,8 @@ std::string CiKey(const MaterializedBenchmark& benchmark) {
   std::vector<std::string> label;
   for (const std::string& part : benchmark.label) label.push_back(base::PythonJsonString(part));
   const AutoLabels& a = benchmark.auto_labels;
-  const char* runtime = a.runtime == RuntimeMode::kExplicit ? "" : RuntimeModeName(a.runtime);
-  const char* autograd = a.autograd == AutogradMode::kExplicit ? "" : AutogradModeName(a.autograd);
+  const char* runtime = RuntimeText(a.runtime);
+  const char* autograd = AutogradText(a.autograd);
   return absl::StrCat("{\"label\": [", absl::StrJoin(label, ", "),
                       "], \"autolabels\": {\"runtime\": ", base::PythonJsonString(runtime),
                       ", \"autograd\": ", base::PythonJsonString(autograd),
@@ -583,8 +528,8 @@ std::string CiKey(const MaterializedBenchmark& benchmark) {
 
 std::string ListLine(const MaterializedBenchmark& benchmark) {
   return absl::StrCat(LabelText(benchmark.label), " | ",
-                      RuntimeModeName(benchmark.auto_labels.runtime), " | ",
-                      AutogradModeName(benchmark.auto_labels.autograd), " | ",
+                      RuntimeName(benchmark.auto_labels.runtime), " | ",
+                      AutogradName(benchmark.auto_labels.autograd), " | ",
                       timer::LanguageName(benchmark.auto_labels.language), " | ",
                       base::CountOf(benchmark.num_threads, "thread"));
 }

@@ -73,24 +73,11 @@ namespace icount::expand {
 // The identifier TorchScript setups read the artifact's path from.
 using ::icount::timer::kArtifactPathName;
 
-enum class RuntimeMode { kEager, kTorchScript, kExplicit };
-enum class AutogradMode { kForward, kForwardBackward, kExplicit };
-
-// The modes as the suite manifest records them (expand/suite.proto).
-Runtime RuntimeProto(RuntimeMode mode);
-Autograd AutogradProto(AutogradMode mode);
-
-// "Eager", "TorchScript", "Explicit" (upstream prints "" for Explicit):
-// RuntimeName(RuntimeProto(mode)).
-const char* RuntimeModeName(RuntimeMode mode);
-// "Forward", "Forward + Backward", "Explicit" (upstream: "").
-const char* AutogradModeName(AutogradMode mode);
-
 // The labels Materialize infers for each case; upstream's AutoLabels.
 // Explicit TimerArgs leaves get kExplicit runtime and autograd.
 struct AutoLabels {
-  RuntimeMode runtime = RuntimeMode::kEager;
-  AutogradMode autograd = AutogradMode::kForward;
+  Runtime runtime = RUNTIME_EAGER;
+  Autograd autograd = AUTOGRAD_FORWARD;
   timer::Language language = timer::Language::kPython;
 
   friend bool operator==(const AutoLabels& a, const AutoLabels& b) {

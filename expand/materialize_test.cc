@@ -49,7 +49,7 @@ TEST(MaterializeTest, EagerStatementsInBothLanguages) {
   ASSERT_EQ(cases.size(), 2u);
   EXPECT_THAT(cases[0].label, ElementsAre("add"));
   EXPECT_EQ(cases[0].auto_labels,
-            (AutoLabels{RuntimeMode::kEager, AutogradMode::kForward, timer::Language::kPython}));
+            (AutoLabels{RUNTIME_EAGER, AUTOGRAD_FORWARD, timer::Language::kPython}));
   EXPECT_EQ(cases[0].num_threads, 1);
   // Snippets are normalised: dedented and trimmed.
   EXPECT_EQ(cases[0].timer_args.stmt, "x + 1");
@@ -328,7 +328,7 @@ TEST(MaterializeTest, ExplicitTimerArgsPassThrough) {
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_EQ(cases[0].timer_args, args);
   EXPECT_EQ(cases[0].auto_labels,
-            (AutoLabels{RuntimeMode::kExplicit, AutogradMode::kExplicit, timer::Language::kCpp}));
+            (AutoLabels{RUNTIME_EXPLICIT, AUTOGRAD_EXPLICIT, timer::Language::kCpp}));
   EXPECT_EQ(cases[0].num_threads, 4);
   EXPECT_EQ(CaseKey(cases[0]), "explicit|Explicit|Explicit|C++|4");
 }
@@ -509,7 +509,7 @@ TEST(MaterializeTest, KeysAndLines) {
   MaterializedBenchmark c;
   c.label = {"Pointwise", "Math", "add", "Case:  0"};
   c.auto_labels =
-      AutoLabels{RuntimeMode::kTorchScript, AutogradMode::kForwardBackward, timer::Language::kCpp};
+      AutoLabels{RUNTIME_TORCHSCRIPT, AUTOGRAD_FORWARD_BACKWARD, timer::Language::kCpp};
   c.num_threads = 2;
   EXPECT_EQ(CaseKey(c), "Pointwise/Math/add/Case:  0|TorchScript|ForwardBackward|C++|2");
   EXPECT_EQ(CiKey(c),
@@ -522,7 +522,7 @@ TEST(MaterializeTest, KeysAndLines) {
 
   c.label = {"a/b", "c|d\\"};
   c.auto_labels =
-      AutoLabels{RuntimeMode::kExplicit, AutogradMode::kExplicit, timer::Language::kPython};
+      AutoLabels{RUNTIME_EXPLICIT, AUTOGRAD_EXPLICIT, timer::Language::kPython};
   c.num_threads = 1;
   EXPECT_EQ(CaseKey(c), "a\\/b/c\\|d\\\\|Explicit|Explicit|Python|1");
   EXPECT_EQ(ListLine(c), "a/b / c|d\\ | Explicit | Explicit | Python | 1 thread");
@@ -538,13 +538,7 @@ TEST(MaterializeTest, KeysAndLines) {
             "\"language\": \"Python\"}, \"num_threads\": 1}");
 }
 
-TEST(MaterializeTest, ModeNames) {
-  EXPECT_STREQ(RuntimeModeName(RuntimeMode::kEager), "Eager");
-  EXPECT_STREQ(RuntimeModeName(RuntimeMode::kTorchScript), "TorchScript");
-  EXPECT_STREQ(RuntimeModeName(RuntimeMode::kExplicit), "Explicit");
-  EXPECT_STREQ(AutogradModeName(AutogradMode::kForward), "Forward");
-  EXPECT_STREQ(AutogradModeName(AutogradMode::kForwardBackward), "Forward + Backward");
-  EXPECT_STREQ(AutogradModeName(AutogradMode::kExplicit), "Explicit");
+TEST(MaterializeTest, ArtifactPathName) {
   EXPECT_STREQ(timer::kArtifactPathName, "ICOUNT_ARTIFACT_PATH");
 }
 

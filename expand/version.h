@@ -6,7 +6,7 @@ namespace icount::expand {
 // The semantic version of //expand. Bump it with every change to //expand's
 // public API or to the data it writes; tools print it with --version and
 // serialised artifacts record it.
-inline constexpr char kExpandVersion[] = "0.5.0";
+inline constexpr char kExpandVersion[] = "0.6.0";
 
 }  // namespace icount::expand
 

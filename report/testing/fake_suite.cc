@@ -85,10 +85,10 @@ std::string FakeCaseKey(int k) {
   expand::MaterializedBenchmark benchmark;
   benchmark.label = {place.group, place.row};
   benchmark.auto_labels.runtime = absl::string_view(place.variant->runtime) == "TorchScript"
-                                      ? expand::RuntimeMode::kTorchScript
-                                      : expand::RuntimeMode::kEager;
+                                      ? expand::RUNTIME_TORCHSCRIPT
+                                      : expand::RUNTIME_EAGER;
   benchmark.auto_labels.autograd =
-      place.backward ? expand::AutogradMode::kForwardBackward : expand::AutogradMode::kForward;
+      place.backward ? expand::AUTOGRAD_FORWARD_BACKWARD : expand::AUTOGRAD_FORWARD;
   benchmark.auto_labels.language = place.variant->language;
   benchmark.num_threads = place.threads;
   return expand::CaseKey(benchmark);
