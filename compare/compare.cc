@@ -171,12 +171,11 @@ std::vector<std::optional<double>> BestMedians(
   return best;
 }
 
-// One table: measurements that share a label.
-std::string RenderTable(const std::optional<std::string>& label,
-                        const std::vector<const timer::Measurement*>& results,
-                        const CompareOptions& options) {
-  // The unit suits the fastest measurement. A zero median (where the
-  // reference fails) does not drag the unit down to seconds: it shows as 0.
+// The unit of a table's times: it suits the fastest measurement. A zero
+// median (where the reference fails) does not drag the unit down to
+// seconds: it shows as 0.
+std::pair<std::string, double> TableTimeUnit(const std::vector<const timer::Measurement*>& results,
+                                             const CompareOptions& options) {
   std::optional<double> fastest;
   for (const timer::Measurement* m : results) {
     if (m->Median() > 0) fastest = std::min(fastest.value_or(m->Median()), m->Median());
@@ -186,18 +185,29 @@ std::string RenderTable(const std::optional<std::string>& label,
   const bool icount_units = options.trim_significant_figures &&
                             options.figures_rule == timer::FiguresRule::kBlocks &&
                             fastest.has_value();
-  const auto [time_unit, time_scale] =
-      timer::SelectTimeUnit(icount_units ? std::max(*fastest, 1e-9) : fastest.value_or(0));
+  return timer::SelectTimeUnit(icount_units ? std::max(*fastest, 1e-9) : fastest.value_or(0));
+}
 
-  // Rows and columns in first-seen order; rows then stably sorted by thread
-  // count and env, which keeps statements in the order they were given.
+RowKey RowOf(const timer::Measurement& m) {
+  return RowKey{m.task_spec().num_threads, EnvOf(m), m.RowName()};
+}
+
+// A table's measurements placed by row and column.
+struct Grid {
   std::vector<RowKey> row_keys;
   std::vector<std::optional<std::string>> column_keys;
-  auto row_of = [](const timer::Measurement& m) {
-    return RowKey{m.task_spec().num_threads, EnvOf(m), m.RowName()};
-  };
+  // cells[row][column]; nullptr where no measurement falls.
+  std::vector<std::vector<const timer::Measurement*>> cells;
+};
+
+Grid ArrangeGrid(const std::vector<const timer::Measurement*>& results) {
+  // Rows and columns in first-seen order; rows then stably sorted by thread
+  // count and env, which keeps statements in the order they were given.
+  Grid grid;
+  std::vector<RowKey>& row_keys = grid.row_keys;
+  std::vector<std::optional<std::string>>& column_keys = grid.column_keys;
   for (const timer::Measurement* m : results) {
-    const RowKey key = row_of(*m);
+    const RowKey key = RowOf(*m);
     if (std::find(row_keys.begin(), row_keys.end(), key) == row_keys.end()) {
       row_keys.push_back(key);
     }
@@ -210,73 +220,126 @@ std::string RenderTable(const std::optional<std::string>& label,
     return std::tie(a.num_threads, a.env) < std::tie(b.num_threads, b.env);
   });
 
-  const size_t num_rows = row_keys.size();
-  const size_t num_columns = column_keys.size();
-  std::vector<std::vector<const timer::Measurement*>> cells(
-      num_rows, std::vector<const timer::Measurement*>(num_columns, nullptr));
+  grid.cells.assign(row_keys.size(),
+                    std::vector<const timer::Measurement*>(column_keys.size(), nullptr));
   for (const timer::Measurement* m : results) {
-    const size_t i = std::find(row_keys.begin(), row_keys.end(), row_of(*m)) - row_keys.begin();
+    const size_t i = std::find(row_keys.begin(), row_keys.end(), RowOf(*m)) - row_keys.begin();
     const size_t j = std::find(column_keys.begin(), column_keys.end(), m->task_spec().description) -
                      column_keys.begin();
-    cells[i][j] = m;  // the later of two measurements in one cell wins
+    grid.cells[i][j] = m;  // the later of two measurements in one cell wins
   }
+  return grid;
+}
 
+// The envs shown before row names: only when the table mixes envs, padded
+// to the widest.
+struct EnvColumn {
+  bool shown = false;
+  int width = 0;
+};
+
+EnvColumn LayOutEnvColumn(const std::vector<RowKey>& row_keys) {
   std::vector<std::string> envs;
   for (const RowKey& key : row_keys) {
     if (std::find(envs.begin(), envs.end(), key.env) == envs.end()) envs.push_back(key.env);
   }
-  const bool render_env = envs.size() > 1;
-  int env_width = 0;
-  if (render_env) {
-    for (const std::string& env : envs) env_width = std::max(env_width, TextWidth(env));
+  EnvColumn env_column;
+  env_column.shown = envs.size() > 1;
+  if (env_column.shown) {
+    for (const std::string& env : envs) {
+      env_column.width = std::max(env_column.width, TextWidth(env));
+    }
   }
+  return env_column;
+}
 
-  // Thread groups: a row starts a group when its thread count changes.
-  std::vector<int> row_group(num_rows);
-  std::vector<bool> starts_group(num_rows);
-  std::vector<bool> shows_env(num_rows);
+// Thread groups: a row starts a group when its thread count changes.
+struct RowGroups {
+  std::vector<int> row_group;
+  std::vector<bool> starts_group;
+  // Whether the row shows its env: when it differs from the row above in
+  // its group.
+  std::vector<bool> shows_env;
+};
+
+RowGroups GroupRows(const std::vector<RowKey>& row_keys, bool render_env) {
+  const size_t num_rows = row_keys.size();
+  RowGroups groups;
+  groups.row_group.resize(num_rows);
+  groups.starts_group.resize(num_rows);
+  groups.shows_env.resize(num_rows);
   int group = -1;
   int prior_threads = -1;
   std::string prior_env;
   for (size_t i = 0; i < num_rows; ++i) {
-    starts_group[i] = row_keys[i].num_threads != prior_threads;
-    if (starts_group[i]) {
+    groups.starts_group[i] = row_keys[i].num_threads != prior_threads;
+    if (groups.starts_group[i]) {
       prior_threads = row_keys[i].num_threads;
       prior_env = "";
       ++group;
     }
-    row_group[i] = group;
-    shows_env[i] = render_env && row_keys[i].env != prior_env;
+    groups.row_group[i] = group;
+    groups.shows_env[i] = render_env && row_keys[i].env != prior_env;
     prior_env = row_keys[i].env;
   }
+  return groups;
+}
 
+std::vector<ColumnFormat> ColumnFormats(const Grid& grid, double time_scale,
+                                        const CompareOptions& options) {
   std::vector<ColumnFormat> formats;
-  for (size_t j = 0; j < num_columns; ++j) {
+  for (size_t j = 0; j < grid.column_keys.size(); ++j) {
     std::vector<const timer::Measurement*> column;
-    for (size_t i = 0; i < num_rows; ++i) column.push_back(cells[i][j]);
+    for (size_t i = 0; i < grid.row_keys.size(); ++i) column.push_back(grid.cells[i][j]);
     formats.emplace_back(column, time_scale, options);
   }
+  return formats;
+}
+
+// Row `i` of the table: its name (after its env, where shown), then its
+// cells, coloured against the medians they compete with.
+std::vector<TextTable::Cell> StyledRow(const Grid& grid, const RowGroups& groups, size_t i,
+                                       int env_width, const std::vector<ColumnFormat>& formats,
+                                       const CompareOptions& options) {
+  const std::vector<std::optional<double>> best =
+      BestMedians(grid.cells, groups.row_group, i, options.colorize);
+  const RowKey& key = grid.row_keys[i];
+  const std::string env = groups.shows_env[i] ? absl::StrCat("(", key.env, ")") : "";
+  std::vector<TextTable::Cell> row = {
+      {absl::StrCat("  ", LeftJustify(env, env_width + 4), key.name), "", ""}};
+  for (size_t j = 0; j < grid.column_keys.size(); ++j) {
+    const timer::Measurement* m = grid.cells[i][j];
+    std::string text = formats[j].Cell(m);
+    if (options.colorize != Colorize::kNone && m && best[j].has_value()) {
+      row.push_back(ColoredCell(std::move(text), m->Median(), *best[j]));
+    } else {
+      row.push_back({std::move(text), "", ""});
+    }
+  }
+  return row;
+}
+
+// One table: measurements that share a label.
+std::string RenderTable(const std::optional<std::string>& label,
+                        const std::vector<const timer::Measurement*>& results,
+                        const CompareOptions& options) {
+  const auto [time_unit, time_scale] = TableTimeUnit(results, options);
+  const Grid grid = ArrangeGrid(results);
+  const EnvColumn env_column = LayOutEnvColumn(grid.row_keys);
+  const RowGroups groups = GroupRows(grid.row_keys, env_column.shown);
+  const std::vector<ColumnFormat> formats = ColumnFormats(grid, time_scale, options);
 
   // The row names take the first column; measurements are centred.
   std::vector<TextTable::Column> columns = {{"", Align::kLeft}};
-  for (const auto& column : column_keys) columns.push_back({column.value_or(""), Align::kCenter});
+  for (const auto& column : grid.column_keys) {
+    columns.push_back({column.value_or(""), Align::kCenter});
+  }
   TextTable table(std::move(columns));
-  for (size_t i = 0; i < num_rows; ++i) {
-    if (starts_group[i]) table.AddGroup(absl::StrCat(row_keys[i].num_threads, " threads: "));
-    const std::vector<std::optional<double>> best =
-        BestMedians(cells, row_group, i, options.colorize);
-    const std::string env = shows_env[i] ? absl::StrCat("(", row_keys[i].env, ")") : "";
-    std::vector<TextTable::Cell> row = {
-        {absl::StrCat("  ", LeftJustify(env, env_width + 4), row_keys[i].name), "", ""}};
-    for (size_t j = 0; j < num_columns; ++j) {
-      std::string text = formats[j].Cell(cells[i][j]);
-      if (options.colorize != Colorize::kNone && cells[i][j] && best[j].has_value()) {
-        row.push_back(ColoredCell(std::move(text), cells[i][j]->Median(), *best[j]));
-      } else {
-        row.push_back({std::move(text), "", ""});
-      }
+  for (size_t i = 0; i < grid.row_keys.size(); ++i) {
+    if (groups.starts_group[i]) {
+      table.AddGroup(absl::StrCat(grid.row_keys[i].num_threads, " threads: "));
     }
-    table.AddStyledRow(std::move(row));
+    table.AddStyledRow(StyledRow(grid, groups, i, env_column.width, formats, options));
   }
 
   const bool has_warnings =

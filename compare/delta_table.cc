@@ -161,6 +161,66 @@ CellText TimeCell(const DeltaValues& values) {
   return cell;
 }
 
+// Whether an entry has instruction counts, or wall time, to show.
+bool HasCounts(const DeltaValues& v) { return v.a_instructions || v.b_instructions; }
+
+bool HasTime(const DeltaValues& v) {
+  return Timed(v.a_time) || Timed(v.b_time) || v.time_comparison.has_value();
+}
+
+// A table row's key: label, thread count, autograd.
+using RowKey = std::tuple<std::vector<std::string>, int, std::string>;
+
+RowKey RowKeyOf(const DeltaKey& key) { return RowKey(key.label, key.num_threads, key.autograd); }
+
+// The rows and columns that a table's entries with values use.
+struct UsedKeys {
+  std::vector<RowKey> rows;          // in the table's order
+  std::vector<std::string> columns;  // as first used
+  bool autograd = false;             // whether any row names its autograd
+};
+
+UsedKeys CollectUsedKeys(const std::deque<std::pair<DeltaKey, DeltaValues>>& entries) {
+  UsedKeys used;
+  // Rows: grouped by label in first-seen order, then by thread count, then
+  // in the order added. Entries without values take no space.
+  std::map<std::vector<std::string>, size_t> label_rank;
+  std::set<RowKey> seen;
+  std::vector<std::pair<size_t, RowKey>> ranked;
+  for (const auto& [key, values] : entries) {
+    if (!HasCounts(values) && !HasTime(values)) continue;
+    label_rank.emplace(key.label, label_rank.size());
+    const RowKey row = RowKeyOf(key);
+    if (seen.insert(row).second) ranked.emplace_back(label_rank[key.label], row);
+    if (std::find(used.columns.begin(), used.columns.end(), key.column) == used.columns.end()) {
+      used.columns.push_back(key.column);
+    }
+    if (!key.autograd.empty()) used.autograd = true;
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
+    return std::make_pair(x.first, std::get<1>(x.second)) <
+           std::make_pair(y.first, std::get<1>(y.second));
+  });
+  for (const auto& [rank, key] : ranked) used.rows.push_back(key);
+  return used;
+}
+
+// Columns: the requested order first, then the rest as first used.
+std::vector<std::string> OrderColumns(const std::vector<std::string>& column_names,
+                                      const std::vector<std::string>& column_order) {
+  std::vector<std::string> ordered;
+  for (const std::string& name : column_order) {
+    if (std::find(column_names.begin(), column_names.end(), name) != column_names.end() &&
+        std::find(ordered.begin(), ordered.end(), name) == ordered.end()) {
+      ordered.push_back(name);
+    }
+  }
+  for (const std::string& name : column_names) {
+    if (std::find(ordered.begin(), ordered.end(), name) == ordered.end()) ordered.push_back(name);
+  }
+  return ordered;
+}
+
 }  // namespace
 
 std::string DeltaColumn(timer::Language language, absl::string_view runtime) {
@@ -222,66 +282,30 @@ DeltaValues& DeltaTable::Entry(const DeltaKey& key) {
 }
 
 DeltaTable::Layout DeltaTable::Arrange() const {
-  using RowKey = std::tuple<std::vector<std::string>, int, std::string>;
-  auto row_key = [](const DeltaKey& key) {
-    return RowKey(key.label, key.num_threads, key.autograd);
-  };
-  auto has_counts = [](const DeltaValues& v) { return v.a_instructions || v.b_instructions; };
-  auto has_time = [](const DeltaValues& v) {
-    return Timed(v.a_time) || Timed(v.b_time) || v.time_comparison.has_value();
-  };
   Layout layout;
-  // Rows: grouped by label in first-seen order, then by thread count, then
-  // in the order added. Entries without values take no space.
-  std::map<std::vector<std::string>, size_t> label_rank;
-  std::set<RowKey> seen;
-  std::vector<std::pair<size_t, RowKey>> ranked;
-  std::vector<std::string> column_names;
-  for (const auto& [key, values] : entries_) {
-    if (!has_counts(values) && !has_time(values)) continue;
-    label_rank.emplace(key.label, label_rank.size());
-    if (seen.insert(row_key(key)).second) ranked.emplace_back(label_rank[key.label], row_key(key));
-    if (std::find(column_names.begin(), column_names.end(), key.column) == column_names.end()) {
-      column_names.push_back(key.column);
-    }
-    if (!key.autograd.empty()) layout.show_autograd = true;
-  }
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
-    return std::make_pair(x.first, std::get<1>(x.second)) <
-           std::make_pair(y.first, std::get<1>(y.second));
-  });
+  const UsedKeys used = CollectUsedKeys(entries_);
+  layout.show_autograd = used.autograd;
   std::map<RowKey, size_t> row_of;
-  for (const auto& [rank, key] : ranked) {
+  for (const RowKey& key : used.rows) {
     row_of.emplace(key, layout.rows.size());
     layout.rows.push_back(Row{std::get<0>(key), std::get<1>(key), std::get<2>(key)});
   }
-
-  // Columns: the requested order first, then the rest as first used.
-  std::vector<std::string> ordered;
-  for (const std::string& name : column_order_) {
-    if (std::find(column_names.begin(), column_names.end(), name) != column_names.end() &&
-        std::find(ordered.begin(), ordered.end(), name) == ordered.end()) {
-      ordered.push_back(name);
-    }
-  }
-  for (const std::string& name : column_names) {
-    if (std::find(ordered.begin(), ordered.end(), name) == ordered.end()) ordered.push_back(name);
-  }
+  const std::vector<std::string> ordered = OrderColumns(used.columns, column_order_);
 
   const bool any_counts = std::any_of(entries_.begin(), entries_.end(),
-                                      [&](const auto& entry) { return has_counts(entry.second); });
+                                      [](const auto& entry) { return HasCounts(entry.second); });
   // Instruction-count columns, then wall-time columns.
   for (bool time : {false, true}) {
     for (const std::string& name : ordered) {
       Column column{name, time, std::vector<CellText>(layout.rows.size())};
       if (time && any_counts) column.header = absl::StrCat(name, " (time)");
-      bool used = false;
+      bool used_column = false;
       for (const auto& [key, values] : entries_) {
-        if (key.column != name || !(time ? has_time(values) : has_counts(values))) continue;
-        used = true;
-        column.cells[row_of[row_key(key)]] = time ? TimeCell(values) : CountCell(values);
+        if (key.column != name || !(time ? HasTime(values) : HasCounts(values))) continue;
+        used_column = true;
+        column.cells[row_of[RowKeyOf(key)]] = time ? TimeCell(values) : CountCell(values);
       }
-      if (used) layout.columns.push_back(std::move(column));
+      if (used_column) layout.columns.push_back(std::move(column));
     }
   }
   return layout;

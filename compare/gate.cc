@@ -60,6 +60,206 @@ std::vector<SuiteChange> Summarize(const std::vector<CaseVerdict>& cases) {
   return SummarizeSuite(values);
 }
 
+// The cases of both files by key, with each case's wall-time rounds.
+struct GateCases {
+  std::map<std::string, CaseVerdict> by_key;
+  std::vector<std::string> order;  // first seen first
+  // Each measurement of a case is one round; its median is the round's time.
+  std::map<std::string, UnpairedRounds> rounds;
+
+  // The case `key`, added (titled after `spec`) when first seen.
+  CaseVerdict& Entry(const std::string& key, const timer::TaskSpec& spec) {
+    auto [it, inserted] = by_key.try_emplace(key);
+    if (inserted) {
+      it->second.key = key;
+      it->second.label = timer::ResultCaseTitle(spec);
+      order.push_back(key);
+    }
+    return it->second;
+  }
+};
+
+GateCases CollectCases(const timer::ResultsFile& baseline, const timer::ResultsFile& current) {
+  GateCases cases;
+  for (const timer::InstructionCounts& c : current.instruction_counts) {
+    CaseVerdict& verdict = cases.Entry(timer::ResultCaseKey(c.metadata, c.task_spec), c.task_spec);
+    verdict.after = c.counts_per_run;
+    verdict.allocations_after = c.allocations_per_run;
+    verdict.cycles_after = c.estimated_cycles_per_run;
+  }
+  for (const timer::InstructionCounts& c : baseline.instruction_counts) {
+    CaseVerdict& verdict = cases.Entry(timer::ResultCaseKey(c.metadata, c.task_spec), c.task_spec);
+    verdict.before = c.counts_per_run;
+    verdict.allocations_before = c.allocations_per_run;
+    verdict.cycles_before = c.estimated_cycles_per_run;
+  }
+  for (const timer::Measurement& m : baseline.measurements) {
+    const std::string key = timer::ResultCaseKey(m.metadata(), m.task_spec());
+    cases.Entry(key, m.task_spec());
+    cases.rounds[key].a.push_back(m.Median());
+  }
+  for (const timer::Measurement& m : current.measurements) {
+    const std::string key = timer::ResultCaseKey(m.metadata(), m.task_spec());
+    cases.Entry(key, m.task_spec());
+    cases.rounds[key].b.push_back(m.Median());
+  }
+  return cases;
+}
+
+// Sets `warnings` to those about the nodes that counted and the hosts that
+// timed; returns the cases timed on different hosts.
+std::set<std::string> WarnAboutNodes(const timer::ResultsFile& baseline,
+                                     const timer::ResultsFile& current, const GateOptions& options,
+                                     std::vector<std::string>* warnings) {
+  *warnings = CountNodeWarnings(baseline, current, "the baseline", "this run");
+  for (std::string& warning : CountSettingWarnings(baseline, current, "the baseline", "this run")) {
+    warnings->push_back(std::move(warning));
+  }
+  const std::set<std::string> across_hosts =
+      CasesTimedOnDifferentHosts(baseline, current, "the baseline", "this run", warnings);
+  if (!across_hosts.empty()) {
+    warnings->back() += options.compare_time_across_hosts
+                            ? " (compared anyway: --compare_time_across_hosts)"
+                            : " (not compared; --compare_time_across_hosts compares them)";
+  }
+  return across_hosts;
+}
+
+// Compares the wall times of the cases that both files timed (on one host,
+// unless told otherwise), and counts the verdicts in `report`.
+void CompareTimes(const std::set<std::string>& across_hosts, const GateOptions& options,
+                  GateCases* cases, GateReport* report) {
+  std::vector<std::string> timed;
+  std::vector<UnpairedRounds> timed_rounds;
+  for (const std::string& key : cases->order) {
+    auto it = cases->rounds.find(key);
+    if (it == cases->rounds.end() || it->second.a.empty() || it->second.b.empty()) continue;
+    if (across_hosts.count(key) && !options.compare_time_across_hosts) {
+      ++report->time_across_hosts;
+      continue;
+    }
+    timed.push_back(key);
+    timed_rounds.push_back(it->second);
+  }
+  const std::vector<TimeComparison> times = CompareUnpairedWallTimes(timed_rounds, options.time);
+  for (size_t k = 0; k < timed.size(); ++k) {
+    cases->by_key[timed[k]].time = times[k];
+    report->time_regressions += times[k].verdict == TimeVerdict::kSlower;
+    report->time_improvements += times[k].verdict == TimeVerdict::kFaster;
+  }
+}
+
+// The percent threshold for case `key`: that of the first override whose
+// regex matches it, else the default.
+double ThresholdPctFor(const std::string& key,
+                       const std::vector<std::pair<std::unique_ptr<RE2>, double>>& overrides,
+                       const GateOptions& options) {
+  for (const auto& [re, pct] : overrides) {
+    if (RE2::PartialMatch(key, *re)) return pct;
+  }
+  return options.threshold_pct;
+}
+
+// Sets `c`'s verdict from its instruction counts and counts it in `report`.
+void JudgeCounts(const GateOptions& options, CaseVerdict* c, GateReport* report) {
+  if (!c->before.has_value() && !c->after.has_value()) {
+    c->verdict = VERDICT_OK;  // wall time only
+  } else if (!c->before.has_value()) {
+    c->verdict = VERDICT_NEW;
+    ++report->new_cases;
+  } else if (!c->after.has_value()) {
+    c->verdict = VERDICT_MISSING;
+    ++report->missing_cases;
+  } else {
+    const double delta = *c->after - *c->before;
+    const double pct = *c->before != 0 ? 100 * delta / std::fabs(*c->before) : (delta ? 100 : 0);
+    if (delta > options.threshold_abs && pct > c->threshold_pct) {
+      c->verdict = VERDICT_REGRESSION;
+      ++report->regressions;
+    } else if (-delta > options.threshold_abs && -pct > c->threshold_pct) {
+      c->verdict = VERDICT_IMPROVEMENT;
+      ++report->improvements;
+    } else {
+      c->verdict = VERDICT_OK;
+    }
+  }
+}
+
+// "2 instruction-count regressions, 1 wall-time slowdown (reported, not
+// gating)".
+std::string Headline(const GateReport& report, const GateOptions& options) {
+  std::string headline = report.regressions > 0
+                             ? absl::StrCat(report.regressions, " instruction-count regression",
+                                            report.regressions > 1 ? "s" : "")
+                             : std::string("no instruction-count regression");
+  if (report.time_regressions > 0) {
+    absl::StrAppend(&headline, ", ", report.time_regressions, " wall-time slowdown",
+                    report.time_regressions > 1 ? "s" : "",
+                    options.gate_on_time ? "" : " (reported, not gating)");
+  }
+  return headline;
+}
+
+// The suite-level changes as a list, or nothing when there are none.
+std::string SuiteSummaryMarkdown(const std::vector<SuiteChange>& summary) {
+  if (summary.empty()) return "";
+  std::string md =
+      "Overall, this run against the baseline (geometric mean over cases, 95% "
+      "interval):\n\n";
+  for (const SuiteChange& change : summary) {
+    absl::StrAppend(&md, "- ", MarkdownEscape(FormatSuiteChange(change)), "\n");
+  }
+  absl::StrAppend(&md, "\n");
+  return md;
+}
+
+// A case's row in the table of cases worth reading.
+std::vector<std::string> CaseRow(const CaseVerdict& c, bool allocations_counted) {
+  std::string change = "";
+  if (c.before && c.after && *c.before != 0) {
+    change = absl::StrFormat("%+.0f (%+.2f%%)", *c.after - *c.before,
+                             100 * (*c.after - *c.before) / std::fabs(*c.before));
+  }
+  std::string time = "";
+  if (c.time.has_value()) {
+    const TimeComparison& t = *c.time;
+    time = t.a_median > 0 && t.b_median > 0
+               ? absl::StrCat(FormatTimePair(t.a_median, t.b_median), ", ")
+               : std::string();
+    absl::StrAppend(&time, FormatTimeChange(t), t.significant ? " *" : "");
+  }
+  std::vector<std::string> row = {MarkdownEscape(c.label), VerdictName(c.verdict),
+                                  c.before ? absl::StrFormat("%.0f", *c.before) : "",
+                                  c.after ? absl::StrFormat("%.0f", *c.after) : "", change};
+  if (allocations_counted) {
+    row.push_back(AllocationsChanged(c)
+                      ? absl::StrCat(FormatAllocations(*c.allocations_before), " -> ",
+                                     FormatAllocations(*c.allocations_after))
+                  : c.allocations_after ? FormatAllocations(*c.allocations_after)
+                                        : "");
+  }
+  row.push_back(MarkdownEscape(time));
+  return row;
+}
+
+// The table of the cases worth reading: every verdict but ok, and wall-time
+// and allocation changes.
+std::string CaseTableMarkdown(const std::vector<CaseVerdict>& cases, bool allocations_counted) {
+  std::vector<TextTable::Column> columns = {{"case"},
+                                            {"verdict"},
+                                            {"before", Align::kRight},
+                                            {"after", Align::kRight},
+                                            {"change", Align::kRight}};
+  if (allocations_counted) columns.push_back({"allocations per run", Align::kRight});
+  columns.push_back({"wall time (95% CI)"});
+  TextTable table(std::move(columns));
+  for (const CaseVerdict& c : cases) {
+    if (c.verdict == VERDICT_OK && !TimeChanged(c) && !AllocationsChanged(c)) continue;
+    table.AddRow(CaseRow(c, allocations_counted));
+  }
+  return table.RenderMarkdown();
+}
+
 }  // namespace
 
 absl::Status CheckGateOptions(const GateOptions& options) {
@@ -95,101 +295,14 @@ absl::StatusOr<GateReport> Gate(const timer::ResultsFile& baseline,
   GateReport report;
   report.checksum_mismatch = !baseline.suite_checksum.empty() && !current.suite_checksum.empty() &&
                              baseline.suite_checksum != current.suite_checksum;
-  std::map<std::string, CaseVerdict> cases;
-  std::vector<std::string> order;
-  auto entry = [&](const std::string& key, const timer::TaskSpec& spec) -> CaseVerdict& {
-    auto [it, inserted] = cases.try_emplace(key);
-    if (inserted) {
-      it->second.key = key;
-      it->second.label = timer::ResultCaseTitle(spec);
-      order.push_back(key);
-    }
-    return it->second;
-  };
-  for (const timer::InstructionCounts& c : current.instruction_counts) {
-    CaseVerdict& verdict = entry(timer::ResultCaseKey(c.metadata, c.task_spec), c.task_spec);
-    verdict.after = c.counts_per_run;
-    verdict.allocations_after = c.allocations_per_run;
-    verdict.cycles_after = c.estimated_cycles_per_run;
-  }
-  for (const timer::InstructionCounts& c : baseline.instruction_counts) {
-    CaseVerdict& verdict = entry(timer::ResultCaseKey(c.metadata, c.task_spec), c.task_spec);
-    verdict.before = c.counts_per_run;
-    verdict.allocations_before = c.allocations_per_run;
-    verdict.cycles_before = c.estimated_cycles_per_run;
-  }
-  // Each measurement of a case is one round; its median is the round's time.
-  std::map<std::string, UnpairedRounds> rounds;
-  for (const timer::Measurement& m : baseline.measurements) {
-    const std::string key = timer::ResultCaseKey(m.metadata(), m.task_spec());
-    entry(key, m.task_spec());
-    rounds[key].a.push_back(m.Median());
-  }
-  for (const timer::Measurement& m : current.measurements) {
-    const std::string key = timer::ResultCaseKey(m.metadata(), m.task_spec());
-    entry(key, m.task_spec());
-    rounds[key].b.push_back(m.Median());
-  }
-  report.node_warnings = CountNodeWarnings(baseline, current, "the baseline", "this run");
-  for (std::string& warning : CountSettingWarnings(baseline, current, "the baseline", "this run")) {
-    report.node_warnings.push_back(std::move(warning));
-  }
-  const std::set<std::string> across_hosts = CasesTimedOnDifferentHosts(
-      baseline, current, "the baseline", "this run", &report.node_warnings);
-  if (!across_hosts.empty()) {
-    report.node_warnings.back() +=
-        options.compare_time_across_hosts
-            ? " (compared anyway: --compare_time_across_hosts)"
-            : " (not compared; --compare_time_across_hosts compares them)";
-  }
-  std::vector<std::string> timed;
-  std::vector<UnpairedRounds> timed_rounds;
-  for (const std::string& key : order) {
-    auto it = rounds.find(key);
-    if (it == rounds.end() || it->second.a.empty() || it->second.b.empty()) continue;
-    if (across_hosts.count(key) && !options.compare_time_across_hosts) {
-      ++report.time_across_hosts;
-      continue;
-    }
-    timed.push_back(key);
-    timed_rounds.push_back(it->second);
-  }
-  const std::vector<TimeComparison> times = CompareUnpairedWallTimes(timed_rounds, options.time);
-  for (size_t k = 0; k < timed.size(); ++k) {
-    cases[timed[k]].time = times[k];
-    report.time_regressions += times[k].verdict == TimeVerdict::kSlower;
-    report.time_improvements += times[k].verdict == TimeVerdict::kFaster;
-  }
-  for (const std::string& key : order) {
-    CaseVerdict& c = cases[key];
-    c.threshold_pct = options.threshold_pct;
-    for (const auto& [re, pct] : overrides) {
-      if (RE2::PartialMatch(key, *re)) {
-        c.threshold_pct = pct;
-        break;
-      }
-    }
-    if (!c.before.has_value() && !c.after.has_value()) {
-      c.verdict = VERDICT_OK;  // wall time only
-    } else if (!c.before.has_value()) {
-      c.verdict = VERDICT_NEW;
-      ++report.new_cases;
-    } else if (!c.after.has_value()) {
-      c.verdict = VERDICT_MISSING;
-      ++report.missing_cases;
-    } else {
-      const double delta = *c.after - *c.before;
-      const double pct = *c.before != 0 ? 100 * delta / std::fabs(*c.before) : (delta ? 100 : 0);
-      if (delta > options.threshold_abs && pct > c.threshold_pct) {
-        c.verdict = VERDICT_REGRESSION;
-        ++report.regressions;
-      } else if (-delta > options.threshold_abs && -pct > c.threshold_pct) {
-        c.verdict = VERDICT_IMPROVEMENT;
-        ++report.improvements;
-      } else {
-        c.verdict = VERDICT_OK;
-      }
-    }
+  GateCases cases = CollectCases(baseline, current);
+  const std::set<std::string> across_hosts =
+      WarnAboutNodes(baseline, current, options, &report.node_warnings);
+  CompareTimes(across_hosts, options, &cases, &report);
+  for (const std::string& key : cases.order) {
+    CaseVerdict& c = cases.by_key[key];
+    c.threshold_pct = ThresholdPctFor(key, overrides, options);
+    JudgeCounts(options, &c, &report);
     report.allocation_changes += AllocationsChanged(c);
     report.cases.push_back(c);
   }
@@ -242,16 +355,7 @@ CiFileProto GateToProto(const GateReport& report) {
 }
 
 std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
-  std::string headline = report.regressions > 0
-                             ? absl::StrCat(report.regressions, " instruction-count regression",
-                                            report.regressions > 1 ? "s" : "")
-                             : std::string("no instruction-count regression");
-  if (report.time_regressions > 0) {
-    absl::StrAppend(&headline, ", ", report.time_regressions, " wall-time slowdown",
-                    report.time_regressions > 1 ? "s" : "",
-                    options.gate_on_time ? "" : " (reported, not gating)");
-  }
-  std::string md = absl::StrFormat("### icount: %s\n\n", headline);
+  std::string md = absl::StrFormat("### icount: %s\n\n", Headline(report, options));
   if (!report.node_warnings.empty()) {
     std::vector<std::string> quoted;
     for (const std::string& warning : report.node_warnings) {
@@ -279,52 +383,8 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
       "least %.0f%%; %d slower, %d faster.%s\n\n",
       options.time.min_effect_pct, report.time_regressions, report.time_improvements,
       options.gate_on_time ? " A significant slowdown fails the gate." : "");
-  if (!report.summary.empty()) {
-    absl::StrAppend(&md,
-                    "Overall, this run against the baseline (geometric mean over cases, 95% "
-                    "interval):\n\n");
-    for (const SuiteChange& change : report.summary) {
-      absl::StrAppend(&md, "- ", MarkdownEscape(FormatSuiteChange(change)), "\n");
-    }
-    absl::StrAppend(&md, "\n");
-  }
-  std::vector<TextTable::Column> columns = {{"case"},
-                                            {"verdict"},
-                                            {"before", Align::kRight},
-                                            {"after", Align::kRight},
-                                            {"change", Align::kRight}};
-  if (allocations_counted) columns.push_back({"allocations per run", Align::kRight});
-  columns.push_back({"wall time (95% CI)"});
-  TextTable table(std::move(columns));
-  for (const CaseVerdict& c : report.cases) {
-    if (c.verdict == VERDICT_OK && !TimeChanged(c) && !AllocationsChanged(c)) continue;
-    std::string change = "";
-    if (c.before && c.after && *c.before != 0) {
-      change = absl::StrFormat("%+.0f (%+.2f%%)", *c.after - *c.before,
-                               100 * (*c.after - *c.before) / std::fabs(*c.before));
-    }
-    std::string time = "";
-    if (c.time.has_value()) {
-      const TimeComparison& t = *c.time;
-      time = t.a_median > 0 && t.b_median > 0
-                 ? absl::StrCat(FormatTimePair(t.a_median, t.b_median), ", ")
-                 : std::string();
-      absl::StrAppend(&time, FormatTimeChange(t), t.significant ? " *" : "");
-    }
-    std::vector<std::string> row = {MarkdownEscape(c.label), VerdictName(c.verdict),
-                                    c.before ? absl::StrFormat("%.0f", *c.before) : "",
-                                    c.after ? absl::StrFormat("%.0f", *c.after) : "", change};
-    if (allocations_counted) {
-      row.push_back(AllocationsChanged(c)
-                        ? absl::StrCat(FormatAllocations(*c.allocations_before), " -> ",
-                                       FormatAllocations(*c.allocations_after))
-                    : c.allocations_after ? FormatAllocations(*c.allocations_after)
-                                          : "");
-    }
-    row.push_back(MarkdownEscape(time));
-    table.AddRow(row);
-  }
-  return absl::StrCat(md, table.RenderMarkdown());
+  absl::StrAppend(&md, SuiteSummaryMarkdown(report.summary));
+  return absl::StrCat(md, CaseTableMarkdown(report.cases, allocations_counted));
 }
 
 }  // namespace icount::compare

@@ -97,10 +97,9 @@ class RootLock {
   int fd_;
 };
 
-// debootstrap into `target` (removed first if left over); nothing is left
-// there on failure.
-absl::Status Debootstrap(const Root& root, const std::string& target,
-                         const RootMakeOptions& options) {
+// What making `root` with debootstrap needs of this machine: debootstrap,
+// a script for the suite, and running as root.
+absl::Status CheckCanDebootstrap(const Root& root) {
   if (access(kDebootstrap, X_OK) != 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         "making the Debian root ", root.suite,
@@ -119,6 +118,53 @@ absl::Status Debootstrap(const Root& root, const std::string& target,
         base::CacheDirectory(), " bazel-bin/tools/roots make ", root.suite,
         "` once, then use it as this user; or bring a root directory (--root=DIR)"));
   }
+  return absl::OkStatus();
+}
+
+// The debootstrap command line that makes `root` in `target` from `mirror`.
+// In a mount namespace of its own: the /proc and /sys debootstrap mounts
+// in the target go with it, even when it is killed. With the system's
+// sbin directories on PATH, which debootstrap needs (chroot, mount) and a
+// PATH set for a user or a job may lack.
+std::vector<std::string> DebootstrapCommand(const Root& root, const std::string& target,
+                                            const std::string& mirror) {
+  return {"/usr/bin/env",
+          absl::StrCat("PATH=", kRootPath),
+          "unshare",
+          "--mount",
+          "--propagation",
+          "private",
+          kDebootstrap,
+          "--variant=minbase",
+          "--include=" + absl::StrJoin(RootPackages(), ","),
+          root.suite,
+          target,
+          mirror};
+}
+
+// The error for a debootstrap that ended with `result`, quoting `last`, its
+// last lines of output.
+absl::Status DebootstrapFailed(const Root& root, const std::string& mirror,
+                               const base::CommandResult& result,
+                               const std::deque<std::string>& last) {
+  const std::string output = absl::StrJoin(last, "\n");
+  std::string why = absl::StrCat("debootstrap failed (", base::DescribeExit(result), ")");
+  if (absl::StrContains(result.output, "Failed getting release file") ||
+      absl::StrContains(result.output, "Couldn't download") ||
+      absl::StrContains(result.output, "Failure trying to run")) {
+    why = absl::StrCat("the Debian mirror ", mirror, " could not be reached, or has no suite ",
+                       root.suite, " (debootstrap: ", base::DescribeExit(result),
+                       "); check the machine's apt sources, or set ICOUNT_DEBIAN_MIRROR");
+  }
+  return absl::UnavailableError(absl::StrCat("cannot make the Debian root ", root.suite, ": ", why,
+                                             "; nothing was kept. Its last lines:\n", output));
+}
+
+// debootstrap into `target` (removed first if left over); nothing is left
+// there on failure.
+absl::Status Debootstrap(const Root& root, const std::string& target,
+                         const RootMakeOptions& options) {
+  ICOUNT_RETURN_IF_ERROR(CheckCanDebootstrap(root));
   std::string mirror = options.mirror;
   if (mirror.empty()) {
     ICOUNT_ASSIGN_OR_RETURN(mirror, DebianMirror());
@@ -129,22 +175,7 @@ absl::Status Debootstrap(const Root& root, const std::string& target,
     }
     base::RemoveDirectoryTree(target);
   }
-  // In a mount namespace of its own: the /proc and /sys debootstrap mounts
-  // in the target go with it, even when it is killed. With the system's
-  // sbin directories on PATH, which debootstrap needs (chroot, mount) and a
-  // PATH set for a user or a job may lack.
-  const std::vector<std::string> argv = {"/usr/bin/env",
-                                         absl::StrCat("PATH=", kRootPath),
-                                         "unshare",
-                                         "--mount",
-                                         "--propagation",
-                                         "private",
-                                         kDebootstrap,
-                                         "--variant=minbase",
-                                         "--include=" + absl::StrJoin(RootPackages(), ","),
-                                         root.suite,
-                                         target,
-                                         mirror};
+  const std::vector<std::string> argv = DebootstrapCommand(root, target, mirror);
   if (options.on_line) {
     options.on_line(absl::StrCat("making the Debian ", root.suite, " root at ", root.directory,
                                  " from ", mirror, " (a few minutes, once)"));
@@ -160,17 +191,7 @@ absl::Status Debootstrap(const Root& root, const std::string& target,
   if (result.ok() && result->exit_code == 0 && result->signal == 0) return absl::OkStatus();
   base::RemoveDirectoryTree(target);
   if (!result.ok()) return result.status();
-  const std::string output = absl::StrJoin(last, "\n");
-  std::string why = absl::StrCat("debootstrap failed (", base::DescribeExit(*result), ")");
-  if (absl::StrContains(result->output, "Failed getting release file") ||
-      absl::StrContains(result->output, "Couldn't download") ||
-      absl::StrContains(result->output, "Failure trying to run")) {
-    why = absl::StrCat("the Debian mirror ", mirror, " could not be reached, or has no suite ",
-                       root.suite, " (debootstrap: ", base::DescribeExit(*result),
-                       "); check the machine's apt sources, or set ICOUNT_DEBIAN_MIRROR");
-  }
-  return absl::UnavailableError(absl::StrCat("cannot make the Debian root ", root.suite, ": ", why,
-                                             "; nothing was kept. Its last lines:\n", output));
+  return DebootstrapFailed(root, mirror, *result, last);
 }
 
 absl::Status Rename(const std::string& from, const std::string& to) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/files.h"
@@ -71,9 +72,9 @@ absl::Status Mount(const std::string& source, const std::string& target, const c
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::Status EnterRoot(const RootMounts& mounts) {
+// The root and the directories to bind as the overlay needs them, checked
+// before any namespace is made.
+absl::Status CheckMounts(const RootMounts& mounts) {
   if (!base::IsDirectory(mounts.root + "/usr")) {
     return absl::NotFoundError(
         absl::StrCat(mounts.root, " is not a root filesystem (it has no usr/)"));
@@ -89,12 +90,12 @@ absl::Status EnterRoot(const RootMounts& mounts) {
                                               " inside the root: it is not a directory"));
     }
   }
-  if (absl::Status s = Unshare(); !s.ok()) return s;
-  // Nothing mounted from here on reaches the host's namespace.
-  if (absl::Status s = Mount("none", "/", nullptr, MS_REC | MS_PRIVATE, "", "/ as private");
-      !s.ok()) {
-    return s;
-  }
+  return absl::OkStatus();
+}
+
+// The root as an overlay whose writable layer is a tmpfs on
+// `mounts.mount_directory`; returns the merged root's directory.
+absl::StatusOr<std::string> MountOverlay(const RootMounts& mounts) {
   const std::string& scratch = mounts.mount_directory;
   if (absl::Status s = Mount("icount-root", scratch, "tmpfs", 0, "mode=0755", "a tmpfs");
       !s.ok()) {
@@ -114,6 +115,12 @@ absl::Status EnterRoot(const RootMounts& mounts) {
       !s.ok()) {
     return s;
   }
+  return merged;
+}
+
+// The host's /proc, /dev and /sys, and `mounts.binds` at their own paths,
+// inside the root at `merged`.
+absl::Status MountInsideRoot(const RootMounts& mounts, const std::string& merged) {
   for (const char* system : {"/proc", "/dev", "/sys"}) {
     const std::string target = merged + system;
     if (absl::Status s = base::MakeDirectories(target); !s.ok()) return s;
@@ -131,7 +138,23 @@ absl::Status EnterRoot(const RootMounts& mounts) {
     if (absl::Status s = base::MakeDirectories(target); !s.ok()) return s;
     if (absl::Status s = Mount(bind, target, nullptr, MS_BIND, "", bind); !s.ok()) return s;
   }
-  if (chroot(merged.c_str()) != 0) {
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status EnterRoot(const RootMounts& mounts) {
+  if (absl::Status s = CheckMounts(mounts); !s.ok()) return s;
+  if (absl::Status s = Unshare(); !s.ok()) return s;
+  // Nothing mounted from here on reaches the host's namespace.
+  if (absl::Status s = Mount("none", "/", nullptr, MS_REC | MS_PRIVATE, "", "/ as private");
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<std::string> merged = MountOverlay(mounts);
+  if (!merged.ok()) return merged.status();
+  if (absl::Status s = MountInsideRoot(mounts, *merged); !s.ok()) return s;
+  if (chroot(merged->c_str()) != 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot chroot into ", mounts.root, ": ", Errno()));
   }

@@ -418,18 +418,12 @@ uint32_t LabelHash(const Label& label) {
   return hash.value();
 }
 
-}  // namespace
-
-absl::StatusOr<std::vector<MaterializedBenchmark>> Materialize(const BenchmarkTree& tree) {
-  std::vector<FlatEntry> entries;
-  absl::flat_hash_set<Label> seen;
-  absl::Status flattened = Flatten(tree, {}, seen, entries);
-  if (!flattened.ok()) return flattened;
-
-  // Validate everything first, so that artifact keys are known before cases
-  // are generated.
-  std::vector<std::optional<Grouped>> grouped(entries.size());
-  absl::flat_hash_map<std::string, int> key_uses;
+// Checks each entry's definition and groups it (`grouped[i]`; nullopt for
+// explicit TimerArgs), counting the entries with TorchScript per artifact
+// key in `key_uses`.
+absl::Status CheckAndGroup(const std::vector<FlatEntry>& entries,
+                           std::vector<std::optional<Grouped>>& grouped,
+                           absl::flat_hash_map<std::string, int>& key_uses) {
   for (size_t i = 0; i < entries.size(); ++i) {
     const FlatEntry& entry = entries[i];
     absl::Status status = std::visit(
@@ -453,44 +447,77 @@ absl::StatusOr<std::vector<MaterializedBenchmark>> Materialize(const BenchmarkTr
     if (!status.ok()) return EntryError(entry.label, entry.where, status.message());
     if (grouped[i].has_value() && grouped[i]->torchscript) ++key_uses[SanitizedKey(entry.label)];
   }
+  return absl::OkStatus();
+}
+
+// `entry`'s cases, appended to `out`: an explicit TimerArgs as it is, a
+// grouped definition expanded.
+void AppendCases(const FlatEntry& entry, const std::optional<Grouped>& grouped,
+                 absl::flat_hash_map<std::string, int>& key_uses,
+                 std::vector<MaterializedBenchmark>& out) {
+  if (!grouped.has_value()) {
+    MaterializedBenchmark benchmark;
+    benchmark.label = entry.label;
+    benchmark.timer_args = std::get<TimerArgs>(entry.definition);
+    benchmark.auto_labels =
+        AutoLabels{RUNTIME_EXPLICIT, AUTOGRAD_EXPLICIT, benchmark.timer_args.language};
+    benchmark.num_threads = benchmark.timer_args.num_threads;
+    benchmark.where = entry.where;
+    out.push_back(std::move(benchmark));
+  } else {
+    std::string artifact;
+    if (grouped->torchscript) {
+      // Labels that sanitise alike ("a-b" and "a b") all get a hash of
+      // their exact label, so no key depends on the order of definitions.
+      artifact = SanitizedKey(entry.label);
+      if (key_uses[artifact] > 1) absl::StrAppendFormat(&artifact, "_%08x", LabelHash(entry.label));
+    }
+    Expand(entry, *grouped, artifact, out);
+  }
+}
+
+// The TorchScript artifacts of `entry`'s cases (`out` from `first` on)
+// against `sources` (key -> source, label): one key, one model.
+absl::Status CheckArtifactSources(
+    const FlatEntry& entry, const std::vector<MaterializedBenchmark>& out, size_t first,
+    absl::flat_hash_map<std::string, std::pair<std::string, Label>>& sources) {
+  for (size_t k = first; k < out.size(); ++k) {
+    const TimerArgs& args = out[k].timer_args;
+    if (args.torchscript_artifact.empty()) continue;
+    auto [it, inserted] =
+        sources.try_emplace(args.torchscript_artifact, args.torchscript_model_source, entry.label);
+    if (!inserted && it->second.first != args.torchscript_model_source) {
+      return EntryError(entry.label, entry.where,
+                        absl::StrCat("TorchScript artifact \"", args.torchscript_artifact,
+                                     "\" is also used, with a different model, by \"",
+                                     LabelText(it->second.second), "\""));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<MaterializedBenchmark>> Materialize(const BenchmarkTree& tree) {
+  std::vector<FlatEntry> entries;
+  absl::flat_hash_set<Label> seen;
+  absl::Status flattened = Flatten(tree, {}, seen, entries);
+  if (!flattened.ok()) return flattened;
+
+  // Validate everything first, so that artifact keys are known before cases
+  // are generated.
+  std::vector<std::optional<Grouped>> grouped(entries.size());
+  absl::flat_hash_map<std::string, int> key_uses;
+  absl::Status checked = CheckAndGroup(entries, grouped, key_uses);
+  if (!checked.ok()) return checked;
 
   std::vector<MaterializedBenchmark> out;
   absl::flat_hash_map<std::string, std::pair<std::string, Label>> sources;  // key -> source, label
   for (size_t i = 0; i < entries.size(); ++i) {
-    const FlatEntry& entry = entries[i];
     const size_t first = out.size();
-    if (!grouped[i].has_value()) {
-      MaterializedBenchmark benchmark;
-      benchmark.label = entry.label;
-      benchmark.timer_args = std::get<TimerArgs>(entry.definition);
-      benchmark.auto_labels = AutoLabels{RUNTIME_EXPLICIT, AUTOGRAD_EXPLICIT,
-                                         benchmark.timer_args.language};
-      benchmark.num_threads = benchmark.timer_args.num_threads;
-      benchmark.where = entry.where;
-      out.push_back(std::move(benchmark));
-    } else {
-      std::string artifact;
-      if (grouped[i]->torchscript) {
-        // Labels that sanitise alike ("a-b" and "a b") all get a hash of
-        // their exact label, so no key depends on the order of definitions.
-        artifact = SanitizedKey(entry.label);
-        if (key_uses[artifact] > 1)
-          absl::StrAppendFormat(&artifact, "_%08x", LabelHash(entry.label));
-      }
-      Expand(entry, *grouped[i], artifact, out);
-    }
-    for (size_t k = first; k < out.size(); ++k) {
-      const TimerArgs& args = out[k].timer_args;
-      if (args.torchscript_artifact.empty()) continue;
-      auto [it, inserted] = sources.try_emplace(args.torchscript_artifact,
-                                                args.torchscript_model_source, entry.label);
-      if (!inserted && it->second.first != args.torchscript_model_source) {
-        return EntryError(entry.label, entry.where,
-                          absl::StrCat("TorchScript artifact \"", args.torchscript_artifact,
-                                       "\" is also used, with a different model, by \"",
-                                       LabelText(it->second.second), "\""));
-      }
-    }
+    AppendCases(entries[i], grouped[i], key_uses, out);
+    absl::Status sourced = CheckArtifactSources(entries[i], out, first, sources);
+    if (!sourced.ok()) return sourced;
   }
   return out;
 }

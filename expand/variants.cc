@@ -93,25 +93,63 @@ absl::StatusOr<Sections> SplitBlock(absl::string_view block, timer::Language lan
   return sections;
 }
 
+// The Python and C++ blocks: as given, or split from the table.
+absl::StatusOr<Columns> Blocks(const GroupedVariants& variants) {
+  if (variants.table.empty()) return Columns{variants.py_block, variants.cpp_block};
+  if (!variants.py_block.empty() || !variants.cpp_block.empty()) {
+    return absl::InvalidArgumentError(
+        "GroupedVariants has both a table and separate blocks; use one or the other");
+  }
+  return SplitColumns(variants.table);
+}
+
+// The Python and C++ lines of `label`, paired by position; a pair blank in
+// both blocks is left out.
+std::vector<std::pair<std::string, std::string>> LabelRows(Sections& py, Sections& cpp,
+                                                           const std::string& label) {
+  std::vector<std::string> py_lines = py.lines[label];
+  std::vector<std::string> cpp_lines = cpp.lines[label];
+  const size_t n = std::max(py_lines.size(), cpp_lines.size());
+  py_lines.resize(n);
+  cpp_lines.resize(n);
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (size_t i = 0; i < n; ++i) {
+    if (!py_lines[i].empty() || !cpp_lines[i].empty()) {
+      rows.emplace_back(py_lines[i], cpp_lines[i]);
+    }
+  }
+  return rows;
+}
+
+// A variant per row of `label`, appended to `out`.
+void AppendVariants(const GroupedVariants& variants, const GroupedSetup& setup,
+                    const std::string& label,
+                    const std::vector<std::pair<std::string, std::string>>& rows,
+                    std::vector<Variant>& out) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    Variant variant;
+    variant.label.push_back(label);
+    // Upstream's f"Case: {i:>2}"; the exact text is part of CI keys.
+    if (rows.size() > 1) variant.label.push_back(absl::StrFormat("Case: %2d", i));
+    variant.stmts.py_stmt = rows[i].first;
+    variant.stmts.cpp_stmt = rows[i].second;
+    variant.stmts.setup = setup;
+    variant.stmts.num_threads = variants.num_threads;
+    variant.stmts.min_libtorch_version = variants.min_libtorch_version;
+    variant.stmts.where = variants.where;
+    out.push_back(std::move(variant));
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<Variant>> ExpandVariants(const GroupedVariants& variants) {
-  std::string py_block = variants.py_block;
-  std::string cpp_block = variants.cpp_block;
-  if (!variants.table.empty()) {
-    if (!py_block.empty() || !cpp_block.empty()) {
-      return absl::InvalidArgumentError(
-          "GroupedVariants has both a table and separate blocks; use one or the other");
-    }
-    absl::StatusOr<Columns> columns = SplitColumns(variants.table);
-    if (!columns.ok()) return columns.status();
-    py_block = std::move(columns->python);
-    cpp_block = std::move(columns->cpp);
-  }
+  absl::StatusOr<Columns> blocks = Blocks(variants);
+  if (!blocks.ok()) return blocks.status();
 
-  absl::StatusOr<Sections> py = SplitBlock(py_block, timer::Language::kPython);
+  absl::StatusOr<Sections> py = SplitBlock(blocks->python, timer::Language::kPython);
   if (!py.ok()) return py.status();
-  absl::StatusOr<Sections> cpp = SplitBlock(cpp_block, timer::Language::kCpp);
+  absl::StatusOr<Sections> cpp = SplitBlock(blocks->cpp, timer::Language::kCpp);
   if (!cpp.ok()) return cpp.status();
   if (!base::NormalizeSnippet(absl::StrJoin(py->global_setup, "\n")).empty()) {
     return absl::InvalidArgumentError(
@@ -130,34 +168,12 @@ absl::StatusOr<std::vector<Variant>> ExpandVariants(const GroupedVariants& varia
 
   std::vector<Variant> out;
   for (const std::string& label : labels) {
-    std::vector<std::string> py_lines = py->lines[label];
-    std::vector<std::string> cpp_lines = cpp->lines[label];
-    const size_t n = std::max(py_lines.size(), cpp_lines.size());
-    py_lines.resize(n);
-    cpp_lines.resize(n);
-    std::vector<std::pair<std::string, std::string>> rows;
-    for (size_t i = 0; i < n; ++i) {
-      if (!py_lines[i].empty() || !cpp_lines[i].empty()) {
-        rows.emplace_back(py_lines[i], cpp_lines[i]);
-      }
-    }
+    const std::vector<std::pair<std::string, std::string>> rows = LabelRows(*py, *cpp, label);
     if (rows.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("label \"", label, "\" has no statements in either block"));
     }
-    for (size_t i = 0; i < rows.size(); ++i) {
-      Variant variant;
-      variant.label.push_back(label);
-      // Upstream's f"Case: {i:>2}"; the exact text is part of CI keys.
-      if (rows.size() > 1) variant.label.push_back(absl::StrFormat("Case: %2d", i));
-      variant.stmts.py_stmt = rows[i].first;
-      variant.stmts.cpp_stmt = rows[i].second;
-      variant.stmts.setup = setup;
-      variant.stmts.num_threads = variants.num_threads;
-      variant.stmts.min_libtorch_version = variants.min_libtorch_version;
-      variant.stmts.where = variants.where;
-      out.push_back(std::move(variant));
-    }
+    AppendVariants(variants, setup, label, rows, out);
   }
   if (out.empty()) {
     return absl::InvalidArgumentError(

@@ -156,6 +156,78 @@ std::string FindAliasCycle(const std::vector<FuzzedParameter>& parameters,
   return "";
 }
 
+// Each parameter is valid and has a name of its own; fills `index` (name
+// -> position).
+absl::Status IndexParameters(const std::vector<FuzzedParameter>& parameters,
+                             std::map<std::string, size_t, std::less<>>& index) {
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    if (absl::Status status = parameters[i].Validate(); !status.ok()) return status;
+    if (!index.emplace(parameters[i].name(), i).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("two parameters are named '", parameters[i].name(), "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Each tensor has a name of its own, which no parameter has.
+absl::Status ValidateTensorNames(const std::vector<TensorSpec>& tensors,
+                                 const std::map<std::string, size_t, std::less<>>& index) {
+  std::set<std::string> tensor_names;
+  std::vector<std::string> overlap;
+  for (const TensorSpec& tensor : tensors) {
+    const std::string& name = TensorSpecName(tensor);
+    if (name.empty()) return absl::InvalidArgumentError("a tensor has an empty name");
+    if (!tensor_names.insert(name).second) {
+      return absl::InvalidArgumentError(absl::StrCat("two tensors are named '", name, "'"));
+    }
+    if (index.count(name) != 0) overlap.push_back(absl::StrCat("'", name, "'"));
+  }
+  if (!overlap.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("Duplicate names in parameters and tensors: {",
+                                                   absl::StrJoin(overlap, ", "), "}"));
+  }
+  return absl::OkStatus();
+}
+
+// Every alias names a parameter, and no aliases that can be drawn form a
+// cycle.
+absl::Status ValidateAliases(const std::vector<FuzzedParameter>& parameters,
+                             const std::map<std::string, size_t, std::less<>>& index) {
+  for (const FuzzedParameter& p : parameters) {
+    for (const WeightedOutcome& o : p.outcomes()) {
+      const auto* alias = std::get_if<ParameterAlias>(&o.outcome);
+      if (alias != nullptr && index.count(alias->alias_to) == 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("parameter '", p.name(), "' has an outcome ParameterAlias('",
+                         alias->alias_to, "'), but there is no parameter of that name"));
+      }
+    }
+  }
+  if (std::string cycle = FindAliasCycle(parameters, index); !cycle.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ParameterAlias cycle detected: ", cycle,
+        " (each alias has a nonzero probability, so some sample would draw them all)"));
+  }
+  return absl::OkStatus();
+}
+
+// Every parameter a tensor refers to exists, and its options are valid.
+absl::Status ValidateTensors(const std::vector<TensorSpec>& tensors,
+                             const std::map<std::string, size_t, std::less<>>& index) {
+  for (const TensorSpec& tensor : tensors) {
+    for (const auto& [ref, role] : TensorReferences(tensor)) {
+      if (index.count(ref) == 0) {
+        return absl::InvalidArgumentError(absl::StrCat("tensor '", TensorSpecName(tensor),
+                                                       "': ", role, " names '", ref,
+                                                       "', which is not a parameter"));
+      }
+    }
+    if (absl::Status status = ValidateTensorOptions(tensor); !status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::shared_ptr<const FuzzerSpec>> BuildSpec(std::vector<FuzzedParameter> parameters,
                                                             std::vector<TensorSpec> tensors,
                                                             std::vector<Constraint> constraints,
@@ -166,56 +238,18 @@ absl::StatusOr<std::shared_ptr<const FuzzerSpec>> BuildSpec(std::vector<FuzzedPa
   }
 
   auto spec = std::make_shared<FuzzerSpec>();
-  for (size_t i = 0; i < parameters.size(); ++i) {
-    if (absl::Status status = parameters[i].Validate(); !status.ok()) return status;
-    if (!spec->parameter_index.emplace(parameters[i].name(), i).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("two parameters are named '", parameters[i].name(), "'"));
-    }
+  if (absl::Status status = IndexParameters(parameters, spec->parameter_index); !status.ok()) {
+    return status;
   }
-
-  std::set<std::string> tensor_names;
-  std::vector<std::string> overlap;
-  for (const TensorSpec& tensor : tensors) {
-    const std::string& name = TensorSpecName(tensor);
-    if (name.empty()) return absl::InvalidArgumentError("a tensor has an empty name");
-    if (!tensor_names.insert(name).second) {
-      return absl::InvalidArgumentError(absl::StrCat("two tensors are named '", name, "'"));
-    }
-    if (spec->parameter_index.count(name) != 0) overlap.push_back(absl::StrCat("'", name, "'"));
+  if (absl::Status status = ValidateTensorNames(tensors, spec->parameter_index); !status.ok()) {
+    return status;
   }
-  if (!overlap.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("Duplicate names in parameters and tensors: {",
-                                                   absl::StrJoin(overlap, ", "), "}"));
+  if (absl::Status status = ValidateAliases(parameters, spec->parameter_index); !status.ok()) {
+    return status;
   }
-
-  for (const FuzzedParameter& p : parameters) {
-    for (const WeightedOutcome& o : p.outcomes()) {
-      const auto* alias = std::get_if<ParameterAlias>(&o.outcome);
-      if (alias != nullptr && spec->parameter_index.count(alias->alias_to) == 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("parameter '", p.name(), "' has an outcome ParameterAlias('",
-                         alias->alias_to, "'), but there is no parameter of that name"));
-      }
-    }
+  if (absl::Status status = ValidateTensors(tensors, spec->parameter_index); !status.ok()) {
+    return status;
   }
-  if (std::string cycle = FindAliasCycle(parameters, spec->parameter_index); !cycle.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "ParameterAlias cycle detected: ", cycle,
-        " (each alias has a nonzero probability, so some sample would draw them all)"));
-  }
-
-  for (const TensorSpec& tensor : tensors) {
-    for (const auto& [ref, role] : TensorReferences(tensor)) {
-      if (spec->parameter_index.count(ref) == 0) {
-        return absl::InvalidArgumentError(absl::StrCat("tensor '", TensorSpecName(tensor),
-                                                       "': ", role, " names '", ref,
-                                                       "', which is not a parameter"));
-      }
-    }
-    if (absl::Status status = ValidateTensorOptions(tensor); !status.ok()) return status;
-  }
-
   for (size_t i = 0; i < constraints.size(); ++i) {
     if (!constraints[i]) {
       return absl::InvalidArgumentError(absl::StrCat("constraint #", i, " is empty"));
@@ -285,85 +319,126 @@ FuzzerStream::FuzzerStream(std::shared_ptr<const FuzzerSpec> spec,
       torch_seed_(static_cast<uint64_t>(state_.DrawTorchSeed())),
       generator_(at::make_generator<at::CPUGeneratorImpl>(torch_seed_)) {}
 
-absl::StatusOr<Params> FuzzerStream::Generate() {
-  const std::vector<FuzzedParameter>& parameters = spec_->parameters;
-  // Strict parameters keep their first (unresolved) outcome for this sample.
-  std::vector<std::optional<Outcome>> held(parameters.size());
-  int64_t rejected_by_constraint = 0;
-  std::map<std::string, int64_t> rejected_by_tensor;
+namespace {
 
-  for (int attempt = 0; attempt < Fuzzer::kMaxAttempts; ++attempt) {
-    std::vector<Outcome> candidate;
-    candidate.reserve(parameters.size());
-    for (size_t i = 0; i < parameters.size(); ++i) {
-      if (parameters[i].strict() && held[i].has_value()) {
-        candidate.push_back(*held[i]);
-        continue;
-      }
-      absl::StatusOr<Outcome> outcome = parameters[i].Sample(state_);
-      if (!outcome.ok()) return outcome.status();
-      if (parameters[i].strict()) held[i] = *outcome;
-      candidate.push_back(*std::move(outcome));
-    }
+// Why the candidates for one sample were rejected, for the message when
+// all of them were.
+struct Rejections {
+  int64_t by_constraint = 0;
+  std::map<std::string, int64_t> by_tensor;  // tensor name -> candidates
+};
 
-    // _resolve_aliases: every alias takes the value at the end of its chain.
-    // Create() rejected cycles, so a chain is at most one hop per parameter.
-    Params params;
-    for (size_t i = 0; i < parameters.size(); ++i) {
-      const Outcome* outcome = &candidate[i];
-      size_t hops = 0;
-      while (const auto* alias = std::get_if<ParameterAlias>(outcome)) {
-        if (++hops > parameters.size()) {
-          return absl::InternalError(
-              absl::StrCat("ParameterAlias cycle detected at '", parameters[i].name(), "'"));
-        }
-        outcome = &candidate[spec_->parameter_index.find(alias->alias_to)->second];
-      }
-      params.Set(parameters[i].name(), std::get<Value>(*outcome));
-    }
-
-    ++counters_->generated;
-    bool accepted = true;
-    for (size_t c = 0; c < spec_->constraints.size() && accepted; ++c) {
-      try {
-        accepted = spec_->constraints[c](params);
-      } catch (const std::exception& e) {
-        return absl::InvalidArgumentError(absl::StrCat("constraint #", c, " threw: ", e.what()));
-      }
-    }
-    if (!accepted) {
-      ++counters_->rejected;
-      ++rejected_by_constraint;
+// One outcome per parameter, drawn in order; a strict parameter's outcome
+// held from an earlier candidate of the sample is used again, not drawn.
+absl::StatusOr<std::vector<Outcome>> DrawCandidate(const std::vector<FuzzedParameter>& parameters,
+                                                   RandomState& state,
+                                                   std::vector<std::optional<Outcome>>& held) {
+  std::vector<Outcome> candidate;
+  candidate.reserve(parameters.size());
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    if (parameters[i].strict() && held[i].has_value()) {
+      candidate.push_back(*held[i]);
       continue;
     }
-    for (const TensorSpec& tensor : spec_->tensors) {
-      absl::StatusOr<bool> ok =
-          std::visit([&params](const auto& t) { return t.SatisfiesConstraints(params); }, tensor);
-      if (!ok.ok()) return ok.status();
-      if (!*ok) {
-        accepted = false;
-        ++rejected_by_tensor[TensorSpecName(tensor)];
-        break;
-      }
-    }
-    if (!accepted) {
-      ++counters_->rejected;
-      continue;
-    }
-    return params;
+    absl::StatusOr<Outcome> outcome = parameters[i].Sample(state);
+    if (!outcome.ok()) return outcome.status();
+    if (parameters[i].strict()) held[i] = *outcome;
+    candidate.push_back(*std::move(outcome));
   }
+  return candidate;
+}
 
+// _resolve_aliases: every alias takes the value at the end of its chain.
+// Create() rejected cycles, so a chain is at most one hop per parameter.
+absl::StatusOr<Params> ResolveAliases(const FuzzerSpec& spec,
+                                      const std::vector<Outcome>& candidate) {
+  const std::vector<FuzzedParameter>& parameters = spec.parameters;
+  Params params;
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    const Outcome* outcome = &candidate[i];
+    size_t hops = 0;
+    while (const auto* alias = std::get_if<ParameterAlias>(outcome)) {
+      if (++hops > parameters.size()) {
+        return absl::InternalError(
+            absl::StrCat("ParameterAlias cycle detected at '", parameters[i].name(), "'"));
+      }
+      outcome = &candidate[spec.parameter_index.find(alias->alias_to)->second];
+    }
+    params.Set(parameters[i].name(), std::get<Value>(*outcome));
+  }
+  return params;
+}
+
+// Whether every constraint accepts `params`; the first that does not
+// decides, and later ones are not called.
+absl::StatusOr<bool> MeetsConstraints(const FuzzerSpec& spec, const Params& params) {
+  bool accepted = true;
+  for (size_t c = 0; c < spec.constraints.size() && accepted; ++c) {
+    try {
+      accepted = spec.constraints[c](params);
+    } catch (const std::exception& e) {
+      return absl::InvalidArgumentError(absl::StrCat("constraint #", c, " threw: ", e.what()));
+    }
+  }
+  return accepted;
+}
+
+// The first tensor whose limits `params` break; nullptr when none does.
+absl::StatusOr<const TensorSpec*> TensorRejecting(const FuzzerSpec& spec, const Params& params) {
+  for (const TensorSpec& tensor : spec.tensors) {
+    absl::StatusOr<bool> ok =
+        std::visit([&params](const auto& t) { return t.SatisfiesConstraints(params); }, tensor);
+    if (!ok.ok()) return ok.status();
+    if (!*ok) return &tensor;
+  }
+  return nullptr;
+}
+
+absl::Status AllRejectedError(const Rejections& rejections, int64_t sample) {
   std::vector<std::string> reasons;
-  if (rejected_by_constraint > 0) {
-    reasons.push_back(absl::StrCat(rejected_by_constraint, " by constraints"));
+  if (rejections.by_constraint > 0) {
+    reasons.push_back(absl::StrCat(rejections.by_constraint, " by constraints"));
   }
-  for (const auto& [tensor, count] : rejected_by_tensor) {
+  for (const auto& [tensor, count] : rejections.by_tensor) {
     reasons.push_back(absl::StrCat(count, " by the limits of tensor '", tensor, "'"));
   }
   return absl::ResourceExhaustedError(absl::StrCat(
       "Failed to generate a set of valid parameters: all ", Fuzzer::kMaxAttempts,
-      " candidates for sample #", samples_, " were rejected (", absl::StrJoin(reasons, ", "),
+      " candidates for sample #", sample, " were rejected (", absl::StrJoin(reasons, ", "),
       "). Loosen the constraints or limits, or widen the parameter ranges."));
+}
+
+}  // namespace
+
+absl::StatusOr<Params> FuzzerStream::Generate() {
+  // Strict parameters keep their first (unresolved) outcome for this sample.
+  std::vector<std::optional<Outcome>> held(spec_->parameters.size());
+  Rejections rejections;
+
+  for (int attempt = 0; attempt < Fuzzer::kMaxAttempts; ++attempt) {
+    absl::StatusOr<std::vector<Outcome>> candidate = DrawCandidate(spec_->parameters, state_, held);
+    if (!candidate.ok()) return candidate.status();
+    absl::StatusOr<Params> params = ResolveAliases(*spec_, *candidate);
+    if (!params.ok()) return params.status();
+
+    ++counters_->generated;
+    absl::StatusOr<bool> accepted = MeetsConstraints(*spec_, *params);
+    if (!accepted.ok()) return accepted.status();
+    if (!*accepted) {
+      ++counters_->rejected;
+      ++rejections.by_constraint;
+      continue;
+    }
+    absl::StatusOr<const TensorSpec*> rejecting = TensorRejecting(*spec_, *params);
+    if (!rejecting.ok()) return rejecting.status();
+    if (*rejecting != nullptr) {
+      ++counters_->rejected;
+      ++rejections.by_tensor[TensorSpecName(**rejecting)];
+      continue;
+    }
+    return params;
+  }
+  return AllRejectedError(rejections, samples_);
 }
 
 absl::StatusOr<FuzzedSample> FuzzerStream::Next() {

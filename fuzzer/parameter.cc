@@ -65,59 +65,69 @@ FuzzedParameter FuzzedParameter::Discrete(std::string name, std::vector<Weighted
   return p;
 }
 
-absl::Status FuzzedParameter::Validate() const {
-  if (name_.empty()) {
-    return absl::InvalidArgumentError("a FuzzedParameter has an empty name");
-  }
-  const std::string where = absl::StrCat("parameter '", name_, "'");
+namespace {
 
-  if (distribution_ == Distribution::kDiscrete) {
-    if (outcomes_.empty()) {
+// Outcome i of a discrete distribution: its probability is a number >= 0,
+// an alias names a parameter, a value is not listed before it.
+absl::Status ValidateOutcome(const std::string& where, const std::vector<WeightedOutcome>& outcomes,
+                             size_t i) {
+  const WeightedOutcome& o = outcomes[i];
+  if (std::isnan(o.probability) || o.probability < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": outcome ", OutcomeToString(o.outcome),
+                                                   " has probability ", FormatDouble(o.probability),
+                                                   "; probabilities cannot be negative or NaN"));
+  }
+  if (const auto* alias = std::get_if<ParameterAlias>(&o.outcome)) {
+    if (alias->alias_to.empty()) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, ": a discrete distribution needs at least one outcome"));
-    }
-    // The reference sums with Python's sum(), left to right.
-    double sum = 0.0;
-    for (size_t i = 0; i < outcomes_.size(); ++i) {
-      const WeightedOutcome& o = outcomes_[i];
-      if (std::isnan(o.probability) || o.probability < 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where, ": outcome ", OutcomeToString(o.outcome), " has probability ",
-                         FormatDouble(o.probability), "; probabilities cannot be negative or NaN"));
-      }
-      sum += o.probability;
-      if (const auto* alias = std::get_if<ParameterAlias>(&o.outcome)) {
-        if (alias->alias_to.empty()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(where, ": a ParameterAlias outcome has an empty name"));
-        }
-        continue;
-      }
-      for (size_t j = 0; j < i; ++j) {
-        const auto* earlier = std::get_if<Value>(&outcomes_[j].outcome);
-        if (earlier != nullptr && *earlier == std::get<Value>(o.outcome)) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(where, ": outcome ", OutcomeToString(o.outcome), " is listed twice (as ",
-                           OutcomeToString(*earlier),
-                           " before); a Python dict would keep only the last probability"));
-        }
-      }
-    }
-    if (!(std::abs(sum - 1) <= 1e-5)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": probabilities sum to ", FormatDouble(sum),
-                       ", not 1 (Distribution is not normalized; the tolerance is 1e-5)"));
-    }
-    if (absl::Status numpy = RandomState::ValidateProbabilities(probabilities_); !numpy.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": probabilities sum to ", FormatDouble(sum), ", which NumPy's choice() rejects (",
-          numpy.message(), "; its tolerance is 1.49e-8)"));
+          absl::StrCat(where, ": a ParameterAlias outcome has an empty name"));
     }
     return absl::OkStatus();
   }
+  for (size_t j = 0; j < i; ++j) {
+    const auto* earlier = std::get_if<Value>(&outcomes[j].outcome);
+    if (earlier != nullptr && *earlier == std::get<Value>(o.outcome)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": outcome ", OutcomeToString(o.outcome), " is listed twice (as ",
+                       OutcomeToString(*earlier),
+                       " before); a Python dict would keep only the last probability"));
+    }
+  }
+  return absl::OkStatus();
+}
 
-  const char* kind = distribution_ == Distribution::kUniform ? "uniform" : "loguniform";
-  for (const Value* bound : {&minval_, &maxval_}) {
+absl::Status ValidateDiscrete(const std::string& where,
+                              const std::vector<WeightedOutcome>& outcomes,
+                              const std::vector<double>& probabilities) {
+  if (outcomes.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": a discrete distribution needs at least one outcome"));
+  }
+  // The reference sums with Python's sum(), left to right.
+  double sum = 0.0;
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    if (absl::Status status = ValidateOutcome(where, outcomes, i); !status.ok()) return status;
+    sum += outcomes[i].probability;
+  }
+  if (!(std::abs(sum - 1) <= 1e-5)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": probabilities sum to ", FormatDouble(sum),
+                     ", not 1 (Distribution is not normalized; the tolerance is 1e-5)"));
+  }
+  if (absl::Status numpy = RandomState::ValidateProbabilities(probabilities); !numpy.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": probabilities sum to ", FormatDouble(sum), ", which NumPy's choice() rejects (",
+        numpy.message(), "; its tolerance is 1.49e-8)"));
+  }
+  return absl::OkStatus();
+}
+
+// The bounds of a uniform or loguniform distribution.
+absl::Status ValidateBounds(const std::string& where, FuzzedParameter::Distribution distribution,
+                            const Value& minval, const Value& maxval) {
+  const char* kind =
+      distribution == FuzzedParameter::Distribution::kUniform ? "uniform" : "loguniform";
+  for (const Value* bound : {&minval, &maxval}) {
     if (bound->is_bool()) {
       return absl::InvalidArgumentError(
           absl::StrCat(where, ": ", kind, " bounds must be ints or floats, not bools"));
@@ -127,21 +137,34 @@ absl::Status FuzzedParameter::Validate() const {
           absl::StrCat(where, ": ", kind, " bounds must be finite, got ", bound->ToPython()));
     }
   }
-  if (CompareValues(minval_, maxval_) > 0) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": minval ", minval_.ToPython(),
-                                                   " is greater than maxval ", maxval_.ToPython()));
+  if (CompareValues(minval, maxval) > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": minval ", minval.ToPython(),
+                                                   " is greater than maxval ", maxval.ToPython()));
   }
-  if (distribution_ == Distribution::kLogUniform) {
-    if (!(minval_.AsDouble() > 0)) {
+  if (distribution == FuzzedParameter::Distribution::kLogUniform) {
+    if (!(minval.AsDouble() > 0)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, ": loguniform needs minval > 0 (np.log2 of it), got ", minval_.ToPython()));
+          where, ": loguniform needs minval > 0 (np.log2 of it), got ", minval.ToPython()));
     }
-    if (!(maxval_.AsDouble() < kTwoTo63)) {
+    if (!(maxval.AsDouble() < kTwoTo63)) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, ": loguniform maxval must be below 2**63, got ", maxval_.ToPython()));
+          absl::StrCat(where, ": loguniform maxval must be below 2**63, got ", maxval.ToPython()));
     }
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status FuzzedParameter::Validate() const {
+  if (name_.empty()) {
+    return absl::InvalidArgumentError("a FuzzedParameter has an empty name");
+  }
+  const std::string where = absl::StrCat("parameter '", name_, "'");
+  if (distribution_ == Distribution::kDiscrete) {
+    return ValidateDiscrete(where, outcomes_, probabilities_);
+  }
+  return ValidateBounds(where, distribution_, minval_, maxval_);
 }
 
 absl::StatusOr<Outcome> FuzzedParameter::Sample(RandomState& state) const {

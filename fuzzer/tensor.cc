@@ -290,75 +290,107 @@ absl::StatusOr<bool> FuzzedTensor::SatisfiesConstraints(const Params& params) co
   return SatisfiesLimits(name, *shape, dtype, min_elements, max_elements, max_allocation_bytes);
 }
 
-absl::StatusOr<MadeTensor> FuzzedTensor::Make(const Params& params, RandomState& state,
-                                              at::Generator& generator) const {
-  absl::StatusOr<ResolvedShape> shape = Resolve(params);
-  if (!shape.ok()) return shape.status();
-  const size_t dim = shape->size.size();
-  for (size_t d = 0; d < dim; ++d) {
-    if (shape->allocation_size[d] == std::numeric_limits<int64_t>::max()) {
-      return absl::InvalidArgumentError(absl::StrCat("tensor '", name, "': size[", d, "] * steps[",
-                                                     d, "] = ", shape->size[d], " * ",
-                                                     shape->steps[d], " is too large to allocate"));
+namespace {
+
+// Refuses a size * step that ResolveShape saturated at INT64_MAX (when no
+// limit rejected the candidate).
+absl::Status CheckAllocatable(const std::string& tensor, const ResolvedShape& shape) {
+  for (size_t d = 0; d < shape.size.size(); ++d) {
+    if (shape.allocation_size[d] == std::numeric_limits<int64_t>::max()) {
+      return absl::InvalidArgumentError(absl::StrCat("tensor '", tensor, "': size[", d,
+                                                     "] * steps[", d, "] = ", shape.size[d], " * ",
+                                                     shape.steps[d], " is too large to allocate"));
     }
   }
+  return absl::OkStatus();
+}
 
+// The values before any permutation or slicing, of the allocation size:
+// from the spec's tensor_constructor or the default, on the GPU when asked.
+absl::StatusOr<at::Tensor> AllocatedValues(const FuzzedTensor& spec, const ResolvedShape& shape,
+                                           const Params& params, at::Generator& generator) {
   at::Tensor raw;
   try {
-    if (tensor_constructor) {
+    if (spec.tensor_constructor) {
       absl::StatusOr<at::Tensor> made =
-          tensor_constructor(shape->allocation_size, dtype, params, generator);
+          spec.tensor_constructor(shape.allocation_size, spec.dtype, params, generator);
       if (!made.ok()) {
-        return absl::Status(
-            made.status().code(),
-            absl::StrCat("tensor '", name, "': tensor_constructor: ", made.status().message()));
+        return absl::Status(made.status().code(),
+                            absl::StrCat("tensor '", spec.name,
+                                         "': tensor_constructor: ", made.status().message()));
       }
       raw = *std::move(made);
-      if (!raw.defined() || raw.sizes() != at::IntArrayRef(shape->allocation_size)) {
+      if (!raw.defined() || raw.sizes() != at::IntArrayRef(shape.allocation_size)) {
         return absl::InvalidArgumentError(
-            absl::StrCat("tensor '", name, "': tensor_constructor returned size ",
+            absl::StrCat("tensor '", spec.name, "': tensor_constructor returned size ",
                          raw.defined() ? ShapeString(raw.sizes().vec()) : "(undefined)",
-                         ", expected ", ShapeString(shape->allocation_size)));
+                         ", expected ", ShapeString(shape.allocation_size)));
       }
     } else {
-      raw = DefaultDenseValues(shape->allocation_size, dtype, generator);
+      raw = DefaultDenseValues(shape.allocation_size, spec.dtype, generator);
     }
-    if (cuda) raw = raw.to(at::kCUDA);
+    if (spec.cuda) raw = raw.to(at::kCUDA);
   } catch (const std::exception& e) {
-    return TorchError(name, e);
+    return TorchError(spec.name, e);
   }
+  return raw;
+}
 
-  // The contiguity coin is tossed for every tensor, even 0- and 1-d ones,
-  // which have no other order.
+// The contiguity coin is tossed for every tensor, even 0- and 1-d ones,
+// which have no other order. When it says so, `raw`'s memory is laid out
+// in a random order other than the identity. Returns the order used.
+absl::StatusOr<std::vector<int64_t>> LayOutMemory(const FuzzedTensor& spec, size_t dim,
+                                                  RandomState& state, at::Tensor& raw) {
   std::vector<int64_t> order(dim);
   std::iota(order.begin(), order.end(), 0);
   const std::vector<int64_t> identity = order;
-  if (state.RandomSample() > probability_contiguous) {
+  if (state.RandomSample() > spec.probability_contiguous) {
     while (dim > 1 && order == identity) order = state.Permutation(raw.dim());
     std::vector<int64_t> inverse(order.size());
     for (size_t i = 0; i < order.size(); ++i) inverse[order[i]] = static_cast<int64_t>(i);
     try {
       raw = raw.permute(order).contiguous().permute(inverse);
     } catch (const std::exception& e) {
-      return TorchError(name, e);
+      return TorchError(spec.name, e);
     }
   }
+  return order;
+}
 
+// `raw` sliced by the steps, with the properties of the result.
+absl::StatusOr<MadeTensor> SliceBySteps(const std::string& tensor_name, const at::Tensor& raw,
+                                        const ResolvedShape& shape) {
   MadeTensor made;
   try {
     at::Tensor tensor = raw;
-    for (size_t d = 0; d < dim; ++d) {
-      tensor = tensor.slice(static_cast<int64_t>(d), 0, shape->allocation_size[d], shape->steps[d]);
+    for (size_t d = 0; d < shape.size.size(); ++d) {
+      tensor = tensor.slice(static_cast<int64_t>(d), 0, shape.allocation_size[d], shape.steps[d]);
     }
     made.properties.numel = tensor.numel();
     made.properties.is_contiguous = tensor.is_contiguous();
     made.tensor = std::move(tensor);
   } catch (const std::exception& e) {
-    return TorchError(name, e);
+    return TorchError(tensor_name, e);
   }
-  made.properties.dtype = DtypeName(dtype);
-  made.properties.order = std::move(order);
-  made.properties.steps = shape->steps;
+  return made;
+}
+
+}  // namespace
+
+absl::StatusOr<MadeTensor> FuzzedTensor::Make(const Params& params, RandomState& state,
+                                              at::Generator& generator) const {
+  absl::StatusOr<ResolvedShape> shape = Resolve(params);
+  if (!shape.ok()) return shape.status();
+  if (absl::Status status = CheckAllocatable(name, *shape); !status.ok()) return status;
+  absl::StatusOr<at::Tensor> raw = AllocatedValues(*this, *shape, params, generator);
+  if (!raw.ok()) return raw.status();
+  absl::StatusOr<std::vector<int64_t>> order = LayOutMemory(*this, shape->size.size(), state, *raw);
+  if (!order.ok()) return order.status();
+  absl::StatusOr<MadeTensor> made = SliceBySteps(name, *raw, *shape);
+  if (!made.ok()) return made.status();
+  made->properties.dtype = DtypeName(dtype);
+  made->properties.order = *std::move(order);
+  made->properties.steps = shape->steps;
   return made;
 }
 

@@ -136,44 +136,33 @@ void MoveChangesToBestSplits(const std::vector<double>& values, std::vector<size
   }
 }
 
-}  // namespace
-
-std::vector<Step> TimeSteps(const std::vector<double>& values, const StepOptions& options) {
-  const size_t n = values.size();
-  const size_t min_length = static_cast<size_t>(std::max(1, options.time_min_segment));
-  if (n < 2 * min_length) return {};
-  std::vector<double> y(n);
-  for (size_t i = 0; i < n; ++i) y[i] = std::log(values[i]);
-  // A series without noise (identical times) still has a scale: 0.01%.
-  const double sigma = std::max(RobustSigma(y), 1e-4);
+// The median of each point and the two on either side of it (fewer at the
+// ends of the series).
+std::vector<double> RunningMedian(const std::vector<double>& y) {
+  const size_t n = y.size();
   std::vector<double> running_median(n);
   for (size_t i = 0; i < n; ++i) {
     const size_t begin = i >= 2 ? i - 2 : 0;
     const size_t end = std::min(n, i + 3);
     running_median[i] = MedianOf(std::vector<double>(y.begin() + begin, y.begin() + end));
   }
-  const double penalty = options.time_penalty * sigma * sigma * std::log(static_cast<double>(n));
-  std::vector<size_t> changes = Pelt(running_median, penalty, min_length);
-  // The running median blurs an edge by a run or two (most at the end of
-  // the series); place each change where the raw values split best
-  // (least absolute deviation from each side's median), near where PELT
-  // found it and between its neighbours.
-  // Outliers are clipped to their running median +- 3 sigma first, so a
-  // slow run next to a step does not pull the step onto itself.
-  std::vector<double> winsorized(n);
-  for (size_t i = 0; i < n; ++i) {
-    winsorized[i] = std::clamp(y[i], running_median[i] - 3 * sigma, running_median[i] + 3 * sigma);
-  }
-  MoveChangesToBestSplits(winsorized, changes);
-  // Levels whose medians differ by less than the minimum effect are one
-  // level: merge the closest pair, re-measure the merged level, repeat.
-  auto level_median = [&](size_t k) {  // median of the raw values of level k
-    const size_t begin = k == 0 ? 0 : changes[k - 1];
-    const size_t end = k == changes.size() ? n : changes[k];
-    return MedianOf(std::vector<double>(values.begin() + begin, values.begin() + end));
-  };
-  std::vector<double> levels;
-  for (size_t k = 0; k <= changes.size(); ++k) levels.push_back(level_median(k));
+  return running_median;
+}
+
+// The median of the raw values of level k: the runs from the change before
+// it (or the first run) to the change after it (or the last run).
+double LevelMedian(const std::vector<double>& values, const std::vector<size_t>& changes,
+                   size_t k) {
+  const size_t begin = k == 0 ? 0 : changes[k - 1];
+  const size_t end = k == changes.size() ? values.size() : changes[k];
+  return MedianOf(std::vector<double>(values.begin() + begin, values.begin() + end));
+}
+
+// Levels whose medians differ by less than the minimum effect are one
+// level: merge the closest pair, re-measure the merged level, repeat.
+// `levels` holds the median of each level between `changes`.
+void MergeCloseLevels(const std::vector<double>& values, double min_effect_pct,
+                      std::vector<size_t>& changes, std::vector<double>& levels) {
   while (!changes.empty()) {
     size_t smallest = 0;
     double smallest_pct = std::numeric_limits<double>::infinity();
@@ -184,14 +173,20 @@ std::vector<Step> TimeSteps(const std::vector<double>& values, const StepOptions
         smallest = k;
       }
     }
-    if (smallest_pct >= options.time_min_effect_pct) break;
+    if (smallest_pct >= min_effect_pct) break;
     changes.erase(changes.begin() + static_cast<std::ptrdiff_t>(smallest));
     levels.erase(levels.begin() + static_cast<std::ptrdiff_t>(smallest) + 1);
-    levels[smallest] = level_median(smallest);
+    levels[smallest] = LevelMedian(values, changes, smallest);
   }
-  // A short level between two that agree is an excursion (a cluster of slow
-  // runs, which noise with outliers produces now and then), not a step:
-  // merge it away. So is a level the refinement left too short.
+}
+
+// A short level between two that agree is an excursion (a cluster of slow
+// runs, which noise with outliers produces now and then), not a step:
+// merge it away. So is a level the refinement left too short.
+void MergeExcursionsAndShortLevels(const std::vector<double>& values, const StepOptions& options,
+                                   size_t min_length, std::vector<size_t>& changes,
+                                   std::vector<double>& levels) {
+  const size_t n = values.size();
   auto length = [&](size_t k) {
     return (k == changes.size() ? n : changes[k]) - (k == 0 ? 0 : changes[k - 1]);
   };
@@ -205,19 +200,49 @@ std::vector<Step> TimeSteps(const std::vector<double>& values, const StepOptions
                     changes.begin() + static_cast<std::ptrdiff_t>(k) + 1);
       levels.erase(levels.begin() + static_cast<std::ptrdiff_t>(k),
                    levels.begin() + static_cast<std::ptrdiff_t>(k) + 2);
-      levels[k - 1] = level_median(k - 1);
+      levels[k - 1] = LevelMedian(values, changes, k - 1);
       k = k - 1;
     } else if (length(k) < min_length) {
       // Too short at the start or the end: join the neighbouring level.
       const size_t change = k == 0 ? 0 : k - 1;
       changes.erase(changes.begin() + static_cast<std::ptrdiff_t>(change));
       levels.erase(levels.begin() + static_cast<std::ptrdiff_t>(change) + 1);
-      levels[change] = level_median(change);
+      levels[change] = LevelMedian(values, changes, change);
       k = change;
     } else {
       ++k;
     }
   }
+}
+
+}  // namespace
+
+std::vector<Step> TimeSteps(const std::vector<double>& values, const StepOptions& options) {
+  const size_t n = values.size();
+  const size_t min_length = static_cast<size_t>(std::max(1, options.time_min_segment));
+  if (n < 2 * min_length) return {};
+  std::vector<double> y(n);
+  for (size_t i = 0; i < n; ++i) y[i] = std::log(values[i]);
+  // A series without noise (identical times) still has a scale: 0.01%.
+  const double sigma = std::max(RobustSigma(y), 1e-4);
+  const std::vector<double> running_median = RunningMedian(y);
+  const double penalty = options.time_penalty * sigma * sigma * std::log(static_cast<double>(n));
+  std::vector<size_t> changes = Pelt(running_median, penalty, min_length);
+  // The running median blurs an edge by a run or two (most at the end of
+  // the series); place each change where the raw values split best
+  // (least absolute deviation from each side's median), near where PELT
+  // found it and between its neighbours.
+  // Outliers are clipped to their running median +- 3 sigma first, so a
+  // slow run next to a step does not pull the step onto itself.
+  std::vector<double> winsorized(n);
+  for (size_t i = 0; i < n; ++i) {
+    winsorized[i] = std::clamp(y[i], running_median[i] - 3 * sigma, running_median[i] + 3 * sigma);
+  }
+  MoveChangesToBestSplits(winsorized, changes);
+  std::vector<double> levels;
+  for (size_t k = 0; k <= changes.size(); ++k) levels.push_back(LevelMedian(values, changes, k));
+  MergeCloseLevels(values, options.time_min_effect_pct, changes, levels);
+  MergeExcursionsAndShortLevels(values, options, min_length, changes, levels);
   std::vector<Step> steps;
   for (size_t k = 0; k < changes.size(); ++k) {
     const double before = levels[k];

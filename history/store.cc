@@ -19,6 +19,7 @@
 #include "base/fnv.h"
 #include "base/status.h"
 #include "base/timestamp.h"
+#include "history/internal/transaction.h"
 #include "re2/re2.h"
 #include "timer/measurement.h"
 
@@ -27,93 +28,7 @@ namespace {
 
 using internal::Database;
 using internal::Statement;
-
-// SQLite's header field for "which application's file is this": 'icnt'.
-constexpr int64_t kApplicationId = 0x69636e74;
-
-constexpr char kSchema[] = R"sql(
-CREATE TABLE runs (
-  id INTEGER PRIMARY KEY,
-  label TEXT NOT NULL,
-  source TEXT NOT NULL,
-  recorded_at TEXT NOT NULL,
-  start_time TEXT NOT NULL,
-  end_time TEXT NOT NULL,
-  host TEXT NOT NULL,
-  cpu_model TEXT NOT NULL,
-  cores INTEGER NOT NULL,
-  kernel TEXT NOT NULL,
-  valgrind TEXT NOT NULL,
-  valgrind_options TEXT NOT NULL,
-  libtorch_version TEXT NOT NULL,
-  libtorch_build TEXT NOT NULL,
-  versions TEXT NOT NULL,
-  settings TEXT NOT NULL,
-  command TEXT NOT NULL,
-  fingerprint TEXT NOT NULL UNIQUE
-);
-CREATE TABLE cases (
-  id INTEGER PRIMARY KEY,
-  key TEXT NOT NULL UNIQUE,
-  label TEXT NOT NULL
-);
--- Per case and run: the count of every repeat (comma-separated totals),
--- the per-run count and heap allocations per run (NULL in results that
--- did not count them), baseline subtracted.
-CREATE TABLE counts (
-  case_id INTEGER NOT NULL REFERENCES cases(id),
-  run_id INTEGER NOT NULL REFERENCES runs(id),
-  number_per_run INTEGER NOT NULL,
-  baseline INTEGER NOT NULL,
-  per_run REAL NOT NULL,
-  repeats TEXT NOT NULL,
-  allocations REAL,
-  PRIMARY KEY (case_id, run_id)
-) WITHOUT ROWID;
--- Per case and run, one row per measurement (ab_test's rounds are
--- several): the raw block times in whole nanoseconds (the clocks' unit),
--- each the zigzag varint of its difference from the one before.
-CREATE TABLE times (
-  case_id INTEGER NOT NULL REFERENCES cases(id),
-  run_id INTEGER NOT NULL REFERENCES runs(id),
-  seq INTEGER NOT NULL,
-  number_per_run INTEGER NOT NULL,
-  raw_ns BLOB NOT NULL,
-  PRIMARY KEY (case_id, run_id, seq)
-) WITHOUT ROWID;
--- Per case and run, the seconds per run of all its samples pooled: what
--- series and change points read, so they never decode samples.
-CREATE TABLE time_levels (
-  case_id INTEGER NOT NULL REFERENCES cases(id),
-  run_id INTEGER NOT NULL REFERENCES runs(id),
-  median REAL NOT NULL,
-  p25 REAL NOT NULL,
-  p75 REAL NOT NULL,
-  samples INTEGER NOT NULL,
-  PRIMARY KEY (case_id, run_id)
-) WITHOUT ROWID;
--- A function: its key's text, which tells functions apart, and the key
--- itself (a serialized icount.timer.FunctionKeyProto; NULL in stores
--- written before schema 3, whose keys are read from their text).
-CREATE TABLE function_names (
-  id INTEGER PRIMARY KEY,
-  name TEXT NOT NULL UNIQUE,
-  key BLOB
-);
--- The most expensive functions of a case in a run (exclusive counts of the
--- whole measured region, first repeat): (function_names id, count) pairs
--- as zigzag varints, a third of the size of a row per function.
-CREATE TABLE functions (
-  run_id INTEGER NOT NULL REFERENCES runs(id),
-  case_id INTEGER NOT NULL REFERENCES cases(id),
-  top BLOB NOT NULL,
-  PRIMARY KEY (run_id, case_id)
-) WITHOUT ROWID;
-)sql";
-
-}  // namespace
-
-namespace {
+using internal::Transaction;
 
 // Signed integers as zigzag varints (small magnitudes, either sign, take
 // one or two bytes).
@@ -179,30 +94,6 @@ std::string JoinMap(const std::map<std::string, std::string>& map) {
   });
 }
 
-// Rolls the transaction back unless Commit() ran: an error anywhere in
-// AddRun leaves the store as it was.
-class Transaction {
- public:
-  static absl::StatusOr<std::unique_ptr<Transaction>> Begin(Database& db) {
-    // IMMEDIATE takes the write lock now, waiting (busy timeout) for a
-    // concurrent recorder to finish, instead of failing at the first write.
-    ICOUNT_RETURN_IF_ERROR(db.Execute("BEGIN IMMEDIATE"));
-    return std::unique_ptr<Transaction>(new Transaction(db));
-  }
-  ~Transaction() {
-    if (!done_) db_.Execute("ROLLBACK").IgnoreError();
-  }
-  absl::Status Commit() {
-    done_ = true;
-    return db_.Execute("COMMIT");
-  }
-
- private:
-  explicit Transaction(Database& db) : db_(db) {}
-  Database& db_;
-  bool done_ = false;
-};
-
 }  // namespace
 
 const char* MetricName(Metric metric) {
@@ -260,85 +151,6 @@ absl::StatusOr<Store> Store::Open(const std::string& path, bool write) {
   Store store(std::move(db));
   ICOUNT_RETURN_IF_ERROR(store.CheckSchema(write));
   return store;
-}
-
-absl::Status Store::CheckSchema(bool write) {
-  const std::string& path = db_.path();
-  auto not_a_store = [&](absl::string_view why) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        path, ": not an icount history store (", why,
-        "); it was left as it is. Give --db/--history a new file name or an existing store."));
-  };
-  // SQLite reports a file that is not a database, or whose header is
-  // damaged, at the first query.
-  auto unreadable = [&](const absl::Status& status) {
-    return status.code() == absl::StatusCode::kFailedPrecondition
-               ? not_a_store("not an SQLite database, or a damaged one")
-               : status;
-  };
-  absl::StatusOr<int64_t> application_id = db_.QueryInt("PRAGMA application_id");
-  if (!application_id.ok()) return unreadable(application_id.status());
-  ICOUNT_ASSIGN_OR_RETURN(int64_t tables, db_.QueryInt("SELECT COUNT(*) FROM sqlite_master"),
-                          unreadable(_));
-  if (*application_id != kApplicationId) {
-    if (*application_id != 0 || tables > 0) {
-      return not_a_store("an SQLite database of another application");
-    }
-    if (!write) return not_a_store("an empty file");
-  }
-  ICOUNT_ASSIGN_OR_RETURN(int64_t schema, db_.QueryInt("PRAGMA user_version"));
-  if (schema > kHistorySchemaVersion) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        path, ": the store's schema version ", schema, " is newer than this build reads (",
-        kHistorySchemaVersion, "); use a newer icount. The file was left as it is."));
-  }
-  if (!write) return absl::OkStatus();
-  if (db_.ReadOnly()) {
-    // SQLite opens a write-protected file read-only without a word.
-    return absl::PermissionDeniedError(absl::StrCat(
-        path, ": the store is read-only; make it writable or give --history/--db another path"));
-  }
-  if (tables > 0) {
-    // A damaged page would otherwise surface in the middle of a recording.
-    ICOUNT_ASSIGN_OR_RETURN(Statement check, db_.Prepare("PRAGMA quick_check"));
-    ICOUNT_ASSIGN_OR_RETURN(bool row, check.Step(), unreadable(_));
-    if (!row || check.Text(0) != "ok") {
-      return absl::FailedPreconditionError(absl::StrCat(
-          path, ": the store is damaged (quick_check: ", row ? check.Text(0) : "no answer",
-          "); it was left as it is. Restore it from a copy, or start a new store."));
-    }
-  }
-  {
-    // The WAL journal lets readers go on while a run records; setting it is
-    // the first write, so a read-only file or directory fails here, before
-    // any run starts.
-    ICOUNT_ASSIGN_OR_RETURN(Statement wal, db_.Prepare("PRAGMA journal_mode=WAL"));
-    ICOUNT_ASSIGN_OR_RETURN(bool row, wal.Step(),
-                            absl::PermissionDeniedError(absl::StrCat(
-                                _.message(), " (the store or its directory is not writable)")));
-    if (!row || wal.Text(0) != "wal") {
-      return absl::PermissionDeniedError(
-          absl::StrCat(path, ": cannot switch the store to WAL journaling (got \"",
-                       row ? wal.Text(0) : "", "\"): is it or its directory read-only?"));
-    }
-  }
-  ICOUNT_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction, Transaction::Begin(db_),
-                          absl::PermissionDeniedError(absl::StrCat(
-                              _.message(), " (the store or its directory is not writable)")));
-  if (tables == 0) {
-    ICOUNT_RETURN_IF_ERROR(db_.Execute(kSchema));
-    ICOUNT_RETURN_IF_ERROR(db_.Execute(absl::StrCat(
-        "PRAGMA application_id=", kApplicationId, ";PRAGMA user_version=", kHistorySchemaVersion)));
-  } else if (schema < kHistorySchemaVersion) {
-    std::string migration;
-    // Version 1 predates heap allocations: its runs keep NULL there.
-    if (schema < 2) migration += "ALTER TABLE counts ADD COLUMN allocations REAL;";
-    // Version 2 kept functions as text alone.
-    if (schema < 3) migration += "ALTER TABLE function_names ADD COLUMN key BLOB;";
-    ICOUNT_RETURN_IF_ERROR(db_.Execute(
-        absl::StrCat(migration, "PRAGMA user_version=", kHistorySchemaVersion)));
-  }
-  return transaction->Commit();
 }
 
 absl::StatusOr<int64_t> Store::CaseId(const std::string& key, const std::string& label) {
@@ -539,35 +351,45 @@ absl::StatusOr<std::vector<RunRow>> Store::Runs() {
   return runs;
 }
 
-absl::StatusOr<std::vector<CaseSeries>> Store::Series(Metric metric, const std::string& case_regex,
-                                                      const std::string& since_label) {
-  RE2 filter(case_regex, RE2::Quiet);
-  if (!filter.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("the case filter \"", case_regex,
-                                                   "\" is not a valid regex: ", filter.error()));
-  }
-  // Runs in order; the position of each is its place in every series.
+namespace {
+
+// Runs in order; the position of each is its place in every series.
+struct RunOrder {
+  std::map<int64_t, std::pair<size_t, std::string>> place;  // id -> (position, label)
+  size_t first_position = 0;  // of the first run labelled `since_label`
+};
+
+absl::StatusOr<RunOrder> ReadRunOrder(Database& db, const std::string& since_label) {
   ICOUNT_ASSIGN_OR_RETURN(Statement runs,
-                          db_.Prepare("SELECT id, label FROM runs ORDER BY start_time, id"));
-  std::map<int64_t, std::pair<size_t, std::string>> run_place;  // id -> (position, label)
-  size_t first_position = 0;
+                          db.Prepare("SELECT id, label FROM runs ORDER BY start_time, id"));
+  RunOrder order;
   bool since_found = since_label.empty();
   while (true) {
     ICOUNT_ASSIGN_OR_RETURN(bool row, runs.Step());
     if (!row) break;
-    const size_t position = run_place.size();
+    const size_t position = order.place.size();
     if (!since_found && runs.Text(1) == since_label) {
       since_found = true;
-      first_position = position;
+      order.first_position = position;
     }
-    run_place[runs.Int(0)] = {position, runs.Text(1)};
+    order.place[runs.Int(0)] = {position, runs.Text(1)};
   }
   if (!since_found) {
     return absl::NotFoundError(
         absl::StrCat("no run is labelled \"", since_label, "\" (`history list` shows the labels)"));
   }
-  ICOUNT_ASSIGN_OR_RETURN(Statement cases, db_.Prepare("SELECT id, key, label FROM cases"));
-  std::map<int64_t, CaseSeries> selected;
+  return order;
+}
+
+// Case id -> its series.
+using SeriesByCaseId = std::map<int64_t, CaseSeries>;
+
+// The series, without points yet, of every case whose key or label
+// `filter` matches (every case when `case_regex` is empty).
+absl::StatusOr<SeriesByCaseId> SelectCases(Database& db, const std::string& case_regex,
+                                           const RE2& filter) {
+  ICOUNT_ASSIGN_OR_RETURN(Statement cases, db.Prepare("SELECT id, key, label FROM cases"));
+  SeriesByCaseId selected;
   while (true) {
     ICOUNT_ASSIGN_OR_RETURN(bool row, cases.Step());
     if (!row) break;
@@ -577,17 +399,25 @@ absl::StatusOr<std::vector<CaseSeries>> Store::Series(Metric metric, const std::
       selected[cases.Int(0)] = CaseSeries{key, label, {}};
     }
   }
-  // (case id, run id) -> the value and its spread
-  std::map<std::pair<int64_t, int64_t>, SeriesPoint> values;
+  return selected;
+}
+
+// (case id, run id) -> the value and its spread
+using PointsByIds = std::map<std::pair<int64_t, int64_t>, SeriesPoint>;
+
+// The values of `metric` of the selected cases in every run.
+absl::StatusOr<PointsByIds> ReadValues(Database& db, Metric metric,
+                                       const SeriesByCaseId& selected) {
+  PointsByIds values;
   if (metric == Metric::kCounts || metric == Metric::kAllocations) {
-    ICOUNT_ASSIGN_OR_RETURN(int64_t schema, db_.QueryInt("PRAGMA user_version"));
+    ICOUNT_ASSIGN_OR_RETURN(int64_t schema, db.QueryInt("PRAGMA user_version"));
     // A version 1 store (read, not upgraded) has no allocations.
-    if (metric == Metric::kAllocations && schema < 2) return std::vector<CaseSeries>{};
+    if (metric == Metric::kAllocations && schema < 2) return values;
     ICOUNT_ASSIGN_OR_RETURN(
         Statement select,
-        db_.Prepare(metric == Metric::kCounts ? "SELECT case_id, run_id, per_run FROM counts"
-                                              : "SELECT case_id, run_id, allocations FROM counts "
-                                                "WHERE allocations IS NOT NULL"));
+        db.Prepare(metric == Metric::kCounts ? "SELECT case_id, run_id, per_run FROM counts"
+                                             : "SELECT case_id, run_id, allocations FROM counts "
+                                               "WHERE allocations IS NOT NULL"));
     while (true) {
       ICOUNT_ASSIGN_OR_RETURN(bool row, select.Step());
       if (!row) break;
@@ -597,7 +427,7 @@ absl::StatusOr<std::vector<CaseSeries>> Store::Series(Metric metric, const std::
     }
   } else {
     ICOUNT_ASSIGN_OR_RETURN(
-        Statement select, db_.Prepare("SELECT case_id, run_id, median, p25, p75 FROM time_levels"));
+        Statement select, db.Prepare("SELECT case_id, run_id, median, p25, p75 FROM time_levels"));
     while (true) {
       ICOUNT_ASSIGN_OR_RETURN(bool row, select.Step());
       if (!row) break;
@@ -606,9 +436,16 @@ absl::StatusOr<std::vector<CaseSeries>> Store::Series(Metric metric, const std::
           SeriesPoint{0, "", select.Double(2), select.Double(3), select.Double(4)};
     }
   }
+  return values;
+}
+
+// The selected cases' series with their points from the first position on,
+// each in run order; cases without points are left out. Sorted by key.
+std::vector<CaseSeries> SeriesInRunOrder(SeriesByCaseId selected, PointsByIds values,
+                                         const RunOrder& order) {
   for (auto& [ids, point] : values) {
-    const auto& [position, label] = run_place.at(ids.second);
-    if (position < first_position) continue;
+    const auto& [position, label] = order.place.at(ids.second);
+    if (position < order.first_position) continue;
     point.run_id = ids.second;
     point.run_label = label;
     selected[ids.first].points.push_back(std::move(point));
@@ -618,13 +455,28 @@ absl::StatusOr<std::vector<CaseSeries>> Store::Series(Metric metric, const std::
     if (series.points.empty()) continue;
     std::sort(series.points.begin(), series.points.end(),
               [&](const SeriesPoint& a, const SeriesPoint& b) {
-                return run_place.at(a.run_id).first < run_place.at(b.run_id).first;
+                return order.place.at(a.run_id).first < order.place.at(b.run_id).first;
               });
     out.push_back(std::move(series));
   }
   std::sort(out.begin(), out.end(),
             [](const CaseSeries& a, const CaseSeries& b) { return a.key < b.key; });
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<CaseSeries>> Store::Series(Metric metric, const std::string& case_regex,
+                                                      const std::string& since_label) {
+  RE2 filter(case_regex, RE2::Quiet);
+  if (!filter.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("the case filter \"", case_regex,
+                                                   "\" is not a valid regex: ", filter.error()));
+  }
+  ICOUNT_ASSIGN_OR_RETURN(RunOrder order, ReadRunOrder(db_, since_label));
+  ICOUNT_ASSIGN_OR_RETURN(SeriesByCaseId selected, SelectCases(db_, case_regex, filter));
+  ICOUNT_ASSIGN_OR_RETURN(PointsByIds values, ReadValues(db_, metric, selected));
+  return SeriesInRunOrder(std::move(selected), std::move(values), order);
 }
 
 absl::StatusOr<timer::FunctionCounts> Store::TopFunctions(int64_t run_id,

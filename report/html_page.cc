@@ -30,7 +30,9 @@ std::string ReportHtml(const std::string& title, const std::string& data_json) {
       "</style>\n</head>\n<body>\n<div id=\"app\"><p>Loading the report...</p></div>\n"
       "<script id=\"icount-data\" type=\"application/json\">",
       data, "</script>\n<script>\n", report::internal::kChartJs, "\n</script>\n<script>\n",
-      report::internal::kReportJs, "\n</script>\n</body>\n</html>\n");
+      report::internal::kPageKitJs, "\n</script>\n<script>\n", report::internal::kFlamegraphJs,
+      "\n</script>\n<script>\n", report::internal::kReportJs,
+      "\n</script>\n</body>\n</html>\n");
 }
 
 absl::Status WriteReportHtml(const std::string& path, const std::string& title,

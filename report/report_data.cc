@@ -391,6 +391,47 @@ absl::StatusOr<std::map<std::string, compare::TimeComparison>> TimeComparisons(
   return times;
 }
 
+// Case `key` of the current run: its place, counts, time and tree, its
+// baseline side when the baseline has it, and its history. Returns whether
+// it has a call tree.
+bool SetCase(const std::string& key, const SideCase& side, const FileCases& baseline_cases,
+             const std::map<std::string, compare::CaseValues>& values,
+             std::map<std::string, ReportHistoryProto>& history, FunctionTable& functions,
+             ReportCaseProto& out) {
+  bool has_tree = false;
+  out.set_key(key);
+  out.set_title(timer::ResultCaseTitle(*side.spec));
+  SetPlace(side, out);
+  if (side.counts != nullptr) *out.mutable_counts() = CountsProto(*side.counts);
+  if (!side.rounds.empty()) SetTime(side, out.mutable_time());
+  if (side.counts != nullptr && side.counts->call_tree.has_value() &&
+      !side.counts->call_tree->empty()) {
+    has_tree = true;
+    *out.mutable_tree() = TreeProto(*side.counts->call_tree, functions);
+  }
+  auto before = baseline_cases.by_key.find(key);
+  if (before != baseline_cases.by_key.end()) {
+    SetBaseline(key, side, before->second, values.at(key), functions, out);
+  }
+  auto series = history.find(key);
+  if (series != history.end()) *out.mutable_history() = std::move(series->second);
+  return has_tree;
+}
+
+// The cases only one run has, with a baseline.
+void SetUnmatched(const FileCases& current_cases, const FileCases& baseline_cases,
+                  bool has_baseline, ReportDataProto& data) {
+  if (has_baseline) {
+    for (const std::string& key : baseline_cases.order) {
+      if (!current_cases.by_key.count(key)) data.mutable_unmatched()->add_only_baseline(key);
+    }
+    for (const std::string& key : current_cases.order) {
+      if (!baseline_cases.by_key.count(key)) data.mutable_unmatched()->add_only_current(key);
+    }
+  }
+  data.mutable_unmatched();  // the page reads both lists, empty or not
+}
+
 }  // namespace
 
 absl::StatusOr<ReportDataProto> ReportData(const ReportInput& input) {
@@ -418,32 +459,9 @@ absl::StatusOr<ReportDataProto> ReportData(const ReportInput& input) {
   for (const std::string& key : current_cases.order) {
     const SideCase& side = current_cases.by_key.at(key);
     ReportCaseProto& out = *data.add_cases();
-    out.set_key(key);
-    out.set_title(timer::ResultCaseTitle(*side.spec));
-    SetPlace(side, out);
-    if (side.counts != nullptr) *out.mutable_counts() = CountsProto(*side.counts);
-    if (!side.rounds.empty()) SetTime(side, out.mutable_time());
-    if (side.counts != nullptr && side.counts->call_tree.has_value() &&
-        !side.counts->call_tree->empty()) {
-      any_tree = true;
-      *out.mutable_tree() = TreeProto(*side.counts->call_tree, functions);
-    }
-    auto before = baseline_cases.by_key.find(key);
-    if (before != baseline_cases.by_key.end()) {
-      SetBaseline(key, side, before->second, values.at(key), functions, out);
-    }
-    auto series = history.find(key);
-    if (series != history.end()) *out.mutable_history() = std::move(series->second);
+    if (SetCase(key, side, baseline_cases, values, history, functions, out)) any_tree = true;
   }
-  if (input.baseline.has_value()) {
-    for (const std::string& key : baseline_cases.order) {
-      if (!current_cases.by_key.count(key)) data.mutable_unmatched()->add_only_baseline(key);
-    }
-    for (const std::string& key : current_cases.order) {
-      if (!baseline_cases.by_key.count(key)) data.mutable_unmatched()->add_only_current(key);
-    }
-  }
-  data.mutable_unmatched();  // the page reads both lists, empty or not
+  SetUnmatched(current_cases, baseline_cases, input.baseline.has_value(), data);
 
   AddMissing(input, any_tree, data);
   for (std::string& warning : NodeWarnings(input)) data.add_node_warnings(std::move(warning));

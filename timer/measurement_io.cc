@@ -51,6 +51,61 @@ timer::NodeProto MachineNodeOfOlderFile(const std::string& machine) {
   return node;
 }
 
+// The totals of `proto` that InstructionCountsFromProto reads back: an
+// error where they cannot be instruction counts.
+absl::Status CheckInstructionCounts(const timer::InstructionCountsProto& proto) {
+  if (proto.number_per_run() <= 0 || proto.counts_size() == 0) {
+    return absl::InvalidArgumentError(
+        "instruction counts need a positive number_per_run and at least one count");
+  }
+  for (int64_t count : proto.counts()) {
+    if (count < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("counts are instructions and cannot be negative, got ", count));
+    }
+  }
+  if (proto.baseline() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("baseline is instructions and cannot be negative, got ", proto.baseline()));
+  }
+  if (!std::isfinite(proto.counts_per_run())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("counts_per_run must be a finite number, got ", proto.counts_per_run()));
+  }
+  return absl::OkStatus();
+}
+
+// Sets `*field` to `value` where `present`; an error where `value`, the
+// figure `name`, is not finite.
+absl::Status ReadPerRunFigure(bool present, double value, const char* name,
+                              std::optional<double>* field) {
+  if (!present) return absl::OkStatus();
+  if (!std::isfinite(value)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, " must be a finite number, got ", value));
+  }
+  *field = value;
+  return absl::OkStatus();
+}
+
+// Optional per-run figures: absent in files older than timer 0.15.
+absl::Status ReadPerRunFigures(const timer::InstructionCountsProto& proto,
+                               InstructionCounts* counts) {
+  if (absl::Status status =
+          ReadPerRunFigure(proto.has_allocations_per_run(), proto.allocations_per_run(),
+                           "allocations_per_run", &counts->allocations_per_run);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = ReadPerRunFigure(proto.has_frees_per_run(), proto.frees_per_run(),
+                                             "frees_per_run", &counts->frees_per_run);
+      !status.ok()) {
+    return status;
+  }
+  return ReadPerRunFigure(proto.has_estimated_cycles_per_run(),
+                          proto.estimated_cycles_per_run(), "estimated_cycles_per_run",
+                          &counts->estimated_cycles_per_run);
+}
+
 }  // namespace
 
 timer::MeasurementProto MeasurementToProto(const Measurement& measurement) {
@@ -109,58 +164,14 @@ timer::InstructionCountsProto InstructionCountsToProto(const InstructionCounts& 
 
 absl::StatusOr<InstructionCounts> InstructionCountsFromProto(
     const timer::InstructionCountsProto& proto) {
-  if (proto.number_per_run() <= 0 || proto.counts_size() == 0) {
-    return absl::InvalidArgumentError(
-        "instruction counts need a positive number_per_run and at least one count");
-  }
-  for (int64_t count : proto.counts()) {
-    if (count < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("counts are instructions and cannot be negative, got ", count));
-    }
-  }
-  if (proto.baseline() < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("baseline is instructions and cannot be negative, got ", proto.baseline()));
-  }
-  if (!std::isfinite(proto.counts_per_run())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("counts_per_run must be a finite number, got ", proto.counts_per_run()));
-  }
+  if (absl::Status status = CheckInstructionCounts(proto); !status.ok()) return status;
   InstructionCounts counts;
   counts.task_spec = timer::internal::ReadTaskSpecFields(proto);
   counts.number_per_run = proto.number_per_run();
   counts.counts.assign(proto.counts().begin(), proto.counts().end());
   counts.baseline = proto.baseline();
   counts.counts_per_run = proto.counts_per_run();
-  // Optional per-run figures: absent in files older than timer 0.15.
-  auto read_per_run = [](bool present, double value, const char* name,
-                         std::optional<double>* field) -> absl::Status {
-    if (!present) return absl::OkStatus();
-    if (!std::isfinite(value)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(name, " must be a finite number, got ", value));
-    }
-    *field = value;
-    return absl::OkStatus();
-  };
-  if (absl::Status status =
-          read_per_run(proto.has_allocations_per_run(), proto.allocations_per_run(),
-                       "allocations_per_run", &counts.allocations_per_run);
-      !status.ok()) {
-    return status;
-  }
-  if (absl::Status status = read_per_run(proto.has_frees_per_run(), proto.frees_per_run(),
-                                         "frees_per_run", &counts.frees_per_run);
-      !status.ok()) {
-    return status;
-  }
-  if (absl::Status status =
-          read_per_run(proto.has_estimated_cycles_per_run(), proto.estimated_cycles_per_run(),
-                       "estimated_cycles_per_run", &counts.estimated_cycles_per_run);
-      !status.ok()) {
-    return status;
-  }
+  if (absl::Status status = ReadPerRunFigures(proto, &counts); !status.ok()) return status;
   timer::FunctionCountsProto exclusive = proto.exclusive();
   exclusive.set_inclusive(false);
   counts.exclusive = FunctionCountsFromProto(exclusive);

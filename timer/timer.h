@@ -220,7 +220,7 @@ class Timer {
   // Picks a block size (a power of ten, below 2^31) whose timer overhead is
   // negligible (BlockRule), then times blocks until min_run_time seconds
   // are spent. A looser rule gives more, smaller blocks in the same time:
-  // the suite's worker (worker/worker.cc) takes 0.1% overhead, so a Python
+  // the suite's worker (worker/internal/case_process.cc) takes 0.1% overhead, so a Python
   // case times tens of blocks in 0.05 s instead of 1-14.
   absl::StatusOr<Measurement> BlockedAutorange(double min_run_time = 0.2,
                                                const BlockCallback& callback = nullptr,

@@ -28,39 +28,44 @@ double Seconds(const std::function<void()>& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-int Main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-
-  // Instructions first: CollectCallgrind on a callable re-executes this
-  // binary, which replays main up to here; nothing expensive comes before.
+// Prints the instructions per run of timing an empty callable; false on an
+// error.
+bool PrintEmptyCallableInstructions() {
   constexpr int64_t kNumber = 100000;
-  if (!quick) {
-    Timer empty = Timer::ForCallable([] {}, {}, "[empty]");
-    CallgrindOptions options;
-    options.number = kNumber;
-    options.collect_baseline = false;
-    absl::StatusOr<std::vector<CallgrindStats>> stats = empty.CollectCallgrind(options);
-    if (!stats.ok()) {
-      std::fprintf(stderr, "callgrind: %s\n", std::string(stats.status().message()).c_str());
-      return 1;
-    }
-    std::printf("empty callable: %.2f instructions per run (%lld for %lld runs, incl. toggles)\n",
-                static_cast<double>((*stats)[0].Counts()) / kNumber,
-                static_cast<long long>((*stats)[0].Counts()), static_cast<long long>(kNumber));
+  Timer empty = Timer::ForCallable([] {}, {}, "[empty]");
+  CallgrindOptions options;
+  options.number = kNumber;
+  options.collect_baseline = false;
+  absl::StatusOr<std::vector<CallgrindStats>> stats = empty.CollectCallgrind(options);
+  if (!stats.ok()) {
+    std::fprintf(stderr, "callgrind: %s\n", std::string(stats.status().message()).c_str());
+    return false;
   }
+  std::printf("empty callable: %.2f instructions per run (%lld for %lld runs, incl. toggles)\n",
+              static_cast<double>((*stats)[0].Counts()) / kNumber,
+              static_cast<long long>((*stats)[0].Counts()), static_cast<long long>(kNumber));
+  return true;
+}
 
+// Prints the wall time per run of timing an empty callable, and of calling
+// it through std::function; false on an error.
+bool PrintEmptyCallableWallTimes() {
   Timer empty = Timer::ForCallable([] {}, {}, "[empty]");
   absl::StatusOr<Measurement> inlined = empty.BlockedAutorange(0.5);
   std::function<void()> erased = [] {};
   Timer type_erased = Timer::ForCallable([&erased] { erased(); }, {}, "[std::function]");
   absl::StatusOr<Measurement> indirect = type_erased.BlockedAutorange(0.5);
-  if (!inlined.ok() || !indirect.ok()) return 1;
+  if (!inlined.ok() || !indirect.ok()) return false;
   std::printf("empty callable: %.3f ns per run (block of %lld)\n", inlined->Median() * 1e9,
               static_cast<long long>(inlined->number_per_run()));
   std::printf("std::function call per run, for contrast: %.3f ns per run\n",
               indirect->Median() * 1e9);
-  if (quick) return 0;
+  return true;
+}
 
+// Collects instruction counts for torch::add and torch.add end to end and
+// prints how long that took; false on an error.
+bool PrintTorchAddCollections() {
   struct Case {
     const char* name;
     absl::StatusOr<Timer> timer;
@@ -78,7 +83,7 @@ int Main(int argc, char** argv) {
   for (Case& c : cases) {
     if (!c.timer.ok()) {
       std::fprintf(stderr, "%s: %s\n", c.name, std::string(c.timer.status().message()).c_str());
-      return 1;
+      return false;
     }
     CallgrindOptions options;
     options.number = 100;
@@ -87,7 +92,7 @@ int Main(int argc, char** argv) {
     const double seconds = Seconds([&] { stats = c.timer->CollectCallgrind(options); });
     if (!stats.ok()) {
       std::fprintf(stderr, "%s: %s\n", c.name, std::string(stats.status().message()).c_str());
-      return 1;
+      return false;
     }
     std::printf(
         "%s: collect_callgrind(number=100, repeats=5) in %.1f s; %.1f instructions per "
@@ -95,7 +100,18 @@ int Main(int argc, char** argv) {
         c.name, seconds, (*stats)[0].CountsPerRun(),
         (*stats)[0].Counts() == (*stats)[4].Counts() ? "yes" : "NO");
   }
-  return 0;
+  return true;
+}
+
+int Main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+
+  // Instructions first: CollectCallgrind on a callable re-executes this
+  // binary, which replays main up to here; nothing expensive comes before.
+  if (!quick && !PrintEmptyCallableInstructions()) return 1;
+  if (!PrintEmptyCallableWallTimes()) return 1;
+  if (quick) return 0;
+  return PrintTorchAddCollections() ? 0 : 1;
 }
 
 }  // namespace

@@ -144,6 +144,131 @@ std::string Tail(const std::string& text, size_t max_bytes) {
   return text.size() <= max_bytes ? text : "..." + text.substr(text.size() - max_bytes);
 }
 
+// Under valgrind: measures here and parses the dumps, or, in the binary
+// re-executed for call `call_index`, hands the dumps to the parent and exits.
+absl::StatusOr<std::vector<CallgrindStats>> CollectAndParseHere(timer::internal::Kernel& kernel,
+                                                                const TaskSpec& spec,
+                                                                const CallgrindOptions& options,
+                                                                bool code_in_this_binary,
+                                                                int64_t call_index) {
+  absl::StatusOr<CallgrindDumpFiles> dumps = CollectHere(kernel, spec, options);
+  if (std::optional<ReplayTarget> target = ReplayTargetFromEnv();
+      code_in_this_binary && target.has_value() && target->index == call_index) {
+    // The measurement this re-executed binary was started for: hand the
+    // dumps to the parent and stop replaying the program.
+    const absl::Status written = timer::internal::WriteChildResult(target->directory, dumps);
+    std::fflush(nullptr);
+    _exit(written.ok() ? 0 : 1);
+  }
+  if (!dumps.ok()) return dumps.status();
+  const base::PhaseMark mark = base::PhaseNow();
+  absl::StatusOr<std::vector<CallgrindStats>> stats =
+      CallgrindStatsFromDumps(spec, options.number, *dumps, options.retain_out_file);
+  base::RecordPhase("case", "parse the dumps", mark);
+  return stats;
+}
+
+// The process to start under callgrind.
+struct MeasuredCommand {
+  std::vector<std::string> command;
+  std::vector<std::string> env;
+  // The runner of a string starts in the place's scratch directory: a
+  // Python statement's sys.path holds the working directory, and its counts
+  // followed its length (8,627.8 instructions a run from `bazel run`'s
+  // runfiles directory, 8,633.8 from the checkout). A re-executed binary
+  // keeps the working directory its program may read relative paths from.
+  std::string working_directory;
+};
+
+// This binary again, with its own arguments, told to replay its program up
+// to CollectCallgrind call `call_index` and measure that one.
+absl::StatusOr<MeasuredCommand> ReExecutedBinaryCommand(base::ProgramPlace& place,
+                                                        const TaskSpec& spec,
+                                                        int64_t call_index) {
+  absl::StatusOr<std::vector<std::string>> self = OwnCommandLine();
+  if (!self.ok()) return self.status();
+  MeasuredCommand measured;
+  std::vector<std::string>& command = measured.command;
+  command = *std::move(self);
+  const std::string name = command[0].substr(command[0].rfind('/') + 1);  // npos + 1 == 0
+  if (absl::StatusOr<std::string> start = place.Link(command[0], name); start.ok()) {
+    command[0] = *start;
+  }
+  // The same pinned environment as a statement string's runner (and the
+  // worker's): the replayed program must not depend on other variables
+  // before the measured call (timer.h).
+  measured.env = MeasurementEnvironment(spec.num_threads);
+  measured.env.push_back(absl::StrCat(kReplayEnv, "=", call_index, ":", place.scratch()));
+  return measured;
+}
+
+// The runner shipped with //timer, given its request in `directory`.
+absl::StatusOr<MeasuredCommand> RunnerCommand(base::ProgramPlace& place,
+                                              const std::string& directory, const TaskSpec& spec,
+                                              const CallgrindOptions& options) {
+  absl::StatusOr<std::string> runner = FindCallgrindRunner();
+  if (!runner.ok()) return runner.status();
+  const bool measure_baseline = options.collect_baseline && !options.baseline_measured_by_caller;
+  timer::CallgrindRequestProto request;
+  *request.mutable_task_spec() = TaskSpecToProto(spec);
+  request.set_number(options.number);
+  request.set_repeats(options.repeats);
+  request.set_collect_baseline(measure_baseline);
+  if (absl::Status status = base::WriteFileAtomically(
+          timer::internal::ChildRequestPath(directory), request.SerializeAsString());
+      !status.ok()) {
+    return status;
+  }
+  absl::StatusOr<std::string> start = place.Link(*runner, "callgrind_runner");
+  MeasuredCommand measured;
+  measured.command = {start.ok() ? *start : *runner, place.scratch()};
+  measured.working_directory = place.scratch();
+  measured.env = MeasurementEnvironment(spec.num_threads);
+  return measured;
+}
+
+// Reads what the process measured under callgrind (`program`) reported
+// into `result`; an error where it did not run, reported nothing, or
+// reported the statement's error.
+absl::Status ReadChildResult(const absl::StatusOr<base::CommandResult>& run,
+                             const std::string& directory, const std::string& program,
+                             bool code_in_this_binary,
+                             timer::CallgrindChildResultProto* result) {
+  absl::StatusOr<std::string> result_bytes =
+      base::ReadFileToString(timer::internal::ChildResultPath(directory));
+  if (!run.ok()) return run.status();
+  if (!result_bytes.ok() || !result->ParseFromString(*result_bytes)) {
+    const std::string log = ValgrindLogReport(ValgrindLogPath(directory));
+    return absl::AbortedError(
+        absl::StrCat("the process measured under callgrind (", program, ") ended with ",
+                     base::DescribeExit(*run), " before reporting counts",
+                     code_in_this_binary
+                         ? " (a re-executed binary must reach the same CollectCallgrind call; is "
+                           "the program deterministic up to it?)"
+                         : "",
+                     "\n", log.empty() ? "(valgrind wrote no log)" : log, "\n--- its output ---\n",
+                     run->output.empty() ? "(it printed nothing)" : Tail(run->output, 4000)));
+  }
+  if (!result->error().empty()) return absl::AbortedError(result->error());
+  return absl::OkStatus();
+}
+
+// The dumps `result` names through the place's `scratch` path, in the
+// place's `directory`.
+CallgrindDumpFiles DumpsFromChildResult(const timer::CallgrindChildResultProto& result,
+                                        const std::string& scratch,
+                                        const std::string& directory) {
+  CallgrindDumpFiles dumps;
+  // The dumps by their real paths, which outlive the place.
+  const auto real = [&](const std::string& path) {
+    return absl::StartsWith(path, scratch) ? absl::StrCat(directory, path.substr(scratch.size()))
+                                           : path;
+  };
+  for (const std::string& dump : result.stmt_dumps()) dumps.stmt_dumps.push_back(real(dump));
+  if (!result.baseline_dump().empty()) dumps.baseline_dump = real(result.baseline_dump());
+  return dumps;
+}
+
 }  // namespace
 
 absl::StatusOr<CallgrindDumpFiles> Timer::CollectCallgrindDumps(
@@ -161,24 +286,9 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
     const CallgrindOptions& options) const {
   if (absl::Status status = CheckCallgrindOptions(options); !status.ok()) return status;
   const int64_t call_index = code_in_this_binary_ ? ++callable_collections : 0;
-  const bool measure_baseline = options.collect_baseline && !options.baseline_measured_by_caller;
 
   if (RUNNING_ON_VALGRIND) {
-    absl::StatusOr<CallgrindDumpFiles> dumps = CollectHere(*kernel_, spec_, options);
-    if (std::optional<ReplayTarget> target = ReplayTargetFromEnv();
-        code_in_this_binary_ && target.has_value() && target->index == call_index) {
-      // The measurement this re-executed binary was started for: hand the
-      // dumps to the parent and stop replaying the program.
-      const absl::Status written = timer::internal::WriteChildResult(target->directory, dumps);
-      std::fflush(nullptr);
-      _exit(written.ok() ? 0 : 1);
-    }
-    if (!dumps.ok()) return dumps.status();
-    const base::PhaseMark mark = base::PhaseNow();
-    absl::StatusOr<std::vector<CallgrindStats>> stats =
-        CallgrindStatsFromDumps(spec_, options.number, *dumps, options.retain_out_file);
-    base::RecordPhase("case", "parse the dumps", mark);
-    return stats;
+    return CollectAndParseHere(*kernel_, spec_, options, code_in_this_binary_, call_index);
   }
 
   absl::StatusOr<std::string> valgrind = FindValgrind();
@@ -190,82 +300,24 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
   // `s`: the paths it holds have one length wherever this binary was built
   // and whatever TMPDIR is, and so do its counts.
   base::ProgramPlace place = base::ProgramPlace::Make(*directory);
-  std::vector<std::string> command;
-  std::vector<std::string> env;
-  // The runner of a string starts in the place's scratch directory: a
-  // Python statement's sys.path holds the working directory, and its counts
-  // followed its length (8,627.8 instructions a run from `bazel run`'s
-  // runfiles directory, 8,633.8 from the checkout). A re-executed binary
-  // keeps the working directory its program may read relative paths from.
-  std::string working_directory;
-  if (code_in_this_binary_) {
-    absl::StatusOr<std::vector<std::string>> self = OwnCommandLine();
-    if (!self.ok()) return self.status();
-    command = *std::move(self);
-    const std::string name = command[0].substr(command[0].rfind('/') + 1);  // npos + 1 == 0
-    if (absl::StatusOr<std::string> start = place.Link(command[0], name); start.ok()) {
-      command[0] = *start;
-    }
-    // The same pinned environment as a statement string's runner (and the
-    // worker's): the replayed program must not depend on other variables
-    // before the measured call (timer.h).
-    env = MeasurementEnvironment(spec_.num_threads);
-    env.push_back(absl::StrCat(kReplayEnv, "=", call_index, ":", place.scratch()));
-  } else {
-    absl::StatusOr<std::string> runner = FindCallgrindRunner();
-    if (!runner.ok()) return runner.status();
-    timer::CallgrindRequestProto request;
-    *request.mutable_task_spec() = TaskSpecToProto(spec_);
-    request.set_number(options.number);
-    request.set_repeats(options.repeats);
-    request.set_collect_baseline(measure_baseline);
-    if (absl::Status status = base::WriteFileAtomically(
-            timer::internal::ChildRequestPath(*directory), request.SerializeAsString());
-        !status.ok()) {
-      return status;
-    }
-    absl::StatusOr<std::string> start = place.Link(*runner, "callgrind_runner");
-    command = {start.ok() ? *start : *runner, place.scratch()};
-    working_directory = place.scratch();
-    env = MeasurementEnvironment(spec_.num_threads);
-  }
+  absl::StatusOr<MeasuredCommand> measured =
+      code_in_this_binary_ ? ReExecutedBinaryCommand(place, spec_, call_index)
+                           : RunnerCommand(place, *directory, spec_, options);
+  if (!measured.ok()) return measured.status();
 
   absl::StatusOr<base::CommandResult> run =
-      timer::internal::RunUnderCallgrind(command, std::move(env), place.scratch(), options.cache_sim,
-                                         working_directory);
-  absl::StatusOr<std::string> result_bytes =
-      base::ReadFileToString(timer::internal::ChildResultPath(*directory));
+      timer::internal::RunUnderCallgrind(measured->command, std::move(measured->env),
+                                         place.scratch(), options.cache_sim,
+                                         measured->working_directory);
   timer::CallgrindChildResultProto result;
-  absl::Status status;
-  if (!run.ok()) {
-    status = run.status();
-  } else if (!result_bytes.ok() || !result.ParseFromString(*result_bytes)) {
-    const std::string log = ValgrindLogReport(ValgrindLogPath(*directory));
-    status = absl::AbortedError(
-        absl::StrCat("the process measured under callgrind (", command[0], ") ended with ",
-                     base::DescribeExit(*run), " before reporting counts",
-                     code_in_this_binary_
-                         ? " (a re-executed binary must reach the same CollectCallgrind call; is "
-                           "the program deterministic up to it?)"
-                         : "",
-                     "\n", log.empty() ? "(valgrind wrote no log)" : log, "\n--- its output ---\n",
-                     run->output.empty() ? "(it printed nothing)" : Tail(run->output, 4000)));
-  } else if (!result.error().empty()) {
-    status = absl::AbortedError(result.error());
-  }
+  const absl::Status status =
+      ReadChildResult(run, *directory, measured->command[0], code_in_this_binary_, &result);
   absl::StatusOr<std::vector<CallgrindStats>> stats =
       status.ok() ? absl::InternalError("no dumps") : status;
   if (status.ok()) {
-    CallgrindDumpFiles dumps;
-    // The dumps by their real paths, which outlive the place.
-    const auto real = [&](const std::string& path) {
-      return absl::StartsWith(path, place.scratch())
-                 ? absl::StrCat(*directory, path.substr(place.scratch().size()))
-                 : path;
-    };
-    for (const std::string& dump : result.stmt_dumps()) dumps.stmt_dumps.push_back(real(dump));
-    if (!result.baseline_dump().empty()) dumps.baseline_dump = real(result.baseline_dump());
-    stats = CallgrindStatsFromDumps(spec_, options.number, dumps, options.retain_out_file);
+    stats = CallgrindStatsFromDumps(spec_, options.number,
+                                    DumpsFromChildResult(result, place.scratch(), *directory),
+                                    options.retain_out_file);
   }
   if (!options.retain_out_file || !stats.ok()) {
     base::RemoveDirectoryTree(*directory);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -362,46 +363,48 @@ absl::Status CountSidesAtOnce(const std::vector<const Side*>& sides,
   return absl::OkStatus();
 }
 
-absl::Status RunBothSides(const Side& a, const Side& b,
-                          const std::vector<expand::SuiteCaseProto>& cases,
-                          const MeasureOptions& measure, const BothSidesOptions& run_options,
-                          SideRun& a_run, SideRun& b_run) {
-  // Each side's orders name its own suite's TorchScript artifacts.
-  std::vector<worker::WorkOrderProto> count_orders[2], time_orders[2];
-  for (const Side* side : {&a, &b}) {
-    const int k = side == &a ? 0 : 1;
-    for (const worker::WorkOrderProto& order : MakeOrders(side->suite(), cases, measure)) {
-      (order.callgrind() ? count_orders[k] : time_orders[k]).push_back(order);
-    }
-  }
-  auto options = [&](const Side& side, const std::string& part, int jobs) {
-    worker::RunnerOptions o = SideOptions(
-        side, jobs, JournalPath(run_options.journal_base, side.name, part), run_options.cache_sim);
-    o.resume = run_options.resume;
-    return o;
-  };
-  if (!count_orders[0].empty()) {
-    const int jobs = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) / 2);
-    std::fprintf(stderr, "ab_test: instruction counts of %s in A and B at once%s...\n",
-                 base::CountOf(count_orders[0].size(), "case").c_str(),
-                 run_options.canary.has_value() ? ", the canary first" : "");
-    SidesProgress progress({"A", "B"}, static_cast<int>(count_orders[0].size()));
-    const std::vector<const Side*> sides = {&a, &b};
-    ICOUNT_RETURN_IF_ERROR(
-        CountSidesAtOnce(sides, {count_orders[0], count_orders[1]}, run_options.canary, measure,
-                         [&](size_t k) {
-                           worker::RunnerOptions o = options(*sides[k], "counts", jobs);
-                           o.on_progress = progress.For(static_cast<int>(k));
-                           return o;
-                         },
-                         {&a_run, &b_run}));
-  }
-  // Paired rounds: every round times every case on both sides, one side
-  // after the other (A B, then B A, ...), each on the whole machine with
-  // the runner's pinning. Timing A and B at once, each side on a core of
-  // its own, was tried and measured worse on a 2-core VM: whole
-  // measurements ran up to 2x slow beside the other side's processes
-  // (docs/wall_time.md).
+namespace {
+
+// A side's runner options for its journal of `part` ("counts", a round).
+worker::RunnerOptions BothSidesRunnerOptions(const Side& side, const std::string& part, int jobs,
+                                             const BothSidesOptions& run_options) {
+  worker::RunnerOptions o = SideOptions(
+      side, jobs, JournalPath(run_options.journal_base, side.name, part), run_options.cache_sim);
+  o.resume = run_options.resume;
+  return o;
+}
+
+// Instruction counts of A and B at once, half the CPUs each, with one
+// progress line for both.
+absl::Status CountBothSides(const Side& a, const Side& b,
+                            std::vector<std::vector<worker::WorkOrderProto>> count_orders,
+                            const MeasureOptions& measure, const BothSidesOptions& run_options,
+                            SideRun& a_run, SideRun& b_run) {
+  const int jobs = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) / 2);
+  std::fprintf(stderr, "ab_test: instruction counts of %s in A and B at once%s...\n",
+               base::CountOf(count_orders[0].size(), "case").c_str(),
+               run_options.canary.has_value() ? ", the canary first" : "");
+  SidesProgress progress({"A", "B"}, static_cast<int>(count_orders[0].size()));
+  const std::vector<const Side*> sides = {&a, &b};
+  return CountSidesAtOnce(sides, std::move(count_orders), run_options.canary, measure,
+                          [&](size_t k) {
+                            worker::RunnerOptions o =
+                                BothSidesRunnerOptions(*sides[k], "counts", jobs, run_options);
+                            o.on_progress = progress.For(static_cast<int>(k));
+                            return o;
+                          },
+                          {&a_run, &b_run});
+}
+
+// Paired rounds: every round times every case on both sides, one side
+// after the other (A B, then B A, ...), each on the whole machine with
+// the runner's pinning. Timing A and B at once, each side on a core of
+// its own, was tried and measured worse on a 2-core VM: whole
+// measurements ran up to 2x slow beside the other side's processes
+// (docs/wall_time.md).
+absl::Status TimeBothSides(const Side& a, const Side& b,
+                           std::array<std::vector<worker::WorkOrderProto>, 2>& time_orders,
+                           const BothSidesOptions& run_options, SideRun& a_run, SideRun& b_run) {
   const int rounds = run_options.time_rounds;
   if (rounds > 0 && !time_orders[0].empty()) {
     for (const std::string& disturbance : WallTimeDisturbances()) {
@@ -414,8 +417,9 @@ absl::Status RunBothSides(const Side& a, const Side& b,
       const int k = side == &a ? 0 : 1;
       std::fprintf(stderr, "ab_test: wall time, round %d of %d, %s: %s...\n", round + 1, rounds,
                    side->name.c_str(), base::CountOf(time_orders[k].size(), "case").c_str());
-      const absl::Status status = RunInto(time_orders[k], options(*side, TimeRoundPart(round), 0),
-                                          side == &a ? a_run : b_run, round);
+      const absl::Status status = RunInto(
+          time_orders[k], BothSidesRunnerOptions(*side, TimeRoundPart(round), 0, run_options),
+          side == &a ? a_run : b_run, round);
       if (!status.ok()) return SideError(*side, status);
       if (round == 0 && side == &a) {
         for (std::vector<worker::WorkOrderProto>& orders : time_orders) {
@@ -425,6 +429,27 @@ absl::Status RunBothSides(const Side& a, const Side& b,
     }
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RunBothSides(const Side& a, const Side& b,
+                          const std::vector<expand::SuiteCaseProto>& cases,
+                          const MeasureOptions& measure, const BothSidesOptions& run_options,
+                          SideRun& a_run, SideRun& b_run) {
+  // Each side's orders name its own suite's TorchScript artifacts.
+  std::array<std::vector<worker::WorkOrderProto>, 2> count_orders, time_orders;
+  for (const Side* side : {&a, &b}) {
+    const int k = side == &a ? 0 : 1;
+    for (const worker::WorkOrderProto& order : MakeOrders(side->suite(), cases, measure)) {
+      (order.callgrind() ? count_orders[k] : time_orders[k]).push_back(order);
+    }
+  }
+  if (!count_orders[0].empty()) {
+    ICOUNT_RETURN_IF_ERROR(CountBothSides(a, b, {count_orders[0], count_orders[1]}, measure,
+                                          run_options, a_run, b_run));
+  }
+  return TimeBothSides(a, b, time_orders, run_options, a_run, b_run);
 }
 
 std::string SideTag(size_t k) { return absl::StrCat("S", k + 1); }

@@ -179,13 +179,8 @@ bool IsComparisonJson(absl::string_view text) {
   return absl::StartsWith(text, "{\"A\":") || absl::StartsWith(text, "{\"sides\":");
 }
 
-// The flags that can be checked before anything runs, and journals left by
-// an interrupted run (said now, not after the canaries).
-absl::Status CheckFlags(const std::vector<char*>& positional) {
-  ICOUNT_RETURN_IF_ERROR(base::CheckNoPositionalArguments(positional));
-  ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag());
-  ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
-  const bool sides = !absl::GetFlag(FLAGS_sides).empty();
+// --sides against --A and --B: one or the other, and what --sides cannot do.
+absl::Status CheckSideFlags(bool sides) {
   if (sides) {
     if (!absl::GetFlag(FLAGS_A).empty() || !absl::GetFlag(FLAGS_B).empty() ||
         !absl::GetFlag(FLAGS_A_worker).empty() || !absl::GetFlag(FLAGS_B_worker).empty()) {
@@ -208,19 +203,12 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
         "--A and --B are required (shell commands setting up each environment; a side in a "
         "root, --A_root or --B_root, may leave its command out), or --sides=FILE");
   }
-  ICOUNT_RETURN_IF_ERROR(
-      base::CheckFlagPositive("min_run_time", absl::GetFlag(FLAGS_min_run_time)));
-  ICOUNT_RETURN_IF_ERROR(
-      base::CheckFlagAtLeast("time_rounds", absl::GetFlag(FLAGS_time_rounds), 1));
-  ICOUNT_RETURN_IF_ERROR(base::CheckFlagAtLeast("top", absl::GetFlag(FLAGS_top), 0));
-  if (absl::GetFlag(FLAGS_resume) && absl::GetFlag(FLAGS_json).empty()) {
-    return absl::InvalidArgumentError("--resume needs the --json of the run to continue");
-  }
-  const std::string json = absl::GetFlag(FLAGS_json);
-  if (json.empty()) return absl::OkStatus();
-  ICOUNT_RETURN_IF_ERROR(base::CheckOutputPath("json", json));
-  ICOUNT_RETURN_IF_ERROR(timer::CheckResultsDestination(json, &IsComparisonJson),
-                         base::WithContext(_, "--json"));
+  return absl::OkStatus();
+}
+
+// The journals a run with --json=`json` keeps: each of --sides' counts, or
+// A's and B's counts and wall-time rounds.
+absl::StatusOr<std::vector<std::string>> RunJournals(const std::string& json, bool sides) {
   std::vector<std::string> journals;
   if (sides) {
     ICOUNT_ASSIGN_OR_RETURN(const std::vector<SideSpec> specs, ReadSidesFlag());
@@ -235,6 +223,13 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
       journals.push_back(JournalPath(json, side, TimeRoundPart(round)));
     }
   }
+  return journals;
+}
+
+// With --resume, one of `journals` must be there to continue; without it,
+// none may be.
+absl::Status CheckJournals(const std::string& json, bool sides,
+                           const std::vector<std::string>& journals) {
   if (absl::GetFlag(FLAGS_resume)) {
     for (const std::string& journal : journals) {
       if (access(journal.c_str(), F_OK) == 0) return absl::OkStatus();
@@ -248,6 +243,31 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   for (const std::string& journal : journals)
     ICOUNT_RETURN_IF_ERROR(worker::CheckNoOldJournal(journal));
   return absl::OkStatus();
+}
+
+// The flags that can be checked before anything runs, and journals left by
+// an interrupted run (said now, not after the canaries).
+absl::Status CheckFlags(const std::vector<char*>& positional) {
+  ICOUNT_RETURN_IF_ERROR(base::CheckNoPositionalArguments(positional));
+  ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag());
+  ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
+  const bool sides = !absl::GetFlag(FLAGS_sides).empty();
+  ICOUNT_RETURN_IF_ERROR(CheckSideFlags(sides));
+  ICOUNT_RETURN_IF_ERROR(
+      base::CheckFlagPositive("min_run_time", absl::GetFlag(FLAGS_min_run_time)));
+  ICOUNT_RETURN_IF_ERROR(
+      base::CheckFlagAtLeast("time_rounds", absl::GetFlag(FLAGS_time_rounds), 1));
+  ICOUNT_RETURN_IF_ERROR(base::CheckFlagAtLeast("top", absl::GetFlag(FLAGS_top), 0));
+  if (absl::GetFlag(FLAGS_resume) && absl::GetFlag(FLAGS_json).empty()) {
+    return absl::InvalidArgumentError("--resume needs the --json of the run to continue");
+  }
+  const std::string json = absl::GetFlag(FLAGS_json);
+  if (json.empty()) return absl::OkStatus();
+  ICOUNT_RETURN_IF_ERROR(base::CheckOutputPath("json", json));
+  ICOUNT_RETURN_IF_ERROR(timer::CheckResultsDestination(json, &IsComparisonJson),
+                         base::WithContext(_, "--json"));
+  ICOUNT_ASSIGN_OR_RETURN(const std::vector<std::string> journals, RunJournals(json, sides));
+  return CheckJournals(json, sides, journals);
 }
 
 

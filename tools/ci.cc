@@ -196,6 +196,76 @@ absl::Status CheckNumberFlags() {
   return base::CheckFlagAtLeast("jobs", absl::GetFlag(FLAGS_jobs), 0);
 }
 
+// Every check of the command line, in order, before anything is read or run.
+absl::Status CheckFlags(const std::vector<char*>& positional) {
+  ICOUNT_RETURN_IF_ERROR(base::CheckNoPositionalArguments(positional));
+  ICOUNT_RETURN_IF_ERROR(CheckNumberFlags());
+  ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
+  const std::string destination = absl::GetFlag(FLAGS_destination);
+  if (destination.empty()) return absl::InvalidArgumentError("--destination is required");
+  for (const auto& [flag, path] : {std::pair<const char*, std::string>{"destination", destination},
+                                   {"markdown", absl::GetFlag(FLAGS_markdown)},
+                                   {"json", absl::GetFlag(FLAGS_json)}}) {
+    ICOUNT_RETURN_IF_ERROR(base::CheckOutputPath(flag, path));
+  }
+  ICOUNT_RETURN_IF_ERROR(timer::CheckResultsDestination(destination),
+                         base::WithContext(_, "--destination"));
+  if (!absl::GetFlag(FLAGS_json).empty() && absl::GetFlag(FLAGS_baseline).empty()) {
+    return absl::InvalidArgumentError(
+        "--json writes the comparisons with the baseline: it needs --baseline");
+  }
+  return CheckHtmlFlag();
+}
+
+// Prints each failed case and a failure to record the run in --history;
+// 1 when there was either, else 0.
+int ReportFailuresAndRecordHistory(const SuiteResults& results, SuiteHistory& history,
+                                   const std::string& destination) {
+  int exit_code = 0;
+  for (const auto& [key, reason] : results.file.failures) {
+    std::fprintf(stderr, "ci: case failed: %s: %s\n", key.c_str(), reason.c_str());
+    exit_code = 1;
+  }
+  if (history.store.has_value()) {
+    if (absl::Status s =
+            RecordHistory(*history.store, results.file, "ci", "", &history.libtorch, destination);
+        !s.ok()) {
+      std::fprintf(stderr, "ci: %s\n", std::string(s.message()).c_str());
+      exit_code = 1;
+    }
+  }
+  return exit_code;
+}
+
+// The gate against --baseline: --html with the baseline and the gate's wall
+// time comparisons, the Markdown summary on stdout, --markdown and --json;
+// 3 when the gate fails, else `exit_code`.
+int GateOnBaseline(const timer::ResultsFile& baseline, const SuiteResults& results,
+                   const compare::GateOptions& gate, report::ReportInput report, int exit_code) {
+  absl::StatusOr<compare::GateReport> gated = compare::Gate(baseline, results.file, gate);
+  if (!gated.ok()) return base::Fail(gated.status());
+  for (const std::string& warning : gated->node_warnings) {
+    std::fprintf(stderr, "ci: warning: %s\n", warning.c_str());
+  }
+  report.baseline = baseline;
+  report.baseline_name = absl::GetFlag(FLAGS_baseline);
+  report.time_comparisons.emplace();
+  for (const compare::CaseVerdict& c : gated->cases) {
+    if (c.time.has_value()) (*report.time_comparisons)[c.key] = *c.time;
+  }
+  if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) return base::Fail(s);
+  const std::string markdown = compare::GateMarkdown(*gated, gate);
+  std::printf("%s", markdown.c_str());
+  for (const auto& [path, text] :
+       {std::make_pair(absl::GetFlag(FLAGS_markdown), markdown),
+        std::make_pair(absl::GetFlag(FLAGS_json),
+                       base::ProtoToJsonAllFields(compare::GateToProto(*gated)) + "\n")}) {
+    if (path.empty()) continue;
+    if (absl::Status s = base::WriteFileAtomically(path, text); !s.ok()) return base::Fail(s);
+  }
+  return compare::GateFails(*gated, gate) ? 3 : exit_code;
+}
+
 int Main(int argc, char** argv) {
   const std::vector<char*> positional = cli::ParseToolFlags(
       argc, argv,
@@ -203,23 +273,8 @@ int Main(int argc, char** argv) {
       "//tools:ci -- --destination=FILE [--baseline=FILE] [--threshold_pct=P] "
       "[--threshold_abs=N] [--subset] [--no_cpp | --no_python] [--time_rounds=N] [--gate_on_time] "
       "[--json=FILE]");
-  if (absl::Status s = base::CheckNoPositionalArguments(positional); !s.ok()) return base::Fail(s);
-  if (absl::Status s = CheckNumberFlags(); !s.ok()) return base::Fail(s);
-  if (absl::Status s = CheckExecutorFlags(); !s.ok()) return base::Fail(s);
+  if (absl::Status s = CheckFlags(positional); !s.ok()) return base::Fail(s);
   const std::string destination = absl::GetFlag(FLAGS_destination);
-  if (destination.empty()) return base::Fail("--destination is required");
-  for (const auto& [flag, path] : {std::pair<const char*, std::string>{"destination", destination},
-                                   {"markdown", absl::GetFlag(FLAGS_markdown)},
-                                   {"json", absl::GetFlag(FLAGS_json)}}) {
-    if (absl::Status s = base::CheckOutputPath(flag, path); !s.ok()) return base::Fail(s);
-  }
-  if (absl::Status s = timer::CheckResultsDestination(destination); !s.ok()) {
-    return base::Fail(absl::StrCat("--destination: ", s.message()));
-  }
-  if (!absl::GetFlag(FLAGS_json).empty() && absl::GetFlag(FLAGS_baseline).empty()) {
-    return base::Fail("--json writes the comparisons with the baseline: it needs --baseline");
-  }
-  if (absl::Status s = CheckHtmlFlag(); !s.ok()) return base::Fail(s);
   absl::StatusOr<compare::GateOptions> gate = GateFlags();
   if (!gate.ok()) return base::Fail(gate.status());
   absl::StatusOr<std::optional<timer::ResultsFile>> baseline = ReadBaseline();
@@ -236,19 +291,7 @@ int Main(int argc, char** argv) {
   if (!history.ok()) return base::Fail(history.status());
   absl::StatusOr<SuiteResults> results = Measure(*environment, *cases, destination);
   if (!results.ok()) return base::Fail(results.status());
-  int exit_code = 0;
-  for (const auto& [key, reason] : results->file.failures) {
-    std::fprintf(stderr, "ci: case failed: %s: %s\n", key.c_str(), reason.c_str());
-    exit_code = 1;
-  }
-  if (history->store.has_value()) {
-    if (absl::Status s = RecordHistory(*history->store, results->file, "ci", "", &history->libtorch,
-                                       destination);
-        !s.ok()) {
-      std::fprintf(stderr, "ci: %s\n", std::string(s.message()).c_str());
-      exit_code = 1;
-    }
-  }
+  const int exit_code = ReportFailuresAndRecordHistory(*results, *history, destination);
   report::ReportInput report;
   report.title = "icount ci";
   report.current = results->file;
@@ -258,28 +301,7 @@ int Main(int argc, char** argv) {
     if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) return base::Fail(s);
     return exit_code;
   }
-  absl::StatusOr<compare::GateReport> gated = compare::Gate(**baseline, results->file, *gate);
-  if (!gated.ok()) return base::Fail(gated.status());
-  for (const std::string& warning : gated->node_warnings) {
-    std::fprintf(stderr, "ci: warning: %s\n", warning.c_str());
-  }
-  report.baseline = **baseline;
-  report.baseline_name = absl::GetFlag(FLAGS_baseline);
-  report.time_comparisons.emplace();
-  for (const compare::CaseVerdict& c : gated->cases) {
-    if (c.time.has_value()) (*report.time_comparisons)[c.key] = *c.time;
-  }
-  if (absl::Status s = WriteHtmlFlag(std::move(report)); !s.ok()) return base::Fail(s);
-  const std::string markdown = compare::GateMarkdown(*gated, *gate);
-  std::printf("%s", markdown.c_str());
-  for (const auto& [path, text] :
-       {std::make_pair(absl::GetFlag(FLAGS_markdown), markdown),
-        std::make_pair(absl::GetFlag(FLAGS_json),
-                       base::ProtoToJsonAllFields(compare::GateToProto(*gated)) + "\n")}) {
-    if (path.empty()) continue;
-    if (absl::Status s = base::WriteFileAtomically(path, text); !s.ok()) return base::Fail(s);
-  }
-  return compare::GateFails(*gated, *gate) ? 3 : exit_code;
+  return GateOnBaseline(**baseline, *results, *gate, std::move(report), exit_code);
 }
 
 }  // namespace

@@ -147,37 +147,74 @@ absl::Status CheckArguments(const std::vector<char*>& positional) {
   return absl::OkStatus();
 }
 
+// Prints "compare: <message>" to stderr; returns 1, the exit status of an
+// error. (base::Fail would name the program as it was invoked.)
+int PrintError(absl::string_view message) {
+  std::cerr << "compare: " << message << "\n";
+  return 1;
+}
+
+// --summary: each measurement's summary.
+void PrintSummaries(const std::vector<timer::Measurement>& measurements) {
+  std::vector<std::string> summaries;
+  for (const timer::Measurement& m : measurements) summaries.push_back(m.Summary());
+  std::cout << absl::StrJoin(summaries, "\n\n") << "\n";
+}
+
+// --baseline: the delta table of `input` (B) against `baseline` (A).
+void PrintDeltas(const std::string& input_path, const timer::ResultsFile& input,
+                 const std::string& baseline_path, const timer::ResultsFile& baseline,
+                 compare::Colorize colorize) {
+  const compare::DeltaTable table =
+      BaselineTable(input_path, input.measurements, baseline_path, baseline.measurements);
+  const std::string text = absl::GetFlag(FLAGS_markdown)
+                               ? table.RenderMarkdown()
+                               : table.Render(/*colorize=*/colorize != compare::Colorize::kNone);
+  if (text.empty()) {
+    std::cerr << "compare: no measurement in " << input_path << " or " << baseline_path
+              << " has times; nothing to show\n";
+    return;
+  }
+  std::cout << text;
+}
+
+// The torch.utils.benchmark.Compare tables of `input`.
+void PrintTables(const std::string& input_path, const timer::ResultsFile& input,
+                 timer::FiguresRule figures, compare::Colorize colorize) {
+  compare::Compare compare(input.measurements);
+  compare::CompareOptions options;
+  options.trim_significant_figures =
+      absl::GetFlag(FLAGS_trim_significant_figures) || figures == timer::FiguresRule::kBlocks;
+  options.figures_rule = figures;
+  options.colorize = colorize;
+  options.highlight_warnings = absl::GetFlag(FLAGS_highlight_warnings);
+  compare.set_options(options);
+  const std::string text = compare.Render();
+  if (text.empty()) {
+    std::cerr << "compare: no measurement in " << input_path << " has times; nothing to show\n";
+    return;
+  }
+  std::cout << text << "\n";  // as Compare.print()
+}
+
 int Run(int argc, char** argv) {
   if (absl::Status arguments = CheckArguments(cli::ParseToolFlags(argc, argv, kUsage));
       !arguments.ok()) {
-    std::cerr << "compare: " << arguments.message() << "\n";
-    return 1;
+    return PrintError(arguments.message());
   }
   const std::string input_path = absl::GetFlag(FLAGS_input);
   const std::string baseline_path = absl::GetFlag(FLAGS_baseline);
   const absl::StatusOr<compare::Colorize> colorize = ParseColorize(absl::GetFlag(FLAGS_colorize));
-  if (!colorize.ok()) {
-    std::cerr << "compare: " << colorize.status().message() << "\n";
-    return 1;
-  }
+  if (!colorize.ok()) return PrintError(colorize.status().message());
   const absl::StatusOr<timer::FiguresRule> figures = ParseFigures(absl::GetFlag(FLAGS_figures));
-  if (!figures.ok()) {
-    std::cerr << "compare: " << figures.status().message() << "\n";
-    return 1;
-  }
+  if (!figures.ok()) return PrintError(figures.status().message());
 
   const absl::StatusOr<timer::ResultsFile> input = timer::ReadResultsFile(input_path);
-  if (!input.ok()) {
-    std::cerr << "compare: " << input.status().message() << "\n";
-    return 1;
-  }
+  if (!input.ok()) return PrintError(input.status().message());
   std::optional<timer::ResultsFile> baseline;
   if (!baseline_path.empty()) {
     absl::StatusOr<timer::ResultsFile> read = timer::ReadResultsFile(baseline_path);
-    if (!read.ok()) {
-      std::cerr << "compare: " << read.status().message() << "\n";
-      return 1;
-    }
+    if (!read.ok()) return PrintError(read.status().message());
     baseline = *std::move(read);
   }
   if (input->measurements.empty()) {
@@ -186,41 +223,12 @@ int Run(int argc, char** argv) {
   }
 
   if (absl::GetFlag(FLAGS_summary)) {
-    std::vector<std::string> summaries;
-    for (const timer::Measurement& m : input->measurements) summaries.push_back(m.Summary());
-    std::cout << absl::StrJoin(summaries, "\n\n") << "\n";
-    return 0;
+    PrintSummaries(input->measurements);
+  } else if (baseline.has_value()) {
+    PrintDeltas(input_path, *input, baseline_path, *baseline, *colorize);
+  } else {
+    PrintTables(input_path, *input, *figures, *colorize);
   }
-
-  if (baseline.has_value()) {
-    const compare::DeltaTable table =
-        BaselineTable(input_path, input->measurements, baseline_path, baseline->measurements);
-    const std::string text = absl::GetFlag(FLAGS_markdown)
-                                 ? table.RenderMarkdown()
-                                 : table.Render(/*colorize=*/*colorize != compare::Colorize::kNone);
-    if (text.empty()) {
-      std::cerr << "compare: no measurement in " << input_path << " or " << baseline_path
-                << " has times; nothing to show\n";
-      return 0;
-    }
-    std::cout << text;
-    return 0;
-  }
-
-  compare::Compare compare(input->measurements);
-  compare::CompareOptions options;
-  options.trim_significant_figures =
-      absl::GetFlag(FLAGS_trim_significant_figures) || *figures == timer::FiguresRule::kBlocks;
-  options.figures_rule = *figures;
-  options.colorize = *colorize;
-  options.highlight_warnings = absl::GetFlag(FLAGS_highlight_warnings);
-  compare.set_options(options);
-  const std::string text = compare.Render();
-  if (text.empty()) {
-    std::cerr << "compare: no measurement in " << input_path << " has times; nothing to show\n";
-    return 0;
-  }
-  std::cout << text << "\n";  // as Compare.print()
   return 0;
 }
 

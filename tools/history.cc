@@ -288,78 +288,111 @@ absl::StatusOr<std::string> FunctionChanges(Store& store, const std::string& key
   return out;
 }
 
+// One metric's steps, for people: for each case with steps its label, then
+// a line per step (for counts, with the functions that changed most).
+struct StepsReport {
+  int step_count = 0;
+  int cases_with_steps = 0;
+  std::string body;
+  bool any_partial = false;  // a function kept in only one of a step's two runs
+};
+
+// Step k of a case's series: its runs and levels, for wall time how long
+// the new level held, for counts the functions behind it.
+absl::Status AppendStep(Store& store, Metric metric, const CaseSeries& series,
+                        const std::vector<Step>& steps, size_t k, StepsReport& report) {
+  const Step& s = steps[k];
+  const SeriesPoint& at = series.points[s.index];
+  const SeriesPoint& previous = series.points[s.index - 1];
+  const size_t level_end = k + 1 < steps.size() ? steps[k + 1].index : series.points.size();
+  absl::StrAppendFormat(&report.body,
+                        "  at run %lld \"%s\" (after run %lld \"%s\"): %s -> %s (%+.2f%%)",
+                        static_cast<long long>(at.run_id), at.run_label,
+                        static_cast<long long>(previous.run_id), previous.run_label,
+                        FormatValue(metric, s.before), FormatValue(metric, s.after), s.change_pct);
+  if (metric == Metric::kTime) {
+    absl::StrAppendFormat(&report.body, ", held %d runs", static_cast<int>(level_end - s.index));
+  }
+  absl::StrAppend(&report.body, "\n");
+  if (metric == Metric::kCounts) {
+    ICOUNT_ASSIGN_OR_RETURN(std::string functions,
+                            FunctionChanges(store, series.key, previous.run_id, at.run_id));
+    report.any_partial = report.any_partial || functions.find("* ") != std::string::npos;
+    absl::StrAppend(&report.body, functions);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<StepsReport> ReportSteps(Store& store, Metric metric,
+                                        const std::vector<CaseSeries>& all) {
+  StepsReport report;
+  for (const CaseSeries& series : all) {
+    const std::vector<Step> steps = StepsOf(metric, series);
+    if (steps.empty()) continue;
+    ++report.cases_with_steps;
+    report.step_count += static_cast<int>(steps.size());
+    absl::StrAppend(&report.body, series.label, "\n");
+    for (size_t k = 0; k < steps.size(); ++k) {
+      ICOUNT_RETURN_IF_ERROR(AppendStep(store, metric, series, steps, k, report));
+    }
+  }
+  return report;
+}
+
+// The report's heading (steps in how many of `cases` cases), its body and
+// the note on functions kept in only one run.
+void PrintSteps(Metric metric, size_t cases, const StepsReport& report) {
+  std::printf(
+      "%s: %s in %d of %s%s\n%s", history::MetricName(metric),
+      base::CountOf(report.step_count, "step").c_str(), report.cases_with_steps,
+      base::CountOf(cases, "case").c_str(),
+      metric == Metric::kCounts ? " (functions: exclusive instructions per run, "
+                                  "largest changes)"
+      : metric == Metric::kAllocations
+          ? " (heap allocations per run)"
+          : absl::StrFormat(" (levels differing by >= %.1f%%)", absl::GetFlag(FLAGS_min_effect_pct))
+                .c_str(),
+      report.body.c_str());
+  if (report.any_partial) {
+    std::printf(
+        "  * kept in only one of the two runs (the %d most expensive functions are "
+        "kept per run): the change is at most this\n",
+        history::kTopFunctions);
+  }
+  std::printf("\n");
+}
+
+// The series of each metric, all loaded before any is reported.
+absl::StatusOr<std::vector<std::vector<CaseSeries>>> LoadSeriesOf(
+    Store& store, const std::vector<Metric>& metrics) {
+  std::vector<std::vector<CaseSeries>> series_of(metrics.size());
+  for (size_t m = 0; m < metrics.size(); ++m) {
+    ICOUNT_ASSIGN_OR_RETURN(series_of[m], LoadSeries(store, metrics[m]));
+  }
+  return series_of;
+}
+
 int Steps(Store& store) {
   absl::StatusOr<std::vector<Metric>> metrics = MetricsFlag(true);
   if (!metrics.ok()) return base::Fail(metrics.status());
-  std::vector<std::vector<CaseSeries>> series_of(metrics->size());
-  bool any_series = false;
-  for (size_t m = 0; m < metrics->size(); ++m) {
-    absl::StatusOr<std::vector<CaseSeries>> all = LoadSeries(store, (*metrics)[m]);
-    if (!all.ok()) return base::Fail(all.status());
-    any_series = any_series || !all->empty();
-    series_of[m] = *std::move(all);
-  }
+  absl::StatusOr<std::vector<std::vector<CaseSeries>>> series_of = LoadSeriesOf(store, *metrics);
+  if (!series_of.ok()) return base::Fail(series_of.status());
+  const bool any_series =
+      std::any_of(series_of->begin(), series_of->end(),
+                  [](const std::vector<CaseSeries>& all) { return !all.empty(); });
   if (!any_series) {
     return base::Fail(absl::StrCat("no case matches --filter=", absl::GetFlag(FLAGS_filter), " in ",
                                    store.path()));
   }
   for (size_t m = 0; m < metrics->size(); ++m) {
     const Metric metric = (*metrics)[m];
-    const std::vector<CaseSeries>* all = &series_of[m];
+    const std::vector<CaseSeries>& all = (*series_of)[m];
     // Runs recorded before icount counted allocations have none: say
     // nothing rather than "0 steps in 0 cases".
-    if (metric == Metric::kAllocations && all->empty() && metrics->size() > 1) continue;
-    int step_count = 0;
-    int cases_with_steps = 0;
-    std::string body;
-    bool any_partial = false;
-    for (const CaseSeries& series : *all) {
-      const std::vector<Step> steps = StepsOf(metric, series);
-      if (steps.empty()) continue;
-      ++cases_with_steps;
-      step_count += static_cast<int>(steps.size());
-      absl::StrAppend(&body, series.label, "\n");
-      for (size_t k = 0; k < steps.size(); ++k) {
-        const Step& s = steps[k];
-        const SeriesPoint& at = series.points[s.index];
-        const SeriesPoint& previous = series.points[s.index - 1];
-        const size_t level_end = k + 1 < steps.size() ? steps[k + 1].index : series.points.size();
-        absl::StrAppendFormat(
-            &body, "  at run %lld \"%s\" (after run %lld \"%s\"): %s -> %s (%+.2f%%)",
-            static_cast<long long>(at.run_id), at.run_label,
-            static_cast<long long>(previous.run_id), previous.run_label,
-            FormatValue(metric, s.before), FormatValue(metric, s.after), s.change_pct);
-        if (metric == Metric::kTime) {
-          absl::StrAppendFormat(&body, ", held %d runs", static_cast<int>(level_end - s.index));
-        }
-        absl::StrAppend(&body, "\n");
-        if (metric == Metric::kCounts) {
-          absl::StatusOr<std::string> functions =
-              FunctionChanges(store, series.key, previous.run_id, at.run_id);
-          if (!functions.ok()) return base::Fail(functions.status());
-          any_partial = any_partial || functions->find("* ") != std::string::npos;
-          absl::StrAppend(&body, *functions);
-        }
-      }
-    }
-    std::printf("%s: %s in %d of %s%s\n%s", history::MetricName(metric),
-                base::CountOf(step_count, "step").c_str(), cases_with_steps,
-                base::CountOf(all->size(), "case").c_str(),
-                metric == Metric::kCounts ? " (functions: exclusive instructions per run, "
-                                            "largest changes)"
-                : metric == Metric::kAllocations
-                    ? " (heap allocations per run)"
-                    : absl::StrFormat(" (levels differing by >= %.1f%%)",
-                                      absl::GetFlag(FLAGS_min_effect_pct))
-                          .c_str(),
-                body.c_str());
-    if (any_partial) {
-      std::printf(
-          "  * kept in only one of the two runs (the %d most expensive functions are "
-          "kept per run): the change is at most this\n",
-          history::kTopFunctions);
-    }
-    std::printf("\n");
+    if (metric == Metric::kAllocations && all.empty() && metrics->size() > 1) continue;
+    absl::StatusOr<StepsReport> report = ReportSteps(store, metric, all);
+    if (!report.ok()) return base::Fail(report.status());
+    PrintSteps(metric, all.size(), *report);
   }
   return 0;
 }

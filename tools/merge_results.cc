@@ -57,19 +57,121 @@ absl::StatusOr<std::optional<timer::ShardProto>> ShardOf(const timer::ResultsFil
   return file.shard;
 }
 
+// The shards of a run seen so far.
+struct Shards {
+  std::map<int, std::string> files;  // index -> file
+  int total = 0;
+};
+
+// Records file `name`'s `shard`, refusing a shard of another run or suite
+// than `first`'s (file `first_name`), or a second file with one index.
+absl::Status AddShard(const timer::ShardProto& shard, const timer::ResultsFile& file,
+                      const std::string& name, const timer::ResultsFile& first,
+                      const std::string& first_name, Shards* shards) {
+  if (shards->total != 0 && shard.total() != shards->total) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " is shard ", shard.index(), " of ", shard.total(), ", ",
+                     shards->files.begin()->second, " one of ", shards->total,
+                     ": these are shards of different runs"));
+  }
+  shards->total = shard.total();
+  if (file.suite_checksum != first.suite_checksum) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " and ", first_name, " are shards of different suites (suite_checksum ",
+                     file.suite_checksum, " vs ", first.suite_checksum, ")"));
+  }
+  auto [it, inserted] = shards->files.try_emplace(shard.index(), name);
+  if (!inserted) {
+    return absl::InvalidArgumentError(absl::StrCat(name, " and ", it->second, " are both shard ",
+                                                   shard.index(), " of ", shards->total));
+  }
+  return absl::OkStatus();
+}
+
+// An error naming the shards of a sharded run that no file holds.
+absl::Status CheckNoShardMissing(const Shards& shards) {
+  if (shards.total > 0 && static_cast<int>(shards.files.size()) != shards.total) {
+    std::vector<std::string> missing;
+    for (int k = 1; k <= shards.total; ++k) {
+      if (!shards.files.count(k)) missing.push_back(absl::StrCat(k));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("shard", missing.size() > 1 ? "s " : " ", absl::StrJoin(missing, ", "), " of ",
+                     shards.total, " missing: merge all shards of the run (or rerun the missing)"));
+  }
+  return absl::OkStatus();
+}
+
+// Records that file `name` has `what`; an error when another file has it
+// too. `owner`: case (and round) -> the file that has it.
+absl::Status Claim(const std::string& what, const std::string& name,
+                   std::map<std::string, std::string>* owner) {
+  auto [it, inserted] = owner->try_emplace(what, name);
+  if (inserted) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, " is in both ", it->second, " and ", name,
+                   ": parts of one run never measure a case twice; merge each run's own files"));
+}
+
+// Claims for file `name` each of its counts, wall-time rounds and failures.
+absl::Status ClaimCases(const timer::ResultsFile& file, const std::string& name,
+                        std::map<std::string, std::string>* owner) {
+  for (const timer::InstructionCounts& c : file.instruction_counts) {
+    ICOUNT_RETURN_IF_ERROR(
+        Claim(absl::StrCat("the counts of ", timer::ResultCaseKey(c.metadata, c.task_spec)), name,
+              owner));
+  }
+  for (const timer::Measurement& m : file.measurements) {
+    auto round = m.metadata().find("round");
+    ICOUNT_RETURN_IF_ERROR(
+        Claim(absl::StrCat(
+                  "the wall time of ", timer::ResultCaseKey(m.metadata(), m.task_spec()),
+                  round == m.metadata().end() ? "" : absl::StrCat(" (round ", round->second, ")")),
+              name, owner));
+  }
+  for (const auto& [key, reason] : file.failures) {
+    ICOUNT_RETURN_IF_ERROR(Claim(absl::StrCat("the failure of ", key), name, owner));
+  }
+  return absl::OkStatus();
+}
+
+// Adds `file`'s nodes, measurements, counts and failures to `merged`,
+// widens its time span, and adds its machine to `machines` if new.
+void Append(const timer::ResultsFile& file, timer::ResultsFile* merged,
+            std::vector<std::string>* machines) {
+  // Node ids are per file ("host", "host#2"): renamed into the merged
+  // file's, so each case still names the node that measured it.
+  std::map<std::string, std::string> node_ids;
+  for (const auto& [id, node] : file.nodes) node_ids[id] = timer::AddNode(*merged, node);
+  auto renamed = [&node_ids](std::map<std::string, std::string>& metadata) {
+    auto node = metadata.find(timer::kNodeMetadataKey);
+    if (node != metadata.end() && node_ids.count(node->second)) {
+      node->second = node_ids[node->second];
+    }
+  };
+  for (timer::Measurement m : file.measurements) {
+    renamed(m.mutable_metadata());
+    merged->measurements.push_back(std::move(m));
+  }
+  for (timer::InstructionCounts c : file.instruction_counts) {
+    renamed(c.metadata);
+    merged->instruction_counts.push_back(std::move(c));
+  }
+  merged->failures.insert(file.failures.begin(), file.failures.end());
+  if (std::find(machines->begin(), machines->end(), file.machine) == machines->end()) {
+    machines->push_back(file.machine);
+  }
+  if (merged->start_time.empty() || file.start_time < merged->start_time) {
+    merged->start_time = file.start_time;
+  }
+  merged->end_time = std::max(merged->end_time, file.end_time);
+}
+
 absl::StatusOr<timer::ResultsFile> Merge(const std::vector<std::string>& names,
                                          const std::vector<timer::ResultsFile>& files) {
   timer::ResultsFile merged;
   std::map<std::string, std::string> owner;  // case (and round) -> the file that has it
-  auto claim = [&owner](const std::string& what, const std::string& name) -> absl::Status {
-    auto [it, inserted] = owner.try_emplace(what, name);
-    if (inserted) return absl::OkStatus();
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " is in both ", it->second, " and ", name,
-                     ": parts of one run never measure a case twice; merge each run's own files"));
-  };
-  std::map<int, std::string> shards;  // index -> file
-  int total_shards = 0;
+  Shards shards;
   ICOUNT_ASSIGN_OR_RETURN(const std::optional<timer::ShardProto> first_shard,
                           ShardOf(files[0], names[0]));
   std::vector<std::string> machines;
@@ -83,23 +185,7 @@ absl::StatusOr<timer::ResultsFile> Merge(const std::vector<std::string>& names,
                                                      " is not: merge the shards of one run only"));
     }
     if (shard.has_value()) {
-      if (total_shards != 0 && shard->total() != total_shards) {
-        return absl::InvalidArgumentError(absl::StrCat(name, " is shard ", shard->index(), " of ",
-                                                       shard->total(), ", ", shards.begin()->second,
-                                                       " one of ", total_shards,
-                                                       ": these are shards of different runs"));
-      }
-      total_shards = shard->total();
-      if (file.suite_checksum != files[0].suite_checksum) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            name, " and ", names[0], " are shards of different suites (suite_checksum ",
-            file.suite_checksum, " vs ", files[0].suite_checksum, ")"));
-      }
-      auto [it, inserted] = shards.try_emplace(shard->index(), name);
-      if (!inserted) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            name, " and ", it->second, " are both shard ", shard->index(), " of ", total_shards));
-      }
+      ICOUNT_RETURN_IF_ERROR(AddShard(*shard, file, name, files[0], names[0], &shards));
     }
     if (i > 0 && file.versions != files[0].versions && !absl::GetFlag(FLAGS_allow_mixed_versions)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -107,57 +193,10 @@ absl::StatusOr<timer::ResultsFile> Merge(const std::vector<std::string>& names,
           ": parts of one run come from one build; rerun the part, or pass "
           "--allow_mixed_versions"));
     }
-    for (const timer::InstructionCounts& c : file.instruction_counts) {
-      ICOUNT_RETURN_IF_ERROR(claim(
-          absl::StrCat("the counts of ", timer::ResultCaseKey(c.metadata, c.task_spec)), name));
-    }
-    for (const timer::Measurement& m : file.measurements) {
-      auto round = m.metadata().find("round");
-      ICOUNT_RETURN_IF_ERROR(claim(
-          absl::StrCat(
-              "the wall time of ", timer::ResultCaseKey(m.metadata(), m.task_spec()),
-              round == m.metadata().end() ? "" : absl::StrCat(" (round ", round->second, ")")),
-          name));
-    }
-    for (const auto& [key, reason] : file.failures) {
-      ICOUNT_RETURN_IF_ERROR(claim(absl::StrCat("the failure of ", key), name));
-    }
-    // Node ids are per file ("host", "host#2"): renamed into the merged
-    // file's, so each case still names the node that measured it.
-    std::map<std::string, std::string> node_ids;
-    for (const auto& [id, node] : file.nodes) node_ids[id] = timer::AddNode(merged, node);
-    auto renamed = [&node_ids](std::map<std::string, std::string>& metadata) {
-      auto node = metadata.find(timer::kNodeMetadataKey);
-      if (node != metadata.end() && node_ids.count(node->second)) {
-        node->second = node_ids[node->second];
-      }
-    };
-    for (timer::Measurement m : file.measurements) {
-      renamed(m.mutable_metadata());
-      merged.measurements.push_back(std::move(m));
-    }
-    for (timer::InstructionCounts c : file.instruction_counts) {
-      renamed(c.metadata);
-      merged.instruction_counts.push_back(std::move(c));
-    }
-    merged.failures.insert(file.failures.begin(), file.failures.end());
-    if (std::find(machines.begin(), machines.end(), file.machine) == machines.end()) {
-      machines.push_back(file.machine);
-    }
-    if (merged.start_time.empty() || file.start_time < merged.start_time) {
-      merged.start_time = file.start_time;
-    }
-    merged.end_time = std::max(merged.end_time, file.end_time);
+    ICOUNT_RETURN_IF_ERROR(ClaimCases(file, name, &owner));
+    Append(file, &merged, &machines);
   }
-  if (total_shards > 0 && static_cast<int>(shards.size()) != total_shards) {
-    std::vector<std::string> missing;
-    for (int k = 1; k <= total_shards; ++k) {
-      if (!shards.count(k)) missing.push_back(absl::StrCat(k));
-    }
-    return absl::InvalidArgumentError(
-        absl::StrCat("shard", missing.size() > 1 ? "s " : " ", absl::StrJoin(missing, ", "), " of ",
-                     total_shards, " missing: merge all shards of the run (or rerun the missing)"));
-  }
+  ICOUNT_RETURN_IF_ERROR(CheckNoShardMissing(shards));
   merged.versions = files[0].versions;
   merged.settings = files[0].settings;
   merged.suite_checksum = files[0].suite_checksum;

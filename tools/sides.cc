@@ -35,6 +35,48 @@ double ChangePct(const CaseAcrossSides& c, int side) {
   return before != 0 ? 100 * (after - before) / std::fabs(before) : 100;
 }
 
+// A line that begins with "[NAME, option=...]": the side's name and options
+// from the brackets, and `line` left as the command after them ("true" for
+// a side with a LibTorch directory or a root and no command). `where` is
+// "FILE:LINE: ".
+absl::Status ParseNamedSide(absl::string_view where, absl::string_view& line, SideSpec& side) {
+  const size_t close = line.find(']');
+  if (close == absl::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "\"[\" without \"]\": name a side as \"[NAME] command\""));
+  }
+  std::vector<absl::string_view> parts = absl::StrSplit(line.substr(1, close - 1), ',');
+  side.name = std::string(absl::StripAsciiWhitespace(parts[0]));
+  line = absl::StripAsciiWhitespace(line.substr(close + 1));
+  if (side.name.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "an empty name \"[]\": write \"[NAME] command\""));
+  }
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const absl::string_view option = absl::StripAsciiWhitespace(parts[i]);
+    absl::string_view value = option;
+    if (absl::ConsumePrefix(&value, "libtorch=") && !value.empty()) {
+      side.libtorch_directory = std::string(value);
+    } else if (absl::ConsumePrefix(&value, "root=") && !value.empty()) {
+      side.root = std::string(value);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, "side \"", side.name, "\": \"", option,
+          "\" is not an option a side takes; write \"[NAME, libtorch=DIR]\" to measure the "
+          "LibTorch directory DIR, or \"[NAME, root=ROOT]\" to measure in a root filesystem "
+          "(a Debian suite such as trixie, or a directory)"));
+    }
+  }
+  if (line.empty() && (!side.libtorch_directory.empty() || !side.root.empty())) line = "true";
+  if (line.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "side \"", side.name,
+        "\" has no command: write the shell command that sets up its environment after "
+        "the name (\"true\" for this shell's own)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<SideSpec>> ParseSidesFile(absl::string_view text,
@@ -50,40 +92,7 @@ absl::StatusOr<std::vector<SideSpec>> ParseSidesFile(absl::string_view text,
     side.line = line_number;
     auto where = [&] { return absl::StrCat(source, ":", line_number, ": "); };
     if (absl::StartsWith(line, "[")) {
-      const size_t close = line.find(']');
-      if (close == absl::string_view::npos) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where(), "\"[\" without \"]\": name a side as \"[NAME] command\""));
-      }
-      std::vector<absl::string_view> parts = absl::StrSplit(line.substr(1, close - 1), ',');
-      side.name = std::string(absl::StripAsciiWhitespace(parts[0]));
-      line = absl::StripAsciiWhitespace(line.substr(close + 1));
-      if (side.name.empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where(), "an empty name \"[]\": write \"[NAME] command\""));
-      }
-      for (size_t i = 1; i < parts.size(); ++i) {
-        const absl::string_view option = absl::StripAsciiWhitespace(parts[i]);
-        absl::string_view value = option;
-        if (absl::ConsumePrefix(&value, "libtorch=") && !value.empty()) {
-          side.libtorch_directory = std::string(value);
-        } else if (absl::ConsumePrefix(&value, "root=") && !value.empty()) {
-          side.root = std::string(value);
-        } else {
-          return absl::InvalidArgumentError(absl::StrCat(
-              where(), "side \"", side.name, "\": \"", option,
-              "\" is not an option a side takes; write \"[NAME, libtorch=DIR]\" to measure the "
-              "LibTorch directory DIR, or \"[NAME, root=ROOT]\" to measure in a root filesystem "
-              "(a Debian suite such as trixie, or a directory)"));
-        }
-      }
-      if (line.empty() && (!side.libtorch_directory.empty() || !side.root.empty())) line = "true";
-      if (line.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where(), "side \"", side.name,
-            "\" has no command: write the shell command that sets up its environment after "
-            "the name (\"true\" for this shell's own)"));
-      }
+      if (absl::Status s = ParseNamedSide(where(), line, side); !s.ok()) return s;
     } else {
       side.name = absl::StrCat(sides.size() + 1);
     }

@@ -245,6 +245,49 @@ std::string CaseFailureText(const expand::SuiteCaseProto& c,
                       c.definition_line(), ", stmt: ", Abbreviated(c.task_spec().stmt()));
 }
 
+namespace {
+
+// A case's wall-time measurement, labelled as `place`, with its `round`
+// (-1: none) in its metadata; nothing when the proto does not parse.
+void AddWallTime(const timer::MeasurementProto& proto, const CasePlace& place,
+                 const std::map<std::string, std::string>& metadata, int round,
+                 timer::ResultsFile& file) {
+  absl::StatusOr<timer::Measurement> m = timer::MeasurementFromProto(proto);
+  if (m.ok()) {
+    file.measurements.emplace_back(m->number_per_run(), m->raw_times(),
+                                   Relabel(m->task_spec(), place), metadata);
+    if (round >= 0) file.measurements.back().mutable_metadata()["round"] = absl::StrCat(round);
+  }
+}
+
+// Case `c`'s callgrind repeats summarised, labelled as `place`; nothing when
+// none of them parses.
+void AddInstructionCounts(
+    const expand::SuiteCaseProto& c,
+    const google::protobuf::RepeatedPtrField<timer::CallgrindStatsProto>& callgrind,
+    const CasePlace& place, const std::map<std::string, std::string>& metadata, SuiteResults& out) {
+  const std::string& key = c.key();
+  std::vector<timer::CallgrindStats> repeats;
+  for (const timer::CallgrindStatsProto& proto : callgrind) {
+    absl::StatusOr<timer::CallgrindStats> stats = timer::CallgrindStatsFromProto(proto);
+    if (stats.ok()) repeats.push_back(*std::move(stats));
+  }
+  if (repeats.empty()) return;
+  timer::InstructionCounts counts = timer::SummarizeInstructionCounts(repeats);
+  counts.task_spec = Relabel(counts.task_spec, place);
+  counts.metadata = metadata;
+  counts.metadata["ci_key"] = c.ci_key();
+  out.counts_per_run[key] = counts.counts_per_run;
+  if (counts.allocations_per_run) out.allocations_per_run[key] = *counts.allocations_per_run;
+  if (counts.estimated_cycles_per_run) {
+    out.cycles_per_run[key] = *counts.estimated_cycles_per_run;
+  }
+  out.counts[key] = counts.counts;
+  out.file.instruction_counts.push_back(std::move(counts));
+}
+
+}  // namespace
+
 SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
                             const std::vector<worker::WorkOrderProto>& orders,
                             const std::vector<worker::WorkerResultProto>& results,
@@ -270,35 +313,11 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
     const std::map<std::string, std::string> metadata =
         CaseMetadata(*c, result.has_node() ? timer::AddNode(out.file, result.node()) : "");
     if (result.output().has_wall_time()) {
-      absl::StatusOr<timer::Measurement> m =
-          timer::MeasurementFromProto(result.output().wall_time());
-      if (m.ok()) {
-        out.file.measurements.emplace_back(m->number_per_run(), m->raw_times(),
-                                           Relabel(m->task_spec(), place), metadata);
-        if (rounds != nullptr && i < rounds->size() && (*rounds)[i] >= 0) {
-          out.file.measurements.back().mutable_metadata()["round"] = absl::StrCat((*rounds)[i]);
-        }
-      }
+      AddWallTime(result.output().wall_time(), place, metadata,
+                  rounds != nullptr && i < rounds->size() ? (*rounds)[i] : -1, out.file);
     }
     if (result.output().callgrind_size() > 0) {
-      std::vector<timer::CallgrindStats> repeats;
-      for (const timer::CallgrindStatsProto& proto : result.output().callgrind()) {
-        absl::StatusOr<timer::CallgrindStats> stats = timer::CallgrindStatsFromProto(proto);
-        if (stats.ok()) repeats.push_back(*std::move(stats));
-      }
-      if (!repeats.empty()) {
-        timer::InstructionCounts counts = timer::SummarizeInstructionCounts(repeats);
-        counts.task_spec = Relabel(counts.task_spec, place);
-        counts.metadata = metadata;
-        counts.metadata["ci_key"] = c->ci_key();
-        out.counts_per_run[key] = counts.counts_per_run;
-        if (counts.allocations_per_run) out.allocations_per_run[key] = *counts.allocations_per_run;
-        if (counts.estimated_cycles_per_run) {
-          out.cycles_per_run[key] = *counts.estimated_cycles_per_run;
-        }
-        out.counts[key] = counts.counts;
-        out.file.instruction_counts.push_back(std::move(counts));
-      }
+      AddInstructionCounts(*c, result.output().callgrind(), place, metadata, out);
     }
   }
   if (!out.cycles_per_run.empty()) {

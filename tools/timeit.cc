@@ -196,6 +196,32 @@ int RunInEnvironment(const std::vector<char*>& args) {
   return base::Fail(absl::StrCat("cannot run ", argv[0], ": ", std::strerror(errno)));
 }
 
+// --json writable and, when it exists, a results file (before anything runs).
+absl::Status CheckJsonFlag() {
+  const std::string json = absl::GetFlag(FLAGS_json);
+  if (json.empty()) return absl::OkStatus();
+  ICOUNT_RETURN_IF_ERROR(base::CheckOutputPath("json", json));
+  ICOUNT_RETURN_IF_ERROR(timer::CheckResultsDestination(json), base::WithContext(_, "--json"));
+  return absl::OkStatus();
+}
+
+// Says how the child measuring the statement ended when Measure did not
+// return: stopped at --timeout, crashed, or exited. Returns the exit code.
+int FailUnfinished(const base::ChildOutcome& outcome) {
+  const std::string what =
+      outcome.timed_out ? absl::StrCat("did not finish within ", absl::GetFlag(FLAGS_timeout),
+                                       " s (--timeout) and was stopped")
+      : outcome.exit.signal != 0
+          ? absl::StrCat("crashed (", base::DescribeExit(outcome.exit), ")")
+          : absl::StrCat("ended the process (", base::DescribeExit(outcome.exit),
+                         ") before timing finished");
+  return base::Fail(absl::StrCat("the statement or its setup ", what,
+                                 "\n  stmt: ", absl::GetFlag(FLAGS_stmt),
+                                 absl::GetFlag(FLAGS_setup).empty()
+                                     ? ""
+                                     : absl::StrCat("\n  setup: ", absl::GetFlag(FLAGS_setup))));
+}
+
 int Main(int argc, char** argv) {
   // `--adaptive` alone means the reference's default threshold.
   std::vector<char*> args(argv, argv + argc);
@@ -234,30 +260,12 @@ int Main(int argc, char** argv) {
   if (language == "python" && !absl::GetFlag(FLAGS_global_setup).empty()) {
     return Usage("--global_setup is C++ only; put Python imports in --setup");
   }
-  if (!absl::GetFlag(FLAGS_json).empty()) {
-    if (absl::Status s = base::CheckOutputPath("json", absl::GetFlag(FLAGS_json)); !s.ok()) {
-      return base::Fail(s);
-    }
-    if (absl::Status s = timer::CheckResultsDestination(absl::GetFlag(FLAGS_json)); !s.ok()) {
-      return base::Fail(absl::StrCat("--json: ", s.message()));
-    }
-  }
+  if (absl::Status s = CheckJsonFlag(); !s.ok()) return base::Fail(s);
   absl::StatusOr<base::ChildOutcome> outcome = base::RunInChild(
       [&] { return Measure(language, number, adaptive, threshold); }, absl::GetFlag(FLAGS_timeout));
   if (!outcome.ok()) return base::Fail(outcome.status());
   if (outcome->returned) return outcome->exit.exit_code;
-  const std::string what =
-      outcome->timed_out ? absl::StrCat("did not finish within ", absl::GetFlag(FLAGS_timeout),
-                                        " s (--timeout) and was stopped")
-      : outcome->exit.signal != 0
-          ? absl::StrCat("crashed (", base::DescribeExit(outcome->exit), ")")
-          : absl::StrCat("ended the process (", base::DescribeExit(outcome->exit),
-                         ") before timing finished");
-  return base::Fail(absl::StrCat("the statement or its setup ", what,
-                                 "\n  stmt: ", absl::GetFlag(FLAGS_stmt),
-                                 absl::GetFlag(FLAGS_setup).empty()
-                                     ? ""
-                                     : absl::StrCat("\n  setup: ", absl::GetFlag(FLAGS_setup))));
+  return FailUnfinished(*outcome);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 
 #include <poll.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,7 +11,6 @@
 #include <deque>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,7 +20,6 @@
 #include "absl/strings/str_join.h"
 #include "base/files.h"
 #include "base/interrupts.h"
-#include "base/machine.h"
 #include "base/phase_log.h"
 #include "base/program_place.h"
 #include "base/status.h"
@@ -32,8 +29,8 @@
 #include "worker/framing.h"
 #include "worker/internal/journal.h"
 #include "worker/internal/worker_process.h"
-#include "worker/order_cost.h"
 #include "worker/orders.h"
+#include "worker/runner_setup.h"
 
 namespace icount::worker {
 namespace {
@@ -42,12 +39,13 @@ using base::Interrupted;
 using base::InterruptFd;
 using base::InterruptScope;
 using internal::AppendToJournal;
+using internal::CheckOrders;
 using internal::EnvironmentAfter;
-using internal::Journal;
-using internal::OrdersChecksum;
-using internal::ParseJournal;
+using internal::JournalUncompiledCases;
+using internal::OpenJournal;
+using internal::Phase;
+using internal::PlanPhases;
 using internal::SpawnWorker;
-using internal::StartJournal;
 using internal::StopWorker;
 using internal::StopWorkers;
 using internal::WorkerEvidence;
@@ -63,14 +61,6 @@ constexpr int kStartupAttempts = 3;
 bool Retriable(const WorkerResultProto& result) {
   return result.has_failure() && IsRetryable(result.failure().kind());
 }
-
-// One pool of identical workers over a set of orders.
-struct Phase {
-  std::string name;
-  bool valgrind = false;
-  std::vector<size_t> orders;                 // indices
-  std::vector<std::vector<int>> worker_cpus;  // one entry per worker; empty: no pinning
-};
 
 class Run {
  public:
@@ -108,46 +98,8 @@ class Run {
       if (Stopping()) break;
       status = HandOutOrders(phase, workers, pending, attempts);
       if (!status.ok()) break;
-      // Wait for a result, a canary, an interrupt or a second to pass.
-      std::vector<pollfd> fds;
-      std::vector<size_t> owners;
-      for (size_t w = 0; w < workers.size(); ++w) {
-        if (workers[w].in_flight.has_value() || (workers[w].pid >= 0 && !workers[w].ready)) {
-          fds.push_back({workers[w].results_fd, POLLIN, 0});
-          owners.push_back(w);
-        }
-      }
-      fds.push_back({InterruptFd(), POLLIN, 0});
-      const int ready = poll(fds.data(), fds.size(), 1000);
-      if (ready < 0 && errno != EINTR) {
-        status = absl::InternalError(absl::StrCat("poll: ", std::strerror(errno)));
-        break;
-      }
       std::vector<std::pair<size_t, WorkerResultProto>> finished;
-      for (size_t i = 0; i + 1 < fds.size() && status.ok(); ++i) {
-        WorkerProcess& process = workers[owners[i]];
-        const bool readable = fds[i].revents & (POLLIN | POLLHUP | POLLERR);
-        if (!process.ready) {
-          status = CheckStartup(phase, process, readable, startups);
-          continue;
-        }
-        const size_t index = *process.in_flight;
-        std::optional<WorkerResultProto> result;
-        if (readable) {
-          absl::StatusOr<std::optional<std::string>> frame = ReadFrame(process.results_fd);
-          WorkerResultProto parsed;
-          if (frame.ok() && frame->has_value() && parsed.ParseFromString(**frame)) {
-            result = std::move(parsed);
-          } else {
-            result = LostWorker(process, "the worker process died");
-          }
-        } else if (Overdue(process, index)) {
-          result = LostWorker(process, "the worker stopped responding");
-        }
-        if (!result.has_value()) continue;
-        process.in_flight.reset();
-        finished.emplace_back(index, *std::move(result));
-      }
+      status = WaitForResults(phase, workers, startups, finished);
       if (!status.ok()) break;
       // Workers start their next case before this process parses what the
       // last ones left.
@@ -155,44 +107,7 @@ class Run {
         status = HandOutOrders(phase, workers, pending, attempts);
         if (!status.ok()) break;
       }
-      absl::Status rejected;  // by check_result
-      for (auto& [index, result] : finished) {
-        const base::PhaseMark before_parsing = base::PhaseNow();
-        ParseCaseDumps(result, object_names_);
-        base::RecordPhase("runner", "parse a case's dumps", before_parsing);
-        if (phase.valgrind && result.has_node()) {
-          // The valgrind CallgrindCommand found for the worker.
-          const absl::StatusOr<std::string>& valgrind = timer::ValgrindVersionOnce();
-          result.mutable_node()->set_valgrind(!options_.valgrind_version.empty()
-                                                  ? options_.valgrind_version
-                                              : valgrind.ok() ? *valgrind
-                                                              : "unknown valgrind");
-        }
-        if (Retriable(result) && attempts[index] <= options_.retries) {
-          pending.push_back(index);  // try again later, maybe on a new worker
-          continue;
-        }
-        result.set_id(orders_[index].id());
-        if (absl::Status appended = AppendToJournal(options_.journal_path, result);
-            !appended.ok()) {
-          status = appended;
-          break;
-        }
-        if (result.has_failure()) ++failed_;
-        ++done_;
-        results_[index] = std::move(result);
-        // The other results that came with it are journaled first.
-        if (options_.check_result && rejected.ok()) {
-          rejected = options_.check_result(orders_[index], *results_[index]);
-        }
-        Report();
-      }
-      if (status.ok() && !rejected.ok()) {
-        result_rejected_ = true;
-        status = absl::Status(rejected.code(),
-                              absl::StrCat(rejected.message(), "\nFinished results are kept in ",
-                                           options_.journal_path, "."));
-      }
+      status = KeepResults(phase, finished, pending, attempts);
       if (status.ok() && pending.empty() && !Stopping()) {
         status = MakeWayForNextPhase(workers, next);
       }
@@ -216,6 +131,111 @@ class Run {
   bool result_rejected() const { return result_rejected_; }
 
  private:
+  // How this phase's workers fared before their first order.
+  struct StartupRecord {
+    bool any_ready = false;  // some worker's canary came back measured
+    int failures_in_a_row = 0;
+  };
+
+  // Waits for a result, a canary, an interrupt or a second to pass, and
+  // takes each order that ended (its result, or its worker lost) into
+  // `finished`. An error stops the phase (CheckStartup's, or poll's).
+  absl::Status WaitForResults(const Phase& phase, std::vector<WorkerProcess>& workers,
+                              StartupRecord& startups,
+                              std::vector<std::pair<size_t, WorkerResultProto>>& finished) {
+    std::vector<pollfd> fds;
+    std::vector<size_t> owners;
+    for (size_t w = 0; w < workers.size(); ++w) {
+      if (workers[w].in_flight.has_value() || (workers[w].pid >= 0 && !workers[w].ready)) {
+        fds.push_back({workers[w].results_fd, POLLIN, 0});
+        owners.push_back(w);
+      }
+    }
+    fds.push_back({InterruptFd(), POLLIN, 0});
+    const int ready = poll(fds.data(), fds.size(), 1000);
+    if (ready < 0 && errno != EINTR) {
+      return absl::InternalError(absl::StrCat("poll: ", std::strerror(errno)));
+    }
+    absl::Status status;
+    for (size_t i = 0; i + 1 < fds.size() && status.ok(); ++i) {
+      WorkerProcess& process = workers[owners[i]];
+      const bool readable = fds[i].revents & (POLLIN | POLLHUP | POLLERR);
+      if (!process.ready) {
+        status = CheckStartup(phase, process, readable, startups);
+        continue;
+      }
+      const size_t index = *process.in_flight;
+      std::optional<WorkerResultProto> result = ResultOf(process, index, readable);
+      if (!result.has_value()) continue;
+      process.in_flight.reset();
+      finished.emplace_back(index, *std::move(result));
+    }
+    return status;
+  }
+
+  // The result of order `index`, in flight on `process`: what the worker
+  // sent (`readable`), or a failure when the worker is lost; none while
+  // the order runs.
+  std::optional<WorkerResultProto> ResultOf(WorkerProcess& process, size_t index, bool readable) {
+    std::optional<WorkerResultProto> result;
+    if (readable) {
+      absl::StatusOr<std::optional<std::string>> frame = ReadFrame(process.results_fd);
+      WorkerResultProto parsed;
+      if (frame.ok() && frame->has_value() && parsed.ParseFromString(**frame)) {
+        result = std::move(parsed);
+      } else {
+        result = LostWorker(process, "the worker process died");
+      }
+    } else if (Overdue(process, index)) {
+      result = LostWorker(process, "the worker stopped responding");
+    }
+    return result;
+  }
+
+  // Parses the finished orders' dumps and keeps each result in the
+  // journal, or puts its order back in `pending` to be retried. An error
+  // when the journal cannot be written or check_result rejects a result.
+  absl::Status KeepResults(const Phase& phase,
+                           std::vector<std::pair<size_t, WorkerResultProto>>& finished,
+                           std::deque<size_t>& pending, std::map<size_t, int>& attempts) {
+    absl::Status rejected;  // by check_result
+    for (auto& [index, result] : finished) {
+      const base::PhaseMark before_parsing = base::PhaseNow();
+      ParseCaseDumps(result, object_names_);
+      base::RecordPhase("runner", "parse a case's dumps", before_parsing);
+      if (phase.valgrind && result.has_node()) {
+        // The valgrind CallgrindCommand found for the worker.
+        const absl::StatusOr<std::string>& valgrind = timer::ValgrindVersionOnce();
+        result.mutable_node()->set_valgrind(!options_.valgrind_version.empty()
+                                                ? options_.valgrind_version
+                                            : valgrind.ok() ? *valgrind
+                                                            : "unknown valgrind");
+      }
+      if (Retriable(result) && attempts[index] <= options_.retries) {
+        pending.push_back(index);  // try again later, maybe on a new worker
+        continue;
+      }
+      result.set_id(orders_[index].id());
+      if (absl::Status appended = AppendToJournal(options_.journal_path, result); !appended.ok()) {
+        return appended;
+      }
+      if (result.has_failure()) ++failed_;
+      ++done_;
+      results_[index] = std::move(result);
+      // The other results that came with it are journaled first.
+      if (options_.check_result && rejected.ok()) {
+        rejected = options_.check_result(orders_[index], *results_[index]);
+      }
+      Report();
+    }
+    if (!rejected.ok()) {
+      result_rejected_ = true;
+      return absl::Status(rejected.code(),
+                          absl::StrCat(rejected.message(), "\nFinished results are kept in ",
+                                       options_.journal_path, "."));
+    }
+    return absl::OkStatus();
+  }
   // Starts workers and gives an order to each ready one without one. An
   // error only when a worker cannot be started at all.
   absl::Status HandOutOrders(const Phase& phase, std::vector<WorkerProcess>& workers,
@@ -281,9 +301,10 @@ class Run {
     return n;
   }
 
-  absl::StatusOr<WorkerProcess> Spawn(const Phase& phase, size_t w) {
-    const std::string tag =
-        absl::StrCat(phase.valgrind ? "callgrind" : "wall", "-", w, "-", spawned_++);
+  // The command line of worker `w` of `phase` (before valgrind's), whose
+  // files are named by `tag`.
+  std::vector<std::string> WorkerCommand(const Phase& phase, size_t w,
+                                         const std::string& tag) const {
     std::vector<std::string> command = {options_.worker_path,
                                         absl::StrCat("--scratch=", scratch_, "/", tag),
                                         "--results_fd=3", "--canary"};
@@ -299,6 +320,13 @@ class Run {
       for (int cpu : phase.worker_cpus[w]) cpus.push_back(absl::StrCat(cpu));
       command.push_back(absl::StrCat("--cpus=", absl::StrJoin(cpus, ",")));
     }
+    return command;
+  }
+
+  absl::StatusOr<WorkerProcess> Spawn(const Phase& phase, size_t w) {
+    const std::string tag =
+        absl::StrCat(phase.valgrind ? "callgrind" : "wall", "-", w, "-", spawned_++);
+    std::vector<std::string> command = WorkerCommand(phase, w, tag);
     std::vector<std::string> env = timer::MeasurementEnvironment(1);
     const std::string out_directory = absl::StrCat(scratch_, "/", tag, "-dumps");
     if (phase.valgrind) {
@@ -360,12 +388,6 @@ class Run {
     return FailureResult(FAILURE_WORKER, absl::StrCat(what, " (", ended, ") during this case.\n",
                                                       WorkerEvidence(process)));
   }
-
-  // How this phase's workers fared before their first order.
-  struct StartupRecord {
-    bool any_ready = false;  // some worker's canary came back measured
-    int failures_in_a_row = 0;
-  };
 
   // A worker whose canary has not come back: `readable` when its result
   // stream has something (the canary, or the end of a dead worker). An
@@ -458,157 +480,6 @@ class Run {
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_report_ = start_;
 };
-
-}  // namespace
-
-absl::StatusOr<std::vector<WorkerResultProto>> ReadJournal(const std::string& path) {
-  absl::StatusOr<Journal> journal = ParseJournal(path);
-  if (!journal.ok()) return journal.status();
-  return journal->results;
-}
-
-namespace {
-
-absl::Status CheckNoJournalLeft(const std::string& journal_path) {
-  if (access(journal_path.c_str(), F_OK) != 0) return absl::OkStatus();
-  return absl::AlreadyExistsError(absl::StrCat(
-      journal_path, " exists from an earlier run: pass --resume to continue it, or remove it"));
-}
-
-}  // namespace
-
-absl::Status CheckNoOldJournal(const std::string& journal_path) {
-  ICOUNT_RETURN_IF_ERROR(internal::CheckJournalNotInUse(journal_path));
-  return CheckNoJournalLeft(journal_path);
-}
-
-namespace {
-
-// Orders the runner can take: each asks for one kind of measurement, ids
-// are unique, and the worker and a journal are given.
-absl::Status CheckOrders(const std::vector<WorkOrderProto>& orders, const RunnerOptions& options) {
-  std::set<std::string> ids;
-  for (const WorkOrderProto& order : orders) {
-    if (order.wall_time() == order.callgrind()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "order \"", order.id(), "\" must ask for exactly one of wall_time and callgrind"));
-    }
-    if (!ids.insert(order.id()).second) {
-      return absl::InvalidArgumentError(absl::StrCat("duplicate order id \"", order.id(), "\""));
-    }
-  }
-  if (options.journal_path.empty()) return absl::InvalidArgumentError("no journal_path given");
-  if (access(options.worker_path.c_str(), X_OK) != 0) {
-    return absl::NotFoundError(
-        absl::StrCat("worker binary not found or not executable: ", options.worker_path));
-  }
-  return absl::OkStatus();
-}
-
-// The run's journal: with --resume, the one a run of the same orders left,
-// its finished results taken into `results`; otherwise a new one.
-absl::Status OpenJournal(const std::vector<WorkOrderProto>& orders, const RunnerOptions& options,
-                         std::vector<std::optional<WorkerResultProto>>& results,
-                         RunnerReport& report) {
-  const std::string checksum = OrdersChecksum(orders);
-  if (!options.resume || access(options.journal_path.c_str(), F_OK) != 0) {
-    ICOUNT_RETURN_IF_ERROR(CheckNoJournalLeft(options.journal_path));
-    return StartJournal(options.journal_path, checksum);
-  }
-  ICOUNT_ASSIGN_OR_RETURN(Journal journal, ParseJournal(options.journal_path));
-  if (journal.checksum != checksum) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        options.journal_path,
-        ": was written for a different set of work orders (other cases or settings); "
-        "rerun with the same settings, or without --resume and another output file"));
-  }
-  // A line cut off mid-write (the run died appending it) goes; its order
-  // runs again.
-  ICOUNT_RETURN_IF_ERROR(internal::DropCutOffLine(options.journal_path, journal));
-  report.dropped_cut_off_line = journal.cut_off;
-  std::map<std::string, size_t> index_of;
-  for (size_t i = 0; i < orders.size(); ++i) index_of[orders[i].id()] = i;
-  for (WorkerResultProto& result : journal.results) {
-    auto it = index_of.find(result.id());
-    if (it != index_of.end() && !result.has_failure()) {
-      results[it->second] = std::move(result);
-      ++report.resumed;
-    }
-  }
-  return absl::OkStatus();
-}
-
-// Cases the worker was built without fail here, each in the journal;
-// returns how many.
-absl::StatusOr<int> JournalUncompiledCases(const std::vector<WorkOrderProto>& orders,
-                                           const RunnerOptions& options,
-                                           std::vector<std::optional<WorkerResultProto>>& results) {
-  int uncompiled = 0;
-  for (size_t i = 0; i < orders.size(); ++i) {
-    auto it = options.uncompiled_cases.find(orders[i].compiled_case());
-    if (results[i].has_value() || orders[i].compiled_case().empty() ||
-        it == options.uncompiled_cases.end()) {
-      continue;
-    }
-    WorkerResultProto result = FailureResult(
-        FAILURE_COMPILE,
-        absl::StrCat("does not compile against this side's LibTorch: ", it->second));
-    result.set_id(orders[i].id());
-    ICOUNT_RETURN_IF_ERROR(AppendToJournal(options.journal_path, result));
-    results[i] = std::move(result);
-    ++uncompiled;
-  }
-  return uncompiled;
-}
-
-// The phases over what is left to do: counts first, then wall time by
-// thread count; none empty.
-std::vector<Phase> PlanPhases(const std::vector<WorkOrderProto>& orders,
-                              const RunnerOptions& options,
-                              const std::vector<std::optional<WorkerResultProto>>& results) {
-  // The CPUs this run may use (taskset, a cpuset, a batch system's
-  // binding): workers are pinned to these, not to 0..n-1.
-  const std::vector<int> allowed = base::AllowedCpus();
-  const int cpus = static_cast<int>(allowed.size());
-  const int jobs = options.jobs > 0 ? options.jobs : cpus;
-  Phase counts{"instruction counts", true, {}, {}};
-  std::map<int, Phase> wall;  // by num_threads
-  for (size_t i = 0; i < orders.size(); ++i) {
-    if (results[i].has_value()) continue;
-    if (orders[i].callgrind()) {
-      counts.orders.push_back(i);
-    } else {
-      const int threads = std::max(1, orders[i].task_spec().num_threads());
-      wall[threads].orders.push_back(i);
-    }
-  }
-  // Left to the runner, the count workers are as many as the counting
-  // keeps busy for a start-up each (worker/order_cost.h), up to a CPU each.
-  int count_workers = jobs;
-  if (options.jobs == 0) {
-    double expected_seconds = 0;
-    for (size_t i : counts.orders) expected_seconds += ExpectedOrderSeconds(orders[i]);
-    count_workers = CountWorkersFor(expected_seconds, cpus);
-  }
-  counts.worker_cpus.assign(
-      std::min<size_t>(count_workers, std::max<size_t>(1, counts.orders.size())), {});
-  std::vector<Phase> phases = {counts};
-  for (auto& [threads, phase] : wall) {
-    phase.name = absl::StrCat("wall time, ", threads, " thread", threads > 1 ? "s" : "");
-    if (threads == 1) {
-      // One worker per CPU, pinned: no two timings share a core.
-      for (int w = 0; w < std::min<int>(jobs, cpus); ++w) phase.worker_cpus.push_back({allowed[w]});
-    } else {
-      std::vector<int> set(allowed.begin(), allowed.begin() + std::min(threads, cpus));
-      phase.worker_cpus.push_back(threads <= cpus ? set : std::vector<int>{});
-    }
-    phases.push_back(phase);
-  }
-  phases.erase(std::remove_if(phases.begin(), phases.end(),
-                              [](const Phase& phase) { return phase.orders.empty(); }),
-               phases.end());
-  return phases;
-}
 
 }  // namespace
 

@@ -42,6 +42,73 @@ ABSL_FLAG(int, libtorch_report_fd, -1,
           "Write the LibTorch version this worker runs on, as a LibTorchReportProto, to this "
           "file descriptor and exit (what tools ask; see libtorch_version_line.h).");
 
+namespace {
+
+// --libtorch_report_fd: writes the LibTorch report to `fd`; main's exit
+// code.
+int WriteLibTorchReport(int fd) {
+  const std::string report =
+      icount::worker::SerializeLibTorchReport(icount::worker::LoadedLibTorchVersion());
+  if (write(fd, report.data(), report.size()) != static_cast<ssize_t>(report.size())) {
+    std::perror("worker: --libtorch_report_fd");
+    return 1;
+  }
+  return 0;
+}
+
+// The worker's options from its flags, but for --orders (OpenOrders).
+icount::worker::WorkerOptions OptionsFromFlags() {
+  icount::worker::WorkerOptions options;
+  options.results_fd = absl::GetFlag(FLAGS_results_fd);
+  options.scratch_directory = absl::GetFlag(FLAGS_scratch);
+  // A worker built for a LibTorch without a torch Python package never
+  // imports one (it would load a second LibTorch): its Python cases fail,
+  // each with a message that says why.
+  options.python = absl::GetFlag(FLAGS_python) && icount::libtorch_install::kTorchPythonAvailable;
+  options.canary = absl::GetFlag(FLAGS_canary);
+  return options;
+}
+
+// --orders: opens the file as the order stream; false, having said why,
+// when it cannot be read.
+bool OpenOrders(icount::worker::WorkerOptions& options) {
+  if (!absl::GetFlag(FLAGS_orders).empty()) {
+    options.orders_fd = open(absl::GetFlag(FLAGS_orders).c_str(), O_RDONLY);
+    struct stat info;
+    if (options.orders_fd < 0 || fstat(options.orders_fd, &info) != 0 || S_ISDIR(info.st_mode)) {
+      std::fprintf(stderr, "worker: cannot read --orders=%s: %s\n",
+                   absl::GetFlag(FLAGS_orders).c_str(),
+                   options.orders_fd < 0 ? std::strerror(errno) : "it is a directory");
+      return false;
+    }
+  }
+  return true;
+}
+
+// --cpus: pins the worker (and so its cases) to those CPUs; false, having
+// said why, when it cannot.
+bool PinToCpus() {
+  if (!absl::GetFlag(FLAGS_cpus).empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (absl::string_view cpu : absl::StrSplit(absl::GetFlag(FLAGS_cpus), ',')) {
+      int index = 0;
+      if (!absl::SimpleAtoi(cpu, &index) || index < 0 || index >= CPU_SETSIZE) {
+        std::fprintf(stderr, "worker: bad --cpus=%s\n", absl::GetFlag(FLAGS_cpus).c_str());
+        return false;
+      }
+      CPU_SET(index, &set);
+    }
+    if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+      std::fprintf(stderr, "worker: cannot pin to CPUs %s\n", absl::GetFlag(FLAGS_cpus).c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   // The padding has done its work once the stack is laid out
   // (PadEnvironmentForStackLayout); left in the environment, Python would
@@ -66,13 +133,7 @@ int main(int argc, char** argv) {
       "       worker --print_libtorch_version | --libtorch_report_fd=N",
       {{"timer", icount::timer::kTimerVersion}, {"worker", icount::worker::kWorkerVersion}});
   if (const int fd = absl::GetFlag(FLAGS_libtorch_report_fd); fd >= 0) {
-    const std::string report =
-        icount::worker::SerializeLibTorchReport(icount::worker::LoadedLibTorchVersion());
-    if (write(fd, report.data(), report.size()) != static_cast<ssize_t>(report.size())) {
-      std::perror("worker: --libtorch_report_fd");
-      return 1;
-    }
-    return 0;
+    return WriteLibTorchReport(fd);
   }
   if (absl::GetFlag(FLAGS_print_libtorch_version)) {
     std::printf(
@@ -80,40 +141,8 @@ int main(int argc, char** argv) {
         icount::worker::LibTorchVersionLine(icount::worker::LoadedLibTorchVersion()).c_str());
     return 0;
   }
-  icount::worker::WorkerOptions options;
-  options.results_fd = absl::GetFlag(FLAGS_results_fd);
-  options.scratch_directory = absl::GetFlag(FLAGS_scratch);
-  // A worker built for a LibTorch without a torch Python package never
-  // imports one (it would load a second LibTorch): its Python cases fail,
-  // each with a message that says why.
-  options.python = absl::GetFlag(FLAGS_python) && icount::libtorch_install::kTorchPythonAvailable;
-  options.canary = absl::GetFlag(FLAGS_canary);
-  if (!absl::GetFlag(FLAGS_orders).empty()) {
-    options.orders_fd = open(absl::GetFlag(FLAGS_orders).c_str(), O_RDONLY);
-    struct stat info;
-    if (options.orders_fd < 0 || fstat(options.orders_fd, &info) != 0 || S_ISDIR(info.st_mode)) {
-      std::fprintf(stderr, "worker: cannot read --orders=%s: %s\n",
-                   absl::GetFlag(FLAGS_orders).c_str(),
-                   options.orders_fd < 0 ? std::strerror(errno) : "it is a directory");
-      return 1;
-    }
-  }
-  if (!absl::GetFlag(FLAGS_cpus).empty()) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (absl::string_view cpu : absl::StrSplit(absl::GetFlag(FLAGS_cpus), ',')) {
-      int index = 0;
-      if (!absl::SimpleAtoi(cpu, &index) || index < 0 || index >= CPU_SETSIZE) {
-        std::fprintf(stderr, "worker: bad --cpus=%s\n", absl::GetFlag(FLAGS_cpus).c_str());
-        return 1;
-      }
-      CPU_SET(index, &set);
-    }
-    if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-      std::fprintf(stderr, "worker: cannot pin to CPUs %s\n", absl::GetFlag(FLAGS_cpus).c_str());
-      return 1;
-    }
-  }
+  icount::worker::WorkerOptions options = OptionsFromFlags();
+  if (!OpenOrders(options) || !PinToCpus()) return 1;
   absl::Status status = icount::worker::RunWorker(options);
   if (!status.ok()) {
     std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());

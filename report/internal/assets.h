@@ -6,6 +6,9 @@
 namespace icount::report::internal {
 
 extern const char kReportCss[];
+// The scripts, in the order the page runs them: helpers, flamegraphs, page.
+extern const char kPageKitJs[];
+extern const char kFlamegraphJs[];
 extern const char kReportJs[];
 extern const char kChartJs[];
 

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import Browser  # noqa: E402
 
 # The flamegraph's colours for a call whose own instructions grew, and
-# shrank (report/assets/report.js, drawFlame).
+# shrank (report/assets/flamegraph.js, drawFlame).
 _GROWN_RGBA_PREFIX = "rgba(192,57,43,"
 _SHRUNK_RGBA_PREFIX = "rgba(46,111,183,"
 

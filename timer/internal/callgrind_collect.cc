@@ -301,74 +301,68 @@ struct CollectingBlocks {
   }
 };
 
-// Runs `kernel` in a template process (see CollectingBlocks) and returns the
-// dumps of its `repeats` measured children, oldest first. `baseline` names
-// the processes in the phase log (base/phase_log.h). With
-// `template_is_caller` this process is the template: no fork of its own,
-// and `on_measured` (may be null) is called as soon as the repeats are done.
-absl::StatusOr<CallgrindDumpFiles> CollectBlocks(Kernel& kernel, int64_t number, int repeats,
-                                                 bool baseline, bool template_is_caller,
-                                                 const CallgrindDumpsCallback* on_measured,
-                                                 const std::string& dump_tag,
-                                                 bool warm_up_after_fork) {
+// Names the processes of `blocks` in the phase log and tags its dumps.
+void NameCollection(bool baseline, const std::string& dump_tag, CollectingBlocks* blocks) {
   // Nothing here may depend on what earlier collections left behind (like
   // the number of files in the directory): the measured children inherit
   // this process's heap.
   static int collection = 0;
-  CollectingBlocks blocks;
-  blocks.number = number;
-  blocks.repeats = repeats;
-  blocks.warm_up_after_fork = warm_up_after_fork;
   if (baseline) {
-    blocks.process = "baseline template";
-    blocks.child_process = "baseline repeat";
+    blocks->process = "baseline template";
+    blocks->child_process = "baseline repeat";
   }
   ++collection;
   if (dump_tag.empty()) {
-    std::snprintf(blocks.tag, sizeof(blocks.tag), "icount-%d-%d", static_cast<int>(getpid()),
+    std::snprintf(blocks->tag, sizeof(blocks->tag), "icount-%d-%d", static_cast<int>(getpid()),
                   collection);
   } else {
-    std::snprintf(blocks.tag, sizeof(blocks.tag), "%s%s", dump_tag.c_str(),
+    std::snprintf(blocks->tag, sizeof(blocks->tag), "%s%s", dump_tag.c_str(),
                   baseline ? "-baseline" : "");
   }
-  const std::string directory = CallgrindOutDirectory();
-  blocks.directory = directory.c_str();
-  const std::string error_path = ChildErrorPath(directory);
-  std::remove(error_path.c_str());
-  std::fflush(nullptr);
-  const base::PhaseMark before_fork = base::PhaseNow();
-  const pid_t template_pid = template_is_caller ? getpid() : fork();
-  if (template_pid < 0) {
-    return absl::InternalError(absl::StrCat("fork failed: ", std::strerror(errno)));
+}
+
+// The template's side of CollectBlocks: runs `kernel`, forking a child per
+// repeat. Returns the dumps where the caller is the template
+// (`template_is_caller`); a forked template, or a child whose statement
+// failed, exits, writing any error to `error_path`.
+absl::StatusOr<CallgrindDumpFiles> RunTemplate(Kernel& kernel, bool template_is_caller,
+                                               const CallgrindDumpsCallback* on_measured,
+                                               const std::string& error_path,
+                                               CollectingBlocks* blocks) {
+  if (template_is_caller) {
+    blocks->process = "case";
+    blocks->child_process = "case's repeat";
+    blocks->stop_instrumentation_after = true;
+    blocks->on_measured = on_measured;
+  } else {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the caller
   }
-  if (template_is_caller || template_pid == 0) {
-    if (template_is_caller) {
-      blocks.process = "case";
-      blocks.child_process = "case's repeat";
-      blocks.stop_instrumentation_after = true;
-      blocks.on_measured = on_measured;
-    } else {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the caller
-    }
-    blocks.mark = base::PhaseNow();
-    const IcountBlockControl control{&blocks, &CollectingBlocks::Next, &CollectingBlocks::Begin,
-                                     &CollectingBlocks::End};
-    const absl::Status status =
-        warm_up_after_fork ? blocks.RunWholeStatementPerRepeat(kernel) : kernel.Run(control);
-    // Here in the template when all children are done, or in a child whose
-    // statement failed mid-block (a child otherwise exits after its dump).
-    std::string error = blocks.error;
-    if (!status.ok()) error = std::string(status.message());
-    if (template_is_caller && !blocks.in_child) {
-      base::RecordPhase("case", "leave the statement (its setup's state freed)", blocks.mark);
-      return blocks.Dumps(error);
-    }
-    if (!error.empty()) {
-      std::ofstream(error_path, std::ios::app) << error;
-      _exit(1);
-    }
-    _exit(0);
+  blocks->mark = base::PhaseNow();
+  const IcountBlockControl control{blocks, &CollectingBlocks::Next, &CollectingBlocks::Begin,
+                                   &CollectingBlocks::End};
+  const absl::Status status = blocks->warm_up_after_fork
+                                  ? blocks->RunWholeStatementPerRepeat(kernel)
+                                  : kernel.Run(control);
+  // Here in the template when all children are done, or in a child whose
+  // statement failed mid-block (a child otherwise exits after its dump).
+  std::string error = blocks->error;
+  if (!status.ok()) error = std::string(status.message());
+  if (template_is_caller && !blocks->in_child) {
+    base::RecordPhase("case", "leave the statement (its setup's state freed)", blocks->mark);
+    return blocks->Dumps(error);
   }
+  if (!error.empty()) {
+    std::ofstream(error_path, std::ios::app) << error;
+    _exit(1);
+  }
+  _exit(0);
+}
+
+// The caller's side of CollectBlocks: waits for the template forked at
+// `before_fork` and returns its children's dumps.
+absl::StatusOr<CallgrindDumpFiles> AwaitTemplate(pid_t template_pid, bool baseline,
+                                                 const base::PhaseMark& before_fork,
+                                                 const CollectingBlocks& blocks) {
   base::PhaseMark mark = base::RecordPhase("case", "fork a template (parent side)", before_fork);
   int status = 0;
   rusage usage;
@@ -385,6 +379,37 @@ absl::StatusOr<CallgrindDumpFiles> CollectBlocks(Kernel& kernel, int64_t number,
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return blocks.Failure("");
   return blocks.Dumps("");
+}
+
+// Runs `kernel` in a template process (see CollectingBlocks) and returns the
+// dumps of its `repeats` measured children, oldest first. `baseline` names
+// the processes in the phase log (base/phase_log.h). With
+// `template_is_caller` this process is the template: no fork of its own,
+// and `on_measured` (may be null) is called as soon as the repeats are done.
+absl::StatusOr<CallgrindDumpFiles> CollectBlocks(Kernel& kernel, int64_t number, int repeats,
+                                                 bool baseline, bool template_is_caller,
+                                                 const CallgrindDumpsCallback* on_measured,
+                                                 const std::string& dump_tag,
+                                                 bool warm_up_after_fork) {
+  CollectingBlocks blocks;
+  blocks.number = number;
+  blocks.repeats = repeats;
+  blocks.warm_up_after_fork = warm_up_after_fork;
+  NameCollection(baseline, dump_tag, &blocks);
+  const std::string directory = CallgrindOutDirectory();
+  blocks.directory = directory.c_str();
+  const std::string error_path = ChildErrorPath(directory);
+  std::remove(error_path.c_str());
+  std::fflush(nullptr);
+  const base::PhaseMark before_fork = base::PhaseNow();
+  const pid_t template_pid = template_is_caller ? getpid() : fork();
+  if (template_pid < 0) {
+    return absl::InternalError(absl::StrCat("fork failed: ", std::strerror(errno)));
+  }
+  if (template_is_caller || template_pid == 0) {
+    return RunTemplate(kernel, template_is_caller, on_measured, error_path, &blocks);
+  }
+  return AwaitTemplate(template_pid, baseline, before_fork, blocks);
 }
 
 class EmptyCppStatement final : public Kernel {

@@ -1,6 +1,7 @@
+// The callgrind parser's first half (callgrind_parser_parts.h): reads
+// callgrind's file format line by line.
 #include "timer/internal/callgrind_parser.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
@@ -11,7 +12,6 @@
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -24,16 +24,14 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "base/status.h"
+#include "timer/internal/callgrind_parser_parts.h"
 
 namespace icount::timer::internal {
+namespace callgrind_parsing {
 namespace {
 
 // Error messages quote at most this much of the offending line.
 constexpr size_t kMaxQuotedChars = 100;
-
-bool IsSpace(char c) { return c == ' ' || c == '\t'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 absl::string_view StripLeadingSpace(absl::string_view s) {
   size_t i = 0;
@@ -47,30 +45,6 @@ std::string Quote(absl::string_view line) {
   }
   return absl::StrCat("'", absl::CHexEscape(line.substr(0, kMaxQuotedChars)), "...'");
 }
-
-// Splits a line at runs of spaces and tabs (the format's "Space") without
-// allocating: cost lines are nearly all of a file, so this is the hot path.
-class Tokens {
- public:
-  explicit Tokens(absl::string_view text) : rest_(text) {}
-
-  bool Next(absl::string_view* token) {
-    size_t begin = 0;
-    while (begin < rest_.size() && IsSpace(rest_[begin])) ++begin;
-    if (begin == rest_.size()) {
-      rest_ = {};
-      return false;
-    }
-    size_t end = begin;
-    while (end < rest_.size() && !IsSpace(rest_[end])) ++end;
-    *token = rest_.substr(begin, end - begin);
-    rest_.remove_prefix(end);
-    return true;
-  }
-
- private:
-  absl::string_view rest_;
-};
 
 // Number := "0x" HexDigit+ | Digit+   (no sign; callgrind counters are
 // unsigned 64-bit).
@@ -97,155 +71,7 @@ bool IsSubPosition(absl::string_view text) {
   return ParseNumber(text, &ignored);
 }
 
-// Each of these keeps its own table of compressed names "(id)" (the spec's
-// "separate ID mapping for each position specification"): fi=, fe=, cfi=,
-// cfl= and jfi= share fl='s table, cfn= and jfn= share fn='s, cob= shares
-// ob='s.
-enum NameTable { kObjectNames = 0, kFileNames = 1, kFunctionNames = 2 };
-constexpr int kNumNameTables = 3;
-
-// Everything known about one "file:function" name, in callgrind_annotate's
-// terms.
-struct Function {
-  // The object (ob=) in effect at the last fn= line naming this function;
-  // empty if none. It becomes the " [object]" suffix of the key.
-  std::string object;
-  // Self cost: the cost lines while this was the current function.
-  int64_t self = 0;
-  // Self cost plus the inclusive cost of the calls it made (annotate's
-  // fn_totals with --inclusive=yes).
-  int64_t self_and_calls = 0;
-  // The inclusive cost of all calls into this function (annotate's
-  // cfn_totals).
-  int64_t called_inclusive = 0;
-  // Whether this was ever the current function (fn=, fi=, fe=): annotate
-  // lists exactly these with --inclusive=no.
-  bool listed = false;
-  // Whether a call cost line ever named this as the target: with
-  // --inclusive=yes annotate also lists these, with `called_inclusive`.
-  bool called = false;
-  // Callgrind found no symbol: the name is the function's address, e.g.
-  // "0x000000000004cf40". `file` is the key's file part.
-  bool unnamed = false;
-  std::string file;
-  // As callgrind names it, recursion suffix ("'2") included.
-  std::string name;
-};
-
-// The key of `function`: callgrind's "f'N" is function f at recursion level
-// N.
-FunctionKey KeyOf(const Function& function) {
-  absl::string_view name = function.name;
-  const int recursion = TakeRecursionSuffix(name);
-  return FunctionKey(function.file, std::string(name), function.object, recursion);
-}
-
-// Callgrind names a function without a symbol by its address.
-bool IsAddressName(absl::string_view name) {
-  if (name.size() < 3 || name[0] != '0' || name[1] != 'x') return false;
-  return std::all_of(name.begin() + 2, name.end(),
-                     [](char c) { return IsDigit(c) || (c >= 'a' && c <= 'f'); });
-}
-
-// One part (dump) of the file: a header and a body.
-struct Part {
-  int number = 1;      // 1-based position in the file
-  int first_line = 1;  // for error messages
-  bool has_events_line = false;
-  std::optional<std::vector<int64_t>> summary;
-  std::optional<std::vector<int64_t>> totals;
-  int totals_line = 0;
-  // Sum of the part's self cost lines, per event: what "totals:" must say.
-  std::vector<int64_t> self_sum;
-};
-
-class Parser {
- public:
-  Parser(absl::string_view source_name, const ObjectNames& object_names)
-      : source_name_(source_name), object_names_(object_names) {}
-
-  absl::StatusOr<CallgrindProfile> Parse(absl::string_view text);
-
- private:
-  static constexpr size_t kNoFunction = static_cast<size_t>(-1);
-
-  absl::Status ParseLine(absl::string_view line);
-  absl::Status ParseHeaderLine(absl::string_view line, absl::string_view key,
-                               absl::string_view value);
-  absl::Status ParseTotalsLine(absl::string_view line, absl::string_view key,
-                               absl::string_view value);
-  absl::Status StartNextPart();
-  absl::Status ParseVersionLine(absl::string_view line, absl::string_view value);
-  absl::Status ParsePositionsLine(absl::string_view line, absl::string_view value);
-  absl::Status ParseEventsLine(absl::string_view line, absl::string_view value);
-  absl::Status ParseSpecLine(absl::string_view line, absl::string_view key,
-                             absl::string_view value);
-  // ob=, cob=, fl=, fi=, fe=, fn=
-  absl::Status ParsePositionSpec(absl::string_view line, absl::string_view key,
-                                 absl::string_view value);
-  // cfi=, cfl=, cfn=, calls=
-  absl::Status ParseCallSpec(absl::string_view line, absl::string_view key,
-                             absl::string_view value);
-  // jump=, jcnd=, jfi=, jfn=
-  absl::Status ParseJumpSpec(absl::string_view line, absl::string_view key,
-                             absl::string_view value);
-  absl::Status ParseCostLine(absl::string_view line);
-  absl::Status ParseAssociationTarget(absl::string_view line, Tokens& tokens);
-  absl::Status ParseCosts(absl::string_view line, Tokens& tokens, std::vector<int64_t>* costs);
-  absl::Status ResolveName(NameTable table, absl::string_view line, absl::string_view value,
-                           std::string* name);
-  absl::Status EnterBody(absl::string_view line);
-  absl::Status FinishPart(int line_number);
-  absl::StatusOr<CallgrindProfile> Finish();
-
-  // The current function handling, mirroring callgrind_annotate: Commit()
-  // adds the current function to the listing; Enter() makes `name` current.
-  void Commit();
-  void Enter(const std::string& file, const std::string& function);
-  size_t Intern(const std::string& file, const std::string& function);
-
-  absl::Status Error(absl::StatusCode code, int line_number, absl::string_view message) const {
-    return absl::Status(code, absl::StrCat(source_name_, ":", line_number, ": ", message));
-  }
-  absl::Status Invalid(absl::string_view message) const {
-    return Error(absl::StatusCode::kInvalidArgument, line_number_, message);
-  }
-
-  absl::string_view source_name_;
-  const ObjectNames& object_names_;
-  int line_number_ = 0;
-  CallgrindProfile profile_;
-
-  Part part_;
-  bool in_body_ = false;
-  size_t num_positions_ = 1;  // "positions:" defaults to "line"
-  // Reused buffer for one line's costs, one slot per event.
-  std::vector<int64_t> costs_;
-
-  absl::flat_hash_map<uint64_t, std::string> names_[kNumNameTables];
-
-  // Every "file:function" name seen, as an index into functions_.
-  absl::flat_hash_map<std::string, size_t> function_index_;
-  std::vector<Function> functions_;
-
-  // Position state, as in callgrind_annotate: the current object, file and
-  // function, and the pending call target.
-  std::string current_object_;
-  std::string current_file_;
-  std::string current_function_name_;
-  size_t current_ = kNoFunction;
-  std::string call_file_;  // cfi=/cfl=, consumed by the next cfn=
-  size_t callee_ = kNoFunction;
-  int64_t call_count_ = 0;  // of the pending calls=
-  // (caller, callee) index pairs -> calls and their inclusive cost.
-  absl::flat_hash_map<std::pair<size_t, size_t>, std::pair<int64_t, int64_t>> arcs_;
-  // The line of a calls= whose cost line has not been read yet, or 0.
-  int pending_call_line_ = 0;
-  bool is_callgrind_ = false;
-
-  int64_t total_ = 0;
-  bool total_is_calculated_ = false;
-};
+}  // namespace
 
 absl::StatusOr<CallgrindProfile> Parser::Parse(absl::string_view text) {
   if (text.empty()) {
@@ -627,39 +453,13 @@ absl::Status Parser::ParseCostLine(absl::string_view line) {
   if (absl::Status status = ParseCosts(line, tokens, &costs_); !status.ok()) {
     return status;
   }
-  const int64_t cost = costs_[0];
-  auto add = [this](int64_t& sum, int64_t value) {
-    if (__builtin_add_overflow(sum, value, &sum)) {
-      return Invalid("cost sum overflows 64 bits; expected realistic counts");
-    }
-    return absl::OkStatus();
-  };
-
-  if (pending_call_line_ != 0) {
-    // The call's inclusive cost: it counts toward the target (and, for
-    // --inclusive=yes, the caller), but is not anyone's self cost.
-    pending_call_line_ = 0;
-    Function& callee = functions_[callee_];
-    callee.called = true;
-    if (absl::Status s = add(callee.called_inclusive, cost); !s.ok()) return s;
-    std::pair<int64_t, int64_t>& arc = arcs_[{current_, callee_}];
-    if (absl::Status s = add(arc.first, call_count_); !s.ok()) return s;
-    if (absl::Status s = add(arc.second, cost); !s.ok()) return s;
-    return add(functions_[current_].self_and_calls, cost);
-  }
-
-  if (current_ == kNoFunction) {
+  // A call's cost line follows its calls=, which comes after an fn= line.
+  if (pending_call_line_ == 0 && current_ == kNoFunction) {
     return Invalid(absl::StrCat("cost line ", Quote(line),
                                 " before any \"fn=\" line; expected the "
                                 "function it belongs to first"));
   }
-  Function& function = functions_[current_];
-  if (absl::Status s = add(function.self, cost); !s.ok()) return s;
-  if (absl::Status s = add(function.self_and_calls, cost); !s.ok()) return s;
-  for (size_t i = 0; i < costs_.size(); ++i) {
-    if (absl::Status s = add(part_.self_sum[i], costs_[i]); !s.ok()) return s;
-  }
-  return absl::OkStatus();
+  return BookCosts();
 }
 
 absl::Status Parser::ResolveName(NameTable table, absl::string_view line, absl::string_view value,
@@ -693,137 +493,15 @@ absl::Status Parser::ResolveName(NameTable table, absl::string_view line, absl::
   return absl::OkStatus();
 }
 
-size_t Parser::Intern(const std::string& file, const std::string& function) {
-  auto [it, inserted] =
-      function_index_.try_emplace(absl::StrCat(file, ":", function), functions_.size());
-  if (inserted) {
-    functions_.emplace_back();
-    functions_.back().unnamed = IsAddressName(function);
-    functions_.back().file = file;
-    functions_.back().name = function;
-  }
-  return it->second;
-}
-
-void Parser::Commit() {
-  if (current_ != kNoFunction) functions_[current_].listed = true;
-}
-
-void Parser::Enter(const std::string& file, const std::string& function) {
-  current_ = Intern(file, function);
-}
-
-absl::Status Parser::FinishPart(int line_number) {
-  // Callgrind closes every part with "totals:", so a part without one was
-  // cut off. Other writers (cachegrind) may omit it.
-  if (is_callgrind_ && !part_.totals.has_value()) {
-    return Error(absl::StatusCode::kDataLoss, line_number,
-                 absl::StrCat("part ", part_.number, " (from line ", part_.first_line,
-                              ") ends without a \"totals:\" line; expected "
-                              "one, callgrind always writes it (truncated "
-                              "file?)"));
-  }
-  if (part_.totals.has_value()) {
-    // The spec: "totals:" must give the total of all cost lines, to allow
-    // for a consistency check. A mismatch means lost or damaged lines.
-    for (size_t i = 0; i < profile_.events.size(); ++i) {
-      const int64_t sum = part_.self_sum.empty() ? 0 : part_.self_sum[i];
-      if ((*part_.totals)[i] != sum) {
-        return Error(absl::StatusCode::kDataLoss, part_.totals_line,
-                     absl::StrCat("\"totals:\" gives ", (*part_.totals)[i], " ", profile_.events[i],
-                                  " but the cost lines of part ", part_.number, " sum to ", sum,
-                                  "; expected them to agree (corrupt file?)"));
-      }
-    }
-  }
-  // callgrind_annotate's choice of PROGRAM TOTALS: "summary:" unless it is
-  // missing or all zero, then "totals:", then the sum of self costs.
-  auto nonzero = [](const std::optional<std::vector<int64_t>>& costs) {
-    if (!costs.has_value()) return false;
-    for (int64_t cost : *costs) {
-      if (cost > 0) return true;
-    }
-    return false;
-  };
-  const std::vector<int64_t>* part_totals;
-  if (nonzero(part_.summary)) {
-    part_totals = &*part_.summary;
-  } else if (nonzero(part_.totals)) {
-    part_totals = &*part_.totals;
-  } else {
-    part_totals = &part_.self_sum;
-    total_is_calculated_ = true;
-  }
-  profile_.event_totals.resize(profile_.events.size(), 0);
-  for (size_t i = 0; i < part_totals->size() && i < profile_.event_totals.size(); ++i) {
-    if (__builtin_add_overflow(profile_.event_totals[i], (*part_totals)[i],
-                               &profile_.event_totals[i])) {
-      return Error(absl::StatusCode::kInvalidArgument, line_number,
-                   "program total overflows 64 bits; expected realistic counts");
-    }
-  }
-  total_ = profile_.event_totals.empty() ? 0 : profile_.event_totals[0];
-  ++profile_.num_parts;
-  return absl::OkStatus();
-}
-
-absl::StatusOr<CallgrindProfile> Parser::Finish() {
-  if (pending_call_line_ != 0) {
-    return Error(absl::StatusCode::kDataLoss, line_number_,
-                 absl::StrCat("input ends after the \"calls=\" on line ", pending_call_line_,
-                              "; expected the call's cost line (truncated "
-                              "file?)"));
-  }
-  if (profile_.events.empty()) {
-    return Error(absl::StatusCode::kDataLoss, line_number_,
-                 "input ends without an \"events:\" header line; expected a "
-                 "callgrind profile (truncated file?)");
-  }
-  if (absl::Status status = FinishPart(line_number_); !status.ok()) {
-    return status;
-  }
-  // Unlike annotate, which drops the last function's costs when no fl= came
-  // before it, the last function is always listed.
-  Commit();
-
-  std::vector<FunctionKey> keys(functions_.size());
-  for (size_t index = 0; index < functions_.size(); ++index) {
-    const Function& function = functions_[index];
-    keys[index] = KeyOf(function);
-    if (function.unnamed && !function.object.empty()) {
-      profile_.unnamed_groups[keys[index]] = FunctionKey(
-          function.file, absl::StrCat("(unknown in ", keys[index].object_name(), ")"),
-          function.object);
-    }
-    if (!function.listed && !function.called) continue;
-    const FunctionKey& key = keys[index];
-    if (function.listed) profile_.exclusive[key] += function.self;
-    profile_.inclusive[key] +=
-        function.called ? function.called_inclusive : function.self_and_calls;
-  }
-  profile_.calls.reserve(arcs_.size());
-  for (const auto& [ends, arc] : arcs_) {
-    profile_.calls.push_back(
-        {keys[ends.first], keys[ends.second], arc.first, arc.second});
-  }
-  // Hash order is not stable between builds; callers and tests want one.
-  std::sort(profile_.calls.begin(), profile_.calls.end(),
-            [](const CallgrindProfile::CallArc& x, const CallgrindProfile::CallArc& y) {
-              return std::tie(x.caller, x.callee) < std::tie(y.caller, y.callee);
-            });
-  profile_.total = total_;
-  profile_.total_is_calculated = total_is_calculated_;
-  return std::move(profile_);
-}
-
-}  // namespace
+}  // namespace callgrind_parsing
 
 absl::StatusOr<CallgrindProfile> ParseCallgrindOutput(std::string_view text,
                                                       std::string_view source_name,
                                                       const ObjectNames& object_names) {
   // Debian's abseil is built with its own absl::string_view rather than an
   // alias of std::string_view, so convert once at the boundary.
-  return Parser(absl::string_view(source_name.data(), source_name.size()), object_names)
+  return callgrind_parsing::Parser(absl::string_view(source_name.data(), source_name.size()),
+                                   object_names)
       .Parse(absl::string_view(text.data(), text.size()));
 }
 

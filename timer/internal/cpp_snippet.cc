@@ -69,6 +69,48 @@ std::string SnippetCompilerMessages(const std::string& output) {
   return kept.empty() ? output : absl::StrJoin(kept, "\n");
 }
 
+// Everything that determines the shared object of the snippet whose
+// generated source is `text`: its name in the cache is their hash.
+std::vector<std::string> SnippetKeyParts(const std::string& text) {
+  // The prelude changes how fast the snippet compiles, not what it compiles
+  // to: the key leaves it out.
+  std::vector<std::string> key_parts = {
+      text, absl::StrJoin(SnippetCompilerCommand("", "", std::nullopt), " "), TORCH_VERSION,
+      absl::StrCat(kBlockControlAbiVersion)};
+  // A LibTorch other than Debian's may change in place (a developer's
+  // build): its headers' fingerprint keeps stale objects out.
+  if (*libtorch_install::kFingerprint != '\0') key_parts.push_back(libtorch_install::kFingerprint);
+  return key_parts;
+}
+
+// Writes `text` to `source_path` and compiles it to `object_path`.
+absl::Status CompileIntoCache(const std::string& text, const std::string& source_path,
+                              const std::string& object_path) {
+  if (absl::Status status = base::WriteFileAtomically(source_path, text); !status.ok())
+    return status;
+  // Compile to a private name, then rename: concurrent compiles of the
+  // same snippet never load a half-written object.
+  const std::string temporary = absl::StrCat(object_path, ".tmp.", getpid());
+  absl::StatusOr<base::CommandResult> result =
+      base::RunCommand(SnippetCompilerCommand(source_path, temporary, FindSnippetPrelude()));
+  if (!result.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot run the C++ compiler for a snippet (install g++, or set ICOUNT_CXX): ",
+        result.status().message()));
+  }
+  if (result->exit_code != 0 || result->signal != 0) {
+    std::remove(temporary.c_str());
+    return absl::InvalidArgumentError(absl::StrCat("C++ snippet does not compile (",
+                                                   base::DescribeExit(*result), "):\n",
+                                                   SnippetCompilerMessages(result->output)));
+  }
+  if (std::rename(temporary.c_str(), object_path.c_str()) != 0) {
+    return absl::InternalError(absl::StrCat("cannot move ", temporary,
+                                            " into the snippet cache: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string GenerateCppSnippetSource(const CompiledCppSnippet::Source& source) {
@@ -93,14 +135,7 @@ absl::StatusOr<std::shared_ptr<CompiledCppSnippet>> CompiledCppSnippet::Compile(
     return absl::PermissionDeniedError(
         absl::StrCat("cannot create the snippet cache: ", status.message()));
   }
-  // The prelude changes how fast the snippet compiles, not what it compiles
-  // to: the key leaves it out.
-  std::vector<std::string> key_parts = {
-      text, absl::StrJoin(SnippetCompilerCommand("", "", std::nullopt), " "), TORCH_VERSION,
-      absl::StrCat(kBlockControlAbiVersion)};
-  // A LibTorch other than Debian's may change in place (a developer's
-  // build): its headers' fingerprint keeps stale objects out.
-  if (*libtorch_install::kFingerprint != '\0') key_parts.push_back(libtorch_install::kFingerprint);
+  const std::vector<std::string> key_parts = SnippetKeyParts(text);
   const std::string key = ContentHash(key_parts);
   const std::string source_path = absl::StrCat(directory, "/", key, ".cc");
   const std::string object_path = absl::StrCat(directory, "/", key, ".so");
@@ -111,27 +146,8 @@ absl::StatusOr<std::shared_ptr<CompiledCppSnippet>> CompiledCppSnippet::Compile(
       FileExists(object_path) ? base::ReadFileToString(source_path) : absl::NotFoundError("");
   snippet->from_cache_ = cached_source.ok() && *cached_source == text;
   if (!snippet->from_cache_) {
-    if (absl::Status status = base::WriteFileAtomically(source_path, text); !status.ok())
+    if (absl::Status status = CompileIntoCache(text, source_path, object_path); !status.ok()) {
       return status;
-    // Compile to a private name, then rename: concurrent compiles of the
-    // same snippet never load a half-written object.
-    const std::string temporary = absl::StrCat(object_path, ".tmp.", getpid());
-    absl::StatusOr<base::CommandResult> result =
-        base::RunCommand(SnippetCompilerCommand(source_path, temporary, FindSnippetPrelude()));
-    if (!result.ok()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "cannot run the C++ compiler for a snippet (install g++, or set ICOUNT_CXX): ",
-          result.status().message()));
-    }
-    if (result->exit_code != 0 || result->signal != 0) {
-      std::remove(temporary.c_str());
-      return absl::InvalidArgumentError(absl::StrCat("C++ snippet does not compile (",
-                                                     base::DescribeExit(*result), "):\n",
-                                                     SnippetCompilerMessages(result->output)));
-    }
-    if (std::rename(temporary.c_str(), object_path.c_str()) != 0) {
-      return absl::InternalError(absl::StrCat("cannot move ", temporary,
-                                              " into the snippet cache: ", std::strerror(errno)));
     }
   }
   snippet->handle_ = dlopen(object_path.c_str(), RTLD_NOW | RTLD_LOCAL);

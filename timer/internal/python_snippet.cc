@@ -242,6 +242,37 @@ absl::Status InitializeOnce() {
   return absl::OkStatus();
 }
 
+// An error where `setup` or `stmt` alone does not compile. Needs the GIL.
+absl::Status CheckSetupAndStmtCompile(const std::string& stmt, const std::string& setup) {
+  for (const auto& [part, code] :
+       {std::pair<const char*, const std::string&>{"setup", setup}, {"stmt", stmt}}) {
+    PyObject* compiled = Py_CompileString(code.c_str(), part, Py_file_input);
+    if (compiled == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Python ", part, " does not compile:\n", FetchPythonError()));
+    }
+    Py_DECREF(compiled);
+  }
+  return absl::OkStatus();
+}
+
+// The Python source of `inner`, the function a PythonSnippet runs: `setup`,
+// then, per block the control asks for, `stmt` the block's number of times.
+std::string InnerFunctionSource(const std::string& stmt, const std::string& setup) {
+  return absl::StrCat(
+      "def inner(_icount_next, _icount_begin, _icount_end):\n", IndentBody(setup, "    "),
+      "\n"
+      "    while True:\n"
+      "        _icount_number = _icount_next()\n"
+      "        if _icount_number < 0:\n"
+      "            break\n"
+      "        _icount_begin()\n"
+      "        for _icount_i in _icount_repeat(None, _icount_number):\n",
+      IndentBody(stmt, "            "),
+      "\n"
+      "        _icount_end()\n");
+}
+
 }  // namespace
 
 absl::Status EnsurePythonInitialized() {
@@ -257,27 +288,8 @@ absl::StatusOr<std::shared_ptr<PythonSnippet>> PythonSnippet::Compile(const std:
   GilScope gil;
   // Check stmt and setup on their own first, so a syntax error reports the
   // user's line numbers rather than the generated function's.
-  for (const auto& [part, code] :
-       {std::pair<const char*, const std::string&>{"setup", setup}, {"stmt", stmt}}) {
-    PyObject* compiled = Py_CompileString(code.c_str(), part, Py_file_input);
-    if (compiled == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Python ", part, " does not compile:\n", FetchPythonError()));
-    }
-    Py_DECREF(compiled);
-  }
-  const std::string source = absl::StrCat(
-      "def inner(_icount_next, _icount_begin, _icount_end):\n", IndentBody(setup, "    "),
-      "\n"
-      "    while True:\n"
-      "        _icount_number = _icount_next()\n"
-      "        if _icount_number < 0:\n"
-      "            break\n"
-      "        _icount_begin()\n"
-      "        for _icount_i in _icount_repeat(None, _icount_number):\n",
-      IndentBody(stmt, "            "),
-      "\n"
-      "        _icount_end()\n");
+  if (absl::Status status = CheckSetupAndStmtCompile(stmt, setup); !status.ok()) return status;
+  const std::string source = InnerFunctionSource(stmt, setup);
   // Each snippet gets its own file name so their linecache entries coexist.
   static int counter = 0;
   const std::string name = absl::StrCat(kSnippetFileName, "#", ++counter);

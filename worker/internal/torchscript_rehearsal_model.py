@@ -3,7 +3,7 @@
     PYTHONHASHSEED=0 /usr/bin/python3 torchscript_rehearsal_model.py OUT.cc
 
 The model is what a worker's TorchScript zygote loads and runs before it
-forks TorchScript cases (main --rehearse_torchscript; worker/worker.cc):
+forks TorchScript cases (main --rehearse_torchscript; worker/internal/zygotes.cc):
 it touches what the suite's TorchScript cases touch (loading an archive and
 compiling its code, the profiling executor's first runs and optimisation,
 convolutions, norms, pooling, linear layers, element-wise and indexing ops,
