@@ -2,7 +2,9 @@
 #define ICOUNT_BASE_PROTO_JSON_H_
 
 // Protocol buffers as the JSON icount writes: one line, proto field names
-// (snake_case, as in the .proto), so files read the same as their schema.
+// (snake_case, as in the .proto), so files read the same as their schema,
+// and map entries sorted by key, so the same message always gives the same
+// bytes (protobuf's own printer follows a per-process map order).
 //
 //   ProtoToJson(measurement_proto)  // {"label":"add","number_per_run":"100",...}
 
