@@ -405,12 +405,12 @@ absl::StatusOr<SeriesByCaseId> SelectCases(Database& db, const std::string& case
 // (case id, run id) -> the value and its spread
 using PointsByIds = std::map<std::pair<int64_t, int64_t>, SeriesPoint>;
 
-// The values of `metric` of the selected cases in every run.
-absl::StatusOr<PointsByIds> ReadValues(Database& db, Metric metric,
+// The values of `metric` of the selected cases in every run, from a store
+// of schema version `schema`.
+absl::StatusOr<PointsByIds> ReadValues(Database& db, int64_t schema, Metric metric,
                                        const SeriesByCaseId& selected) {
   PointsByIds values;
   if (metric == Metric::kCounts || metric == Metric::kAllocations) {
-    ICOUNT_ASSIGN_OR_RETURN(int64_t schema, db.QueryInt("PRAGMA user_version"));
     // A version 1 store (read, not upgraded) has no allocations.
     if (metric == Metric::kAllocations && schema < 2) return values;
     ICOUNT_ASSIGN_OR_RETURN(
@@ -475,7 +475,7 @@ absl::StatusOr<std::vector<CaseSeries>> Store::Series(Metric metric, const std::
   }
   ICOUNT_ASSIGN_OR_RETURN(RunOrder order, ReadRunOrder(db_, since_label));
   ICOUNT_ASSIGN_OR_RETURN(SeriesByCaseId selected, SelectCases(db_, case_regex, filter));
-  ICOUNT_ASSIGN_OR_RETURN(PointsByIds values, ReadValues(db_, metric, selected));
+  ICOUNT_ASSIGN_OR_RETURN(PointsByIds values, ReadValues(db_, schema_, metric, selected));
   return SeriesInRunOrder(std::move(selected), std::move(values), order);
 }
 
@@ -491,10 +491,9 @@ absl::StatusOr<timer::FunctionCounts> Store::TopFunctions(int64_t run_id,
   if (!found) return timer::FunctionCounts(std::move(rows), /*inclusive=*/false);
   const std::string top = select.Text(0);
   // Stores of schema 2, read without being written, have no typed keys.
-  ICOUNT_ASSIGN_OR_RETURN(int64_t schema, db_.QueryInt("PRAGMA user_version"));
   ICOUNT_ASSIGN_OR_RETURN(
       Statement name,
-      db_.Prepare(schema >= 3 ? "SELECT name, key FROM function_names WHERE id = ?1"
+      db_.Prepare(schema_ >= 3 ? "SELECT name, key FROM function_names WHERE id = ?1"
                               : "SELECT name, NULL FROM function_names WHERE id = ?1"));
   for (size_t i = 0; i < top.size();) {
     const int64_t function_id = GetZigzag(top, i);

@@ -156,6 +156,9 @@ class Store {
   absl::Status InsertTimes(int64_t run_id, const timer::ResultsFile& results);
 
   internal::Database db_;
+  // The file's schema version, read once when it is opened (this build's
+  // once CheckSchema upgraded it): what its tables have.
+  int64_t schema_ = 0;
 };
 
 // Wall-time samples as the store keeps them: whole nanoseconds (the unit

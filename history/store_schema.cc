@@ -199,6 +199,7 @@ absl::Status CreateOrUpgradeSchema(Database& db, const StoreFile& file) {
 
 absl::Status Store::CheckSchema(bool write) {
   ICOUNT_ASSIGN_OR_RETURN(const StoreFile file, IdentifyStore(db_, write));
+  schema_ = file.schema;
   if (!write) return absl::OkStatus();
   if (db_.ReadOnly()) {
     // SQLite opens a write-protected file read-only without a word.
@@ -212,7 +213,9 @@ absl::Status Store::CheckSchema(bool write) {
                           absl::PermissionDeniedError(absl::StrCat(
                               _.message(), " (the store or its directory is not writable)")));
   ICOUNT_RETURN_IF_ERROR(CreateOrUpgradeSchema(db_, file));
-  return transaction->Commit();
+  ICOUNT_RETURN_IF_ERROR(transaction->Commit());
+  schema_ = kHistorySchemaVersion;
+  return absl::OkStatus();
 }
 
 }  // namespace icount::history

@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "worker/libtorch_version_line.h"
+#include "worker/libtorch_version_line_testutil.h"
 
 namespace icount::tools {
 namespace {
@@ -158,11 +159,7 @@ TEST(AbSidesTest, ASideWithoutTorchTurnsPythonOffEverywhere) {
 // `source` to the descriptor --libtorch_report_fd names, as the worker does.
 std::string ReportingWorker(const std::string& name, const std::string& version,
                             const std::string& source) {
-  const std::string report = std::string(std::getenv("TEST_TMPDIR")) + "/" + name + ".report";
-  EXPECT_TRUE(base::WriteFileAtomically(
-                  report, worker::SerializeLibTorchReport({version, source, ""}))
-                  .ok());
-  return "fd=${1#--libtorch_report_fd=}; eval \"cat '" + report + "' >&$fd\"";
+  return worker::AnswerOnReportFd(name, worker::SerializeLibTorchReport({version, source, ""}));
 }
 
 // The worker is asked through the side's command; what the command prints

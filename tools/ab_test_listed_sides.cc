@@ -1,8 +1,6 @@
 // ab_test --sides=FILE: the sides the file lists, each counted (here up to
 // one side per CPU at once, on Slurm every side at once), then each case
 // across them.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <future>
@@ -18,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "base/files.h"
 #include "base/flags.h"
+#include "base/machine.h"
 #include "base/proto_json.h"
 #include "base/status.h"
 #include "base/text.h"
@@ -75,8 +74,7 @@ absl::Status SetUpListedSides(const Suite& own_suite, std::vector<Side>& sides) 
 // Slurm, where every side is a job array of its own.
 size_t SidesAtOnce(size_t sides) {
   if (SlurmExecutorChosen()) return 0;
-  const size_t cpus = std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN));
-  return std::min(sides, cpus);
+  return std::min(sides, static_cast<size_t>(std::max(1, base::OnlineCpus())));
 }
 
 // What every side of --sides counts, and how.
@@ -120,8 +118,8 @@ absl::Status CountListedSides(const std::vector<Side>& sides, const ListedSidesR
   std::fprintf(stderr,
                "ab_test: instruction counts of %s in %zu sides, %zu at once, the canary first...\n",
                base::CountOf(orders_per_side, "case").c_str(), sides.size(), at_once);
-  const int jobs =
-      std::max<int>(1, static_cast<int>(std::max<long>(1, sysconf(_SC_NPROCESSORS_ONLN)) / at_once));
+  // The CPUs shared out among the sides that count at once.
+  const int jobs = std::max(1, std::max(1, base::OnlineCpus()) / static_cast<int>(at_once));
   for (size_t first = 0; first < sides.size() && status.ok(); first += at_once) {
     const size_t end = std::min(sides.size(), first + at_once);
     std::vector<const Side*> wave;

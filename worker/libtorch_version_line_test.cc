@@ -8,6 +8,7 @@
 #include "base/files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "worker/libtorch_version_line_testutil.h"
 
 namespace icount::worker {
 namespace {
@@ -17,16 +18,13 @@ using ::testing::HasSubstr;
 // A stand-in worker: prints what a side's setup might, then writes
 // `report` to the descriptor it is given, as the worker does.
 std::string StandIn(const std::string& name, const std::string& report) {
-  const std::string dir = std::getenv("TEST_TMPDIR");
-  EXPECT_TRUE(base::WriteFileAtomically(dir + "/" + name + ".report", report).ok());
-  const std::string path = dir + "/" + name;
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
   EXPECT_TRUE(base::WriteFileAtomically(
                   path,
                   "#!/bin/sh\n"
                   "echo '(env) activated'\n"
-                  "echo 'icount-libtorch-version: 9.9.9 from a line that is no answer'\n"
-                  "fd=${1#--libtorch_report_fd=}\n"
-                  "eval \"cat '" + dir + "/" + name + ".report' >&$fd\"\n")
+                  "echo 'icount-libtorch-version: 9.9.9 from a line that is no answer'\n" +
+                      AnswerOnReportFd(name, report) + "\n")
                   .ok());
   chmod(path.c_str(), 0755);
   return path;
