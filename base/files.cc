@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -188,6 +189,46 @@ void RemoveDirectoryTree(const std::string& path) {
       path.c_str(),
       [](const char* file, const struct stat*, int, struct FTW*) { return std::remove(file), 0; },
       16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+uint64_t BytesOnDisk(const std::string& directory) {
+  // nftw's callback takes no context: the sum lives in a thread_local.
+  static thread_local uint64_t total;
+  total = 0;
+  nftw(
+      directory.c_str(),
+      [](const char*, const struct stat* info, int, struct FTW*) {
+        total += static_cast<uint64_t>(info->st_blocks) * 512;
+        return 0;
+      },
+      32, FTW_PHYS | FTW_MOUNT);
+  return total;
+}
+
+absl::StatusOr<FileLock> FileLock::Take(const std::string& path,
+                                        const std::function<void()>& on_wait) {
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot open the lock file ", path, ": ", std::strerror(errno)));
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (on_wait) on_wait();
+    int locked;
+    do {
+      locked = flock(fd, LOCK_EX);
+    } while (locked != 0 && errno == EINTR);
+    if (locked != 0) {
+      const int error = errno;
+      close(fd);
+      return absl::InternalError(absl::StrCat("cannot lock ", path, ": ", std::strerror(error)));
+    }
+  }
+  return FileLock(fd);
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) close(fd_);
 }
 
 }  // namespace icount::base

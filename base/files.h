@@ -9,6 +9,8 @@
 //
 // Errors name the path and the system's reason.
 
+#include <cstdint>
+#include <functional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -62,6 +64,37 @@ absl::Status MakeDirectories(const std::string& path);
 // Removes `path` and everything below it on its file system (never what
 // is mounted inside it), ignoring errors.
 void RemoveDirectoryTree(const std::string& path);
+
+// The bytes `directory` and everything below it take on disk (allocated
+// blocks, as `du`), not crossing into file systems mounted inside it; 0
+// when it does not exist.
+uint64_t BytesOnDisk(const std::string& directory);
+
+// An exclusive flock(2) on a file, held while the object lives, for work
+// that processes take turns at (making a root, building in one):
+//
+//   ICOUNT_ASSIGN_OR_RETURN(
+//       base::FileLock lock,
+//       base::FileLock::Take(dir + "/build.lock", [] { Say("waiting for another build"); }));
+//
+// The file is created when missing and left in place (removing a lock file
+// another process has open would let a third lock a new one beside it).
+class FileLock {
+ public:
+  // Takes the lock, calling on_wait (when given) once first if another
+  // process holds it and then waiting for it.
+  static absl::StatusOr<FileLock> Take(const std::string& path,
+                                       const std::function<void()>& on_wait = nullptr);
+  FileLock(FileLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  FileLock& operator=(FileLock&&) = delete;
+  ~FileLock();
+
+ private:
+  explicit FileLock(int fd) : fd_(fd) {}
+  int fd_;
+};
 
 // A path the user gave, made absolute against the directory they stand in:
 // the one `bazel run` was started from (BUILD_WORKING_DIRECTORY, as Bazel

@@ -2,11 +2,13 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "gtest/gtest.h"
 
@@ -147,6 +149,46 @@ TEST(FilesTest, AnOutputInAMissingDirectoryOrADirectoryIsRefusedNamingTheFlag) {
                                    "or choose another");
   const absl::Status directory = CheckOutputPath("destination", dir);
   EXPECT_EQ(directory.message(), "--destination=" + dir + ": is a directory; name the file to write");
+}
+
+TEST(FilesTest, BytesOnDiskCountsWhatAFileTreeTakes) {
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/sized";
+  ASSERT_TRUE(MakeDirectories(dir + "/below").ok());
+  ASSERT_TRUE(WriteFileAtomically(dir + "/below/data", std::string(200000, 'x')).ok());
+  EXPECT_GE(BytesOnDisk(dir), 200000u);
+  EXPECT_LT(BytesOnDisk(dir), 400000u);
+  EXPECT_EQ(BytesOnDisk(dir + "/missing"), 0u);
+}
+
+TEST(FilesTest, ASecondFileLockWaitsForTheFirstAndSaysSo) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/turns.lock";
+  int go[2], events[2];
+  ASSERT_EQ(pipe(go), 0);
+  ASSERT_EQ(pipe(events), 0);
+  // Forked before the parent locks: a child that inherited the parent's
+  // descriptor would share its lock.
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    char byte;
+    if (read(go[0], &byte, 1) != 1) _exit(1);
+    absl::StatusOr<FileLock> mine = FileLock::Take(path, [&] { (void)!write(events[1], "w", 1); });
+    (void)!write(events[1], mine.ok() ? "l" : "e", 1);
+    _exit(0);
+  }
+  absl::StatusOr<FileLock> held = FileLock::Take(path);
+  ASSERT_TRUE(held.ok()) << held.status();
+  ASSERT_EQ(write(go[1], "g", 1), 1);
+  char event = 0;
+  ASSERT_EQ(read(events[0], &event, 1), 1);
+  EXPECT_EQ(event, 'w') << "the child took a lock that was held";
+  { FileLock released = std::move(*held); }  // lets the child go on
+  ASSERT_EQ(read(events[0], &event, 1), 1);
+  EXPECT_EQ(event, 'l');
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  for (int fd : {go[0], go[1], events[0], events[1]}) close(fd);
+  EXPECT_TRUE(FileLock::Take(path).ok()) << "free again once both are gone";
 }
 
 }  // namespace icount::base

@@ -14,7 +14,7 @@
 # OUT/testlogs (their steps' times, the nested builds' action summaries:
 # the cold run's, but for tests tagged external, which run every time);
 # removes the clone and its output base. The tests that use the machine's
-# Debian roots (//tests:root_sides_test, //tests:bazel7_module_test) get an
+# Debian roots (//tests:root_sides_{trixie,sid}_test, //tests:bazel7_module_test) get an
 # empty cache of their own too (ICOUNT_TEST_ROOT_CACHE), so the cold run
 # makes the roots and builds icount in them, as on a fresh machine. The
 # system packages must already be installed (./bazelw installs them once;

@@ -1,9 +1,6 @@
 #include "environment/root.h"
 
 #include <dirent.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -66,36 +64,14 @@ std::string KnownSuites() {
   return absl::StrJoin(names, ", ");
 }
 
-// Holds an exclusive lock on <roots>/<suite>.lock while it lives.
-class RootLock {
- public:
-  static absl::StatusOr<RootLock> Take(const Root& root,
-                                       const std::function<void(const std::string&)>& on_line) {
-    const std::string path = absl::StrCat(RootsDirectory(), "/", root.suite, ".lock");
-    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      return absl::PermissionDeniedError(
-          absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      if (on_line) on_line(absl::StrCat("waiting for another icount making the root ", root.suite));
-      if (flock(fd, LOCK_EX) != 0) {
-        close(fd);
-        return absl::InternalError(absl::StrCat("cannot lock ", path, ": ", std::strerror(errno)));
-      }
-    }
-    return RootLock(fd);
-  }
-  RootLock(RootLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  RootLock(const RootLock&) = delete;
-  ~RootLock() {
-    if (fd_ >= 0) close(fd_);
-  }
-
- private:
-  explicit RootLock(int fd) : fd_(fd) {}
-  int fd_;
-};
+// Takes <roots>/<suite>.lock: one process at a time makes, refreshes or
+// removes a root.
+absl::StatusOr<base::FileLock> TakeRootLock(
+    const Root& root, const std::function<void(const std::string&)>& on_line) {
+  return base::FileLock::Take(absl::StrCat(RootsDirectory(), "/", root.suite, ".lock"), [&] {
+    if (on_line) on_line(absl::StrCat("waiting for another icount making the root ", root.suite));
+  });
+}
 
 // What making `root` with debootstrap needs of this machine: debootstrap,
 // a script for the suite, and running as root.
@@ -207,23 +183,6 @@ absl::Status CheckSuite(const Root& root, const char* what) {
   return absl::InvalidArgumentError(absl::StrCat(
       root.directory, " is a root you brought: icount ", what, " only the roots it makes"));
 }
-
-}  // namespace
-
-uint64_t RootBytesOnDisk(const Root& root) {
-  static uint64_t total;
-  total = 0;
-  nftw(
-      root.directory.c_str(),
-      [](const char*, const struct stat* info, int, struct FTW*) {
-        total += static_cast<uint64_t>(info->st_blocks) * 512;
-        return 0;
-      },
-      32, FTW_PHYS | FTW_MOUNT);
-  return total;
-}
-
-namespace {
 
 // Asks the root, one "name<TAB>answer" line each.
 constexpr char kInspectScript[] = R"sh(
@@ -349,7 +308,7 @@ absl::Status MakeAndSwap(const Root& root, const RootMakeOptions& options) {
 absl::Status EnsureRootMade(const Root& root, const RootMakeOptions& options) {
   if (RootIsMade(root)) return absl::OkStatus();
   ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(RootsDirectory()));
-  ICOUNT_ASSIGN_OR_RETURN(RootLock lock, RootLock::Take(root, options.on_line));
+  ICOUNT_ASSIGN_OR_RETURN(base::FileLock lock, TakeRootLock(root, options.on_line));
   if (RootIsMade(root)) return absl::OkStatus();  // made while we waited
   if (base::IsDirectory(root.directory + "/usr") && options.on_line) {
     options.on_line(absl::StrCat("the root ", root.suite, " lacks packages this icount needs (",
@@ -362,7 +321,7 @@ absl::Status EnsureRootMade(const Root& root, const RootMakeOptions& options) {
 absl::Status RemakeRoot(const Root& root, const RootMakeOptions& options) {
   ICOUNT_RETURN_IF_ERROR(CheckSuite(root, "remakes"));
   ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(RootsDirectory()));
-  ICOUNT_ASSIGN_OR_RETURN(RootLock lock, RootLock::Take(root, options.on_line));
+  ICOUNT_ASSIGN_OR_RETURN(base::FileLock lock, TakeRootLock(root, options.on_line));
   return MakeAndSwap(root, options);
 }
 
@@ -372,7 +331,7 @@ absl::Status RemoveRoot(const Root& root) {
     return absl::NotFoundError(absl::StrCat("there is no root ", root.suite, " at ",
                                             root.directory, "; `roots list` lists them"));
   }
-  ICOUNT_ASSIGN_OR_RETURN(RootLock lock, RootLock::Take(root, nullptr));
+  ICOUNT_ASSIGN_OR_RETURN(base::FileLock lock, TakeRootLock(root, nullptr));
   for (const char* suffix : {"", kPartialSuffix, kOldSuffix}) {
     base::RemoveDirectoryTree(root.directory + suffix);
   }

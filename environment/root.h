@@ -121,9 +121,6 @@ std::string RootToolchain(const RootContents& contents);
 // bazel 4.2.3".
 std::string DescribeToolchain(const RootContents& contents);
 
-// The bytes the root takes on disk.
-uint64_t RootBytesOnDisk(const Root& root);
-
 // An error naming what the root lacks to be a side (torch, a C++ compiler,
 // valgrind, Bazel) and how to add it; OK when it has all.
 absl::Status CheckRootContents(const Root& root, const RootContents& contents);

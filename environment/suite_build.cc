@@ -4,7 +4,9 @@
 
 #include <cstdlib>
 #include <deque>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -25,6 +27,17 @@ namespace {
 constexpr size_t kQuotedLines = 40;
 
 bool InRoot(const PyTorchInstall& install) { return install.kind == InstallKind::kRoot; }
+
+// A root's Debian LibTorch (no torch of a virtual environment there) is
+// where the build looks by default: no repository environment names it.
+bool BuildsWithRootsLibTorch(const PyTorchInstall& install) {
+  return InRoot(install) && install.python_path.empty();
+}
+
+std::string BuildsDirectory(const SuiteBuildOptions& options) {
+  return options.builds_directory.empty() ? base::CacheDirectory() + "/libtorch-builds"
+                                          : options.builds_directory;
+}
 
 std::string Bazel(const SuiteBuildOptions& options) {
   return options.bazel.empty() ? options.workspace + "/bazelw" : options.bazel;
@@ -114,6 +127,17 @@ std::string CaseSourceCopts(const SuiteBuildOptions& options) {
                       absl::StrJoin(defines, ","));
 }
 
+// Builds in one root take turns, so that a second one (another output
+// base: another install in the root, a tool's own build) finds what they
+// share in the root's disk cache rather than compiling it beside the first.
+absl::StatusOr<base::FileLock> TakeRootBuildTurn(const SuiteBuildOptions& options) {
+  const std::string builds = BuildsDirectory(options);
+  ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(builds));
+  return base::FileLock::Take(absl::StrCat(builds, "/", kRootBuildLockName), [&] {
+    if (options.on_progress) options.on_progress("waiting for another build in this root");
+  });
+}
+
 }  // namespace
 
 std::string SuiteTargetPath(const std::string& target) {
@@ -127,10 +151,7 @@ std::string SuiteOutputBase(const PyTorchInstall& install, const SuiteBuildOptio
   key.Add(install.include_directory);
   key.Add(install.library_directory);
   key.Add(install.python_path);
-  const std::string builds = options.builds_directory.empty()
-                                 ? base::CacheDirectory() + "/libtorch-builds"
-                                 : options.builds_directory;
-  return absl::StrCat(builds, "/", key.Hex());
+  return absl::StrCat(BuildsDirectory(options), "/", key.Hex());
 }
 
 absl::StatusOr<std::string> IcountWorkspace() {
@@ -164,16 +185,20 @@ std::vector<std::string> SuiteBuildCommand(const PyTorchInstall& install,
                   "--keep_going"});
   if (InRoot(install)) {
     // The root's compiler and headers make other objects than the host's:
-    // a disk cache of its own, never the host's.
-    command.push_back("--disk_cache=" + output_base + "-disk-cache");
+    // the root's disk cache, never the host's.
+    command.push_back(absl::StrCat("--disk_cache=", BuildsDirectory(options), "/",
+                                   kRootDiskCacheName));
   }
-  if (install.cxx_standard != "c++17") {
+  // In a root, with the root's Debian LibTorch, bazelw picks the standard
+  // that LibTorch needs by itself: the same flags as any build there (a
+  // second -std would change every compile's command line, and so its key
+  // in the root's disk cache).
+  if (install.cxx_standard != "c++17" && !BuildsWithRootsLibTorch(install)) {
     // After .bazelrc's -std=c++17: the last one wins.
     command.insert(command.end(), {"--cxxopt=-std=" + install.cxx_standard,
                                    "--host_cxxopt=-std=" + install.cxx_standard});
   }
-  // A root's Debian LibTorch is where the build looks by default.
-  if (!InRoot(install) || !install.python_path.empty()) {
+  if (!BuildsWithRootsLibTorch(install)) {
     command.insert(command.end(),
                    {"--repo_env=ICOUNT_BUILD_LIBTORCH_INCLUDE=" + install.include_directory,
                     "--repo_env=ICOUNT_BUILD_LIBTORCH_LIB=" + install.library_directory,
@@ -219,6 +244,11 @@ absl::StatusOr<BuiltSuite> BuildSuiteFor(const PyTorchInstall& install,
   built.output_base = SuiteOutputBase(install, options);
   const std::vector<std::string> build =
       SuiteBuildCommand(install, options, built.output_base, built.fingerprint);
+  std::optional<base::FileLock> turn;
+  if (InRoot(install)) {
+    ICOUNT_ASSIGN_OR_RETURN(base::FileLock lock, TakeRootBuildTurn(options));
+    turn.emplace(std::move(lock));
+  }
   ICOUNT_RETURN_IF_ERROR(
       RunBazel(build, options, absl::StrCat("building icount for ", Describe(install))).status());
   ICOUNT_ASSIGN_OR_RETURN(built.bin_directory, SuiteBinDirectory(install, options));

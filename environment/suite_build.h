@@ -28,6 +28,14 @@
 
 namespace icount::environment {
 
+// In a root's builds directory (RootBuildsDirectory, root.h): the disk
+// cache every build there shares, and the lock they take turns with. A
+// Bazel build of your own in the root reuses icount's objects when it
+// passes --disk_cache=<builds>/disk-cache and runs under
+// `flock <builds>/build.lock`.
+inline constexpr char kRootDiskCacheName[] = "disk-cache";
+inline constexpr char kRootBuildLockName[] = "build.lock";
+
 struct SuiteBuildOptions {
   std::string workspace;  // icount's source tree, e.g. from IcountWorkspace()
   // The Bazel command; empty: <workspace>/bazelw.

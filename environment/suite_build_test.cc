@@ -1,6 +1,7 @@
 #include "environment/suite_build.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <string>
@@ -108,11 +109,25 @@ TEST(BuildSuiteForTest, BuildsInTheWorkspaceWithTheInstallAsLibTorch) {
                                       " --max_idle_secs=60 info bazel-bin"));
 }
 
+// A LibTorch the build is pointed at (not the one bazelw finds by itself)
+// gets the C++ standard it needs on the command line.
+TEST(BuildSuiteForTest, AnInstallNeedingCxx20GetsItOnTheCommandLine) {
+  FakeBazel bazel;
+  const std::string workspace = base::MakeTemporaryDirectory("workspace").value();
+  PyTorchInstall install = PackageInstall(base::MakeTemporaryDirectory("site").value());
+  install.cxx_standard = "c++20";
+  const SuiteBuildOptions options = Options(bazel, workspace);
+  ASSERT_TRUE(BuildSuiteFor(install, options).ok());
+  EXPECT_THAT(bazel.Commands()[0],
+              HasSubstr(" --keep_going --cxxopt=-std=c++20 --host_cxxopt=-std=c++20 --repo_env="));
+}
+
 // A root's build runs through the root's launcher (here a stand-in that
 // runs the command as it is), with bazelw leaving the root's packages
-// alone, without a server, with its own install and disk cache, the C++
-// standard of its LibTorch, and Debian's LibTorch where the build looks by
-// default.
+// alone, without a server, with its own install, the root's disk cache and
+// build lock, and Debian's LibTorch and the C++ standard bazelw picks for
+// it where the build looks by default: the flags of any build in the root,
+// so that its compiles share the disk cache.
 TEST(BuildSuiteForTest, ARootsBuildRunsThereWithItsOwnCachesAndStandard) {
   FakeBazel bazel;
   const std::string workspace = base::MakeTemporaryDirectory("workspace").value();
@@ -138,14 +153,15 @@ TEST(BuildSuiteForTest, ARootsBuildRunsThereWithItsOwnCachesAndStandard) {
   EXPECT_EQ(commands[0],
             absl::StrCat("(no package check) ", workspace, " --output_base=", base,
                          " --output_user_root=", base, "-user-root --batch build --curses=no",
-                         " --color=no --symlink_prefix=/ --keep_going --disk_cache=", base,
-                         "-disk-cache",
-                         " --cxxopt=-std=c++20 --host_cxxopt=-std=c++20",
+                         " --color=no --symlink_prefix=/ --keep_going --disk_cache=",
+                         options.builds_directory, "/disk-cache",
                          " --repo_env=ICOUNT_BUILD_LIBTORCH_FINGERPRINT=", built->fingerprint,
                          " --define=icount_snippet_prelude=off //definitions:full_suite"));
   EXPECT_EQ(commands[1], absl::StrCat("(no package check) ", workspace, " --output_base=", base,
                                       " --output_user_root=", base, "-user-root --batch info",
                                       " bazel-bin"));
+  EXPECT_TRUE(base::IsDirectory(options.builds_directory));
+  EXPECT_EQ(access((options.builds_directory + "/build.lock").c_str(), F_OK), 0);
   // Of the root's torch headers: a changed header changes it.
   ASSERT_TRUE(base::WriteFileAtomically(root + "/usr/include/torch/script.h", "// 2").ok());
   EXPECT_NE(Fingerprint(install).value(), built->fingerprint);

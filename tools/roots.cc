@@ -62,8 +62,14 @@ absl::Status List(const std::vector<environment::Root>& roots) {
       std::printf("  cannot look inside: %s\n", std::string(contents.status().message()).c_str());
       continue;
     }
-    std::printf("  %s on disk\n  torch %s\n  %s\n", Gigabytes(RootBytesOnDisk(root)).c_str(),
+    std::printf("  %s on disk\n  torch %s\n  %s\n", Gigabytes(base::BytesOnDisk(root.directory)).c_str(),
                 contents->torch.c_str(), environment::DescribeToolchain(*contents).c_str());
+    // Where icount's builds in the root go (empty before the first): for
+    // the space they take, and for a build of one's own that shares their
+    // disk cache (environment/suite_build.h).
+    const std::string builds = environment::RootBuildsDirectory(root);
+    std::printf("  icount's builds in it at %s, %s on disk\n", builds.c_str(),
+                Gigabytes(base::BytesOnDisk(builds)).c_str());
     if (absl::Status usable = environment::CheckRootContents(root, *contents); !usable.ok()) {
       std::printf("  not usable as a side: %s\n", std::string(usable.message()).c_str());
     }
