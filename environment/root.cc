@@ -307,6 +307,8 @@ absl::Status MakeAndSwap(const Root& root, const RootMakeOptions& options) {
 
 absl::Status EnsureRootMade(const Root& root, const RootMakeOptions& options) {
   if (RootIsMade(root)) return absl::OkStatus();
+  // Before the lock: a suite that cannot be made leaves no lock file.
+  ICOUNT_RETURN_IF_ERROR(CheckCanDebootstrap(root));
   ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(RootsDirectory()));
   ICOUNT_ASSIGN_OR_RETURN(base::FileLock lock, TakeRootLock(root, options.on_line));
   if (RootIsMade(root)) return absl::OkStatus();  // made while we waited
@@ -320,6 +322,7 @@ absl::Status EnsureRootMade(const Root& root, const RootMakeOptions& options) {
 
 absl::Status RemakeRoot(const Root& root, const RootMakeOptions& options) {
   ICOUNT_RETURN_IF_ERROR(CheckSuite(root, "remakes"));
+  ICOUNT_RETURN_IF_ERROR(CheckCanDebootstrap(root));
   ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(RootsDirectory()));
   ICOUNT_ASSIGN_OR_RETURN(base::FileLock lock, TakeRootLock(root, options.on_line));
   return MakeAndSwap(root, options);

@@ -159,6 +159,7 @@ TEST_F(RootTest, ASuiteDebianDoesNotHaveIsRefusedBeforeAnythingIsMade) {
                         "knows (it knows "));
   EXPECT_FALSE(Exists(root->directory));
   EXPECT_FALSE(Exists(root->directory + ".partial"));
+  EXPECT_FALSE(Exists(root->directory + ".lock")) << "a lock file for a suite that is not made";
 }
 
 // A make that cannot reach its mirror leaves nothing, and a make cut off
