@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/file.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -203,6 +204,12 @@ uint64_t BytesOnDisk(const std::string& directory) {
       },
       32, FTW_PHYS | FTW_MOUNT);
   return total;
+}
+
+uint64_t FreeBytes(const std::string& path) {
+  struct statvfs info;
+  if (statvfs(path.c_str(), &info) != 0) return 0;
+  return static_cast<uint64_t>(info.f_bavail) * info.f_frsize;
 }
 
 absl::StatusOr<FileLock> FileLock::Take(const std::string& path,

@@ -70,6 +70,10 @@ void RemoveDirectoryTree(const std::string& path);
 // when it does not exist.
 uint64_t BytesOnDisk(const std::string& directory);
 
+// The bytes an unprivileged process may still write to the file system
+// holding `path` (statvfs' f_bavail); 0 when `path` does not exist.
+uint64_t FreeBytes(const std::string& path);
+
 // An exclusive flock(2) on a file, held while the object lives, for work
 // that processes take turns at (making a root, building in one):
 //

@@ -158,6 +158,8 @@ TEST(FilesTest, BytesOnDiskCountsWhatAFileTreeTakes) {
   EXPECT_GE(BytesOnDisk(dir), 200000u);
   EXPECT_LT(BytesOnDisk(dir), 400000u);
   EXPECT_EQ(BytesOnDisk(dir + "/missing"), 0u);
+  EXPECT_GT(FreeBytes(dir), 0u);
+  EXPECT_EQ(FreeBytes(dir + "/missing"), 0u);
 }
 
 TEST(FilesTest, ASecondFileLockWaitsForTheFirstAndSaysSo) {

@@ -37,6 +37,8 @@ constexpr char kPartialSuffix[] = ".partial";
 constexpr char kOldSuffix[] = ".old";
 // Lines of a failed make's output its error quotes.
 constexpr size_t kQuotedLines = 15;
+// Below this when debootstrap stops, the disk filled up.
+constexpr uint64_t kDiskFullBytes = 500'000'000;
 
 bool IsSuiteName(absl::string_view value) {
   return !value.empty() && std::all_of(value.begin(), value.end(),
@@ -122,10 +124,16 @@ std::vector<std::string> DebootstrapCommand(const Root& root, const std::string&
 // last lines of output.
 absl::Status DebootstrapFailed(const Root& root, const std::string& mirror,
                                const base::CommandResult& result,
-                               const std::deque<std::string>& last) {
+                               const std::deque<std::string>& last, uint64_t free_bytes) {
   const std::string output = absl::StrJoin(last, "\n");
   std::string why = absl::StrCat("debootstrap failed (", base::DescribeExit(result), ")");
-  if (absl::StrContains(result.output, "Failed getting release file") ||
+  if (free_bytes < kDiskFullBytes) {
+    // A full disk reads like a mirror's failure ("Couldn't download").
+    why = absl::StrCat("the disk filled up: ", free_bytes / 1'000'000, " MB were free in ",
+                       RootsDirectory(), " when debootstrap stopped (",
+                       base::DescribeExit(result), "); free some space (`roots remove`), or set ",
+                       "ICOUNT_CACHE_DIR to a directory on a larger disk");
+  } else if (absl::StrContains(result.output, "Failed getting release file") ||
       absl::StrContains(result.output, "Couldn't download") ||
       absl::StrContains(result.output, "Failure trying to run")) {
     why = absl::StrCat("the Debian mirror ", mirror, " could not be reached, or has no suite ",
@@ -151,6 +159,14 @@ absl::Status Debootstrap(const Root& root, const std::string& target,
     }
     base::RemoveDirectoryTree(target);
   }
+  if (const uint64_t free = base::FreeBytes(RootsDirectory()); free < options.free_bytes_needed) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "making the Debian root ", root.suite, " needs about ",
+        options.free_bytes_needed / 1'000'000'000,
+        " GB free, and ", RootsDirectory(), " has ", free / 1'000'000,
+        " MB: free some space (`roots remove` removes a root), or set ICOUNT_CACHE_DIR to a "
+        "directory on a larger disk"));
+  }
   const std::vector<std::string> argv = DebootstrapCommand(root, target, mirror);
   if (options.on_line) {
     options.on_line(absl::StrCat("making the Debian ", root.suite, " root at ", root.directory,
@@ -165,9 +181,10 @@ absl::Status Debootstrap(const Root& root, const std::string& target,
   };
   absl::StatusOr<base::CommandResult> result = base::RunCommand(argv, run);
   if (result.ok() && result->exit_code == 0 && result->signal == 0) return absl::OkStatus();
+  const uint64_t free_when_stopped = base::FreeBytes(RootsDirectory());
   base::RemoveDirectoryTree(target);
   if (!result.ok()) return result.status();
-  return DebootstrapFailed(root, mirror, *result, last);
+  return DebootstrapFailed(root, mirror, *result, last, free_when_stopped);
 }
 
 absl::Status Rename(const std::string& from, const std::string& to) {

@@ -62,6 +62,10 @@ struct RootMakeOptions {
   std::string mirror;
   // Progress lines (debootstrap's, apt's) as they come.
   std::function<void(const std::string& line)> on_line;
+  // What making a root needs free on the cache's disk, checked before
+  // debootstrap starts: a root takes 3-4 GB (trixie 2.8, sid 3.9), its
+  // packages downloaded into it first.
+  uint64_t free_bytes_needed = 5'000'000'000;
 };
 
 // Makes a suite's root unless it is made (made again when it lacks

@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -174,6 +176,7 @@ TEST_F(RootTest, AnUnreachableMirrorLeavesNothingHalfMade) {
   std::vector<std::string> lines;
   RootMakeOptions options;
   options.on_line = [&](const std::string& line) { lines.push_back(line); };
+  options.free_bytes_needed = 0;  // whatever this machine's disk has
   const absl::Status made = EnsureRootMade(*root, options);
   EXPECT_THAT(std::string(made.message()),
               HasSubstr("cannot make the Debian root trixie: the Debian mirror "
@@ -183,6 +186,24 @@ TEST_F(RootTest, AnUnreachableMirrorLeavesNothingHalfMade) {
   EXPECT_FALSE(Exists(root->directory));
   EXPECT_FALSE(Exists(root->directory + ".partial"));
   EXPECT_FALSE(RootIsMade(*root));
+}
+
+// Too little free on the cache's disk: refused before debootstrap starts,
+// saying how much is free and what to do, rather than a make that fails
+// minutes later on a full disk.
+TEST_F(RootTest, TooLittleFreeSpaceIsRefusedBeforeDebootstrapStarts) {
+  if (geteuid() != 0) GTEST_SKIP() << "debootstrap runs as root only";
+  absl::StatusOr<Root> root = ResolveRoot("trixie", "--root");
+  ASSERT_TRUE(root.ok()) << root.status();
+  RootMakeOptions options;
+  options.mirror = "http://127.0.0.1:9/debian";
+  options.free_bytes_needed = std::numeric_limits<uint64_t>::max();
+  const absl::Status made = EnsureRootMade(*root, options);
+  EXPECT_EQ(made.code(), absl::StatusCode::kResourceExhausted) << made;
+  EXPECT_THAT(std::string(made.message()),
+              HasSubstr("making the Debian root trixie needs about "));
+  EXPECT_THAT(std::string(made.message()), HasSubstr(" MB: free some space (`roots remove`"));
+  EXPECT_FALSE(Exists(root->directory + ".partial"));
 }
 
 TEST_F(RootTest, ListsMadeAndCutOffRootsOnce) {

@@ -78,7 +78,7 @@ if [[ $suite == sid ]]; then
     || fail "no Python per-function changes"
   grep -q 'B with Python 3.14.*c++20 (settings "toolchain")' "$tmp/ab.log" \
     || fail "no warning that the toolchains differ: $(cat "$tmp/ab.log")"
-  /usr/bin/python3 - "$tmp/ab.json" <<'PY' || fail "ab_test --json"
+  /usr/bin/python3 - "$tmp/ab.json" <<'PY' || fail "ab_test --json; its failures: $(grep -iE "fail|error|timed out|refused" "$tmp/ab.out" "$tmp/ab.log" | head -30)"
 import json, sys
 ab = json.load(open(sys.argv[1]))
 assert len(ab["comparisons"]) == 8, [c["case"] for c in ab["comparisons"]]
