@@ -77,8 +77,15 @@ std::vector<std::string> FindRunfiles(const std::string& relative_path) {
   const absl::string_view repository = absl::string_view(relative_path).substr(0, slash);
   const absl::string_view rest =
       slash == std::string::npos ? "" : absl::string_view(relative_path).substr(slash);
+  // Absolute, as the header promises: a tree found through a relative
+  // argv[0] (`bazel-bin/tools/ab_test` run from the checkout) is relative
+  // to this directory, and a program started elsewhere (a worker starts in
+  // a scratch directory) would not find it.
+  char cwd[4096];
+  const std::string here = getcwd(cwd, sizeof(cwd)) != nullptr ? cwd : "";
   std::vector<std::string> found;
-  for (const std::string& root : roots) {
+  for (std::string& root : roots) {
+    if (!root.empty() && root[0] != '/' && !here.empty()) root = absl::StrCat(here, "/", root);
     for (const std::string& directory : RepositoryDirectories(root, repository)) {
       std::string candidate = absl::StrCat(root, "/", directory, rest);
       if (access(candidate.c_str(), F_OK) == 0) {

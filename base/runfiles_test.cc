@@ -1,5 +1,7 @@
 #include "base/runfiles.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -85,6 +87,30 @@ TEST(FindRunfileTest, ARepositoryIsFoundByItsCanonicalNameUnderBzlmod) {
   ASSERT_TRUE(found.ok()) << found.status();
   EXPECT_EQ(*found, tree + "/icount~/timer/callgrind_runner");
   EXPECT_FALSE(missing.ok()) << *missing;
+}
+
+// A tree named relative to the working directory (a tool started as
+// bazel-bin/tools/X from the checkout) gives absolute paths: they are
+// handed to processes that start in other directories.
+TEST(FindRunfileTest, ARelativeTreeGivesAnAbsolutePath) {
+  const std::string tmp = std::getenv("TEST_TMPDIR");
+  ASSERT_TRUE(MakeDirectories(tmp + "/rel/x.runfiles/icount/environment").ok());
+  ASSERT_TRUE(WriteFileAtomically(tmp + "/rel/x.runfiles/icount/environment/enter_root", "").ok());
+  char cwd[4096];
+  ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
+  ASSERT_EQ(chdir((tmp + "/rel").c_str()), 0);
+  const char* previous = std::getenv("RUNFILES_DIR");
+  const std::string kept = previous != nullptr ? previous : "";
+  setenv("RUNFILES_DIR", "x.runfiles", 1);
+  absl::StatusOr<std::string> found = FindRunfile("icount/environment/enter_root");
+  if (previous != nullptr) {
+    setenv("RUNFILES_DIR", kept.c_str(), 1);
+  } else {
+    unsetenv("RUNFILES_DIR");
+  }
+  ASSERT_EQ(chdir(cwd), 0);
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(*found, RealPath(tmp + "/rel").value() + "/x.runfiles/icount/environment/enter_root");
 }
 
 }  // namespace
