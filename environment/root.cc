@@ -145,10 +145,10 @@ absl::Status DebootstrapFailed(const Root& root, const std::string& mirror,
 }
 
 // debootstrap into `target` (removed first if left over); nothing is left
-// there on failure.
+// there on failure. Its callers have checked CheckCanDebootstrap, before
+// taking the root's lock.
 absl::Status Debootstrap(const Root& root, const std::string& target,
                          const RootMakeOptions& options) {
-  ICOUNT_RETURN_IF_ERROR(CheckCanDebootstrap(root));
   std::string mirror = options.mirror;
   if (mirror.empty()) {
     ICOUNT_ASSIGN_OR_RETURN(mirror, DebianMirror());
