@@ -9,9 +9,11 @@ depends on icount does not need to:
     use_repo(system, "chart_js", "libtorch_api", "python3_include", "system_absl")
 """
 
+load("//bazel:bazel_versions.bzl", "check_bazel_version")
 load(":repositories.bzl", "icount_system_repositories")
 
 def _system_libraries_impl(_module_ctx):
+    check_bazel_version("MODULE.bazel")
     icount_system_repositories()
 
 system_libraries = module_extension(

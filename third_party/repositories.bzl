@@ -10,6 +10,8 @@ A MODULE.bazel gets the same repositories through the module extension
 in //third_party:extensions.bzl, which icount's own MODULE.bazel uses.
 """
 
+load("//bazel:bazel_versions.bzl", "check_bazel_version")
+
 # Debian's rules_cc 0.0.4 calls use_cpp_toolchain(), which Bazel 4.2.3's
 # @bazel_tools lacks. These are the only two files that call it.
 _RULES_CC_PATCHED_FILES = [
@@ -310,6 +312,7 @@ SYSTEM_REPOSITORIES = ["chart_js", "libtorch_api", "python3_include", "system_ab
 
 def icount_repositories():
     """Declares every external repository icount's BUILD files use (WORKSPACE)."""
+    check_bazel_version("WORKSPACE")
     existing = native.existing_rules()
     if "rules_cc" not in existing:
         debian_rules_cc(name = "rules_cc")
