@@ -86,8 +86,9 @@ size=$(ab_json_count_delta_pct "$tmp/ab.json" "Metadata and views/size|Eager|For
 [[ -n $empty && -n $size ]] || fail "cases missing from the comparisons: $(head -c 2000 "$tmp/ab.json")"
 awk -v d="$empty" 'BEGIN { exit !(d >= 5) }' || fail "Empty / no allocation moved by $empty%, not by the spin"
 awk -v d="$size" 'BEGIN { exit !(d == 0) }' || fail "Metadata and views / size moved by $size%"
-grep -q "intrusive_ptr<c10::TensorImpl.*reset_()" "$tmp/ab.txt" \
-  || grep -q "intrusive_ptr.*reset_()" "$tmp/ab.txt" \
+# The table cuts a long name at its end: sid's 2.14.1 names the function
+# "c10::intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>::reset_(...".
+grep -q "intrusive_ptr<.*>::reset_(" "$tmp/ab.txt" \
   || fail "per-function table does not name reset_(): $(cat "$tmp/ab.txt")"
 
 step "a case that does not compile against B fails in B alone; the other case is compared"
