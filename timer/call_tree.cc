@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace icount::timer {
 namespace {
@@ -74,9 +75,11 @@ absl::StatusOr<CallTree> CallTreeFromProto(const timer::CallTreeProto& proto,
     }
     if (!ToCount(proto.inclusive(i), &node.inclusive) || !ToCount(proto.self(i), &node.self) ||
         node.self > node.inclusive) {
-      return invalid(absl::StrCat("node ", i,
-                                  ": inclusive and self must be whole non-negative numbers "
-                                  "with self <= inclusive"));
+      return invalid(absl::StrCat("node ", i, " (", tree.functions[node.function].text(),
+                                  "): inclusive and self must be whole non-negative numbers "
+                                  "with self <= inclusive; they are ",
+                                  absl::StrFormat("%.1f and %.1f", proto.inclusive(i),
+                                                  proto.self(i))));
     }
   }
   return tree;

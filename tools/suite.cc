@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -247,32 +248,47 @@ std::string CaseFailureText(const expand::SuiteCaseProto& c,
 
 namespace {
 
-// A case's wall-time measurement, labelled as `place`, with its `round`
-// (-1: none) in its metadata; nothing when the proto does not parse.
-void AddWallTime(const timer::MeasurementProto& proto, const CasePlace& place,
-                 const std::map<std::string, std::string>& metadata, int round,
-                 timer::ResultsFile& file) {
-  absl::StatusOr<timer::Measurement> m = timer::MeasurementFromProto(proto);
-  if (m.ok()) {
-    file.measurements.emplace_back(m->number_per_run(), m->raw_times(),
-                                   Relabel(m->task_spec(), place), metadata);
-    if (round >= 0) file.measurements.back().mutable_metadata()["round"] = absl::StrCat(round);
+// A worker's output for one case as read back from its protos.
+struct CaseOutput {
+  std::optional<timer::Measurement> wall_time;
+  std::vector<timer::CallgrindStats> repeats;  // of its instruction counts
+};
+
+// An error names the first proto that does not read back: the worker wrote
+// it, so that is a bug of icount's, and the case is reported failed rather
+// than shown without the measurement.
+absl::StatusOr<CaseOutput> ReadCaseOutput(const worker::WorkerOutputProto& output) {
+  CaseOutput read;
+  if (output.has_wall_time()) {
+    ICOUNT_ASSIGN_OR_RETURN(read.wall_time, timer::MeasurementFromProto(output.wall_time()),
+                            absl::Status(_.code(), absl::StrCat("wall time: ", _.message())));
   }
+  for (int i = 0; i < output.callgrind_size(); ++i) {
+    ICOUNT_ASSIGN_OR_RETURN(
+        timer::CallgrindStats stats, timer::CallgrindStatsFromProto(output.callgrind(i)),
+        absl::Status(_.code(), absl::StrCat("instruction counts, repeat ", i + 1, " of ",
+                                            output.callgrind_size(), ": ", _.message())));
+    read.repeats.push_back(std::move(stats));
+  }
+  return read;
 }
 
-// Case `c`'s callgrind repeats summarised, labelled as `place`; nothing when
-// none of them parses.
-void AddInstructionCounts(
-    const expand::SuiteCaseProto& c,
-    const google::protobuf::RepeatedPtrField<timer::CallgrindStatsProto>& callgrind,
-    const CasePlace& place, const std::map<std::string, std::string>& metadata, SuiteResults& out) {
+// A case's wall-time measurement, labelled as `place`, with its `round`
+// (-1: none) in its metadata.
+void AddWallTime(const timer::Measurement& m, const CasePlace& place,
+                 const std::map<std::string, std::string>& metadata, int round,
+                 timer::ResultsFile& file) {
+  file.measurements.emplace_back(m.number_per_run(), m.raw_times(), Relabel(m.task_spec(), place),
+                                 metadata);
+  if (round >= 0) file.measurements.back().mutable_metadata()["round"] = absl::StrCat(round);
+}
+
+// Case `c`'s callgrind repeats summarised, labelled as `place`.
+void AddInstructionCounts(const expand::SuiteCaseProto& c,
+                          const std::vector<timer::CallgrindStats>& repeats,
+                          const CasePlace& place,
+                          const std::map<std::string, std::string>& metadata, SuiteResults& out) {
   const std::string& key = c.key();
-  std::vector<timer::CallgrindStats> repeats;
-  for (const timer::CallgrindStatsProto& proto : callgrind) {
-    absl::StatusOr<timer::CallgrindStats> stats = timer::CallgrindStatsFromProto(proto);
-    if (stats.ok()) repeats.push_back(*std::move(stats));
-  }
-  if (repeats.empty()) return;
   timer::InstructionCounts counts = timer::SummarizeInstructionCounts(repeats);
   counts.task_spec = Relabel(counts.task_spec, place);
   counts.metadata = metadata;
@@ -309,15 +325,26 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
       out.file.failures[key] = CaseFailureText(*c, result);
       continue;
     }
+    absl::StatusOr<CaseOutput> output = ReadCaseOutput(result.output());
+    if (!output.ok()) {
+      worker::WorkerResultProto unread;
+      unread.mutable_failure()->set_kind(worker::FAILURE_MEASURE);
+      unread.mutable_failure()->set_reason(
+          absl::StrCat("the worker's results for it do not read back (a bug of icount's; "
+                       "please report it with this message): ",
+                       output.status().message()));
+      out.file.failures[key] = CaseFailureText(*c, unread);
+      continue;
+    }
     const CasePlace place = PlaceCase(*c);
     const std::map<std::string, std::string> metadata =
         CaseMetadata(*c, result.has_node() ? timer::AddNode(out.file, result.node()) : "");
-    if (result.output().has_wall_time()) {
-      AddWallTime(result.output().wall_time(), place, metadata,
+    if (output->wall_time) {
+      AddWallTime(*output->wall_time, place, metadata,
                   rounds != nullptr && i < rounds->size() ? (*rounds)[i] : -1, out.file);
     }
-    if (result.output().callgrind_size() > 0) {
-      AddInstructionCounts(*c, result.output().callgrind(), place, metadata, out);
+    if (!output->repeats.empty()) {
+      AddInstructionCounts(*c, output->repeats, place, metadata, out);
     }
   }
   if (!out.cycles_per_run.empty()) {

@@ -83,5 +83,30 @@ TEST(MakeOrdersTest, RehearsesTorchScriptCasesOnlyWhenAsked) {
   EXPECT_THAT(settings.at("zygotes"), HasSubstr("TorchScript cases fork from another"));
 }
 
+// A worker's result that does not read back (here a count with no runs;
+// for real, a call tree whose frame owned more than its width) is the
+// case's failure, saying so: never a case shown without its count.
+TEST(CollectResultsTest, AResultThatDoesNotReadBackIsAFailure) {
+  std::vector<expand::SuiteCaseProto> cases(2);
+  std::vector<worker::WorkOrderProto> orders(2);
+  std::vector<worker::WorkerResultProto> results(2);
+  for (int i = 0; i < 2; ++i) {
+    cases[i].set_key(i == 0 ? "unreadable" : "readable");
+    cases[i].set_definition_file("definitions/standard.cc");
+    cases[i].set_definition_line(7);
+    orders[i].set_case_key(cases[i].key());
+    results[i].mutable_output()->add_callgrind()->set_number_per_run(i == 0 ? 0 : 1);
+  }
+  const SuiteResults collected = CollectResults(cases, orders, results);
+  ASSERT_EQ(collected.file.failures.count("unreadable"), 1);
+  EXPECT_THAT(collected.file.failures.at("unreadable"),
+              HasSubstr("measure: the worker's results for it do not read back"));
+  EXPECT_THAT(collected.file.failures.at("unreadable"),
+              HasSubstr("instruction counts, repeat 1 of 1: number_per_run must be positive"));
+  EXPECT_EQ(collected.counts_per_run.count("unreadable"), 0);
+  EXPECT_EQ(collected.counts_per_run.count("readable"), 1);
+  EXPECT_EQ(collected.file.failures.count("readable"), 0);
+}
+
 }  // namespace
 }  // namespace icount::tools

@@ -51,6 +51,9 @@ class TreeMerger {
       node.inclusive += tree_.nodes[old].inclusive;
       Absorb(old, node.self, callees);
     }
+    // Each old node's cost is rounded on its own (BuildCallTree), so the
+    // selves absorbed may exceed the frame's width by a few instructions.
+    node.self = std::min(node.self, node.inclusive);
     const int index = static_cast<int>(merged_.nodes.size());
     merged_.nodes.push_back(node);
     // Callees sharing a name become one node; the most expensive first, as

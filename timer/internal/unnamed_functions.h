@@ -33,7 +33,8 @@ CallgrindProfile MergeUnnamedFunctions(const CallgrindProfile& profile);
 // called from the same group folded into its caller (its own cost becomes
 // the caller's, its callees the caller's), and siblings that now share a
 // function merged into one node, recursively. Widths and self costs are
-// kept; only the frames change. Merging the tree rather than the graph it
+// kept (a folded frame's self no more than its width: each old node was
+// rounded on its own); only the frames change. Merging the tree rather than the graph it
 // comes from keeps call paths apart: in the merged graph, named code
 // between two unnamed calls would read as recursion.
 CallTree MergeUnnamedNodes(const CallTree& tree,

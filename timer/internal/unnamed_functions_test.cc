@@ -115,6 +115,29 @@ TEST(UnnamedFunctionsTest, TheTreeHasOneFramePerObjectAndCallPath) {
   EXPECT_EQ(tree.total, 1600);
 }
 
+// BuildCallTree rounds each node's share of its function's cost, so an
+// unnamed frame and the unnamed callee folded into it can own one
+// instruction more than the frame's width; the merged frame keeps self <=
+// inclusive, or its results would not read back (a Python Eager case's
+// count was dropped so: self 87035, inclusive 87034).
+TEST(UnnamedFunctionsTest, AFoldedFrameOwnsNoMoreThanItsWidth) {
+  const FunctionKey address_10("???", "0x0000000000000010", "/usr/lib/libx.so");
+  const FunctionKey address_20("???", "0x0000000000000020", "/usr/lib/libx.so");
+  CallTree tree;
+  tree.total = 1000;
+  tree.threshold = 1;
+  tree.functions = {kBlock, address_10, address_20};
+  tree.nodes = {{-1, 0, 1000, 0}, {0, 1, 667, 334}, {1, 2, 334, 334}};
+  const CallTree merged =
+      MergeUnnamedNodes(tree, {{address_10, kUnknown}, {address_20, kUnknown}});
+  ASSERT_EQ(merged.nodes.size(), 2u);
+  EXPECT_EQ(merged.functions[merged.nodes[1].function], kUnknown);
+  EXPECT_EQ(merged.nodes[1].inclusive, 667);
+  EXPECT_EQ(merged.nodes[1].self, 667);
+  absl::StatusOr<CallTree> read_back = CallTreeFromProto(CallTreeToProto(merged), "");
+  EXPECT_TRUE(read_back.ok()) << read_back.status();
+}
+
 TEST(UnnamedFunctionsTest, AProfileWithoutUnnamedFunctionsIsUnchanged) {
   CallgrindProfile profile = Parse();
   profile.unnamed_groups.clear();
