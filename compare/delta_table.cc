@@ -120,12 +120,12 @@ CellText PairedTimeCell(const TimeComparison& comparison) {
     cell.whole = FormatTimeChange(comparison);
     return cell;
   }
-  const auto unit = timer::SelectTimeUnit(comparison.b_median);
+  const auto unit = timer::SelectTimeUnit(comparison.b_seconds);
   cell.is_change = true;
   cell.paired = true;
   cell.rounds = comparison.rounds;
-  cell.delta = FormatTime(comparison.b_median - comparison.a_median, unit, true);
-  cell.b = FormatTime(comparison.b_median, unit, false);
+  cell.delta = FormatTime(comparison.b_seconds - comparison.a_seconds, unit, true);
+  cell.b = FormatTime(comparison.b_seconds, unit, false);
   cell.change = comparison.delta_pct;
   cell.noise = !comparison.significant;
   cell.percent =
@@ -359,8 +359,8 @@ std::vector<std::string> Legend(const LegendFacts& facts, Style style,
   if (facts.paired_rounds > 0) {
     lines.push_back(
         absl::StrCat("Wall time over paired rounds (up to ", facts.paired_rounds,
-                     "): B - A and B of the medians per run, then the change [its 95% confidence "
-                     "interval], from each round's B / A."));
+                     "): B - A and B per run (each side's rounds' medians, their geometric mean), "
+                     "then the change [its 95% confidence interval], from each round's B / A."));
     lines.push_back(absl::StrCat(
         "* significant: the change passes Benjamini-Hochberg over all compared cases at 5% "
         "(false alarms between identical sides in about 1 run in 20) and is at least 1%; ~",

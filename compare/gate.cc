@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -26,8 +27,10 @@ namespace {
 // notation: 904, 90.4, 9.04, 0.904, 0.0904.
 std::string ThreeFigures(double value) {
   if (value == 0) return "0";
-  const int whole_digits = static_cast<int>(std::floor(std::log10(std::fabs(value)))) + 1;
-  return absl::StrFormat("%.*f", std::clamp(3 - whole_digits, 0, 9), value);
+  // Rounded first, so that 0.99999 counts one whole digit ("1.00").
+  const double rounded = std::strtod(absl::StrFormat("%.2e", value).c_str(), nullptr);
+  const int whole_digits = static_cast<int>(std::floor(std::log10(std::fabs(rounded)))) + 1;
+  return absl::StrFormat("%.*f", std::clamp(3 - whole_digits, 0, 9), rounded);
 }
 
 // Two wall times in one unit, the one that suits the larger:
@@ -223,8 +226,8 @@ std::vector<std::string> CaseRow(const CaseVerdict& c, bool allocations_counted)
   std::string time = "";
   if (c.time.has_value()) {
     const TimeComparison& t = *c.time;
-    time = t.a_median > 0 && t.b_median > 0
-               ? absl::StrCat(FormatTimePair(t.a_median, t.b_median), ", ")
+    time = t.a_seconds > 0 && t.b_seconds > 0
+               ? absl::StrCat(FormatTimePair(t.a_seconds, t.b_seconds), ", ")
                : std::string();
     absl::StrAppend(&time, FormatTimeChange(t), t.significant ? " *" : "");
   }

@@ -65,8 +65,8 @@ struct CaseVerdict {
   std::optional<double> cycles_before;
   std::optional<double> cycles_after;
   double threshold_pct = 0;
-  // Wall time, when both sides have it (a_median: the baseline's median
-  // seconds per run over rounds, b_median: this run's).
+  // Wall time, when both sides have it (a_seconds: the baseline's seconds
+  // per run, the geometric mean over rounds; b_seconds: this run's).
   std::optional<TimeComparison> time;
 };
 

@@ -15,12 +15,6 @@
 namespace icount::compare {
 namespace {
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 double ToPercent(double log_ratio) { return std::expm1(log_ratio) * 100; }
 
 // The first time of `a` or `b` that cannot be used, named; "" when all
@@ -50,6 +44,13 @@ std::string UnusableTimes(const PairedRounds& rounds) {
 
 double MeanOf(const std::vector<double>& values) {
   return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+// The geometric mean of the first `n` of `times` (all positive).
+double GeometricMean(const std::vector<double>& times, size_t n) {
+  double sum = 0;
+  for (size_t i = 0; i < n; ++i) sum += std::log(times[i]);
+  return std::exp(sum / static_cast<double>(n));
 }
 
 // The sample variance (n - 1 in the denominator).
@@ -128,8 +129,8 @@ std::vector<TimeComparison> CompareWallTimes(const std::vector<PairedRounds>& ca
       c.problem = "no paired rounds";
       continue;
     }
-    c.a_median = Median(rounds.a);
-    c.b_median = Median(rounds.b);
+    c.a_seconds = GeometricMean(rounds.a, c.rounds);
+    c.b_seconds = GeometricMean(rounds.b, c.rounds);
     std::vector<double> logs(c.rounds);
     for (int r = 0; r < c.rounds; ++r) logs[r] = std::log(rounds.b[r] / rounds.a[r]);
     const double mean = MeanOf(logs);
@@ -162,8 +163,8 @@ std::vector<TimeComparison> CompareUnpairedWallTimes(const std::vector<UnpairedR
       c.problem = rounds.a.empty() ? "no rounds in the baseline" : "no rounds in this run";
       continue;
     }
-    c.a_median = Median(rounds.a);
-    c.b_median = Median(rounds.b);
+    c.a_seconds = GeometricMean(rounds.a, rounds.a.size());
+    c.b_seconds = GeometricMean(rounds.b, rounds.b.size());
     std::vector<double> log_a, log_b;
     for (double t : rounds.a) log_a.push_back(std::log(t));
     for (double t : rounds.b) log_b.push_back(std::log(t));

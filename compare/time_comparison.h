@@ -67,8 +67,11 @@ const char* TimeVerdictName(TimeVerdict verdict);
 struct TimeComparison {
   TimeVerdict verdict = TimeVerdict::kTooFewRounds;
   int rounds = 0;
-  double a_median = 0;  // seconds per run, the median over rounds
-  double b_median = 0;
+  // Seconds per run on each side: the geometric mean over rounds of each
+  // round's median, so that b_seconds / a_seconds - 1 is delta_pct (the
+  // median over rounds could lie on the other side of an outlier round).
+  double a_seconds = 0;
+  double b_seconds = 0;
   // (geometric mean of B / A over rounds - 1) * 100, and its 95% interval.
   double delta_pct = 0;
   double ci_low_pct = 0;

@@ -92,14 +92,30 @@ TEST(CompareWallTimesTest, IntervalAndChangeOfAConsistentSlowdown) {
   ASSERT_EQ(verdicts.size(), 2u);
   EXPECT_NEAR(verdicts[0].delta_pct, 9.6, 0.1);
   EXPECT_EQ(verdicts[0].verdict, TimeVerdict::kSlower);
-  EXPECT_NEAR(verdicts[0].a_median, 1.00e-6, 1e-12);
-  EXPECT_NEAR(verdicts[0].b_median, 1.10e-6, 1e-12);
+  EXPECT_NEAR(verdicts[0].a_seconds, std::cbrt(1.00 * 1.02 * 0.99) * 1e-6, 1e-15);
+  EXPECT_NEAR(verdicts[0].b_seconds, std::cbrt(1.10 * 1.11 * 1.09) * 1e-6, 1e-15);
   EXPECT_LT(verdicts[0].p_value, 0.01);
   EXPECT_EQ(verdicts[1].verdict, TimeVerdict::kUnchanged);
   EXPECT_FALSE(verdicts[1].significant);
   EXPECT_EQ(FormatTimeChange(verdicts[0]),
             absl::StrFormat("%+.1f%% [%+.1f, %+.1f]", verdicts[0].delta_pct, verdicts[0].ci_low_pct,
                             verdicts[0].ci_high_pct));
+}
+
+// The two times a comparison shows are the ones its change compares: with
+// one slow round of A's, the medians (1.0 -> 1.2 us) would read +20%
+// beside a change of -44%.
+TEST(CompareWallTimesTest, TheTimesShownAreTheOnesTheChangeCompares) {
+  const std::vector<double> a = {1.0e-6, 1.0e-6, 10.0e-6};
+  const std::vector<double> b = {1.2e-6, 1.2e-6, 1.2e-6};
+  const TimeComparison paired = CompareWallTimes({{a, b}})[0];
+  const TimeComparison unpaired = CompareUnpairedWallTimes({{a, b}})[0];
+  for (const TimeComparison& c : {paired, unpaired}) {
+    EXPECT_NEAR(c.a_seconds, std::cbrt(10.0) * 1e-6, 1e-15);
+    EXPECT_NEAR(c.b_seconds, 1.2e-6, 1e-15);
+    EXPECT_NEAR(100 * (c.b_seconds / c.a_seconds - 1), c.delta_pct, 1e-9);
+    EXPECT_LT(c.delta_pct, -40);
+  }
 }
 
 TEST(CompareWallTimesTest, SmallChangesAreNotFlaggedHoweverConsistent) {

@@ -117,10 +117,16 @@ std::vector<compare::CaseValues> SideCaseValues(
   return values;
 }
 
-// "Overall, B against A:" and one FormatSuiteChange line per metric.
-std::string RenderSummary(const std::vector<compare::SuiteChange>& changes, bool markdown) {
+// "Overall, B against A:" and one FormatSuiteChange line per metric
+// `measure` measured.
+std::string RenderSummary(const std::vector<compare::SuiteChange>& changes,
+                          const MeasureOptions& measure, bool markdown) {
   std::string text = "\nOverall, B against A (geometric mean of B / A over cases, 95% interval):\n";
   for (const compare::SuiteChange& change : changes) {
+    const bool measured = change.metric == compare::SuiteMetric::kWallTime
+                              ? measure.wall_time
+                              : measure.instruction_counts;
+    if (!measured) continue;
     absl::StrAppend(&text, markdown ? "- " : "  ", compare::FormatSuiteChange(change), "\n");
   }
   return text;
@@ -132,9 +138,11 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
                              const Side& b, const SuiteResults& a_results,
                              const SuiteResults& b_results,
                              const std::map<std::string, compare::TimeComparison>& times,
-                             bool wall_time) {
-  compare::DeltaTable table(absl::StrCat(wall_time ? "Instructions and wall time" : "Instructions",
-                                         " per run: A (LibTorch ", a.libtorch.version,
+                             const MeasureOptions& measure) {
+  const char* measured = !measure.instruction_counts ? "Wall time"
+                         : measure.wall_time         ? "Instructions and wall time"
+                                                     : "Instructions";
+  compare::DeltaTable table(absl::StrCat(measured, " per run: A (LibTorch ", a.libtorch.version,
                                          ") vs B (LibTorch ", b.libtorch.version, ")"),
                             SuiteColumns());
   const SideResults in_a(a_results), in_b(b_results);
@@ -159,7 +167,7 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
                                     : table.Render(absl::GetFlag(FLAGS_colorize)),
       "\n", CyclesTable(cases, a, b, in_a, in_b), AllocationChanges(cases, in_a, in_b),
       RenderSummary(compare::SummarizeSuite(SideCaseValues(cases, a_results, b_results, times)),
-                    absl::GetFlag(FLAGS_markdown)));
+                    measure, absl::GetFlag(FLAGS_markdown)));
   std::sort(changes.rbegin(), changes.rend());
   for (int i = 0; i < absl::GetFlag(FLAGS_top) && i < static_cast<int>(changes.size()); ++i) {
     if (changes[i].first == 0) break;

@@ -415,9 +415,8 @@ int ReportAb(const AbPlan& plan, const Side& a, const Side& b, SideRun& a_run, S
   for (const std::string& warning : node_warnings) {
     std::fprintf(stderr, "ab_test: warning: %s\n", warning.c_str());
   }
-  std::printf("%s", RenderComparison(plan.cases, a, b, a_results, b_results, times,
-                                     plan.measure.wall_time)
-                        .c_str());
+  std::printf("%s",
+              RenderComparison(plan.cases, a, b, a_results, b_results, times, plan.measure).c_str());
   const std::string json_path = absl::GetFlag(FLAGS_json);
   if (!json_path.empty()) {
     if (absl::Status s = base::WriteFileAtomically(

@@ -49,12 +49,12 @@ compare::AbTestLibTorchProto LibTorchProto(const Side& side);
 
 // The delta table, the allocation changes and the suite-level summary,
 // then the per-function changes of the `--top` cases whose counts changed
-// most.
+// most; titles and summary name only what `measure` measured.
 std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, const Side& a,
                              const Side& b, const SuiteResults& a_results,
                              const SuiteResults& b_results,
                              const std::map<std::string, compare::TimeComparison>& times,
-                             bool wall_time);
+                             const MeasureOptions& measure);
 
 // What --json holds (compare/comparison_file.proto): both sides' results,
 // their LibTorch, and one comparison per case measured on both sides, in
