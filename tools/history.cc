@@ -198,7 +198,8 @@ int List(Store& store) {
                   r.libtorch_version.empty() ? "?" : r.libtorch_version});
   }
   std::printf("%s", table.RenderText({}).c_str());
-  std::printf("%zu runs in %s (cases: counted / timed)\n", runs->size(), store.path().c_str());
+  std::printf("%zu run%s in %s (cases: counted / timed)\n", runs->size(),
+              runs->size() == 1 ? "" : "s", store.path().c_str());
   return 0;
 }
 
@@ -231,8 +232,9 @@ int Show(Store& store) {
     }
     for (const CaseSeries& series : *all) {
       const std::vector<Step> steps = StepsOf(metric, series);
-      std::printf("%s  (%s)\n  %s  %zu runs\n", series.label.c_str(), Quantity(metric),
-                  Sparkline(series.points).c_str(), series.points.size());
+      std::printf("%s  (%s)\n  %s  %zu run%s\n", series.label.c_str(), Quantity(metric),
+                  Sparkline(series.points).c_str(), series.points.size(),
+                  series.points.size() == 1 ? "" : "s");
       compare::TextTable table({{"run", compare::Align::kRight},
                                 {"label"},
                                 {history::MetricName(metric), compare::Align::kRight},
