@@ -130,8 +130,8 @@ TEST(GateTest, WallTimeIsComparedRoundByRoundAndReportedNotGated) {
   EXPECT_EQ(file.summary().instructions().cases(), 3);
   EXPECT_EQ(file.summary().wall_time().cases(), 2);
   EXPECT_FALSE(file.summary().has_allocations());
-  EXPECT_THAT(md, HasSubstr("- wall time: +9.54% [0.00, +20.00] over 2 cases (1 slower, 0 faster "
-                            "significantly, 1 not); 1 case without one (too few rounds or "
+  EXPECT_THAT(md, HasSubstr("- wall time: +9.54% [0.00, +20.00] over 2 cases (case by case: 1 "
+                            "significantly slower, 0 significantly faster, 1 not); 1 case without one (too few rounds or "
                             "unusable times), left out\n"));
   ASSERT_EQ(file.comparisons_size(), 3);
   const CaseComparisonProto& slower = file.comparisons(0);

@@ -190,8 +190,10 @@ std::string FormatSuiteChange(const SuiteChange& change) {
       absl::StrAppend(&text, "no geometric mean (no case above 0 on both sides)");
     }
     if (change.by_verdict) {
-      absl::StrAppend(&text, " (", change.up, " slower, ", change.down, " faster significantly, ",
-                      change.unchanged, " not)");
+      // Each case's own verdict, from its rounds: the interval above is
+      // over cases, so a suite can shift with no case significant alone.
+      absl::StrAppend(&text, " (case by case: ", change.up, " significantly slower, ",
+                      change.down, " significantly faster, ", change.unchanged, " not)");
     } else if (change.unchanged_pct > 0) {
       absl::StrAppend(&text, " (", change.up, " up, ", change.down, " down, ", change.unchanged,
                       " within ", absl::StrFormat("%g", change.unchanged_pct), "%)");

@@ -131,7 +131,7 @@ std::optional<CaseComparison> CompareCase(const CaseValues& values);
 std::vector<SuiteChange> SummarizeSuite(const std::vector<CaseValues>& cases);
 
 // "instructions: +0.42% [+0.31, +0.55] over 201 cases (37 up, 2 down, 162
-// within 0.1%)"; wall time: "(3 slower, 1 faster significantly, 40 not)";
+// within 0.1%)"; wall time: "(case by case: 3 significantly slower, 1 significantly faster, 40 not)";
 // "; 2 cases on one side only, left out" when the sets differ; "no case
 // measured on both sides" when there is none.
 std::string FormatSuiteChange(const SuiteChange& change);

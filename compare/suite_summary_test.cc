@@ -100,7 +100,7 @@ TEST(SuiteSummaryTest, WallTimeUsesTheVerdicts) {
   EXPECT_EQ(change.cases, 2);
   EXPECT_NEAR(change.geomean_pct, 10, 1e-9);  // sqrt(1.21) = 1.1
   EXPECT_THAT(FormatSuiteChange(change),
-              HasSubstr("over 2 cases (1 slower, 0 faster significantly, 1 not); 1 case without "
+              HasSubstr("over 2 cases (case by case: 1 significantly slower, 0 significantly faster, 1 not); 1 case without "
                         "one (too few rounds or unusable times), left out"));
   EXPECT_THAT(base::ProtoToJsonAllFields(SuiteChangeToProto(change)),
               HasSubstr("\"by\":\"significance\",\"no_verdict\":1"));
