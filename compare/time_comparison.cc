@@ -163,13 +163,14 @@ std::vector<TimeComparison> CompareUnpairedWallTimes(const std::vector<UnpairedR
       c.problem = rounds.a.empty() ? "no rounds in the baseline" : "no rounds in this run";
       continue;
     }
-    c.a_seconds = GeometricMean(rounds.a, rounds.a.size());
-    c.b_seconds = GeometricMean(rounds.b, rounds.b.size());
     std::vector<double> log_a, log_b;
     for (double t : rounds.a) log_a.push_back(std::log(t));
     for (double t : rounds.b) log_b.push_back(std::log(t));
     const double mean_a = MeanOf(log_a);
     const double mean_b = MeanOf(log_b);
+    // The geometric means, from the log times the test reads anyway.
+    c.a_seconds = std::exp(mean_a);
+    c.b_seconds = std::exp(mean_b);
     const double mean = mean_b - mean_a;
     c.delta_pct = ToPercent(mean);
     if (c.rounds < options.min_rounds) {
