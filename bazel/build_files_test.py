@@ -94,6 +94,25 @@ def unchecked_targets(package, build_text, named):
     return missing
 
 
+def unlisted_example_files(root, build_text):
+    """Files of the example projects under root that build_text does not
+    list; Bazel's convenience links and lock files are not the project's."""
+    listed = set(re.findall(r'"([^"/]+/[^"]+)"', build_text))
+    unlisted = []
+    examples = os.path.join(root, "examples")
+    for project in sorted(os.listdir(examples)):
+        if not os.path.isdir(os.path.join(examples, project)):
+            continue
+        for directory, subdirectories, files in os.walk(os.path.join(examples, project)):
+            subdirectories[:] = sorted(d for d in subdirectories if not d.startswith("bazel-"))
+            for name in sorted(files):
+                path = os.path.relpath(os.path.join(directory, name), examples)
+                if not name.startswith("bazel-") and name != "MODULE.bazel.lock" and \
+                        path not in listed:
+                    unlisted.append(path)
+    return unlisted
+
+
 class BuildFilesTest(unittest.TestCase):
     root = None
 
@@ -147,6 +166,10 @@ class BuildFilesTest(unittest.TestCase):
                 continue
             missing += unchecked_targets(package, self.read(package + "/BUILD.bazel"), named)
         self.assertEqual(missing, [], "name them in a rule of bazel/BUILD.bazel (allow_dependencies)")
+
+    def test_examples_build_file_lists_every_example_file(self):
+        unlisted = unlisted_example_files(self.root, self.read("examples/BUILD.bazel"))
+        self.assertEqual(unlisted, [], "list them in a filegroup of examples/BUILD.bazel")
 
     def test_module_uses_every_system_repository(self):
         used = re.search(r"use_repo\(system,([^)]*)\)", self.read("MODULE.bazel"))

@@ -5,11 +5,13 @@
 # the binary runs; under Bazel 7 and later, examples/consumer_bzlmod (a
 # bazel_dep on icount) builds instead. Drives a nested bazel with its own
 # output root in the test's directory (nothing outlives the test), so the
-# test runs unsandboxed (tag no-sandbox) and, since Bazel cannot see the other
-# workspace's files, always (external). Its actions and its test's result
-# are cached in the machine's icount disk cache (the one .bazelrc names),
-# so only the first run on a machine compiles and measures: the binary is
-# built, not run, since a run would measure again every time.
+# test runs unsandboxed (tag no-sandbox). Bazel sees the examples' files
+# through //examples (their data) and what they compile through
+# //examples:time_add, so it runs this test again when either changes. The
+# nested build's actions and its test's result are cached in the machine's
+# icount disk cache (the one .bazelrc names), so only the first run on a
+# machine compiles and measures: the binary is built, not run, since a run
+# would measure again every time.
 set -u
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 readme="$(readlink -f "$1")"
