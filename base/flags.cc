@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/algorithm/container.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/internal/program_name.h"
 #include "absl/flags/parse.h"
@@ -19,6 +20,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace icount::base {
 
@@ -116,6 +118,40 @@ std::string HelpText(absl::string_view usage, const HelpLayout& layout) {
   return text;
 }
 
+absl::Status CheckNoFlagGivenTwice(int argc, char** argv) {
+  // Flags of abseil's own whose repeats mean something (--flagfile=a
+  // --flagfile=b reads both).
+  static constexpr absl::string_view kRepeatable[] = {"flagfile", "fromenv", "tryfromenv",
+                                                      "undefok"};
+  absl::flat_hash_map<std::string, std::string> first;  // flag name -> its first setting
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view argument = argv[i];
+    if (argument == "--") break;
+    absl::string_view body = argument;
+    if (!absl::ConsumePrefix(&body, "--") && !absl::ConsumePrefix(&body, "-")) continue;
+    std::string name(body.substr(0, body.find('=')));
+    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag == nullptr && absl::StartsWith(name, "no")) {
+      flag = absl::FindCommandLineFlag(name.substr(2));
+      if (flag != nullptr && !flag->IsOfType<bool>()) flag = nullptr;
+      if (flag != nullptr) name = name.substr(2);
+    }
+    if (flag == nullptr) continue;  // abseil reports unknown flags itself
+    std::string setting(argument);
+    if (!absl::StrContains(body, '=') && !flag->IsOfType<bool>() && i + 1 < argc) {
+      absl::StrAppend(&setting, " ", argv[++i]);  // "--name value"
+    }
+    if (absl::c_linear_search(kRepeatable, name)) continue;
+    const auto [earlier, inserted] = first.emplace(name, setting);
+    if (!inserted) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", name, " is given twice (", earlier->second, ", then ", setting,
+          "): it takes one value, and the second would replace the first; give it once"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionList versions,
                               const HelpLayout& layout) {
   // Past a file-size limit (ulimit -f) a write fails with EFBIG, which the
@@ -141,6 +177,7 @@ std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionL
       std::exit(0);
     }
   }
+  if (absl::Status once = CheckNoFlagGivenTwice(argc, argv); !once.ok()) std::exit(Fail(once));
   return absl::ParseCommandLine(argc, argv);
 }
 

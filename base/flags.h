@@ -74,6 +74,16 @@ std::string DescribeVersions(const VersionList& versions);
 std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionList versions,
                               const HelpLayout& layout = {});
 
+// A flag given twice on one command line is refused before anything runs:
+// abseil would keep the last value and drop the first without a word
+// (`compare --input=a.json --input=b.json` would show b.json alone). Forms
+// that set the same flag count alike (--x=1, --x 1, -x=1; --b and --nob for
+// a bool); arguments after "--" are not flags. ParseFlags calls it.
+//
+//   "--input is given twice (--input=a.json, then --input=b.json): it takes
+//    one value, and the second would replace the first; give it once"
+absl::Status CheckNoFlagGivenTwice(int argc, char** argv);
+
 // Checks of flag values, made before any work starts. Each error names the
 // flag and its value and says what is allowed:
 //

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "gmock/gmock.h"
@@ -9,6 +10,7 @@
 
 ABSL_FLAG(int, flags_test_shards, 0, "A flag of this file's section.");
 ABSL_FLAG(bool, flags_test_self_check, false, "A flag for checking icount itself.");
+ABSL_FLAG(std::string, flags_test_source, "", "A flag that takes a file.");
 
 ICOUNT_FLAG_SECTION("Sharding the test");
 
@@ -49,6 +51,40 @@ TEST(FlagsTest, PositionalArgumentsAreRefusedByName) {
   EXPECT_EQ(CheckNoPositionalArguments({program.data(), extra.data()}).message(),
             "unexpected argument \"results.json\": this program takes only flags "
             "(--name=value; see --help)");
+}
+
+// CheckNoFlagGivenTwice on a command line written as one string.
+absl::Status CheckOnce(std::vector<std::string> arguments) {
+  arguments.insert(arguments.begin(), "demo");
+  std::vector<char*> argv;
+  for (std::string& argument : arguments) argv.push_back(argument.data());
+  return CheckNoFlagGivenTwice(static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(FlagsTest, AFlagGivenTwiceIsRefusedWithBothSettings) {
+  EXPECT_EQ(CheckOnce({"--flags_test_source=a.json", "--flags_test_source=b.json"}).message(),
+            "--flags_test_source is given twice (--flags_test_source=a.json, then "
+            "--flags_test_source=b.json): it takes one value, and the second would replace "
+            "the first; give it once");
+  EXPECT_EQ(CheckOnce({"--flags_test_shards", "4", "-flags_test_shards=2"}).message(),
+            "--flags_test_shards is given twice (--flags_test_shards 4, then "
+            "-flags_test_shards=2): it takes one value, and the second would replace the "
+            "first; give it once");
+  EXPECT_FALSE(CheckOnce({"--flags_test_self_check", "--noflags_test_self_check"}).ok());
+}
+
+TEST(FlagsTest, FlagsGivenOnceAndWhatFollowsDoubleDashPass) {
+  EXPECT_TRUE(CheckOnce({}).ok());
+  EXPECT_TRUE(CheckOnce({"--flags_test_source=a.json", "--flags_test_shards=2",
+                         "--noflags_test_self_check"})
+                  .ok());
+  // A value that looks like a flag is the value of "--name value".
+  EXPECT_TRUE(CheckOnce({"--flags_test_source", "--flags_test_source=x"}).ok());
+  EXPECT_TRUE(CheckOnce({"--flags_test_source", "--flags_test_shards=2", "--flags_test_shards=3"})
+                  .ok());
+  EXPECT_TRUE(CheckOnce({"--flags_test_shards=2", "--", "--flags_test_shards=3"}).ok());
+  // Unknown flags are abseil's to report.
+  EXPECT_TRUE(CheckOnce({"--no_such_flag=1", "--no_such_flag=2"}).ok());
 }
 
 }  // namespace
