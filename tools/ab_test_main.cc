@@ -203,7 +203,10 @@ absl::Status CheckSideFlags(bool sides) {
         "--A and --B are required (shell commands setting up each environment; a side in a "
         "root, --A_root or --B_root, may leave its command out), or --sides=FILE");
   }
-  return absl::OkStatus();
+  ICOUNT_RETURN_IF_ERROR(CheckRootWithoutLibTorch(
+      absl::GetFlag(FLAGS_A_libtorch), "A_libtorch", absl::GetFlag(FLAGS_A_root), "A_root"));
+  return CheckRootWithoutLibTorch(absl::GetFlag(FLAGS_B_libtorch), "B_libtorch",
+                                  absl::GetFlag(FLAGS_B_root), "B_root");
 }
 
 // The journals a run with --json=`json` keeps: each of --sides' counts, or

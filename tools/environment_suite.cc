@@ -206,12 +206,27 @@ absl::StatusOr<environment::BuiltSuite> CompileLeavingOut(
   }
 }
 
+}  // namespace
+
+absl::Status CheckRootWithoutLibTorch(const std::string& libtorch, const std::string& libtorch_flag,
+                                      const std::string& root, const std::string& root_flag) {
+  if (libtorch.empty() || root.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--", libtorch_flag, "=", libtorch, " and --", root_flag, "=", root,
+      " do not combine: a side in a root measures the root's own torch and LibTorch; drop --",
+      root_flag, " to measure ", libtorch, " on this machine, or drop --", libtorch_flag));
+}
+
+namespace {
+
 absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& spec,
                                            const std::string& target, bool snippet_prelude,
                                            bool leave_out_uncompiled, const std::string& what,
                                            const std::string& tool) {
   FoundAndBuilt out;
   environment::SuiteBuildOptions options;
+  ICOUNT_RETURN_IF_ERROR(CheckRootWithoutLibTorch(spec.libtorch_directory, spec.libtorch_flag,
+                                                 spec.root, spec.root_flag));
   if (spec.root.empty()) {
     ICOUNT_ASSIGN_OR_RETURN(out.install, environment::FindPyTorch(spec));
   } else {

@@ -69,6 +69,14 @@ absl::StatusOr<EnvironmentTool> ToolForEnvironment(const environment::Environmen
                                                    const std::string& name,
                                                    const std::string& tool);
 
+// A side in a root measures the root's own torch and LibTorch, so a
+// LibTorch directory given with a root would be ignored: refused, with both
+// flags (`libtorch_flag` "A_libtorch", `root_flag` "A_root"):
+//
+//   "--libtorch=/opt/libtorch and --root=sid do not combine: ..."
+absl::Status CheckRootWithoutLibTorch(const std::string& libtorch, const std::string& libtorch_flag,
+                                      const std::string& root, const std::string& root_flag);
+
 // The environment main's, ci's and timeit's --env, --libtorch and --root
 // name, called by the flag that names it in messages ("--root" when a root
 // is given, "--libtorch" when only a LibTorch directory is, else "--env").

@@ -36,6 +36,8 @@ expect_first_line "$main" "$no_match" --filter='^no such case$' --list
 expect_first_line "$main" "main: --no_cpp and --no_python together leave no case to run: drop one of them" --no_cpp --no_python
 expect_first_line "$main" "main: --no_counts and --no_wall_time together leave nothing to measure: drop one of them" --no_counts --no_wall_time
 expect_first_line "$main" "main: unexpected argument \"results.json\": this program takes only flags (--name=value; see --help)" results.json
+expect_first_line "$main" "main: --filter is given twice (--filter=add, then --filter=mul): it takes one value, and the second would replace the first; give it once" --filter=add --filter=mul
+expect_first_line "$main" "main: --libtorch=/opt/libtorch and --root=sid do not combine: a side in a root measures the root's own torch and LibTorch; drop --root to measure /opt/libtorch on this machine, or drop --libtorch" --libtorch=/opt/libtorch --root=sid
 expect_first_line "$main" "main: --min_run_time=-1: must be greater than 0" --min_run_time=-1
 expect_first_line "$main" "main: --callgrind_number=0: must be at least 1" --callgrind_number=0
 expect_first_line "$main" "main: --repeats=0: must be at least 1" --repeats=0

@@ -55,10 +55,18 @@ absl::Status ParseNamedSide(absl::string_view where, absl::string_view& line, Si
   for (size_t i = 1; i < parts.size(); ++i) {
     const absl::string_view option = absl::StripAsciiWhitespace(parts[i]);
     absl::string_view value = option;
+    std::string* destination = nullptr;
     if (absl::ConsumePrefix(&value, "libtorch=") && !value.empty()) {
-      side.libtorch_directory = std::string(value);
+      destination = &side.libtorch_directory;
     } else if (absl::ConsumePrefix(&value, "root=") && !value.empty()) {
-      side.root = std::string(value);
+      destination = &side.root;
+    }
+    if (destination != nullptr && destination->empty()) {
+      *destination = std::string(value);
+    } else if (destination != nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, "side \"", side.name, "\": \"", option.substr(0, option.find('=')),
+          "=\" is given twice; give each option once"));
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           where, "side \"", side.name, "\": \"", option,
@@ -66,6 +74,11 @@ absl::Status ParseNamedSide(absl::string_view where, absl::string_view& line, Si
           "LibTorch directory DIR, or \"[NAME, root=ROOT]\" to measure in a root filesystem "
           "(a Debian suite such as trixie, or a directory)"));
     }
+  }
+  if (!side.libtorch_directory.empty() && !side.root.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "side \"", side.name, "\": libtorch= and root= do not combine: a side in a root ",
+        "measures the root's own torch and LibTorch; give one of them"));
   }
   if (line.empty() && (!side.libtorch_directory.empty() || !side.root.empty())) line = "true";
   if (line.empty()) {

@@ -75,6 +75,13 @@ TEST(ParseSidesFileTest, BadLinesSayWhereAndWhat) {
   EXPECT_THAT(error("true\n[a, libtorch=] true\n"),
               HasSubstr("s.txt:2: side \"a\": \"libtorch=\""));
   EXPECT_THAT(error("true\n[a, root=] true\n"), HasSubstr("s.txt:2: side \"a\": \"root=\""));
+  // An option given twice, or a LibTorch directory with a root, would leave
+  // one of them unused.
+  EXPECT_EQ(error("true\n[a, root=sid, root=trixie]\n"),
+            "s.txt:2: side \"a\": \"root=\" is given twice; give each option once");
+  EXPECT_EQ(error("true\n[a, libtorch=/x, root=sid]\n"),
+            "s.txt:2: side \"a\": libtorch= and root= do not combine: a side in a root measures "
+            "the root's own torch and LibTorch; give one of them");
 }
 
 TEST(CompareAcrossSidesTest, FindsEveryChangeAndTheFirst) {
