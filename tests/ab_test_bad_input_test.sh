@@ -124,6 +124,8 @@ expect_first_line "$ab_test" "ab_test: --top=-1: must be at least 0" --A=true --
 expect_first_line "$ab_test" "ab_test: --resume needs the --json of the run to continue" --A=true --B=true --resume
 expect_first_line "$ab_test" "ab_test: --B_libtorch=/opt/libtorch and --B_root=sid do not combine: a side in a root measures the root's own torch and LibTorch; drop --B_root to measure /opt/libtorch on this machine, or drop --B_libtorch" \
   --A=true --B_root=sid --B_libtorch=/opt/libtorch
+expect_first_line "$ab_test" "ab_test: --A_worker runs a prebuilt worker on this machine as it is, so --A_root would be left unused: give one or the other" \
+  --A=true --B=true --A_worker=/bin/true --A_root=sid
 printf 'name,count\nadd,1\n' > "$tmp/foreign.csv"
 if "$ab_test" --A=true --B=true --json="$tmp/foreign.csv" > /dev/null 2> "$tmp/foreign.err"; then fail "a CSV --json"; fi
 grep -q -- "--json: $tmp/foreign.csv exists and is not a file this tool wrote" "$tmp/foreign.err" \

@@ -71,8 +71,10 @@ expect_first_line "$ab_test" "ab_test: $tmp/one_side.txt: 1 side; --sides needs 
   --sides="$tmp/one_side.txt"
 expect_first_line "$ab_test" "ab_test: $tmp/twice.txt:3: side name \"b\" is already used on line 2: give each side its own name" \
   --sides="$tmp/twice.txt"
-expect_first_line "$ab_test" "ab_test: --sides replaces --A and --B (and their workers): give one or the other" \
+expect_first_line "$ab_test" "ab_test: --sides replaces --A and --B and their _libtorch, _root and _worker flags (given: --A): give one or the other" \
   --sides="$tmp/sides.txt" --A=true
+expect_first_line "$ab_test" "ab_test: --sides replaces --A and --B and their _libtorch, _root and _worker flags (given: --A_libtorch, --B_root): give one or the other" \
+  --sides="$tmp/sides.txt" --B_root=sid --A_libtorch=/opt/libtorch
 expect_first_line "$ab_test" "ab_test: --sides compares instruction counts only: for wall time, compare two of its environments with --A, --B and --display_time" \
   --sides="$tmp/sides.txt" --display_time
 printf 'true\n[broken] exit 7\n' > "$tmp/broken_side.txt"

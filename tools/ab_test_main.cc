@@ -179,13 +179,43 @@ bool IsComparisonJson(absl::string_view text) {
   return absl::StartsWith(text, "{\"A\":") || absl::StartsWith(text, "{\"sides\":");
 }
 
+// The flags of side A and B that are given ("--A", "--B_root"), in the
+// order --help lists them.
+std::vector<std::string> GivenSideFlags() {
+  const std::pair<const char*, const absl::Flag<std::string>*> flags[] = {
+      {"A", &FLAGS_A},
+      {"A_libtorch", &FLAGS_A_libtorch},
+      {"A_root", &FLAGS_A_root},
+      {"A_worker", &FLAGS_A_worker},
+      {"B", &FLAGS_B},
+      {"B_libtorch", &FLAGS_B_libtorch},
+      {"B_root", &FLAGS_B_root},
+      {"B_worker", &FLAGS_B_worker},
+  };
+  std::vector<std::string> given;
+  for (const auto& [name, flag] : flags) {
+    if (!absl::GetFlag(*flag).empty()) given.push_back(absl::StrCat("--", name));
+  }
+  return given;
+}
+
+// A prebuilt worker runs on this machine as it is: no root or LibTorch
+// directory of the side would be used.
+absl::Status CheckWorkerAlone(const std::string& side, const std::string& worker,
+                              const std::string& libtorch, const std::string& root) {
+  if (worker.empty() || (libtorch.empty() && root.empty())) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--", side, "_worker runs a prebuilt worker on this machine as it is, so --", side,
+      root.empty() ? "_libtorch" : "_root", " would be left unused: give one or the other"));
+}
+
 // --sides against --A and --B: one or the other, and what --sides cannot do.
 absl::Status CheckSideFlags(bool sides) {
   if (sides) {
-    if (!absl::GetFlag(FLAGS_A).empty() || !absl::GetFlag(FLAGS_B).empty() ||
-        !absl::GetFlag(FLAGS_A_worker).empty() || !absl::GetFlag(FLAGS_B_worker).empty()) {
-      return absl::InvalidArgumentError(
-          "--sides replaces --A and --B (and their workers): give one or the other");
+    if (const std::vector<std::string> given = GivenSideFlags(); !given.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--sides replaces --A and --B and their _libtorch, _root and _worker flags (given: ",
+          absl::StrJoin(given, ", "), "): give one or the other"));
     }
     if (absl::GetFlag(FLAGS_display_time) || absl::GetFlag(FLAGS_no_counts)) {
       return absl::InvalidArgumentError(
@@ -203,6 +233,12 @@ absl::Status CheckSideFlags(bool sides) {
         "--A and --B are required (shell commands setting up each environment; a side in a "
         "root, --A_root or --B_root, may leave its command out), or --sides=FILE");
   }
+  ICOUNT_RETURN_IF_ERROR(CheckWorkerAlone("A", absl::GetFlag(FLAGS_A_worker),
+                                          absl::GetFlag(FLAGS_A_libtorch),
+                                          absl::GetFlag(FLAGS_A_root)));
+  ICOUNT_RETURN_IF_ERROR(CheckWorkerAlone("B", absl::GetFlag(FLAGS_B_worker),
+                                          absl::GetFlag(FLAGS_B_libtorch),
+                                          absl::GetFlag(FLAGS_B_root)));
   ICOUNT_RETURN_IF_ERROR(CheckRootWithoutLibTorch(
       absl::GetFlag(FLAGS_A_libtorch), "A_libtorch", absl::GetFlag(FLAGS_A_root), "A_root"));
   return CheckRootWithoutLibTorch(absl::GetFlag(FLAGS_B_libtorch), "B_libtorch",
