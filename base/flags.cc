@@ -152,6 +152,11 @@ absl::Status CheckNoFlagGivenTwice(int argc, char** argv) {
   return absl::OkStatus();
 }
 
+bool FlagDiffersFromDefault(absl::string_view name) {
+  const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+  return flag != nullptr && flag->CurrentValue() != flag->DefaultValue();
+}
+
 std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionList versions,
                               const HelpLayout& layout) {
   // Past a file-size limit (ulimit -f) a write fails with EFBIG, which the

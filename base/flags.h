@@ -84,6 +84,12 @@ std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionL
 //    one value, and the second would replace the first; give it once"
 absl::Status CheckNoFlagGivenTwice(int argc, char** argv);
 
+// Whether the flag `name` (without "--") holds another value than its
+// default: a flag that only applies with another one can be refused
+// without that one (timeit's --repeats without --callgrind). False for a
+// flag this program does not define.
+bool FlagDiffersFromDefault(absl::string_view name);
+
 // Checks of flag values, made before any work starts. Each error names the
 // flag and its value and says what is allowed:
 //

@@ -53,6 +53,15 @@ TEST(FlagsTest, PositionalArgumentsAreRefusedByName) {
             "(--name=value; see --help)");
 }
 
+TEST(FlagsTest, FlagDiffersFromDefaultComparesWithTheDefault) {
+  EXPECT_FALSE(FlagDiffersFromDefault("flags_test_shards"));
+  absl::SetFlag(&FLAGS_flags_test_shards, 4);
+  EXPECT_TRUE(FlagDiffersFromDefault("flags_test_shards"));
+  absl::SetFlag(&FLAGS_flags_test_shards, 0);
+  EXPECT_FALSE(FlagDiffersFromDefault("flags_test_shards"));
+  EXPECT_FALSE(FlagDiffersFromDefault("no_such_flag"));
+}
+
 // CheckNoFlagGivenTwice on a command line written as one string.
 absl::Status CheckOnce(std::vector<std::string> arguments) {
   arguments.insert(arguments.begin(), "demo");

@@ -24,6 +24,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/files.h"
+#include "base/flags.h"
 #include "base/status.h"
 #include "base/subprocess.h"
 #include "cli/tool_flags.h"
@@ -259,6 +260,13 @@ int Main(int argc, char** argv) {
   }
   if (language == "python" && !absl::GetFlag(FLAGS_global_setup).empty()) {
     return Usage("--global_setup is C++ only; put Python imports in --setup");
+  }
+  if (!absl::GetFlag(FLAGS_callgrind)) {
+    for (const char* name : {"callgrind_number", "repeats", "top", "cache_sim"}) {
+      if (!base::FlagDiffersFromDefault(name)) continue;
+      return Usage(absl::StrCat("--", name, " applies to the instruction counts of --callgrind: ",
+                                "add --callgrind, or drop --", name));
+    }
   }
   if (absl::Status s = CheckJsonFlag(); !s.ok()) return base::Fail(s);
   absl::StatusOr<base::ChildOutcome> outcome = base::RunInChild(
