@@ -157,6 +157,17 @@ bool FlagDiffersFromDefault(absl::string_view name) {
   return flag != nullptr && flag->CurrentValue() != flag->DefaultValue();
 }
 
+absl::Status RefuseUnusedFlags(std::initializer_list<absl::string_view> names, bool unused,
+                               absl::string_view why) {
+  if (!unused) return absl::OkStatus();
+  for (absl::string_view name : names) {
+    if (FlagDiffersFromDefault(name)) {
+      return absl::InvalidArgumentError(absl::StrCat("--", name, " ", why));
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionList versions,
                               const HelpLayout& layout) {
   // Past a file-size limit (ulimit -f) a write fails with EFBIG, which the

@@ -1,6 +1,7 @@
 #ifndef ICOUNT_BASE_FLAGS_H_
 #define ICOUNT_BASE_FLAGS_H_
 
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,10 +86,17 @@ std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionL
 absl::Status CheckNoFlagGivenTwice(int argc, char** argv);
 
 // Whether the flag `name` (without "--") holds another value than its
-// default: a flag that only applies with another one can be refused
-// without that one (timeit's --repeats without --callgrind). False for a
-// flag this program does not define.
+// default. False for a flag this program does not define.
 bool FlagDiffersFromDefault(absl::string_view name);
+
+// Refuses flags that would do nothing: when `unused`, the first of `names`
+// set to other than its default is an error, "--<name> <why>":
+//
+//   ICOUNT_RETURN_IF_ERROR(RefuseUnusedFlags(
+//       {"repeats", "cache_sim"}, no_counts,
+//       "shapes the instruction counts, which --no_counts leaves out: drop one of them"));
+absl::Status RefuseUnusedFlags(std::initializer_list<absl::string_view> names, bool unused,
+                               absl::string_view why);
 
 // Checks of flag values, made before any work starts. Each error names the
 // flag and its value and says what is allowed:

@@ -62,6 +62,19 @@ TEST(FlagsTest, FlagDiffersFromDefaultComparesWithTheDefault) {
   EXPECT_FALSE(FlagDiffersFromDefault("no_such_flag"));
 }
 
+TEST(FlagsTest, UnusedFlagsAreRefusedByTheFirstSet) {
+  EXPECT_TRUE(RefuseUnusedFlags({"flags_test_shards"}, true, "is unused").ok());
+  absl::SetFlag(&FLAGS_flags_test_self_check, true);
+  absl::SetFlag(&FLAGS_flags_test_shards, 2);
+  EXPECT_TRUE(RefuseUnusedFlags({"flags_test_shards"}, false, "is unused").ok());
+  EXPECT_EQ(RefuseUnusedFlags({"flags_test_source", "flags_test_self_check", "flags_test_shards"},
+                              true, "is unused here: drop it")
+                .message(),
+            "--flags_test_self_check is unused here: drop it");
+  absl::SetFlag(&FLAGS_flags_test_self_check, false);
+  absl::SetFlag(&FLAGS_flags_test_shards, 0);
+}
+
 // CheckNoFlagGivenTwice on a command line written as one string.
 absl::Status CheckOnce(std::vector<std::string> arguments) {
   arguments.insert(arguments.begin(), "demo");

@@ -119,7 +119,11 @@ expect_first_line "$ab_test" 'ab_test: unexpected argument "x": this program tak
 expect_first_line "$ab_test" "ab_test: --filter=( is not a valid RE2 regex: missing ): (" --A=true --B=true --filter='('
 expect_first_line "$ab_test" 'ab_test: no case matches --filter=^no such case$ (it is searched in labels such as "Pointwise / Math / add"; main --list shows them all)' \
   --A=true --B=true --filter='^no such case$'
-expect_first_line "$ab_test" "ab_test: --time_rounds=0: must be at least 1" --A=true --B=true --time_rounds=0
+expect_first_line "$ab_test" "ab_test: --time_rounds=0: must be at least 1" --A=true --B=true --display_time --time_rounds=0
+expect_first_line "$ab_test" "ab_test: --time_rounds applies to wall time, which ab_test measures with --display_time (or --no_counts): add --display_time, or drop it" \
+  --A=true --B=true --time_rounds=3
+expect_first_line "$ab_test" "ab_test: --cache_sim shapes the instruction counts, which --no_counts leaves out: drop one of them" \
+  --A=true --B=true --no_counts --cache_sim
 expect_first_line "$ab_test" "ab_test: --top=-1: must be at least 0" --A=true --B=true --top=-1
 expect_first_line "$ab_test" "ab_test: --resume needs the --json of the run to continue" --A=true --B=true --resume
 expect_first_line "$ab_test" "ab_test: --B_libtorch=/opt/libtorch and --B_root=sid do not combine: a side in a root measures the root's own torch and LibTorch; drop --B_root to measure /opt/libtorch on this machine, or drop --B_libtorch" \

@@ -61,6 +61,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/files.h"
+#include "base/flags.h"
 #include "base/proto_json.h"
 #include "base/status.h"
 #include "base/text.h"
@@ -233,6 +234,14 @@ absl::Status CheckSideFlags(bool sides) {
         "--A and --B are required (shell commands setting up each environment; a side in a "
         "root, --A_root or --B_root, may leave its command out), or --sides=FILE");
   }
+  const bool no_counts = absl::GetFlag(FLAGS_no_counts);
+  ICOUNT_RETURN_IF_ERROR(base::RefuseUnusedFlags(
+      {"min_run_time", "time_rounds"}, !absl::GetFlag(FLAGS_display_time) && !no_counts,
+      "applies to wall time, which ab_test measures with --display_time (or --no_counts): add "
+      "--display_time, or drop it"));
+  ICOUNT_RETURN_IF_ERROR(base::RefuseUnusedFlags(
+      {"cache_sim", "rehearse_torchscript", "top"}, no_counts,
+      "shapes the instruction counts, which --no_counts leaves out: drop one of them"));
   ICOUNT_RETURN_IF_ERROR(CheckWorkerAlone("A", absl::GetFlag(FLAGS_A_worker),
                                           absl::GetFlag(FLAGS_A_libtorch),
                                           absl::GetFlag(FLAGS_A_root)));

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/files.h"
+#include "base/flags.h"
 #include "base/status.h"
 #include "base/text.h"
 #include "cli/tool_flags.h"
@@ -114,6 +115,14 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
     return absl::InvalidArgumentError(
         "--no_counts and --no_wall_time together leave nothing to measure: drop one of them");
   }
+  ICOUNT_RETURN_IF_ERROR(base::RefuseUnusedFlags(
+      {"callgrind_number", "repeats", "cache_sim", "baseline_per_case", "template_per_case",
+       "rehearse_torchscript"},
+      absl::GetFlag(FLAGS_no_counts),
+      "shapes the instruction counts, which --no_counts leaves out: drop one of them"));
+  ICOUNT_RETURN_IF_ERROR(base::RefuseUnusedFlags(
+      {"min_run_time"}, absl::GetFlag(FLAGS_no_wall_time),
+      "shapes the wall time, which --no_wall_time leaves out: drop one of them"));
   ICOUNT_RETURN_IF_ERROR(CheckMeasureOptions(MeasureFlags()));
   ICOUNT_RETURN_IF_ERROR(base::CheckFlagAtLeast("jobs", absl::GetFlag(FLAGS_jobs), 0));
   ICOUNT_RETURN_IF_ERROR(base::CheckFlagPositive("timeout", absl::GetFlag(FLAGS_timeout)));

@@ -261,12 +261,11 @@ int Main(int argc, char** argv) {
   if (language == "python" && !absl::GetFlag(FLAGS_global_setup).empty()) {
     return Usage("--global_setup is C++ only; put Python imports in --setup");
   }
-  if (!absl::GetFlag(FLAGS_callgrind)) {
-    for (const char* name : {"callgrind_number", "repeats", "top", "cache_sim"}) {
-      if (!base::FlagDiffersFromDefault(name)) continue;
-      return Usage(absl::StrCat("--", name, " applies to the instruction counts of --callgrind: ",
-                                "add --callgrind, or drop --", name));
-    }
+  if (absl::Status unused = base::RefuseUnusedFlags(
+          {"callgrind_number", "repeats", "top", "cache_sim"}, !absl::GetFlag(FLAGS_callgrind),
+          "applies to the instruction counts of --callgrind: add --callgrind, or drop it");
+      !unused.ok()) {
+    return Usage(unused.message());
   }
   if (absl::Status s = CheckJsonFlag(); !s.ok()) return base::Fail(s);
   absl::StatusOr<base::ChildOutcome> outcome = base::RunInChild(

@@ -46,7 +46,7 @@ expect_error no_stmt "--stmt is required" --language=python
 expect_error conflict "choose one of --number, --autorange and --adaptive" --language=python --stmt=x --number=5 --adaptive
 expect_error adaptive_zero '--adaptive wants a positive threshold, got "0"' --language=python --stmt=x --adaptive=0
 expect_error python_global "--global_setup is C++ only" --language=python --stmt=x --global_setup='#include <cmath>'
-expect_error repeats_alone "timeit: --repeats applies to the instruction counts of --callgrind: add --callgrind, or drop --repeats" \
+expect_error repeats_alone "timeit: --repeats applies to the instruction counts of --callgrind: add --callgrind, or drop it" \
   --language=python --stmt=x --repeats=3
 expect_error cache_sim_alone "timeit: --cache_sim applies to the instruction counts of --callgrind" --language=python --stmt=x --cache_sim
 expect_error unknown_flag "Unknown command line flag 'no_such_flag'" --language=python --stmt=x --no_such_flag
