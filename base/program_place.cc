@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -64,6 +65,32 @@ bool RunpathNamesOrigin(absl::string_view binary) {
   return false;
 }
 
+// Writes `contents` to the new file `path` (mode 0755) from a child
+// process. Written here, the file would be open for writing while another
+// thread forks (O_CLOEXEC closes the descriptor only at that child's
+// exec), and starting it meanwhile fails with ETXTBSY ("Text file busy"):
+// concurrent runs each place a worker. The child only opens, writes and
+// exits, as a child of a threaded process may.
+bool WriteExecutableFromChild(const std::string& path, const std::string& contents) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+    if (fd < 0) _exit(1);
+    for (size_t written = 0; written < contents.size();) {
+      const ssize_t n = write(fd, contents.data() + written, contents.size() - written);
+      if (n <= 0) _exit(1);
+      written += static_cast<size_t>(n);
+    }
+    _exit(close(fd) == 0 ? 0 : 1);
+  }
+  if (pid < 0) return false;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return false;
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 absl::Status LinkExecutable(const std::string& from, const std::string& to) {
   absl::StatusOr<std::string> real = RealPath(from);
   if (!real.ok()) return absl::NotFoundError(absl::StrCat("the program ", real.status().message()));
@@ -75,10 +102,7 @@ absl::Status LinkExecutable(const std::string& from, const std::string& to) {
   if (!finds_libraries_by_its_path) {
     if (link(real->c_str(), to.c_str()) == 0) return absl::OkStatus();
     if (binary.ok()) {
-      const int fd = open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
-      const bool copied = fd >= 0 && write(fd, binary->data(), binary->size()) ==
-                                         static_cast<ssize_t>(binary->size());
-      if (fd >= 0 && close(fd) == 0 && copied) return absl::OkStatus();
+      if (WriteExecutableFromChild(to, *binary)) return absl::OkStatus();
       unlink(to.c_str());
     }
   }
