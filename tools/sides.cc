@@ -61,19 +61,19 @@ absl::Status ParseNamedSide(absl::string_view where, absl::string_view& line, Si
     } else if (absl::ConsumePrefix(&value, "root=") && !value.empty()) {
       destination = &side.root;
     }
-    if (destination != nullptr && destination->empty()) {
-      *destination = std::string(value);
-    } else if (destination != nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, "side \"", side.name, "\": \"", option.substr(0, option.find('=')),
-          "=\" is given twice; give each option once"));
-    } else {
+    if (destination == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
           where, "side \"", side.name, "\": \"", option,
           "\" is not an option a side takes; write \"[NAME, libtorch=DIR]\" to measure the "
           "LibTorch directory DIR, or \"[NAME, root=ROOT]\" to measure in a root filesystem "
           "(a Debian suite such as trixie, or a directory)"));
     }
+    if (!destination->empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, "side \"", side.name, "\": \"", option.substr(0, option.find('=')),
+          "=\" is given twice; give each option once"));
+    }
+    *destination = std::string(value);
   }
   if (!side.libtorch_directory.empty() && !side.root.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
