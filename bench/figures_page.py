@@ -12,9 +12,10 @@ alone replaces only its own row.
       # the cold and nothing-changed rows from bench/ci_time.sh's output,
       # with the machine and commit it names
 
-A figure with a row of its own for the slower EPYC (CPUID family 25,
-model 1; its id ends in _model1) is written to that row when measured
-there, so the page keeps both machines' figures side by side.
+A figure with a row of its own for one of the slower EPYCs (CPUID family
+25 model 1, id ending in _model1; family 26 model 2, id ending in
+_family26) is written to that row when measured there, so the page keeps
+the machines' figures side by side.
 """
 
 import argparse
@@ -35,9 +36,16 @@ FIGURES = {
                 "`bench/ci_time.sh`"),
     "ci_warm": ("`./bazelw test //...` with nothing changed (cached results)",
                 "`bench/ci_time.sh`"),
+    "ci_new_clone": ("`.ci/run` in a new clone of a commit this machine has tested (new output "
+                     "base; results and objects from the machine's disk cache)", "`.ci/run`"),
     "ci_cold_model1": ("`./bazelw test //...` cold, on the slower EPYC", "`bench/ci_time.sh`"),
     "ci_warm_model1": ("`./bazelw test //...` with nothing changed, on the slower EPYC",
                        "`bench/ci_time.sh`"),
+    "ci_cold_family26": ("`./bazelw test //...` cold, on the EPYC of family 26: packages installed, "
+                         "no output base, disk cache or roots (as on a fresh machine)",
+                         "`bench/ci_time.sh`, or `./bazelw test //...` on a fresh machine"),
+    "ci_warm_family26": ("`./bazelw test //...` with nothing changed, on the EPYC of family 26",
+                         "`bench/ci_time.sh`, or `./bazelw test //...` again"),
     "bazel7_suite": ("`./bazelw test //...` in Debian sid: Bazel 7.7.1 building the module, g++ 16, "
                      "PyTorch 2.14.1 with C++20, Python 3.14, valgrind 3.27; new output base, "
                      "the tests that make roots left out",
@@ -123,14 +131,16 @@ def head_commit():
     return commit + (" with changes" if changed else "")
 
 
-SLOWER_EPYC = "(family 25, model 1, "
+# bench/machine.py's words for a slower EPYC -> the suffix of its rows.
+SLOWER_EPYCS = {"(family 25, model 1, ": "_model1", "(family 26, model 2, ": "_family26"}
 
 
 def row_id(figure, machine_text):
     """The row a figure measured on `machine_text` (bench/machine.py's line)
-    goes to: its _model1 row on the slower EPYC, where it has one."""
-    if SLOWER_EPYC in machine_text and figure + "_model1" in FIGURES:
-        return figure + "_model1"
+    goes to: its row for a slower EPYC, where it has one."""
+    for words, suffix in SLOWER_EPYCS.items():
+        if words in machine_text and figure + suffix in FIGURES:
+            return figure + suffix
     return figure
 
 

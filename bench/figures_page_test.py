@@ -12,6 +12,7 @@ import figures_page  # noqa: E402
 
 MODEL_1 = "AMD EPYC (family 25, model 1, stepping 1), 2 CPUs, rdtscp in CPUID: yes"
 MODEL_17 = "AMD EPYC (family 25, model 17, stepping 1), 2 CPUs, rdtscp in CPUID: yes"
+FAMILY_26 = "AMD EPYC (family 26, model 2, stepping 1), 2 CPUs, rdtscp in CPUID: no"
 
 
 def ci_time_md(machine_text, cold, warm):
@@ -31,6 +32,9 @@ class RowIdTest(unittest.TestCase):
         self.assertEqual(figures_page.row_id("fast_loop", MODEL_17), "fast_loop")
         # Model 17's CPUID line contains "model 1" too, but not "model 1,".
         self.assertEqual(figures_page.row_id("ci_cold", MODEL_17), "ci_cold")
+        self.assertEqual(figures_page.row_id("ci_cold", FAMILY_26), "ci_cold_family26")
+        self.assertEqual(figures_page.row_id("ci_warm", FAMILY_26), "ci_warm_family26")
+        self.assertEqual(figures_page.row_id("fast_loop", FAMILY_26), "fast_loop")
 
 
 class CiTimeTest(unittest.TestCase):
@@ -63,6 +67,21 @@ class CiTimeTest(unittest.TestCase):
             ran = self.run_page(page, "ci_time", os.path.join(tmp, "ci_time.md"))
             self.assertNotEqual(ran.returncode, 0)
             self.assertIn("has rows this script does not know: ['made_up']", ran.stderr)
+
+
+class CheckedInPageTest(unittest.TestCase):
+    """docs/figures.md as checked in is what the script writes from its own
+    rows: every row known, in the script's order, under its header."""
+
+    def test_the_page_is_the_scripts_own(self):
+        page = os.environ["FIGURES_PAGE"]
+        with open(page, encoding="utf-8") as f:
+            checked_in = f.read()
+        with tempfile.TemporaryDirectory() as tmp:
+            rewritten = os.path.join(tmp, "figures.md")
+            figures_page.write_page(rewritten, figures_page.read_rows(page))
+            with open(rewritten, encoding="utf-8") as f:
+                self.assertEqual(f.read(), checked_in)
 
 
 if __name__ == "__main__":

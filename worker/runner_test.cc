@@ -332,8 +332,10 @@ TEST(RunnerTest, InterruptReachesConcurrentRunsAfterOneHasEnded) {
     }
   };
   absl::StatusOr<RunnerReport> short_run;
+  std::promise<void> short_ended;
   std::thread short_thread([&] {
     short_run = RunOrders({PythonOrder("short", "import time; time.sleep(2)")}, short_options);
+    short_ended.set_value();
   });
   short_started.get_future().wait();
 
@@ -352,8 +354,8 @@ TEST(RunnerTest, InterruptReachesConcurrentRunsAfterOneHasEnded) {
   std::thread interrupter;
   options.on_progress = [&](const RunnerProgress& progress) {
     if (progress.done == 1 && !interrupter.joinable()) {
-      interrupter = std::thread([&] {
-        short_thread.join();
+      interrupter = std::thread([&, short_ended = short_ended.get_future()] {
+        short_ended.wait();
         WaitForFile(other_started);
         WaitForFile(long_started);
         kill(getpid(), SIGINT);
@@ -362,7 +364,10 @@ TEST(RunnerTest, InterruptReachesConcurrentRunsAfterOneHasEnded) {
   };
   absl::StatusOr<RunnerReport> long_run =
       RunOrders({PythonOrder("first", "pass"), SlowOrder("slow", long_started)}, options);
+  // Every thread is joined whatever happened, so that a failed run is
+  // reported by the expectations below instead of ending the test binary.
   if (interrupter.joinable()) interrupter.join();
+  short_thread.join();
   other_thread.join();
   ASSERT_TRUE(short_run.ok()) << short_run.status();
   EXPECT_EQ(long_run.status().code(), absl::StatusCode::kCancelled) << long_run.status();
