@@ -14,7 +14,7 @@
 # Bazel's outputs for these builds are kept in root-builds/bazel7-module-test:
 # the first run on a machine builds, later runs find everything built.
 # Runs unsandboxed: the root is entered through a mount namespace, and the
-# builds need this checkout (found through README.md).
+# builds need this checkout (found through WORKSPACE).
 set -u
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 roots="$PWD/$1"

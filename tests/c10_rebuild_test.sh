@@ -11,7 +11,7 @@
 # (~/.cache/icount/c10-rebuild, or $ICOUNT_TEST_C10_CACHE), so only the
 # first run on a machine downloads (Debian's archive must be reachable)
 # and compiles c10. Runs unsandboxed (no-sandbox: the nested build needs
-# this checkout, found through README.md's link).
+# this checkout, found through WORKSPACE's link).
 set -u
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 ab_test="$PWD/$1"

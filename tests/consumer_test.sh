@@ -14,8 +14,7 @@
 # would measure again every time.
 set -u
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
-readme="$(readlink -f "$1")"
-root="$(dirname "$readme")"
+root="$(dirname "$(readlink -f "$1")")"
 output_root="$TEST_TMPDIR/consumer-output-root"
 # Bazel gives a test no HOME; the disk cache is the user's (or the one
 # bench/ci_time.sh passes with --test_env=ICOUNT_TEST_DISK_CACHE).

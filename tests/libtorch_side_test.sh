@@ -11,7 +11,7 @@
 # does not compile fails on that side alone, with the compiler's error.
 #
 # Runs unsandboxed (no-sandbox: the nested build needs this checkout, found
-# through README.md's link; tests/BUILD.bazel says what its result depends
+# through WORKSPACE's link; tests/BUILD.bazel says what its result depends
 # on). Its output base lives in the test's directory and goes with it; its
 # actions come from the machine's icount disk cache, so only those that see
 # the changed header compile.

@@ -7,14 +7,14 @@
 # sid's in both languages and names the functions that moved; for trixie,
 # bad roots are refused with what to do.
 #
-#   root_sides_test.sh SUITE MAIN AB_TEST README
+#   root_sides_test.sh SUITE MAIN AB_TEST WORKSPACE
 #
 # The roots and their builds are the machine's, as a user's are
 # (~/.cache/icount/roots and root-builds): the first run on a machine makes
 # them (debootstrap from the machine's Debian mirror, then a build in each),
 # later runs reuse them. ICOUNT_TEST_ROOT_CACHE=DIR puts them in DIR instead
 # (to time a cold run). Runs unsandboxed: roots are entered through mount
-# namespaces, and the builds need this checkout (found through README.md).
+# namespaces, and the builds need this checkout (found through WORKSPACE).
 set -u
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 suite=$1
