@@ -72,6 +72,13 @@ std::vector<std::pair<std::string, std::string>>& FlagSections() {
   return *sections;
 }
 
+// Whether the flag `name` (without "--") holds another value than its
+// default. False for a flag this program does not define.
+bool FlagDiffersFromDefault(absl::string_view name) {
+  const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+  return flag != nullptr && flag->CurrentValue() != flag->DefaultValue();
+}
+
 }  // namespace
 
 namespace internal {
@@ -150,11 +157,6 @@ absl::Status CheckNoFlagGivenTwice(int argc, char** argv) {
     }
   }
   return absl::OkStatus();
-}
-
-bool FlagDiffersFromDefault(absl::string_view name) {
-  const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-  return flag != nullptr && flag->CurrentValue() != flag->DefaultValue();
 }
 
 absl::Status RefuseUnusedFlags(std::initializer_list<absl::string_view> names, bool unused,

@@ -85,10 +85,6 @@ std::vector<char*> ParseFlags(int argc, char** argv, const char* usage, VersionL
 //    one value, and the second would replace the first; give it once"
 absl::Status CheckNoFlagGivenTwice(int argc, char** argv);
 
-// Whether the flag `name` (without "--") holds another value than its
-// default. False for a flag this program does not define.
-bool FlagDiffersFromDefault(absl::string_view name);
-
 // Refuses flags that would do nothing: when `unused`, the first of `names`
 // set to other than its default is an error, "--<name> <why>":
 //

@@ -53,13 +53,17 @@ TEST(FlagsTest, PositionalArgumentsAreRefusedByName) {
             "(--name=value; see --help)");
 }
 
-TEST(FlagsTest, FlagDiffersFromDefaultComparesWithTheDefault) {
-  EXPECT_FALSE(FlagDiffersFromDefault("flags_test_shards"));
+// A flag counts as set when it holds another value than its default, not
+// when it was named: set back to the default, it is accepted again.
+TEST(FlagsTest, AFlagAtItsDefaultIsNotRefused) {
+  EXPECT_TRUE(RefuseUnusedFlags({"flags_test_shards"}, true, "is unused").ok());
   absl::SetFlag(&FLAGS_flags_test_shards, 4);
-  EXPECT_TRUE(FlagDiffersFromDefault("flags_test_shards"));
+  EXPECT_EQ(RefuseUnusedFlags({"flags_test_shards"}, true, "is unused").message(),
+            "--flags_test_shards is unused");
   absl::SetFlag(&FLAGS_flags_test_shards, 0);
-  EXPECT_FALSE(FlagDiffersFromDefault("flags_test_shards"));
-  EXPECT_FALSE(FlagDiffersFromDefault("no_such_flag"));
+  EXPECT_TRUE(RefuseUnusedFlags({"flags_test_shards"}, true, "is unused").ok());
+  // A name this program does not define is never set.
+  EXPECT_TRUE(RefuseUnusedFlags({"no_such_flag"}, true, "is unused").ok());
 }
 
 TEST(FlagsTest, UnusedFlagsAreRefusedByTheFirstSet) {
