@@ -7,7 +7,7 @@
 # package it needs, as on a fresh machine; the checkout is seen there at
 # its own path, and Bazel's outputs stay inside the copy. The tests that
 # make roots of their own (root_sides_*_test, bazel7_module_test) are left
-# out: they would debootstrap inside the copy.
+# out: they would make Debian roots inside the copy.
 #
 #   bench/bazel7_suite.sh OUT_DIR [BAZEL TEST OPTION...]
 #

@@ -31,39 +31,40 @@
 namespace icount::environment {
 namespace {
 
-constexpr char kDebootstrap[] = "/usr/sbin/debootstrap";
-constexpr char kDebootstrapScripts[] = "/usr/share/debootstrap/scripts";
+// mmdebstrap, not debootstrap: it resolves and unpacks the packages with
+// apt and dpkg in a few calls, where debootstrap runs dpkg package by
+// package, and it leaves the downloaded packages out of the root.
+constexpr char kMmdebstrap[] = "/usr/bin/mmdebstrap";
+// Debian's releases, one "13,Trixie,trixie,<dates>" line each, oldest first.
+constexpr char kDebianReleases[] = "/usr/share/distro-info/debian.csv";
 constexpr char kPartialSuffix[] = ".partial";
 constexpr char kOldSuffix[] = ".old";
 // Lines of a failed make's output its error quotes.
 constexpr size_t kQuotedLines = 15;
-// Below this when debootstrap stops, the disk filled up.
+// Below this when mmdebstrap stops, the disk filled up.
 constexpr uint64_t kDiskFullBytes = 500'000'000;
+// How many of the newest releases a message about an unknown suite names.
+constexpr size_t kReleasesNamed = 6;
 
 bool IsSuiteName(absl::string_view value) {
   return !value.empty() && std::all_of(value.begin(), value.end(),
                                        [](char c) { return c >= 'a' && c <= 'z'; });
 }
 
-// The suites this machine's debootstrap knows, for messages.
-std::string KnownSuites() {
+// The codenames of Debian's releases, oldest first, sid among them, as this
+// machine's distro-info-data lists them; empty when it is not installed.
+// Not experimental: it holds only some packages, on top of sid.
+std::vector<std::string> DebianReleases() {
   std::vector<std::string> names;
-  if (DIR* dir = opendir(kDebootstrapScripts)) {
-    while (dirent* entry = readdir(dir)) {
-      const std::string name = entry->d_name;
-      // Debian's own releases; the scripts directory also holds Ubuntu's.
-      const std::string script = absl::StrCat(kDebootstrapScripts, "/", name);
-      char target[256];
-      const ssize_t n = readlink(script.c_str(), target, sizeof(target) - 1);
-      if (IsSuiteName(name) && n > 0 && absl::string_view(target, n) == "sid") {
-        names.push_back(name);
-      }
+  absl::StatusOr<std::string> text = base::ReadFileToString(kDebianReleases);
+  if (!text.ok()) return names;
+  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
+    std::vector<absl::string_view> fields = absl::StrSplit(line, ',');
+    if (fields.size() >= 3 && IsSuiteName(fields[2]) && fields[2] != "experimental") {
+      names.emplace_back(fields[2]);
     }
-    closedir(dir);
   }
-  names.push_back("sid");
-  std::sort(names.begin(), names.end());
-  return absl::StrJoin(names, ", ");
+  return names;
 }
 
 // Takes <roots>/<suite>.lock: one process at a time makes, refreshes or
@@ -75,80 +76,106 @@ absl::StatusOr<base::FileLock> TakeRootLock(
   });
 }
 
-// What making `root` with debootstrap needs of this machine: debootstrap,
-// a script for the suite, and running as root.
-absl::Status CheckCanDebootstrap(const Root& root) {
-  if (access(kDebootstrap, X_OK) != 0) {
+// What making `root` needs of this machine: mmdebstrap, a suite Debian
+// has, and running as root.
+absl::Status CheckCanMakeRoot(const Root& root) {
+  if (access(kMmdebstrap, X_OK) != 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         "making the Debian root ", root.suite,
-        " needs debootstrap, which is not installed: apt-get install debootstrap (./bazelw "
+        " needs mmdebstrap, which is not installed: apt-get install mmdebstrap (./bazelw "
         "installs it), or bring a root directory (--root=DIR)"));
   }
-  if (access(absl::StrCat(kDebootstrapScripts, "/", root.suite).c_str(), F_OK) != 0) {
-    return absl::NotFoundError(absl::StrCat("Debian has no suite named ", root.suite,
-                                            " that this machine's debootstrap knows (it knows ",
-                                            KnownSuites(), "); or give a root directory"));
+  const std::vector<std::string> releases = DebianReleases();
+  if (releases.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "making the Debian root ", root.suite, " needs the list of Debian's releases, ",
+        kDebianReleases, ", which is missing: apt-get install distro-info-data (./bazelw "
+        "installs it), or bring a root directory (--root=DIR)"));
+  }
+  if (std::find(releases.begin(), releases.end(), root.suite) == releases.end()) {
+    const std::vector<std::string> newest(
+        releases.end() - std::min(releases.size(), kReleasesNamed), releases.end());
+    return absl::NotFoundError(absl::StrCat(
+        "Debian has no suite named ", root.suite, " (its releases, as ", kDebianReleases,
+        " lists them: ..., ", absl::StrJoin(newest, ", "), "); or give a root directory"));
   }
   if (geteuid() != 0) {
     return absl::PermissionDeniedError(absl::StrCat(
         "making the Debian root ", root.suite,
-        " needs root (debootstrap installs packages as root): run `sudo ICOUNT_CACHE_DIR=",
+        " needs root (mmdebstrap installs packages as root): run `sudo ICOUNT_CACHE_DIR=",
         base::CacheDirectory(), " bazel-bin/tools/roots make ", root.suite,
         "` once, then use it as this user; or bring a root directory (--root=DIR)"));
   }
   return absl::OkStatus();
 }
 
-// The debootstrap command line that makes `root` in `target` from `mirror`.
-// In a mount namespace of its own: the /proc and /sys debootstrap mounts
-// in the target go with it, even when it is killed. With the system's
-// sbin directories on PATH, which debootstrap needs (chroot, mount) and a
-// PATH set for a user or a job may lack.
-std::vector<std::string> DebootstrapCommand(const Root& root, const std::string& target,
-                                            const std::string& mirror) {
-  return {"/usr/bin/env",
-          absl::StrCat("PATH=", kRootPath),
-          "unshare",
-          "--mount",
-          "--propagation",
-          "private",
-          kDebootstrap,
-          "--variant=minbase",
-          "--include=" + absl::StrJoin(RootPackages(), ","),
-          root.suite,
-          target,
-          mirror};
+// Whether this machine's apt checks that a mirror's Release file is still
+// valid (apt's default). A mirror that is a dated snapshot of Debian
+// serves Release files past their Valid-Until; where the machine's own apt
+// is told to take them, making a root takes them too.
+bool AptChecksValidUntil() {
+  absl::StatusOr<base::CommandResult> said =
+      base::RunCommand({"/usr/bin/apt-config", "shell", "v", "Acquire::Check-Valid-Until"});
+  return !said.ok() || !absl::StrContains(said->output, "'false'");
 }
 
-// The error for a debootstrap that ended with `result`, quoting `last`, its
-// last lines of output.
-absl::Status DebootstrapFailed(const Root& root, const std::string& mirror,
-                               const base::CommandResult& result,
-                               const std::deque<std::string>& last, uint64_t free_bytes) {
+// The mmdebstrap command line that makes `root` in `target` from `mirror`.
+// In a mount namespace of its own: the /proc, /sys and /dev mmdebstrap
+// mounts in the target go with it, even when it is killed. With the
+// system's sbin directories on PATH, which mmdebstrap needs (chroot,
+// mount) and a PATH set for a user or a job may lack.
+std::vector<std::string> MmdebstrapCommand(const Root& root, const std::string& target,
+                                           const std::string& mirror) {
+  std::vector<std::string> argv = {"/usr/bin/env",
+                                   absl::StrCat("PATH=", kRootPath),
+                                   "unshare",
+                                   "--mount",
+                                   "--propagation",
+                                   "private",
+                                   kMmdebstrap,
+                                   "--mode=root",
+                                   "--variant=minbase",
+                                   "--include=" + absl::StrJoin(RootPackages(), ",")};
+  if (!AptChecksValidUntil()) argv.push_back("--aptopt=Acquire::Check-Valid-Until \"false\"");
+  argv.insert(argv.end(), {root.suite, target, mirror});
+  return argv;
+}
+
+// The error for an mmdebstrap that ended with `result`, quoting `last`,
+// its last lines of output.
+absl::Status MakeFailed(const Root& root, const std::string& mirror,
+                        const base::CommandResult& result, const std::deque<std::string>& last,
+                        uint64_t free_bytes) {
   const std::string output = absl::StrJoin(last, "\n");
-  std::string why = absl::StrCat("debootstrap failed (", base::DescribeExit(result), ")");
+  std::string why = absl::StrCat("mmdebstrap failed (", base::DescribeExit(result), ")");
   if (free_bytes < kDiskFullBytes) {
-    // A full disk reads like a mirror's failure ("Couldn't download").
+    // A full disk reads like a mirror's failure ("Failed to fetch").
     why = absl::StrCat("the disk filled up: ", free_bytes / 1'000'000, " MB were free in ",
-                       RootsDirectory(), " when debootstrap stopped (",
+                       RootsDirectory(), " when mmdebstrap stopped (",
                        base::DescribeExit(result), "); free some space (`roots remove`), or set ",
                        "ICOUNT_CACHE_DIR to a directory on a larger disk");
-  } else if (absl::StrContains(result.output, "Failed getting release file") ||
-      absl::StrContains(result.output, "Couldn't download") ||
-      absl::StrContains(result.output, "Failure trying to run")) {
+  } else if (absl::StrContains(result.output, "is expired")) {
+    why = absl::StrCat("the Debian mirror ", mirror, " serves a Release file for ", root.suite,
+                       " past its Valid-Until date (a dated snapshot of Debian?); if you trust "
+                       "the mirror, set Acquire::Check-Valid-Until \"false\" in this machine's "
+                       "apt configuration (/etc/apt/apt.conf.d/), which making a root follows");
+  } else if (absl::StrContains(result.output, "Failed to fetch") ||
+             absl::StrContains(result.output, "does not have a Release file") ||
+             absl::StrContains(result.output, "Could not resolve") ||
+             absl::StrContains(result.output, "Temporary failure resolving")) {
     why = absl::StrCat("the Debian mirror ", mirror, " could not be reached, or has no suite ",
-                       root.suite, " (debootstrap: ", base::DescribeExit(result),
+                       root.suite, " (mmdebstrap: ", base::DescribeExit(result),
                        "); check the machine's apt sources, or set ICOUNT_DEBIAN_MIRROR");
   }
   return absl::UnavailableError(absl::StrCat("cannot make the Debian root ", root.suite, ": ", why,
                                              "; nothing was kept. Its last lines:\n", output));
 }
 
-// debootstrap into `target` (removed first if left over); nothing is left
-// there on failure. Its callers have checked CheckCanDebootstrap, before
+// mmdebstrap into `target` (removed first if left over); nothing is left
+// there on failure. Its callers have checked CheckCanMakeRoot, before
 // taking the root's lock.
-absl::Status Debootstrap(const Root& root, const std::string& target,
-                         const RootMakeOptions& options) {
+absl::Status MakeRootFilesystem(const Root& root, const std::string& target,
+                                const RootMakeOptions& options) {
   std::string mirror = options.mirror;
   if (mirror.empty()) {
     ICOUNT_ASSIGN_OR_RETURN(mirror, DebianMirror());
@@ -167,7 +194,7 @@ absl::Status Debootstrap(const Root& root, const std::string& target,
         " MB: free some space (`roots remove` removes a root), or set ICOUNT_CACHE_DIR to a "
         "directory on a larger disk"));
   }
-  const std::vector<std::string> argv = DebootstrapCommand(root, target, mirror);
+  const std::vector<std::string> argv = MmdebstrapCommand(root, target, mirror);
   if (options.on_line) {
     options.on_line(absl::StrCat("making the Debian ", root.suite, " root at ", root.directory,
                                  " from ", mirror, " (a few minutes, once)"));
@@ -184,7 +211,7 @@ absl::Status Debootstrap(const Root& root, const std::string& target,
   const uint64_t free_when_stopped = base::FreeBytes(RootsDirectory());
   base::RemoveDirectoryTree(target);
   if (!result.ok()) return result.status();
-  return DebootstrapFailed(root, mirror, *result, last, free_when_stopped);
+  return MakeFailed(root, mirror, *result, last, free_when_stopped);
 }
 
 absl::Status Rename(const std::string& from, const std::string& to) {
@@ -310,7 +337,7 @@ namespace {
 // one's builds go with it. The caller holds the root's lock.
 absl::Status MakeAndSwap(const Root& root, const RootMakeOptions& options) {
   const std::string partial = root.directory + kPartialSuffix;
-  ICOUNT_RETURN_IF_ERROR(Debootstrap(root, partial, options));
+  ICOUNT_RETURN_IF_ERROR(MakeRootFilesystem(root, partial, options));
   const std::string old = root.directory + kOldSuffix;
   base::RemoveDirectoryTree(old);
   if (base::IsDirectory(root.directory)) ICOUNT_RETURN_IF_ERROR(Rename(root.directory, old));
@@ -325,7 +352,7 @@ absl::Status MakeAndSwap(const Root& root, const RootMakeOptions& options) {
 absl::Status EnsureRootMade(const Root& root, const RootMakeOptions& options) {
   if (RootIsMade(root)) return absl::OkStatus();
   // Before the lock: a suite that cannot be made leaves no lock file.
-  ICOUNT_RETURN_IF_ERROR(CheckCanDebootstrap(root));
+  ICOUNT_RETURN_IF_ERROR(CheckCanMakeRoot(root));
   ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(RootsDirectory()));
   ICOUNT_ASSIGN_OR_RETURN(base::FileLock lock, TakeRootLock(root, options.on_line));
   if (RootIsMade(root)) return absl::OkStatus();  // made while we waited
@@ -339,7 +366,7 @@ absl::Status EnsureRootMade(const Root& root, const RootMakeOptions& options) {
 
 absl::Status RemakeRoot(const Root& root, const RootMakeOptions& options) {
   ICOUNT_RETURN_IF_ERROR(CheckSuite(root, "remakes"));
-  ICOUNT_RETURN_IF_ERROR(CheckCanDebootstrap(root));
+  ICOUNT_RETURN_IF_ERROR(CheckCanMakeRoot(root));
   ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(RootsDirectory()));
   ICOUNT_ASSIGN_OR_RETURN(base::FileLock lock, TakeRootLock(root, options.on_line));
   return MakeAndSwap(root, options);

@@ -2,7 +2,7 @@
 #define ICOUNT_ENVIRONMENT_ROOT_H_
 
 // A side can be a root filesystem: a Debian suite icount makes itself
-// (debootstrap from the machine's own Debian mirror, cached under
+// (mmdebstrap from the machine's own Debian mirror, cached under
 // <cache>/roots/<suite> and reused after), or a directory the user brings
 // (an unpacked container image). Everything of such a side is the root's:
 // icount's worker is built there by the root's Bazel and compiler against
@@ -60,21 +60,22 @@ std::vector<std::string> MissingRootPackages(const Root& root);
 struct RootMakeOptions {
   // The Debian mirror; empty: DebianMirror().
   std::string mirror;
-  // Progress lines (debootstrap's, apt's) as they come.
+  // Progress lines (mmdebstrap's, apt's) as they come.
   std::function<void(const std::string& line)> on_line;
   // What making a root needs free on the cache's disk, checked before
-  // debootstrap starts: a root takes 3-4 GB (trixie 2.8, sid 3.9), its
+  // mmdebstrap starts: a root takes 2-3 GB (trixie 2.2, sid 2.8), its
   // packages downloaded into it first.
   uint64_t free_bytes_needed = 5'000'000'000;
 };
 
 // Makes a suite's root unless it is made (made again when it lacks
-// packages, as RootIsMade says): debootstrap (variant minbase,
+// packages, as RootIsMade says): mmdebstrap (variant minbase,
 // RootPackages()) into <suite>.partial, renamed into place once complete,
 // under a lock so that two tools never make one root at once. A .partial
 // left by a make that was cut off is removed and made again. Errors leave
-// nothing half-made and say what to do: debootstrap missing, not root, a
-// suite Debian does not have, the mirror unreachable.
+// nothing half-made and say what to do: mmdebstrap missing, not root, a
+// suite Debian does not have, the mirror unreachable or its Release file
+// expired.
 absl::Status EnsureRootMade(const Root& root, const RootMakeOptions& options);
 
 // Makes the suite's root again (the packages' newest versions) and

@@ -157,8 +157,9 @@ TEST_F(RootTest, ASuiteDebianDoesNotHaveIsRefusedBeforeAnythingIsMade) {
   ASSERT_TRUE(root.ok()) << root.status();
   const absl::Status made = EnsureRootMade(*root, {});
   EXPECT_THAT(std::string(made.message()),
-              HasSubstr("Debian has no suite named nosuchsuite that this machine's debootstrap "
-                        "knows (it knows "));
+              HasSubstr("Debian has no suite named nosuchsuite (its releases, as "
+                        "/usr/share/distro-info/debian.csv lists them: ..., "));
+  EXPECT_THAT(std::string(made.message()), HasSubstr(", sid); or give a root directory"));
   EXPECT_FALSE(Exists(root->directory));
   EXPECT_FALSE(Exists(root->directory + ".partial"));
   EXPECT_FALSE(Exists(root->directory + ".lock")) << "a lock file for a suite that is not made";
@@ -167,7 +168,7 @@ TEST_F(RootTest, ASuiteDebianDoesNotHaveIsRefusedBeforeAnythingIsMade) {
 // A make that cannot reach its mirror leaves nothing, and a make cut off
 // earlier (its .partial) is removed first, never used.
 TEST_F(RootTest, AnUnreachableMirrorLeavesNothingHalfMade) {
-  if (geteuid() != 0) GTEST_SKIP() << "debootstrap runs as root only";
+  if (geteuid() != 0) GTEST_SKIP() << "mmdebstrap runs as root only";
   // Port 9 (discard) of this machine: refused at once.
   setenv("ICOUNT_DEBIAN_MIRROR", "http://127.0.0.1:9/debian", 1);
   absl::StatusOr<Root> root = ResolveRoot("trixie", "--root");
@@ -188,11 +189,11 @@ TEST_F(RootTest, AnUnreachableMirrorLeavesNothingHalfMade) {
   EXPECT_FALSE(RootIsMade(*root));
 }
 
-// Too little free on the cache's disk: refused before debootstrap starts,
+// Too little free on the cache's disk: refused before mmdebstrap starts,
 // saying how much is free and what to do, rather than a make that fails
 // minutes later on a full disk.
-TEST_F(RootTest, TooLittleFreeSpaceIsRefusedBeforeDebootstrapStarts) {
-  if (geteuid() != 0) GTEST_SKIP() << "debootstrap runs as root only";
+TEST_F(RootTest, TooLittleFreeSpaceIsRefusedBeforeMmdebstrapStarts) {
+  if (geteuid() != 0) GTEST_SKIP() << "mmdebstrap runs as root only";
   absl::StatusOr<Root> root = ResolveRoot("trixie", "--root");
   ASSERT_TRUE(root.ok()) << root.status();
   RootMakeOptions options;

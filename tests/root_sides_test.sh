@@ -11,7 +11,7 @@
 #
 # The roots and their builds are the machine's, as a user's are
 # (~/.cache/icount/roots and root-builds): the first run on a machine makes
-# them (debootstrap from the machine's Debian mirror, then a build in each),
+# them (mmdebstrap from the machine's Debian mirror, then a build in each),
 # later runs reuse them. ICOUNT_TEST_ROOT_CACHE=DIR puts them in DIR instead
 # (to time a cold run). Runs unsandboxed: roots are entered through mount
 # namespaces, and the builds need this checkout (found through WORKSPACE).
