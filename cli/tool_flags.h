@@ -42,6 +42,11 @@ std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage,
 // not there. Messages then name the absolute path.
 void ResolvePathFlags();
 
+// Why a tool refuses, with base::RefuseUnusedFlags, a flag that shapes
+// the instruction counts beside --no_counts.
+inline constexpr char kShapesCountsBesideNoCounts[] =
+    "shapes the instruction counts, which --no_counts leaves out: drop one of them";
+
 // This process's command line, arguments with spaces quoted, e.g.
 // "bazel-bin/tools/main '--filter=add|mul'", for runs to record.
 std::string ToolCommandLine();

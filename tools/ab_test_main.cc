@@ -240,8 +240,7 @@ absl::Status CheckSideFlags(bool sides) {
       "applies to wall time, which ab_test measures with --display_time (or --no_counts): add "
       "--display_time, or drop it"));
   ICOUNT_RETURN_IF_ERROR(base::RefuseUnusedFlags(
-      {"cache_sim", "rehearse_torchscript", "top"}, no_counts,
-      "shapes the instruction counts, which --no_counts leaves out: drop one of them"));
+      {"cache_sim", "rehearse_torchscript", "top"}, no_counts, cli::kShapesCountsBesideNoCounts));
   ICOUNT_RETURN_IF_ERROR(CheckWorkerAlone("A", absl::GetFlag(FLAGS_A_worker),
                                           absl::GetFlag(FLAGS_A_libtorch),
                                           absl::GetFlag(FLAGS_A_root)));

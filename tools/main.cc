@@ -118,8 +118,7 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(base::RefuseUnusedFlags(
       {"callgrind_number", "repeats", "cache_sim", "baseline_per_case", "template_per_case",
        "rehearse_torchscript"},
-      absl::GetFlag(FLAGS_no_counts),
-      "shapes the instruction counts, which --no_counts leaves out: drop one of them"));
+      absl::GetFlag(FLAGS_no_counts), cli::kShapesCountsBesideNoCounts));
   ICOUNT_RETURN_IF_ERROR(base::RefuseUnusedFlags(
       {"min_run_time"}, absl::GetFlag(FLAGS_no_wall_time),
       "shapes the wall time, which --no_wall_time leaves out: drop one of them"));
