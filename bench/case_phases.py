@@ -219,7 +219,7 @@ def main():
     args = parser.parse_args()
     if args.aggregate and args.filter == CASE:
         args.filter = ""
-    print(f"machine: {machine.cpu_description()}; case {args.filter!r}, "
+    print(f"machine: {machine.machine_description()}; case {args.filter!r}, "
           f"--repeats={args.repeats}{''.join(' ' + f for f in args.main_flags)}")
     for language, flag in (("C++", "--no_python"), ("Python", "--no_cpp")):
         rows, elapsed = run(args, flag)

@@ -164,7 +164,7 @@ def main():
 
     rows = read_rows(args.page)
     if args.command == "row":
-        machine_text = machine.cpu_description()
+        machine_text = machine.machine_description()
         figure = row_id(args.figure, machine_text)
         rows[figure] = row(figure, args.value, head_commit(), machine_text)
     else:

@@ -40,6 +40,13 @@ class MachineTest(unittest.TestCase):
         description = machine.cpu_description()
         self.assertIn(f"{os.cpu_count()} CPUs", description)
 
+    def test_a_pages_first_touch_is_timed(self):
+        self.assertGreater(machine.page_touch_microseconds(pages=256), 0)
+        line = machine.machine_description()
+        self.assertTrue(line.startswith(machine.cpu_description() + ", first touch of a page: "),
+                        line)
+        self.assertRegex(line, r": \d+\.\d µs$")
+
 
 if __name__ == "__main__":
     unittest.main()

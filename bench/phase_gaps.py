@@ -113,7 +113,7 @@ def main():
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
-    print(f"machine: {machine.cpu_description()}")
+    print(f"machine: {machine.machine_description()}")
     for run in range(args.runs):
         samples = []
         events, total, code = timeline(args.command, samples)

@@ -153,7 +153,7 @@ def main():
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
                             capture_output=True, text=True).stdout.strip()
     report = "\n".join([
-        f"Machine: {machine.cpu_description()}; commit {commit}; command `bench/valgrind_census.py`"
+        f"Machine: {machine.machine_description()}; commit {commit}; command `bench/valgrind_census.py`"
         f" ({' '.join(args.command)}: exit {child.returncode}, {wall:.0f} s).",
         "", table(summarize(processes)), ""])
     with open(args.out, "w") as f:

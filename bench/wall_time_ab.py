@@ -78,7 +78,7 @@ def main():
     parser.add_argument("--keep", help="a directory to keep each run's ab_test --json in")
     parser.add_argument("extra", nargs="*", help="more ab_test flags (after --)")
     args = parser.parse_args()
-    print(f"machine: {machine.cpu_description()}; --filter={args.filter!r} "
+    print(f"machine: {machine.machine_description()}; --filter={args.filter!r} "
           f"{' '.join(args.extra)}")
     runs_with_alarm = 0
     cases = alarms = 0
