@@ -63,7 +63,7 @@ struct RootMakeOptions {
   // Progress lines (mmdebstrap's, apt's) as they come.
   std::function<void(const std::string& line)> on_line;
   // What making a root needs free on the cache's disk, checked before
-  // mmdebstrap starts: a root takes 2-3 GB (trixie 2.2, sid 2.8), its
+  // mmdebstrap starts: a root takes 2-3 GB (trixie 2.4, sid 2.9), its
   // packages downloaded into it first.
   uint64_t free_bytes_needed = 5'000'000'000;
 };
