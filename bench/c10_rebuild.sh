@@ -8,9 +8,10 @@
 #
 #   bench/c10_rebuild.sh [CACHE]   # CACHE defaults to ~/.cache/icount/c10-rebuild
 #
-# The source comes from Debian's archive through a private apt list and
-# state directory under CACHE (the machine's apt configuration is left
-# alone). The libraries are cached under CACHE by the hash of the source,
+# The source comes from the machine's own Debian mirror, the one its apt
+# sources name ($ICOUNT_DEBIAN_MIRROR wins, as when icount makes a root),
+# through a private apt list and state directory under CACHE (the
+# machine's apt configuration is left alone). The libraries are cached under CACHE by the hash of the source,
 # the change, the flags and the compiler, so only the first run on a
 # machine compiles (about 1.5 min on 2 cores: c10 once, then alloc_cpu.cpp
 # again with the change); runs at the same time wait for each other. Needs
@@ -30,13 +31,19 @@ if [[ -z $tarball ]]; then
   apt_dir=$cache/apt
   mkdir -p "$apt_dir/parts" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
   : > "$apt_dir/none.list"
-  printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-    > "$apt_dir/parts/bookworm-src.sources"
+  # The first source apt has for a release's own archive (not its -updates
+  # or -security pocket): the rule environment/root.cc's DebianMirror()
+  # follows, read here through apt itself.
+  mirror=${ICOUNT_DEBIAN_MIRROR:-$(apt-get indextargets --no-release-info \
+    --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' | awk '$2 !~ /-/ && !found { print $1; found = 1 }')}
+  [[ -n $mirror ]] || { say "no Debian mirror in this machine's apt sources (/etc/apt/sources.list, /etc/apt/sources.list.d/): add one, or set ICOUNT_DEBIAN_MIRROR=<mirror URL>"; exit 1; }
+  printf 'Types: deb-src\nURIs: %s\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+    "$mirror" > "$apt_dir/parts/bookworm-src.sources"
   apt_options=(-o "Dir::Etc::SourceList=$apt_dir/none.list" -o "Dir::Etc::SourceParts=$apt_dir/parts"
     -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o Debug::NoLocking=1)
-  say "downloading Debian's pytorch source (about 18 MB) into $cache"
-  apt-get "${apt_options[@]}" update >&2 \
-    || { say "apt-get update failed: Debian's archive (deb.debian.org) must be reachable"; exit 1; }
+  say "downloading Debian's pytorch source (about 18 MB) from $mirror into $cache"
+  apt-get "${apt_options[@]}" --error-on=any update >&2 \
+    || { say "apt-get update failed: the Debian mirror $mirror must be reachable and serve bookworm's sources"; exit 1; }
   # The original tarball is what c10 needs; Debian's packaging tarball may
   # have left the mirror, which is fine.
   (cd "$cache" && apt-get "${apt_options[@]}" source --download-only pytorch >&2) || true
