@@ -6,7 +6,11 @@
 //   bazel-bin/environment/enter_root --root=$HOME/.cache/icount/roots/sid --bind=$PWD -- bash
 //
 // The command keeps this process's pid, environment and open files, and
-// runs as the root's programs: /usr/bin/python3 is the root's.
+// runs as the root's programs: /usr/bin/python3 is the root's. It is killed
+// when the process that started enter_root ends, so that a tool killed
+// while a build or a worker runs in a root leaves nothing running there.
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -30,6 +34,7 @@ ABSL_FLAG(std::string, mount_directory, "",
           "created when missing.");
 
 int main(int argc, char** argv) {
+  const pid_t parent = getppid();
   std::vector<char*> command = icount::base::ParseFlags(
       argc, argv,
       "Runs COMMAND inside a root filesystem, in a private mount namespace.\n\n"
@@ -55,6 +60,11 @@ int main(int argc, char** argv) {
   if (absl::Status entered = icount::environment::EnterRoot(mounts); !entered.ok()) {
     return icount::base::Fail(entered);
   }
+  // SIGKILL when the parent ends, kept across exec: the command (a --batch
+  // Bazel, valgrind and its worker) does not outlive the tool, nor keeps the
+  // namespace, and with it the root's mounts, alive. A parent already gone
+  // has been replaced by the time of the check.
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) return 1;
   command.push_back(nullptr);
   execvp(command[0], command.data());
   return icount::base::Fail(absl::NotFoundError(absl::StrCat(

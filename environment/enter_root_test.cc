@@ -1,8 +1,9 @@
 // enter_root, run on the machine's own root filesystem as the root: what a
 // command writes outside the bound directories never reaches the root, the
 // bound ones are the host's, and no mount outlives the command, however it
-// ends.
+// ends, and the command ends with the process that started it.
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,6 +82,52 @@ TEST_F(EnterRootTest, NoMountOutlivesAKilledCommand) {
   int status = 0;
   ASSERT_EQ(waitpid(*pid, &status, 0), *pid);
   EXPECT_EQ(IcountMounts("/proc/self/mountinfo"), 0);
+}
+
+// A tool killed while a build or a worker runs in a root: what it started
+// there is killed with it, not left running (a --batch Bazel would build on
+// for minutes, its mounts with it).
+TEST_F(EnterRootTest, TheCommandEndsWithTheProcessThatStartedIt) {
+  // Orphans come to this test, which can then wait for the command.
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  const std::string ready = scratch_ + "/ready";
+  const pid_t starter = fork();
+  ASSERT_GE(starter, 0);
+  if (starter == 0) {
+    base::SpawnOptions options;
+    options.output_path = scratch_ + "/log";
+    if (!base::Spawn(Command(absl::StrCat("echo $$ > ", ready, ".tmp && mv ", ready, ".tmp ",
+                                          ready, " && exec sleep 600")),
+                     options)
+             .ok()) {
+      _exit(1);
+    }
+    pause();
+    _exit(0);
+  }
+  // Waits for the command's own word, its pid, that it runs inside.
+  int status = 0;
+  while (access(ready.c_str(), F_OK) != 0) {
+    ASSERT_EQ(waitpid(starter, &status, WNOHANG), 0)
+        << base::ReadFileToString(scratch_ + "/log").value_or("");
+    usleep(10000);
+  }
+  const pid_t command = std::stoi(base::ReadFileToString(ready).value());
+  kill(starter, SIGKILL);
+  ASSERT_EQ(waitpid(starter, &status, 0), starter);
+  // The command, now this test's, ends at once; 20 s is the bound.
+  pid_t ended = 0;
+  for (int waited = 0; ended == 0 && waited < 2000; ++waited) {
+    ended = waitpid(command, &status, WNOHANG);
+    if (ended == 0) usleep(10000);
+  }
+  if (ended == 0) {
+    kill(command, SIGKILL);
+    waitpid(command, nullptr, 0);
+  }
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
+  ASSERT_EQ(ended, command) << "the command outlived the process that started enter_root";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
 }
 
 TEST_F(EnterRootTest, BadRootsAreRefusedWithWhy) {
