@@ -121,17 +121,25 @@ bool AptChecksValidUntil() {
 
 // The mmdebstrap command line that makes `root` in `target` from `mirror`.
 // In a mount namespace of its own: the /proc, /sys and /dev mmdebstrap
-// mounts in the target go with it, even when it is killed. With the
-// system's sbin directories on PATH, which mmdebstrap needs (chroot,
+// mounts in the target go with it, even when it is killed. In a PID
+// namespace of its own, whose processes (mmdebstrap, apt, dpkg) the kernel
+// kills when the tool that started it ends (setpriv's --pdeathsig on
+// unshare, unshare's --kill-child on the namespace's first process): a
+// tool killed while it makes a root leaves nothing writing into it. With
+// the system's sbin directories on PATH, which mmdebstrap needs (chroot,
 // mount) and a PATH set for a user or a job may lack.
 std::vector<std::string> MmdebstrapCommand(const Root& root, const std::string& target,
                                            const std::string& mirror) {
   std::vector<std::string> argv = {"/usr/bin/env",
                                    absl::StrCat("PATH=", kRootPath),
+                                   "setpriv",
+                                   "--pdeathsig=KILL",
                                    "unshare",
                                    "--mount",
                                    "--propagation",
                                    "private",
+                                   "--pid",
+                                   "--kill-child=KILL",
                                    kMmdebstrap,
                                    "--mode=root",
                                    "--variant=minbase",

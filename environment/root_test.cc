@@ -1,6 +1,11 @@
 #include "environment/root.h"
 
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -187,6 +192,54 @@ TEST_F(RootTest, AnUnreachableMirrorLeavesNothingHalfMade) {
   EXPECT_FALSE(Exists(root->directory));
   EXPECT_FALSE(Exists(root->directory + ".partial"));
   EXPECT_FALSE(RootIsMade(*root));
+}
+
+// A tool killed while it makes a root: mmdebstrap, apt and dpkg end with
+// it, rather than go on writing into the root's directory. The mirror is a
+// port of this test's that takes a connection and never answers; apt's
+// connection to it closing is the sign that apt ended.
+TEST_F(RootTest, AMakeEndsWithTheToolThatStartedIt) {
+  if (geteuid() != 0) GTEST_SKIP() << "mmdebstrap runs as root only";
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address = {};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&address), length), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  setenv("ICOUNT_DEBIAN_MIRROR",
+         absl::StrCat("http://127.0.0.1:", ntohs(address.sin_port), "/debian").c_str(), 1);
+  absl::StatusOr<Root> root = ResolveRoot("trixie", "--root");
+  ASSERT_TRUE(root.ok()) << root.status();
+  const pid_t tool = fork();
+  ASSERT_GE(tool, 0);
+  if (tool == 0) {
+    close(listener);
+    RootMakeOptions options;
+    options.free_bytes_needed = 0;
+    _exit(EnsureRootMade(*root, options).ok() ? 0 : 1);
+  }
+  // apt asks the mirror for the suite's Release file (a minute is the bound).
+  pollfd waiting = {listener, POLLIN, 0};
+  ASSERT_EQ(poll(&waiting, 1, 60'000), 1) << "mmdebstrap never reached the mirror";
+  const int apt = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+  ASSERT_GE(apt, 0);
+  kill(tool, SIGKILL);
+  ASSERT_EQ(waitpid(tool, nullptr, 0), tool);
+  // apt's end closes its connection at once, after what it asked (20 s is
+  // the bound; apt's own timeout is longer).
+  bool closed = false;
+  for (int waited = 0; !closed && waited < 200; ++waited) {
+    pollfd connection = {apt, POLLIN, 0};
+    if (poll(&connection, 1, 100) != 1) continue;
+    char request[4096];
+    closed = read(apt, request, sizeof(request)) <= 0;
+  }
+  close(apt);
+  EXPECT_TRUE(closed) << "apt outlived the tool that made the root";
+  close(listener);
 }
 
 // Too little free on the cache's disk: refused before mmdebstrap starts,
