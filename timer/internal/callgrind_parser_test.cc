@@ -578,6 +578,22 @@ TEST(CallgrindParserTest, KeysAreTyped) {
   EXPECT_EQ(profile.calls[0].callee.object(), "/usr/lib/libd.so");
 }
 
+// A function callgrind found no symbol for is named by its address, with
+// the recursion suffix at a deeper level. Every level joins its object's
+// unknown code: an A/B whose library lies elsewhere on one side (another
+// build of it) then compares what that code costs in all, rather than
+// listing +N at one address and -N at the other.
+TEST(CallgrindParserTest, UnnamedFunctionsJoinTheirObjectsUnknownCodeAtEveryLevel) {
+  CallgrindProfile profile = ParseOrDie(
+      "events: Ir\nob=/usr/lib/libx.so\nfl=???\nfn=0x1f0970\n1 5\ncfn=0x1f0970'2\ncalls=1 1\n"
+      "2 7\nfn=0x1f0970'2\n1 7\n");
+  const FunctionKey unknown("???", "(unknown in libx.so)", "/usr/lib/libx.so");
+  EXPECT_THAT(profile.unnamed_groups,
+              UnorderedElementsAre(Pair(FunctionKey("???", "0x1f0970", "/usr/lib/libx.so"), unknown),
+                                   Pair(FunctionKey("???", "0x1f0970", "/usr/lib/libx.so", 2),
+                                        unknown)));
+}
+
 TEST(CallgrindParserTest, RecursionCountsEveryLevel) {
   CallgrindProfile profile = ParseOrDie(kRecursion);
   EXPECT_THAT(ByText(profile.exclusive), UnorderedElementsAre(Pair("a.c:main", 1), Pair("a.c:f", 40)));

@@ -29,8 +29,10 @@ FunctionKey KeyOf(const Function& function) {
   return FunctionKey(function.file, std::string(name), function.object, recursion);
 }
 
-// Callgrind names a function without a symbol by its address.
+// Callgrind names a function without a symbol by its address ("0x1f0970",
+// "0x1f0970'2" at recursion level 2).
 bool IsAddressName(absl::string_view name) {
+  TakeRecursionSuffix(name);
   if (name.size() < 3 || name[0] != '0' || name[1] != 'x') return false;
   return std::all_of(name.begin() + 2, name.end(),
                      [](char c) { return IsDigit(c) || (c >= 'a' && c <= 'f'); });
