@@ -221,13 +221,15 @@ TEST_F(RootTest, AMakeEndsWithTheToolThatStartedIt) {
     options.free_bytes_needed = 0;
     _exit(EnsureRootMade(*root, options).ok() ? 0 : 1);
   }
-  // apt asks the mirror for the suite's Release file (a minute is the bound).
+  // apt asks the mirror for the suite's Release file (30 s is the bound,
+  // well inside the test's timeout).
   pollfd waiting = {listener, POLLIN, 0};
-  ASSERT_EQ(poll(&waiting, 1, 60'000), 1) << "mmdebstrap never reached the mirror";
-  const int apt = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-  ASSERT_GE(apt, 0);
-  kill(tool, SIGKILL);
+  const bool reached = poll(&waiting, 1, 30'000) == 1;
+  const int apt = reached ? accept4(listener, nullptr, nullptr, SOCK_CLOEXEC) : -1;
+  kill(tool, SIGKILL);  // whether or not apt came: the tool ends here
   ASSERT_EQ(waitpid(tool, nullptr, 0), tool);
+  ASSERT_TRUE(reached) << "mmdebstrap never reached the mirror";
+  ASSERT_GE(apt, 0);
   // apt's end closes its connection at once, after what it asked (20 s is
   // the bound; apt's own timeout is longer).
   bool closed = false;
