@@ -11,10 +11,11 @@
 # The source comes from the machine's own Debian mirror, the one its apt
 # sources name ($ICOUNT_DEBIAN_MIRROR wins, as when icount makes a root),
 # through a private apt list and state directory under CACHE (the
-# machine's apt configuration is left alone). The libraries are cached under CACHE by the hash of the source,
-# the change, the flags and the compiler, so only the first run on a
-# machine compiles (about 1.5 min on 2 cores: c10 once, then alloc_cpu.cpp
-# again with the change); runs at the same time wait for each other. Needs
+# machine's apt configuration is left alone). The libraries are cached
+# under CACHE by the hash of the source, the change, the flags and the
+# compiler, so only the first run on a machine compiles (about 1.5 min on
+# 2 cores: c10 once, then alloc_cpu.cpp again with the change); runs at
+# the same time wait for each other. Needs
 # libnuma-dev, libfmt-dev, libgoogle-glog-dev and libgflags-dev (./bazelw
 # installs them). Used by bench/c10_rebuild_ab.sh and
 # //tests:c10_rebuild_test.

@@ -30,10 +30,30 @@ class EnterRootTest : public ::testing::Test {
     enter_root_ = base::FindRunfile("icount/environment/enter_root").value();
     scratch_ = base::MakeTemporaryDirectory("enter-root").value();
     ASSERT_TRUE(base::MakeDirectories(scratch_ + "/mnt").ok());
+    ready_ = scratch_ + "/ready";
   }
   std::vector<std::string> Command(const std::string& shell) const {
     return {enter_root_, "--root=/", "--bind=" + scratch_, "--mount_directory=" + scratch_ + "/mnt",
             "--", "/bin/sh", "-c", shell};
+  }
+  // Starts enter_root with a command that writes its pid to ready_ once it
+  // runs inside, then sleeps until killed.
+  absl::StatusOr<pid_t> SpawnSleeper() const {
+    base::SpawnOptions options;
+    options.output_path = scratch_ + "/log";
+    return base::Spawn(Command(absl::StrCat("echo $$ > ", ready_, ".tmp && mv ", ready_, ".tmp ",
+                                            ready_, " && exec sleep 600")),
+                       options);
+  }
+  // Waits for the sleeper's own word that it runs inside; fails if `parent`
+  // (enter_root, or what started it) ends first.
+  void WaitUntilInside(pid_t parent) const {
+    while (access(ready_.c_str(), F_OK) != 0) {
+      int status = 0;
+      ASSERT_EQ(waitpid(parent, &status, WNOHANG), 0)
+          << base::ReadFileToString(scratch_ + "/log").value_or("");
+      usleep(10000);
+    }
   }
   static int IcountMounts(const std::string& mountinfo) {
     std::string text = base::ReadFileToString(mountinfo).value_or("");
@@ -44,7 +64,7 @@ class EnterRootTest : public ::testing::Test {
     }
     return n;
   }
-  std::string enter_root_, scratch_;
+  std::string enter_root_, scratch_, ready_;
 };
 
 TEST_F(EnterRootTest, WritesOutsideBoundDirectoriesVanish) {
@@ -60,21 +80,9 @@ TEST_F(EnterRootTest, WritesOutsideBoundDirectoriesVanish) {
 }
 
 TEST_F(EnterRootTest, NoMountOutlivesAKilledCommand) {
-  const std::string ready = scratch_ + "/ready";
-  base::SpawnOptions options;
-  options.output_path = scratch_ + "/log";
-  absl::StatusOr<pid_t> pid =
-      base::Spawn(Command(absl::StrCat("echo up > ", ready, ".tmp && mv ", ready, ".tmp ", ready,
-                                       " && exec sleep 600")),
-                  options);
+  absl::StatusOr<pid_t> pid = SpawnSleeper();
   ASSERT_TRUE(pid.ok()) << pid.status();
-  // Waits for the command's own word that it runs inside.
-  while (access(ready.c_str(), F_OK) != 0) {
-    int status = 0;
-    ASSERT_EQ(waitpid(*pid, &status, WNOHANG), 0)
-        << base::ReadFileToString(scratch_ + "/log").value_or("");
-    usleep(10000);
-  }
+  ASSERT_NO_FATAL_FAILURE(WaitUntilInside(*pid));
   // The overlay it runs on (the tmpfs under it lies outside its chroot).
   EXPECT_GE(IcountMounts(absl::StrCat("/proc/", *pid, "/mountinfo")), 1);
   EXPECT_EQ(IcountMounts("/proc/self/mountinfo"), 0);
@@ -90,29 +98,16 @@ TEST_F(EnterRootTest, NoMountOutlivesAKilledCommand) {
 TEST_F(EnterRootTest, TheCommandEndsWithTheProcessThatStartedIt) {
   // Orphans come to this test, which can then wait for the command.
   ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
-  const std::string ready = scratch_ + "/ready";
   const pid_t starter = fork();
   ASSERT_GE(starter, 0);
   if (starter == 0) {
-    base::SpawnOptions options;
-    options.output_path = scratch_ + "/log";
-    if (!base::Spawn(Command(absl::StrCat("echo $$ > ", ready, ".tmp && mv ", ready, ".tmp ",
-                                          ready, " && exec sleep 600")),
-                     options)
-             .ok()) {
-      _exit(1);
-    }
+    if (!SpawnSleeper().ok()) _exit(1);
     pause();
     _exit(0);
   }
-  // Waits for the command's own word, its pid, that it runs inside.
+  ASSERT_NO_FATAL_FAILURE(WaitUntilInside(starter));
+  const pid_t command = std::stoi(base::ReadFileToString(ready_).value());
   int status = 0;
-  while (access(ready.c_str(), F_OK) != 0) {
-    ASSERT_EQ(waitpid(starter, &status, WNOHANG), 0)
-        << base::ReadFileToString(scratch_ + "/log").value_or("");
-    usleep(10000);
-  }
-  const pid_t command = std::stoi(base::ReadFileToString(ready).value());
   kill(starter, SIGKILL);
   ASSERT_EQ(waitpid(starter, &status, 0), starter);
   // The command, now this test's, ends at once; 20 s is the bound.
