@@ -26,6 +26,8 @@ import re
 import sys
 import unittest
 
+from bazel.source_tree import tree_files
+
 # A rule called at the start of a line (BUILD files, macros, BUILD
 # templates in .bzl strings): group 1 "native." or empty, group 2 the rule.
 _RULE_CALL = re.compile(
@@ -46,14 +48,10 @@ _UNCHECKED_PACKAGES = ("tools",)
 
 def build_files(root):
     """Every BUILD file, .bzl and BUILD template (*.BUILD) under root."""
-    for directory, subdirectories, files in os.walk(root):
-        subdirectories[:] = sorted(
-            d for d in subdirectories
-            if not d.startswith((".", "bazel-")) and
-            not os.path.islink(os.path.join(directory, d)))
-        for name in sorted(files):
-            if name in _BUILD_FILE_NAMES or name.endswith((".bzl", ".BUILD")):
-                yield os.path.join(directory, name)
+    for path in tree_files(root, lambda d: d.startswith(".")):
+        name = os.path.basename(path)
+        if name in _BUILD_FILE_NAMES or name.endswith((".bzl", ".BUILD")):
+            yield os.path.join(root, path)
 
 
 def native_rules(path, text):
@@ -103,13 +101,12 @@ def unlisted_example_files(root, build_text):
     for project in sorted(os.listdir(examples)):
         if not os.path.isdir(os.path.join(examples, project)):
             continue
-        for directory, subdirectories, files in os.walk(os.path.join(examples, project)):
-            subdirectories[:] = sorted(d for d in subdirectories if not d.startswith("bazel-"))
-            for name in sorted(files):
-                path = os.path.relpath(os.path.join(directory, name), examples)
-                if not name.startswith("bazel-") and name != "MODULE.bazel.lock" and \
-                        path not in listed:
-                    unlisted.append(path)
+        for path in tree_files(os.path.join(examples, project)):
+            path = os.path.join(project, path)
+            name = os.path.basename(path)
+            if not name.startswith("bazel-") and name != "MODULE.bazel.lock" and \
+                    path not in listed:
+                unlisted.append(path)
     return unlisted
 
 

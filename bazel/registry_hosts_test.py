@@ -18,21 +18,12 @@ import re
 import sys
 import unittest
 
+from bazel.source_tree import tree_files
+
 # A host of Debian's archive (deb., security., snapshot., ftp.XX. ...) or of
 # npm's registry, in a URL or alone.
 REGISTRY_HOST = re.compile(r"\b(?:[\w-]+\.)+(?:debian\.org|npmjs\.(?:org|com)|yarnpkg\.com)\b",
                            re.I)
-
-
-def tree_files(root):
-    """Paths (relative to root) of the tree's files, outside .git and bazel-*."""
-    paths = []
-    for directory, subdirectories, files in os.walk(root):
-        subdirectories[:] = sorted(
-            d for d in subdirectories if not d.startswith((".git", "bazel-")))
-        for name in files:
-            paths.append(os.path.relpath(os.path.join(directory, name), root))
-    return sorted(paths)
 
 
 # This file, whose pattern test needs lines that name hosts.

@@ -21,6 +21,8 @@ import re
 import sys
 import unittest
 
+from bazel.source_tree import tree_files
+
 MAX_FUNCTION_LINES = 60
 MAX_FILE_LINES = 600
 _CPP = (".cc", ".h")
@@ -85,15 +87,11 @@ def function_lengths(text):
 def sources(root):
     """Paths (relative to root) of the sources outside tests, sorted."""
     paths = []
-    for directory, subdirectories, files in os.walk(root):
-        subdirectories[:] = sorted(
-            d for d in subdirectories
-            if not d.startswith((".", "bazel-")) and d not in _SKIPPED_DIRECTORIES)
-        for name in files:
-            stem = os.path.splitext(name)[0]
-            if name.endswith(_SOURCES) and not stem.endswith(("_test", "_testutil")):
-                paths.append(os.path.relpath(os.path.join(directory, name), root))
-    return sorted(paths)
+    for path in tree_files(root, lambda d: d.startswith(".") or d in _SKIPPED_DIRECTORIES):
+        stem = os.path.splitext(os.path.basename(path))[0]
+        if path.endswith(_SOURCES) and not stem.endswith(("_test", "_testutil")):
+            paths.append(path)
+    return paths
 
 
 def long_functions(root):

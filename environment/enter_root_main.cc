@@ -64,7 +64,12 @@ int main(int argc, char** argv) {
   // Bazel, valgrind and its worker) does not outlive the tool, nor keeps the
   // namespace, and with it the root's mounts, alive. A parent already gone
   // has been replaced by the time of the check.
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) return 1;
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) {
+    return icount::base::Fail(absl::InternalError(absl::StrCat(
+        "cannot tie ", command[0], " inside the root ", mounts.root,
+        " to the program that started it (prctl PR_SET_PDEATHSIG): ", std::strerror(errno))));
+  }
+  if (getppid() != parent) return 1;  // nobody is left to read a message
   command.push_back(nullptr);
   execvp(command[0], command.data());
   return icount::base::Fail(absl::NotFoundError(absl::StrCat(
