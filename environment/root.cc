@@ -279,6 +279,34 @@ const std::vector<std::string>& RootPackages() {
   return *packages;
 }
 
+namespace {
+
+// A directory root at `real` (its real path). One of the roots icount makes,
+// named by its path, is that suite's root: its builds are the suite's (not
+// made a second time), and a make's .partial is refused rather than used
+// half-made.
+absl::StatusOr<Root> RootInIcountsCacheOr(const std::string& value, const std::string& context,
+                                          const std::string& real) {
+  Root root;
+  root.name = value;
+  root.directory = real;
+  const absl::StatusOr<std::string> roots = base::RealPath(RootsDirectory());
+  if (!roots.ok() || !absl::StartsWith(real, *roots + "/")) return root;
+  const std::string entry = real.substr(roots->size() + 1);
+  if (absl::StrContains(entry, "/")) return root;  // a directory inside a root
+  if (IsSuiteName(entry)) {
+    root.suite = entry;
+    root.directory = absl::StrCat(RootsDirectory(), "/", entry);
+    return root;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      context, ": ", value, ": ", real,
+      " is a root icount is making or replacing, or whose make was cut off: not a root to use. "
+      "Name its suite (`--root=SUITE`; `roots list` shows them)"));
+}
+
+}  // namespace
+
 absl::StatusOr<Root> ResolveRoot(const std::string& value, const std::string& context) {
   Root root;
   root.name = value;
@@ -296,8 +324,7 @@ absl::StatusOr<Root> ResolveRoot(const std::string& value, const std::string& co
           " is not a root filesystem (it has no usr/); unpack a container image there, or name a "
           "Debian suite (trixie, sid)"));
     }
-    root.directory = *real;
-    return root;
+    return RootInIcountsCacheOr(value, context, *real);
   }
   if (!IsSuiteName(value)) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -42,7 +42,9 @@ const std::vector<std::string>& RootPackages();
 
 // A --root value: an existing directory is a root the user brings; a name
 // of lowercase letters (a Debian suite: bookworm, trixie, sid) is one
-// icount makes, made or not. Errors start with `context` (the flag, say
+// icount makes, made or not. A root icount made, named by its directory,
+// is that suite's (the same builds); a make's unfinished directory is
+// refused. Errors start with `context` (the flag, say
 // "--B_root") and say what a value may be: a path that does not exist, a
 // name that is neither.
 absl::StatusOr<Root> ResolveRoot(const std::string& value, const std::string& context);

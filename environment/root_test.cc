@@ -93,6 +93,30 @@ TEST_F(RootTest, ADirectoryIsTheUsersRoot) {
   EXPECT_TRUE(RootIsMade(*root));
 }
 
+TEST_F(RootTest, ASuitesRootNamedByItsPathIsThatSuitesRoot) {
+  const std::vector<std::string>& packages = RootPackages();
+  MakeSuiteRoot(cache_ + "/roots/trixie", packages);
+  ASSERT_TRUE(base::MakeDirectories(cache_ + "/roots/trixie/usr").ok());
+  ASSERT_EQ(symlink((cache_ + "/roots").c_str(), (cache_ + "/link").c_str()), 0);
+  absl::StatusOr<Root> root = ResolveRoot(cache_ + "/link/trixie/", "--root");
+  ASSERT_TRUE(root.ok()) << root.status();
+  EXPECT_EQ(root->suite, "trixie");
+  EXPECT_EQ(root->directory, cache_ + "/roots/trixie");
+  // Its builds are the suite's: named either way, one build.
+  EXPECT_EQ(RootBuildsDirectory(*root), RootBuildsDirectory(*ResolveRoot("trixie", "--root")));
+
+  // A make's .partial is never used half-made.
+  ASSERT_TRUE(base::MakeDirectories(cache_ + "/roots/sid.partial/usr").ok());
+  root = ResolveRoot(cache_ + "/roots/sid.partial", "--B_root");
+  EXPECT_THAT(root.status().message(),
+              HasSubstr("is a root icount is making or replacing, or whose make was cut off"));
+  // A directory inside a root is the user's own.
+  ASSERT_TRUE(base::MakeDirectories(cache_ + "/roots/trixie/opt/image/usr").ok());
+  root = ResolveRoot(cache_ + "/roots/trixie/opt/image", "--root");
+  ASSERT_TRUE(root.ok()) << root.status();
+  EXPECT_FALSE(root->made_by_icount());
+}
+
 TEST_F(RootTest, BadValuesSayWhatARootIs) {
   auto error = [](const std::string& value) {
     return std::string(ResolveRoot(value, "--A_root").status().message());

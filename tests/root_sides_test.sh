@@ -94,7 +94,7 @@ if [[ $suite == trixie ]]; then
     "$main" --root="$2" --filter="$filter" > "$tmp/bad.out" 2>&1 && fail "--root=$2 was taken"
     grep -qF -- "$1" "$tmp/bad.out" || fail "--root=$2: $(cat "$tmp/bad.out")"
   }
-  expect_refusal "--root: $tmp/missing: no such directory" "$tmp/missing"
+  expect_refusal "main: --root: $tmp/missing: no such directory" "$tmp/missing"
   mkdir -p "$tmp/bare/usr"
   expect_refusal "has no /bin/sh: a root is a whole system" "$tmp/bare"
   expect_refusal "neither a directory" "Sid"

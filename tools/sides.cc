@@ -56,10 +56,16 @@ absl::Status ParseNamedSide(absl::string_view where, absl::string_view& line, Si
     const absl::string_view option = absl::StripAsciiWhitespace(parts[i]);
     absl::string_view value = option;
     std::string* destination = nullptr;
-    if (absl::ConsumePrefix(&value, "libtorch=") && !value.empty()) {
+    if (absl::ConsumePrefix(&value, "libtorch=")) {
       destination = &side.libtorch_directory;
-    } else if (absl::ConsumePrefix(&value, "root=") && !value.empty()) {
+    } else if (absl::ConsumePrefix(&value, "root=")) {
       destination = &side.root;
+    }
+    if (destination != nullptr && value.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, "side \"", side.name, "\": \"", option, "\" has no value; write ", option,
+          destination == &side.root ? "ROOT (a Debian suite such as trixie, or a directory)"
+                                    : "DIR (a LibTorch directory)"));
     }
     if (destination == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
