@@ -214,16 +214,30 @@ uint64_t FreeBytes(const std::string& path) {
 
 absl::StatusOr<FileLock> FileLock::Take(const std::string& path,
                                         const std::function<void()>& on_wait) {
+  return TakeWith(path, LOCK_EX, on_wait);
+}
+
+absl::StatusOr<FileLock> FileLock::TakeShared(const std::string& path,
+                                              const std::function<void()>& on_wait) {
+  return TakeWith(path, LOCK_SH, on_wait);
+}
+
+void FileLock::KeepAcrossExec() {
+  if (fd_ >= 0) fcntl(fd_, F_SETFD, fcntl(fd_, F_GETFD) & ~FD_CLOEXEC);
+}
+
+absl::StatusOr<FileLock> FileLock::TakeWith(const std::string& path, int operation,
+                                            const std::function<void()>& on_wait) {
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     return absl::PermissionDeniedError(
         absl::StrCat("cannot open the lock file ", path, ": ", std::strerror(errno)));
   }
-  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  if (flock(fd, operation | LOCK_NB) != 0) {
     if (on_wait) on_wait();
     int locked;
     do {
-      locked = flock(fd, LOCK_EX);
+      locked = flock(fd, operation);
     } while (locked != 0 && errno == EINTR);
     if (locked != 0) {
       const int error = errno;

@@ -74,8 +74,9 @@ uint64_t BytesOnDisk(const std::string& directory);
 // holding `path` (statvfs' f_bavail); 0 when `path` does not exist.
 uint64_t FreeBytes(const std::string& path);
 
-// An exclusive flock(2) on a file, held while the object lives, for work
-// that processes take turns at (making a root, building in one):
+// A flock(2) on a file, held while the object lives: exclusive for work
+// that processes take turns at (making a root, building in one), shared
+// for using what that work changes (a root, while a run measures in it):
 //
 //   ICOUNT_ASSIGN_OR_RETURN(
 //       base::FileLock lock,
@@ -89,6 +90,13 @@ class FileLock {
   // process holds it and then waiting for it.
   static absl::StatusOr<FileLock> Take(const std::string& path,
                                        const std::function<void()>& on_wait = nullptr);
+  // Takes the lock shared: with other shared holders at once, but not
+  // while an exclusive holder (Take) has it, nor it while this is held.
+  static absl::StatusOr<FileLock> TakeShared(const std::string& path,
+                                             const std::function<void()>& on_wait = nullptr);
+  // Lets a program this process execs hold the lock on (the descriptor is
+  // no longer closed on exec): for a tool that becomes another.
+  void KeepAcrossExec();
   FileLock(FileLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
@@ -97,6 +105,8 @@ class FileLock {
 
  private:
   explicit FileLock(int fd) : fd_(fd) {}
+  static absl::StatusOr<FileLock> TakeWith(const std::string& path, int operation,
+                                           const std::function<void()>& on_wait);
   int fd_;
 };
 

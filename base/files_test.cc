@@ -7,7 +7,9 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <future>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "gtest/gtest.h"
@@ -191,6 +193,89 @@ TEST(FilesTest, ASecondFileLockWaitsForTheFirstAndSaysSo) {
   ASSERT_EQ(waitpid(child, &status, 0), child);
   for (int fd : {go[0], go[1], events[0], events[1]}) close(fd);
   EXPECT_TRUE(FileLock::Take(path).ok()) << "free again once both are gone";
+}
+
+// Takes the lock at `path` (shared or not) on a thread of its own. Waits()
+// says whether the take had to wait (its first event), `taken` whether it
+// got the lock in the end. flock(2) locks belong to open files, so two
+// takes of one process contend like two processes'.
+struct TakeOnThread {
+  TakeOnThread(const std::string& path, bool shared) {
+    thread = std::thread([this, path, shared] {
+      bool waited = false;
+      std::function<void()> on_wait = [&] {
+        waited = true;
+        first_event.set_value(true);
+      };
+      absl::StatusOr<FileLock> lock =
+          shared ? FileLock::TakeShared(path, on_wait) : FileLock::Take(path, on_wait);
+      if (!waited) first_event.set_value(false);
+      done.set_value(lock.ok());
+    });
+  }
+  ~TakeOnThread() { thread.join(); }
+  bool Waits() { return waits.get(); }
+  std::promise<bool> first_event;
+  std::promise<bool> done;
+  std::future<bool> waits = first_event.get_future();
+  std::future<bool> taken = done.get_future();
+  std::thread thread;
+};
+
+TEST(FilesTest, SharedFileLocksHoldTogetherAndTakeTurnsWithTheExclusiveOne) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/shared.lock";
+  bool waited = false;
+  absl::StatusOr<FileLock> first = FileLock::TakeShared(path);
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<FileLock> second = FileLock::TakeShared(path, [&] { waited = true; });
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_FALSE(waited) << "a shared lock waited for another shared one";
+  {
+    TakeOnThread exclusive(path, /*shared=*/false);
+    EXPECT_TRUE(exclusive.Waits()) << "an exclusive lock was taken beside shared ones";
+    { FileLock gone = std::move(*first); }
+    { FileLock gone = std::move(*second); }
+    EXPECT_TRUE(exclusive.taken.get());
+  }
+  absl::StatusOr<FileLock> held = FileLock::Take(path);
+  ASSERT_TRUE(held.ok()) << held.status();
+  TakeOnThread shared(path, /*shared=*/true);
+  EXPECT_TRUE(shared.Waits()) << "a shared lock was taken beside an exclusive one";
+  { FileLock gone = std::move(*held); }
+  EXPECT_TRUE(shared.taken.get());
+}
+
+TEST(FilesTest, AFileLockKeptAcrossExecIsHeldByTheProgramExeced) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/exec.lock";
+  absl::StatusOr<FileLock> held = FileLock::TakeShared(path);
+  ASSERT_TRUE(held.ok()) << held.status();
+  held->KeepAcrossExec();
+  int input[2], output[2];
+  ASSERT_EQ(pipe(input), 0);
+  ASSERT_EQ(pipe(output), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // a program that says it runs, then lives until its input closes
+    dup2(input[0], 0);
+    dup2(output[1], 1);
+    for (int fd : {input[0], input[1], output[0], output[1]}) close(fd);
+    execl("/bin/sh", "sh", "-c", "echo running; read line", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(input[0]);
+  close(output[1]);
+  char said = 0;
+  ASSERT_EQ(read(output[0], &said, 1), 1);  // past exec: what it closes is closed
+  close(output[0]);
+  { FileLock gone = std::move(*held); }  // this process's descriptor closes
+  {
+    TakeOnThread exclusive(path, /*shared=*/false);
+    EXPECT_TRUE(exclusive.Waits()) << "the program execed did not hold the lock";
+    close(input[1]);
+    EXPECT_TRUE(exclusive.taken.get());
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
 }
 
 }  // namespace icount::base

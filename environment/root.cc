@@ -10,6 +10,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -67,12 +68,19 @@ std::vector<std::string> DebianReleases() {
   return names;
 }
 
+std::string RootLockPath(const Root& root) {
+  return absl::StrCat(RootsDirectory(), "/", root.suite, ".lock");
+}
+
 // Takes <roots>/<suite>.lock: one process at a time makes, refreshes or
-// removes a root.
+// removes a root, and none while runs use it (UseRoot holds it shared).
 absl::StatusOr<base::FileLock> TakeRootLock(
     const Root& root, const std::function<void(const std::string&)>& on_line) {
-  return base::FileLock::Take(absl::StrCat(RootsDirectory(), "/", root.suite, ".lock"), [&] {
-    if (on_line) on_line(absl::StrCat("waiting for another icount making the root ", root.suite));
+  return base::FileLock::Take(RootLockPath(root), [&] {
+    if (on_line) {
+      on_line(absl::StrCat("waiting for the other icount runs that make or use the root ",
+                           root.suite, " to end"));
+    }
   });
 }
 
@@ -407,18 +415,40 @@ absl::Status RemakeRoot(const Root& root, const RootMakeOptions& options) {
   return MakeAndSwap(root, options);
 }
 
-absl::Status RemoveRoot(const Root& root) {
+absl::StatusOr<std::optional<base::FileLock>> UseRoot(const Root& root,
+                                                      const RootMakeOptions& options) {
+  if (!root.made_by_icount()) return std::optional<base::FileLock>();
+  // A refresh or a removal may come between the make and the shared lock:
+  // the root is taken once it is made while held.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    ICOUNT_RETURN_IF_ERROR(EnsureRootMade(root, options));
+    ICOUNT_ASSIGN_OR_RETURN(base::FileLock lock, base::FileLock::TakeShared(RootLockPath(root), [&] {
+      if (options.on_line) {
+        options.on_line(absl::StrCat("waiting for another icount that makes or removes the root ",
+                                     root.suite));
+      }
+    }));
+    if (RootIsMade(root)) return std::optional<base::FileLock>(std::move(lock));
+  }
+  return absl::AbortedError(absl::StrCat("the root ", root.suite,
+                                         " was removed or made again by other icount runs three "
+                                         "times as this one began to use it; run again"));
+}
+
+absl::Status RemoveRoot(const Root& root,
+                        const std::function<void(const std::string& line)>& on_wait) {
   ICOUNT_RETURN_IF_ERROR(CheckSuite(root, "removes"));
   if (!base::IsDirectory(root.directory) && !base::IsDirectory(root.directory + kPartialSuffix)) {
     return absl::NotFoundError(absl::StrCat("there is no root ", root.suite, " at ",
                                             root.directory, "; `roots list` lists them"));
   }
-  ICOUNT_ASSIGN_OR_RETURN(base::FileLock lock, TakeRootLock(root, nullptr));
+  ICOUNT_ASSIGN_OR_RETURN(base::FileLock lock, TakeRootLock(root, on_wait));
   for (const char* suffix : {"", kPartialSuffix, kOldSuffix}) {
     base::RemoveDirectoryTree(root.directory + suffix);
   }
   base::RemoveDirectoryTree(RootBuildsDirectory(root));
-  unlink(absl::StrCat(RootsDirectory(), "/", root.suite, ".lock").c_str());
+  // The lock file stays (base::FileLock): a run waiting on it to use the
+  // root finds it removed and makes it again.
   return absl::OkStatus();
 }
 

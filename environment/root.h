@@ -18,11 +18,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/files.h"
 
 namespace icount::environment {
 
@@ -80,13 +82,25 @@ struct RootMakeOptions {
 // expired.
 absl::Status EnsureRootMade(const Root& root, const RootMakeOptions& options);
 
+// The root in use: a suite's root made when it is not (EnsureRootMade),
+// then held shared (<roots>/<suite>.lock) while the lock lives, so that
+// no RemakeRoot or RemoveRoot changes it, or its builds, under a run; they
+// wait for the run. A user's directory holds nothing (nullopt).
+//
+//   ICOUNT_ASSIGN_OR_RETURN(std::optional<base::FileLock> in_use, UseRoot(root, make));
+//   ...  // build and measure in the root
+absl::StatusOr<std::optional<base::FileLock>> UseRoot(const Root& root,
+                                                      const RootMakeOptions& options);
+
 // Makes the suite's root again (the packages' newest versions) and
 // replaces the old one once the new one is complete; the builds made for
-// the old one go too.
+// the old one go too. Waits for the runs using the root (UseRoot).
 absl::Status RemakeRoot(const Root& root, const RootMakeOptions& options);
 
-// Removes a suite's root and the builds made for it.
-absl::Status RemoveRoot(const Root& root);
+// Removes a suite's root and the builds made for it, once no run uses it;
+// on_wait (when given) hears why it waits.
+absl::Status RemoveRoot(const Root& root,
+                        const std::function<void(const std::string& line)>& on_wait = nullptr);
 
 // The roots icount has made (or began to make), by suite.
 std::vector<Root> ListMadeRoots();

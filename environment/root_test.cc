@@ -10,8 +10,11 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <future>
 #include <limits>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -307,6 +310,44 @@ TEST_F(RootTest, RemovingTakesTheRootAndItsBuilds) {
   ASSERT_TRUE(RemoveRoot(*root).ok());
   EXPECT_FALSE(Exists(root->directory));
   EXPECT_FALSE(Exists(RootBuildsDirectory(*root)));
+}
+
+TEST_F(RootTest, ARootInUseIsRemovedOnlyOnceTheRunEnds) {
+  absl::StatusOr<Root> root = ResolveRoot("trixie", "--root");
+  ASSERT_TRUE(root.ok()) << root.status();
+  MakeSuiteRoot(root->directory, RootPackages());
+  ASSERT_TRUE(base::MakeDirectories(root->directory + "/usr").ok());
+  absl::StatusOr<std::optional<base::FileLock>> in_use = UseRoot(*root, {});
+  ASSERT_TRUE(in_use.ok()) << in_use.status();
+  ASSERT_TRUE(in_use->has_value()) << "a suite's root in use holds its lock";
+
+  std::promise<std::string> first_line;
+  std::promise<absl::Status> removed;
+  std::thread remove([&] {
+    bool said = false;
+    removed.set_value(RemoveRoot(*root, [&](const std::string& line) {
+      if (!said) first_line.set_value(line);
+      said = true;
+    }));
+    if (!said) first_line.set_value("");
+  });
+  // flock(2) locks belong to open files: this thread's removal waits for
+  // the use above like another process's would.
+  const std::string line = first_line.get_future().get();
+  EXPECT_THAT(line, HasSubstr("waiting for the other icount runs that make or use the root "
+                              "trixie to end"));
+  EXPECT_TRUE(Exists(root->directory + "/usr")) << "removed while in use";
+  in_use->reset();  // the run ends
+  EXPECT_TRUE(removed.get_future().get().ok());
+  remove.join();
+  EXPECT_FALSE(Exists(root->directory));
+
+  // A user's directory is the user's: nothing to hold.
+  const std::string image = cache_ + "/image";
+  ASSERT_TRUE(base::MakeDirectories(image + "/usr").ok());
+  absl::StatusOr<std::optional<base::FileLock>> users = UseRoot(*ResolveRoot(image, "--root"), {});
+  ASSERT_TRUE(users.ok()) << users.status();
+  EXPECT_FALSE(users->has_value());
 }
 
 // A command's output, its last newline dropped.

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,7 @@ struct FoundAndBuilt {
   std::map<std::string, std::string> uncompiled_cases;
   std::vector<std::string> launcher;  // a root's
   std::string valgrind_version;       // a root's
+  std::shared_ptr<base::FileLock> root_in_use;  // a suite's root (UseRoot)
 };
 
 void Say(const std::string& tool, const std::string& side, const std::string& line) {
@@ -53,7 +56,8 @@ absl::Status FindInRoot(const environment::EnvironmentSpec& spec, const std::str
                                                                          _.message(), flag + ": ")));
   environment::RootMakeOptions make;
   make.on_line = [&](const std::string& line) { Say(tool, spec.name, "root: " + line); };
-  ICOUNT_RETURN_IF_ERROR(environment::EnsureRootMade(root, make));
+  ICOUNT_ASSIGN_OR_RETURN(std::optional<base::FileLock> in_use, environment::UseRoot(root, make));
+  if (in_use.has_value()) out.root_in_use = std::make_shared<base::FileLock>(*std::move(in_use));
   const std::string cache = base::CacheDirectory();
   ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(cache));
   ICOUNT_ASSIGN_OR_RETURN(const environment::RootContents contents,
@@ -275,6 +279,7 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironment(const environment::Environm
   out.install = std::move(found.install);
   out.launcher = std::move(found.launcher);
   out.valgrind_version = std::move(found.valgrind_version);
+  out.root_in_use = std::move(found.root_in_use);
   if (found.built.bin_directory.empty()) {
     out.suite = own_suite;
     return out;
@@ -299,6 +304,7 @@ absl::StatusOr<EnvironmentTool> ToolForEnvironment(const environment::Environmen
                    /*leave_out_uncompiled=*/false, absl::StrCat("//", package, ":", name), tool));
   EnvironmentTool out;
   out.launcher = std::move(found.launcher);
+  out.root_in_use = std::move(found.root_in_use);
   out.path = found.built.bin_directory.empty()
                  ? own_path
                  : absl::StrCat(found.built.bin_directory, "/", package, "/", name);

@@ -15,10 +15,12 @@
 //   options.worker_path = b->suite.worker_path;
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/files.h"
 #include "environment/pytorch_install.h"
 #include "tools/suite.h"
 #include "worker/runner.h"
@@ -37,6 +39,9 @@ struct EnvironmentSuite {
   // out of its worker, with the compiler's first error of each: they fail
   // on this side (RunnerOptions::uncompiled_cases), every other case runs.
   std::map<std::string, std::string> uncompiled_cases;
+  // A suite's root, held in use while any copy of this lives: no other
+  // icount refreshes or removes it under the run (environment::UseRoot).
+  std::shared_ptr<base::FileLock> root_in_use;
   bool python_cases() const { return install.python_problem.empty(); }
 };
 
@@ -58,6 +63,9 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironment(const environment::Environm
 struct EnvironmentTool {
   std::string path;
   std::vector<std::string> launcher;
+  // A suite's root, held in use (EnvironmentSuite::root_in_use); a tool
+  // that execs the one built there keeps it across the exec.
+  std::shared_ptr<base::FileLock> root_in_use;
 };
 
 // The tool //<package>:<name> built for the environment's PyTorch (for

@@ -107,7 +107,7 @@ absl::Status Run(const std::vector<std::string>& arguments) {
       ICOUNT_RETURN_IF_ERROR(environment::RemakeRoot(root, options));
       Progress(absl::StrCat(root.name, " is made again, at ", root.directory));
     } else {
-      ICOUNT_RETURN_IF_ERROR(environment::RemoveRoot(root));
+      ICOUNT_RETURN_IF_ERROR(environment::RemoveRoot(root, Progress));
       Progress(absl::StrCat(root.name, " and its builds are removed"));
     }
   }

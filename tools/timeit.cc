@@ -190,6 +190,8 @@ int RunInEnvironment(const std::vector<char*>& args) {
   for (const char* name : {"RUNFILES_DIR", "RUNFILES_MANIFEST_FILE", "TEST_SRCDIR"}) {
     unsetenv(name);
   }
+  // The timeit built in a root uses it until it exits.
+  if (binary->root_in_use != nullptr) binary->root_in_use->KeepAcrossExec();
   std::vector<char*> exec_argv;
   for (std::string& arg : argv) exec_argv.push_back(arg.data());
   exec_argv.push_back(nullptr);
