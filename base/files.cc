@@ -228,7 +228,10 @@ void FileLock::KeepAcrossExec() {
 
 absl::StatusOr<FileLock> FileLock::TakeWith(const std::string& path, int operation,
                                             const std::function<void()>& on_wait) {
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // flock(2) needs no write access: a lock file another user made (a root
+  // made with sudo, then used as oneself) is locked read-only.
+  if (fd < 0 && errno == EACCES) fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return absl::PermissionDeniedError(
         absl::StrCat("cannot open the lock file ", path, ": ", std::strerror(errno)));

@@ -278,4 +278,34 @@ TEST(FilesTest, AFileLockKeptAcrossExecIsHeldByTheProgramExeced) {
   ASSERT_EQ(waitpid(child, &status, 0), child);
 }
 
+TEST(FilesTest, ALockFileAnotherUserMadeIsLockedReadOnly) {
+  // A root made with sudo and used as oneself: the lock file is another
+  // user's, read-only to this one. As root (whom modes do not stop), the
+  // child becomes nobody; so the test runs unsandboxed (BUILD.bazel).
+  char directory[] = "/tmp/files_test_lock_XXXXXX";
+  ASSERT_NE(mkdtemp(directory), nullptr);
+  const std::string path = std::string(directory) + "/root.lock";
+  { ASSERT_TRUE(FileLock::Take(path).ok()); }
+  ASSERT_EQ(chmod(path.c_str(), 0444), 0);
+  ASSERT_EQ(chmod(directory, 0555), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (geteuid() == 0 && setuid(65534) != 0) _exit(2);  // nobody
+    if (access(path.c_str(), W_OK) == 0) _exit(3);       // not another user's file
+    const bool shared = FileLock::TakeShared(path).ok();
+    const bool exclusive = FileLock::Take(path).ok();
+    _exit(shared && exclusive ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_NE(WEXITSTATUS(status), 2) << "cannot become another user (setuid) here";
+  EXPECT_NE(WEXITSTATUS(status), 3) << "the lock file is writable by the other user";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the lock file was not locked read-only";
+  chmod(directory, 0755);
+  unlink(path.c_str());
+  rmdir(directory);
+}
+
 }  // namespace icount::base
