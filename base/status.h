@@ -25,9 +25,17 @@
 namespace icount::base {
 
 // `status` with "context: " in front of its message, same code; OK stays OK.
+// A message that already starts with "context: " keeps it once: a layer
+// that names the flag or side it checks and a caller that names it again
+// say "--root: /x: no such directory", not "--root: --root: /x: ...".
 inline absl::Status WithContext(const absl::Status& status, absl::string_view context) {
   if (status.ok()) return status;
-  return absl::Status(status.code(), absl::StrCat(context, ": ", status.message()));
+  const absl::string_view message = status.message();
+  if (message.size() > context.size() + 1 && message.substr(0, context.size()) == context &&
+      message.substr(context.size(), 2) == ": ") {
+    return status;
+  }
+  return absl::Status(status.code(), absl::StrCat(context, ": ", message));
 }
 
 namespace internal {

@@ -48,5 +48,15 @@ TEST(WithContextTest, KeepsCodeAndOk) {
             absl::NotFoundError("file f: gone"));
 }
 
+TEST(WithContextTest, SaysAContextTheMessageStartsWithOnce) {
+  EXPECT_EQ(WithContext(absl::NotFoundError("--root: /x: no such directory"), "--root"),
+            absl::NotFoundError("--root: /x: no such directory"));
+  // Only the whole context, followed by ": ", counts as already said.
+  EXPECT_EQ(WithContext(absl::NotFoundError("--rooted: gone"), "--root"),
+            absl::NotFoundError("--root: --rooted: gone"));
+  EXPECT_EQ(WithContext(absl::NotFoundError("--root"), "--root"),
+            absl::NotFoundError("--root: --root"));
+}
+
 }  // namespace
 }  // namespace icount::base

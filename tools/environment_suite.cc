@@ -47,13 +47,11 @@ void Say(const std::string& tool, const std::string& side, const std::string& li
 // PyTorch; `options` then builds inside it.
 absl::Status FindInRoot(const environment::EnvironmentSpec& spec, const std::string& tool,
                         environment::SuiteBuildOptions& options, FoundAndBuilt& out) {
-  // The caller puts the side's name before every error: for a tool of one
-  // side that name is the flag itself ("--root"), said once.
-  const std::string flag = "--" + spec.root_flag;
-  ICOUNT_ASSIGN_OR_RETURN(environment::Root root, environment::ResolveRoot(spec.root, flag),
-                          spec.name != flag ? _
-                                            : absl::Status(_.code(), absl::StripPrefix(
-                                                                         _.message(), flag + ": ")));
+  // The caller puts the side's name before every error; for a tool of one
+  // side that name is the flag itself ("--root"), which WithContext then
+  // says once.
+  ICOUNT_ASSIGN_OR_RETURN(environment::Root root,
+                          environment::ResolveRoot(spec.root, "--" + spec.root_flag));
   environment::RootMakeOptions make;
   make.on_line = [&](const std::string& line) { Say(tool, spec.name, "root: " + line); };
   ICOUNT_ASSIGN_OR_RETURN(std::optional<base::FileLock> in_use, environment::UseRoot(root, make));
