@@ -9,7 +9,8 @@
 #   bench/c10_rebuild.sh [CACHE]   # CACHE defaults to ~/.cache/icount/c10-rebuild
 #
 # The source comes from the machine's own Debian mirror, the one its apt
-# sources name ($ICOUNT_DEBIAN_MIRROR wins, as when icount makes a root),
+# sources name ($ICOUNT_DEBIAN_MIRROR wins; environment/debian_mirror.sh,
+# the mirror icount makes roots from),
 # through a private apt list and state directory under CACHE (the
 # machine's apt configuration is left alone). The libraries are cached
 # under CACHE by the hash of the source, the change, the flags and the
@@ -32,12 +33,8 @@ if [[ -z $tarball ]]; then
   apt_dir=$cache/apt
   mkdir -p "$apt_dir/parts" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
   : > "$apt_dir/none.list"
-  # The first source apt has for a release's own archive (not its -updates
-  # or -security pocket): the rule environment/root.cc's DebianMirror()
-  # follows, read here through apt itself.
-  mirror=${ICOUNT_DEBIAN_MIRROR:-$(apt-get indextargets --no-release-info \
-    --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' | awk '$2 !~ /-/ && !found { print $1; found = 1 }')}
-  [[ -n $mirror ]] || { say "no Debian mirror in this machine's apt sources (/etc/apt/sources.list, /etc/apt/sources.list.d/): add one, or set ICOUNT_DEBIAN_MIRROR=<mirror URL>"; exit 1; }
+  # The mirror icount makes roots from (the script says why when there is none).
+  mirror=$("$(dirname "${BASH_SOURCE[0]}")/../environment/debian_mirror.sh") || exit 1
   printf 'Types: deb-src\nURIs: %s\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
     "$mirror" > "$apt_dir/parts/bookworm-src.sources"
   apt_options=(-o "Dir::Etc::SourceList=$apt_dir/none.list" -o "Dir::Etc::SourceParts=$apt_dir/parts"

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -445,67 +446,33 @@ std::vector<Root> ListMadeRoots() {
   return roots;
 }
 
-std::string MirrorInAptSources(absl::string_view text) {
-  // A release's own archive, not its security or update pockets.
-  auto is_release = [](absl::string_view suite) {
-    return !suite.empty() && !absl::StrContains(suite, "-");
-  };
-  // deb822: paragraphs of "Field: value".
-  for (absl::string_view paragraph : absl::StrSplit(text, "\n\n")) {
-    std::string uris, suites, types;
-    for (absl::string_view line : absl::StrSplit(paragraph, '\n')) {
-      if (absl::StartsWith(line, "#")) continue;
-      const size_t colon = line.find(':');
-      if (colon == absl::string_view::npos) continue;
-      const absl::string_view field = absl::StripAsciiWhitespace(line.substr(0, colon));
-      const std::string value(absl::StripAsciiWhitespace(line.substr(colon + 1)));
-      if (field == "URIs") uris = value;
-      if (field == "Suites") suites = value;
-      if (field == "Types") types = value;
-    }
-    if (uris.empty() || !absl::StrContains(types, "deb")) continue;
-    for (absl::string_view suite : absl::StrSplit(suites, ' ', absl::SkipEmpty())) {
-      if (is_release(suite)) return uris.substr(0, uris.find(' '));
-    }
-  }
-  // One-line: "deb [options] URI SUITE COMPONENT...".
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    std::vector<absl::string_view> words = absl::StrSplit(line, ' ', absl::SkipEmpty());
-    if (words.size() < 3 || words[0] != "deb") continue;
-    size_t at = 1;
-    if (absl::StartsWith(words[at], "[")) {
-      while (at < words.size() && !absl::EndsWith(words[at], "]")) ++at;
-      ++at;
-    }
-    if (at + 1 < words.size() && is_release(words[at + 1])) return std::string(words[at]);
-  }
-  return "";
-}
-
 absl::StatusOr<std::string> DebianMirror() {
-  if (const char* mirror = std::getenv("ICOUNT_DEBIAN_MIRROR"); mirror != nullptr && *mirror) {
-    return std::string(mirror);
+  ICOUNT_ASSIGN_OR_RETURN(const std::string script,
+                          base::FindRunfile("icount/environment/debian_mirror.sh"));
+  // The answer on its own descriptor (a file, written whole before the
+  // script exits), apart from what apt says on stderr.
+  constexpr int kAnswerFd = 3;
+  std::FILE* file = std::tmpfile();
+  if (file == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("cannot create a file for the Debian mirror's name: ", std::strerror(errno)));
   }
-  std::vector<std::string> files = {"/etc/apt/sources.list"};
-  if (DIR* dir = opendir("/etc/apt/sources.list.d")) {
-    while (dirent* entry = readdir(dir)) {
-      const std::string name = entry->d_name;
-      if (absl::EndsWith(name, ".sources") || absl::EndsWith(name, ".list")) {
-        files.push_back("/etc/apt/sources.list.d/" + name);
-      }
-    }
-    closedir(dir);
+  base::CommandOptions options;
+  options.fds = {{fileno(file), kAnswerFd}};
+  absl::StatusOr<base::CommandResult> result = base::RunCommand(
+      {"bash", "-c", absl::StrCat("exec bash \"$0\" >&", kAnswerFd), script}, options);
+  std::string answer;
+  char buffer[4096];
+  lseek(fileno(file), 0, SEEK_SET);
+  for (ssize_t n; (n = read(fileno(file), buffer, sizeof(buffer))) > 0;) answer.append(buffer, n);
+  std::fclose(file);
+  ICOUNT_RETURN_IF_ERROR(result.status());
+  if (result->signal != 0 || result->exit_code != 0) {
+    std::string why(absl::StripAsciiWhitespace(result->output));
+    if (why.empty()) why = absl::StrCat(script, " ended with ", base::DescribeExit(*result));
+    return absl::NotFoundError(why);
   }
-  std::sort(files.begin() + 1, files.end());
-  for (const std::string& file : files) {
-    absl::StatusOr<std::string> text = base::ReadFileToString(file);
-    if (!text.ok()) continue;
-    const std::string mirror = MirrorInAptSources(*text);
-    if (!mirror.empty()) return mirror;
-  }
-  return absl::NotFoundError(
-      "no Debian mirror in this machine's apt sources (/etc/apt/sources.list, "
-      "/etc/apt/sources.list.d/): add one, or set ICOUNT_DEBIAN_MIRROR=<mirror URL>");
+  return std::string(absl::StripAsciiWhitespace(answer));
 }
 
 absl::StatusOr<std::vector<std::string>> RootLauncher(const Root& root,

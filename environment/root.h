@@ -105,15 +105,11 @@ absl::Status RemoveRoot(const Root& root,
 // The roots icount has made (or began to make), by suite.
 std::vector<Root> ListMadeRoots();
 
-// The Debian mirror the machine's apt sources name ($ICOUNT_DEBIAN_MIRROR
-// wins): the first URI of a source for a Debian release, not its
-// security archive.
+// The Debian mirror the machine's apt sources name, as apt reads them
+// ($ICOUNT_DEBIAN_MIRROR wins): the first URI of a source for a Debian
+// release's own archive, not its -updates or -security pocket. The rule
+// is environment/debian_mirror.sh's, which bench/c10_rebuild.sh asks too.
 absl::StatusOr<std::string> DebianMirror();
-
-// The mirror in the text of an apt sources file: deb822 (.sources:
-// "URIs:", "Suites:") or one-line ("deb URI SUITE COMPONENT..."); empty
-// when it names none.
-std::string MirrorInAptSources(absl::string_view text);
 
 // The command prefix that runs a command inside the root (enter_root, from
 // the running tool's runfiles), with icount's source tree, its cache and

@@ -33,8 +33,6 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 
-// A cache directory of the test's own, so that no root of the machine's is
-// seen or touched.
 // A suite's root as far as RootIsMade looks: usr/ and dpkg's database
 // with `installed` installed, then `more` paragraphs.
 void MakeSuiteRoot(const std::string& directory, const std::vector<std::string>& installed,
@@ -48,6 +46,8 @@ void MakeSuiteRoot(const std::string& directory, const std::vector<std::string>&
   ASSERT_TRUE(base::WriteFileAtomically(directory + "/var/lib/dpkg/status", status + more).ok());
 }
 
+// A cache directory of the test's own, so that no root of the machine's is
+// seen or touched.
 class RootTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -153,28 +153,72 @@ TEST(RootContentsTest, SaysEverythingARootLacks) {
   EXPECT_EQ(RootToolchain(contents), "Python 3.13.5, none");
 }
 
-TEST(MirrorInAptSourcesTest, TheReleaseArchiveOfDeb822Sources) {
-  EXPECT_EQ(MirrorInAptSources("Types: deb\n"
-                               "URIs: http://security.example/debian-security\n"
-                               "Suites: bookworm-security\n"
-                               "Components: main\n"
-                               "\n"
-                               "Types: deb deb-src\n"
-                               "# a comment: with a colon\n"
-                               "URIs: http://mirror.example/debian http://other.example/debian\n"
-                               "Suites: bookworm bookworm-updates\n"
-                               "Components: main\n"),
-            "http://mirror.example/debian");
+// apt reads the sources the test writes (APT_CONFIG) instead of the
+// machine's.
+class DebianMirrorTest : public RootTest {
+ protected:
+  void SetUp() override {
+    RootTest::SetUp();
+    unsetenv("ICOUNT_DEBIAN_MIRROR");
+    apt_ = base::MakeTemporaryDirectory("apt").value();
+    ASSERT_TRUE(base::MakeDirectories(apt_ + "/parts").ok());
+    ASSERT_TRUE(base::MakeDirectories(apt_ + "/lists").ok());
+    ASSERT_TRUE(base::WriteFileAtomically(apt_ + "/none.list", "").ok());
+    ASSERT_TRUE(base::WriteFileAtomically(
+                    apt_ + "/apt.conf",
+                    absl::StrCat("Dir::Etc::SourceList \"", apt_, "/none.list\";\n",
+                                 "Dir::Etc::SourceParts \"", apt_, "/parts\";\n",
+                                 "Dir::State::Lists \"", apt_, "/lists\";\n"))
+                    .ok());
+    setenv("APT_CONFIG", (apt_ + "/apt.conf").c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("APT_CONFIG");
+    RootTest::TearDown();
+  }
+  void WriteSources(const std::string& name, const std::string& text) {
+    ASSERT_TRUE(base::WriteFileAtomically(apt_ + "/parts/" + name, text).ok());
+  }
+  std::string apt_;
+};
+
+TEST_F(DebianMirrorTest, IsTheFirstReleaseArchiveAsAptReadsTheSources) {
+  // apt reads a directory's files in the order of their names.
+  WriteSources("a.sources",
+               "Types: deb-src\n"
+               "URIs: http://src.example/debian\n"
+               "Suites: bookworm\n"
+               "Components: main\n"
+               "\n"
+               "Types: deb\n"
+               "URIs: http://off.example/debian\n"
+               "Suites: bookworm\n"
+               "Components: main\n"
+               "Enabled: no\n"
+               "\n"
+               "Types: deb\n"
+               "URIs: http://security.example/debian-security\n"
+               "Suites: bookworm-security\n"
+               "Components: main\n");
+  WriteSources("b.list",
+               "# deb http://old.example/debian buster main\n"
+               "deb http://mirror.example/debian bookworm-updates main\n"
+               "deb [signed-by=/usr/share/keyrings/k.gpg] http://mirror.example/debian "
+               "bookworm main contrib\n");
+  WriteSources("c.list", "deb http://later.example/debian bookworm main\n");
+  absl::StatusOr<std::string> mirror = DebianMirror();
+  ASSERT_TRUE(mirror.ok()) << mirror.status();
+  EXPECT_EQ(*mirror, "http://mirror.example/debian/");
 }
 
-TEST(MirrorInAptSourcesTest, TheReleaseArchiveOfOneLineSources) {
-  EXPECT_EQ(MirrorInAptSources("# deb http://old.example/debian buster main\n"
-                               "deb-src http://src.example/debian bookworm main\n"
-                               "deb [signed-by=/usr/share/keyrings/k.gpg arch=amd64] "
-                               "http://mirror.example/debian bookworm main contrib\n"),
-            "http://mirror.example/debian");
-  EXPECT_EQ(MirrorInAptSources("deb http://security.example/ bookworm-security main\n"), "");
-  EXPECT_EQ(MirrorInAptSources(""), "");
+TEST_F(DebianMirrorTest, NoneSaysHowToNameOne) {
+  WriteSources("a.list", "deb http://security.example/ bookworm-security main\n");
+  absl::StatusOr<std::string> mirror = DebianMirror();
+  ASSERT_FALSE(mirror.ok());
+  EXPECT_EQ(mirror.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(mirror.status().message(),
+            "no Debian mirror in this machine's apt sources (/etc/apt/sources.list, "
+            "/etc/apt/sources.list.d/): add one, or set ICOUNT_DEBIAN_MIRROR=<mirror URL>");
 }
 
 TEST_F(RootTest, TheMirrorVariableWins) {
