@@ -9,7 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include <google/protobuf/util/json_util.h>
+
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -388,6 +391,21 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options) {
       options.gate_on_time ? " A significant slowdown fails the gate." : "");
   absl::StrAppend(&md, SuiteSummaryMarkdown(report.summary));
   return absl::StrCat(md, CaseTableMarkdown(report.cases, allocations_counted));
+}
+
+absl::Status IsGateMarkdown(absl::string_view text) {
+  return absl::StartsWith(text, "### icount: ")
+             ? absl::OkStatus()
+             : absl::FailedPreconditionError("is not a summary ci wrote");
+}
+
+absl::Status IsGateJson(absl::string_view text) {
+  CiFileProto proto;
+  return google::protobuf::util::JsonStringToMessage(
+             google::protobuf::StringPiece(text.data(), text.size()), &proto)
+                 .ok()
+             ? absl::OkStatus()
+             : absl::FailedPreconditionError("is not a comparison file ci wrote");
 }
 
 }  // namespace icount::compare

@@ -25,7 +25,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "compare/comparison_file.pb.h"
 #include "compare/gate.pb.h"
 #include "compare/suite_summary.h"
@@ -120,6 +122,11 @@ std::string GateMarkdown(const GateReport& report, const GateOptions& options);
 // "time_regressions": M, "node_warnings": [...], "summary": {...},
 // "comparisons": [one per case compared]}.
 CiFileProto GateToProto(const GateReport& report);
+
+// Whether `text` is a file ci wrote, which its --markdown or --json may
+// replace: OK, or FailedPrecondition saying what it is not.
+absl::Status IsGateMarkdown(absl::string_view text);
+absl::Status IsGateJson(absl::string_view text);
 
 }  // namespace icount::compare
 

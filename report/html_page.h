@@ -12,10 +12,15 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace icount::report {
 
 std::string ReportHtml(const std::string& title, const std::string& data_json);
+
+// OK when `text` is a page ReportHtml made (the tools replace only those);
+// FailedPrecondition "is not an icount report page" otherwise.
+absl::Status IsReportPage(absl::string_view text);
 
 // ReportHtml written atomically to `path`; the error names the path.
 absl::Status WriteReportHtml(const std::string& path, const std::string& title,

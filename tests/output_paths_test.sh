@@ -42,6 +42,56 @@ expect_refused output "$merge" --output="$missing/m.json" "$tmp/current.json" "$
 expect_refused output "$history" --db="$tmp/history.db" export --output="$missing/h.csv"
 expect_refused output "$report" --input="$tmp/current.json" --output="$missing/r.html"
 
+# expect_kept MESSAGE FILE TOOL ARGS...: TOOL fails at once with MESSAGE
+# (after "TOOL: "), and FILE is as it was.
+expect_kept() {
+  local message=$1 file=$2
+  shift 2
+  local before
+  before=$(sha256sum < "$file")
+  if "$@" > "$tmp/out.txt" 2> "$tmp/err.txt"; then fail "$* must fail"; fi
+  grep -qF -- "$message" "$tmp/err.txt" || fail "$*: expected \"$message\": $(cat "$tmp/err.txt")"
+  ! grep -q "measur" "$tmp/out.txt" "$tmp/err.txt" || fail "$*: measured before refusing: $(cat "$tmp/err.txt")"
+  [ "$(sha256sum < "$file")" = "$before" ] || fail "$*: changed $file"
+}
+
+step "no output replaces a file that is not the tool's own, or another output of the run"
+replaces="choose another file or move it away"
+cp "$tmp/current.json" "$tmp/run.json"
+expect_kept "main: --output and --html both name $tmp/run.json: give each its own file" \
+  "$tmp/run.json" "$main" --output="$tmp/run.json" --html="$tmp/./run.json"
+expect_kept "ab_test: --json and --html both name $tmp/ab.json: give each its own file" \
+  "$tmp/run.json" "$ab_test" --A=true --B=true --json="$tmp/ab.json" --html="$tmp/ab.json"
+expect_kept "ci: --destination and --markdown both name $tmp/run.json" \
+  "$tmp/run.json" "$ci" --destination="$tmp/run.json" --markdown="$tmp/run.json"
+expect_kept "ci: --json: $tmp/baseline.json exists and is not a comparison file ci wrote; icount replaces only its own summaries and comparison files: $replaces" \
+  "$tmp/baseline.json" "$ci" --destination="$tmp/run.json" --baseline="$tmp/baseline.json" --json="$tmp/baseline.json"
+expect_kept "main: --html: $tmp/run.json exists and is not an icount report page; icount replaces only its own report pages: $replaces" \
+  "$tmp/run.json" "$main" --html="$tmp/run.json"
+expect_kept "report: --output: $tmp/current.json exists and is not an icount report page" \
+  "$tmp/current.json" "$report" --input="$tmp/current.json" --output="$tmp/current.json"
+expect_kept "history: --db and --output both name $tmp/history.db: give each its own file" \
+  "$tmp/history.db" "$history" --db="$tmp/history.db" export --output="$tmp/history.db"
+expect_kept "history: --output: $tmp/run.json exists and is not a CSV export of an icount history store; icount replaces only its own exports: $replaces" \
+  "$tmp/run.json" "$history" --db="$tmp/history.db" export --output="$tmp/run.json"
+# A pipe is not read (that would wait for a writer for ever) nor replaced.
+mkfifo "$tmp/pipe"
+if "$main" --output="$tmp/pipe" > "$tmp/out.txt" 2> "$tmp/err.txt"; then fail "main --output=PIPE must fail"; fi
+grep -qF "main: --output: $tmp/pipe exists and is not a regular file (a device, pipe or socket)" "$tmp/err.txt" \
+  || fail "main --output=PIPE: $(cat "$tmp/err.txt")"
+[ -p "$tmp/pipe" ] || fail "main --output=PIPE replaced the pipe"
+# Its own outputs it replaces.
+for format in csv bmf; do
+  for run in 1 2; do
+    "$history" --db="$tmp/history.db" export --format=$format --output="$tmp/export.$format" 2> "$tmp/err.txt" \
+      || fail "history export --format=$format, run $run: $(cat "$tmp/err.txt")"
+  done
+done
+for run in 1 2; do
+  "$report" --input="$tmp/current.json" --output="$tmp/page.html" 2> "$tmp/err.txt" \
+    || fail "report, run $run: $(cat "$tmp/err.txt")"
+done
+
 step "relative paths from where bazel run was started"
 mkdir -p "$tmp/here" && cp "$tmp/current.json" "$tmp/baseline.json" "$tmp/here/"
 export BUILD_WORKING_DIRECTORY="$tmp/here"

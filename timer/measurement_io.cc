@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -21,9 +22,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "base/files.h"
+#include "base/output_files.h"
 #include "base/json_syntax.h"
 #include "base/proto_json.h"
+#include "base/status.h"
 #include "timer/internal/task_spec_fields.h"
 #include "timer/version.h"
 
@@ -197,29 +201,51 @@ std::string ResultCaseTitle(const TaskSpec& spec) {
                       spec.description.value_or(""), ", ", spec.num_threads, "T]");
 }
 
+namespace {
+
+// FailedPrecondition naming the writer when `json` has a schema newer than
+// this build reads. A newer schema adds fields this build does not know, so
+// the version is read leniently: such a file is called newer, not wrong.
+absl::Status RefuseNewerSchema(absl::string_view json, absl::string_view source) {
+  timer::ResultsFileProto proto;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  if (!google::protobuf::util::JsonStringToMessage(
+           google::protobuf::StringPiece(json.data(), json.size()), &proto, options)
+           .ok() ||
+      proto.schema_version() <= kResultsSchemaVersion) {
+    return absl::OkStatus();
+  }
+  const std::map<std::string, std::string> versions(proto.versions().begin(),
+                                                    proto.versions().end());
+  std::string writer;
+  for (const auto& [library, version] : versions) {
+    absl::StrAppend(&writer, writer.empty() ? "" : ", ", library, " ", version);
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      source, ": schema_version ", proto.schema_version(), " (written by ",
+      writer.empty() ? "an unknown version" : writer, ") is newer than this build reads (",
+      kResultsSchemaVersion, ", timer ", kTimerVersion, "); update icount to read it"));
+}
+
+}  // namespace
+
 absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::string_view source) {
   if (std::optional<std::string> error = base::JsonSyntaxError(json)) {
     return absl::InvalidArgumentError(absl::StrCat(source, ":", *error));
   }
+  ICOUNT_RETURN_IF_ERROR(RefuseNewerSchema(json, source));
   timer::ResultsFileProto proto;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;  // a misspelt field is an error, not silently lost
   auto status = google::protobuf::util::JsonStringToMessage(
       google::protobuf::StringPiece(json.data(), json.size()), &proto, options);
   if (!status.ok()) {
+    // protobuf starts some messages with ": " of its own.
+    const std::string why = status.message().as_string();
     return absl::InvalidArgumentError(absl::StrCat(
         source, ": not a valid icount results file (JSON with a \"measurements\" list): ",
-        status.message().as_string()));
-  }
-  if (proto.schema_version() > kResultsSchemaVersion) {
-    std::string writer;
-    for (const auto& [library, version] : proto.versions()) {
-      absl::StrAppend(&writer, writer.empty() ? "" : ", ", library, " ", version);
-    }
-    return absl::FailedPreconditionError(absl::StrCat(
-        source, ": schema_version ", proto.schema_version(), " (written by ",
-        writer.empty() ? "an unknown version" : writer, ") is newer than this build reads (",
-        kResultsSchemaVersion, ", timer ", kTimerVersion, "); update icount to read it"));
+        absl::StripPrefix(why, ": ")));
   }
   ResultsFile results;
   results.versions.insert(proto.versions().begin(), proto.versions().end());
@@ -255,22 +281,16 @@ absl::StatusOr<ResultsFile> ParseResultsJson(absl::string_view json, absl::strin
 
 absl::Status CheckResultsDestination(const std::string& path,
                                      bool (*is_ours)(absl::string_view text)) {
-  if (access(path.c_str(), F_OK) != 0) return absl::OkStatus();
-  absl::StatusOr<std::string> text = base::ReadFileToString(path);
-  std::string why;
-  if (!text.ok()) {
-    why = absl::StrCat("cannot be read (", text.status().message(), ")");
-  } else if (is_ours != nullptr) {
-    if (is_ours(*text)) return absl::OkStatus();
-    why = "is not a file this tool wrote";
-  } else if (absl::Status read = ParseResultsJson(*text, path).status(); read.ok()) {
-    return absl::OkStatus();
-  } else {
-    why = absl::StrCat("is not an icount results file this version reads (", read.message(), ")");
-  }
-  return absl::FailedPreconditionError(
-      absl::StrCat(path, " exists and ", why,
-                   "; icount replaces only its own results: choose another file or move it away"));
+  return base::CheckReplaceable(path, "results", [&](absl::string_view text) {
+    if (is_ours != nullptr) {
+      return is_ours(text) ? absl::OkStatus()
+                           : absl::FailedPreconditionError("is not a file this tool wrote");
+    }
+    absl::Status read = ParseResultsJson(text, path).status();
+    if (read.ok()) return read;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "is not an icount results file this version reads (", read.message(), ")"));
+  });
 }
 
 absl::StatusOr<ResultsFile> ReadResultsFile(const std::string& path) {

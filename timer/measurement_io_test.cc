@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "timer/version.h"
 
@@ -207,12 +208,40 @@ TEST(MeasurementIoTest, ImpossibleCountsAreRejected) {
   }
 }
 
+TEST(MeasurementIoTest, JsonThatIsNotAnObjectSaysSoOnce) {
+  absl::StatusOr<ResultsFile> results = ParseResultsJson("[1, 2]", "list.json");
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.status().message(),
+            "list.json: not a valid icount results file (JSON with a \"measurements\" list): Root "
+            "element must be a message.");
+}
+
 TEST(MeasurementIoTest, NewerSchemaIsRejectedWithTheWriterVersion) {
   absl::StatusOr<ResultsFile> results = ParseResultsJson(
       R"({"schema_version": 9, "versions": {"timer": "7.0.0"}, "measurements": []})", "new.json");
   ASSERT_FALSE(results.ok());
   EXPECT_EQ(results.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(results.status().message().find("timer 7.0.0"), absl::string_view::npos);
+}
+
+// A newer schema adds fields: the file is still called newer, not invalid,
+// and its writer's libraries are named in order.
+TEST(MeasurementIoTest, NewerSchemaWithFieldsThisBuildLacksIsCalledNewer) {
+  absl::StatusOr<ResultsFile> results = ParseResultsJson(
+      R"({"schema_version": 9, "versions": {"timer": "7.0.0", "compare": "5.0.0"},
+          "field_of_schema_9": {"x": 1}, "measurements": [{"new_in_9": true}]})",
+      "new.json");
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(results.status().message(),
+            absl::StrCat("new.json: schema_version 9 (written by compare 5.0.0, timer 7.0.0) is "
+                         "newer than this build reads (",
+                         kResultsSchemaVersion, ", timer ", kTimerVersion, "); update icount to read it"));
+  // The same field in a file of this schema is a mistake.
+  results = ParseResultsJson(R"({"schema_version": 1, "field_of_schema_9": {"x": 1}})", "old.json");
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(results.status().message().find("field_of_schema_9"), absl::string_view::npos);
 }
 
 TEST(MeasurementIoTest, MissingFileIsNotFound) {

@@ -296,7 +296,7 @@ absl::Status CheckJournals(const std::string& json, bool sides,
 // an interrupted run (said now, not after the canaries).
 absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(base::CheckNoPositionalArguments(positional));
-  ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag());
+  ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag({{"json", absl::GetFlag(FLAGS_json)}}));
   ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
   const bool sides = !absl::GetFlag(FLAGS_sides).empty();
   ICOUNT_RETURN_IF_ERROR(CheckSideFlags(sides));

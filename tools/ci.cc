@@ -21,6 +21,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/files.h"
+#include "base/output_files.h"
 #include "base/proto_json.h"
 #include "base/status.h"
 #include "base/text.h"
@@ -208,13 +210,23 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
                                    {"json", absl::GetFlag(FLAGS_json)}}) {
     ICOUNT_RETURN_IF_ERROR(base::CheckOutputPath(flag, path));
   }
+  ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag({{"destination", destination},
+                                        {"markdown", absl::GetFlag(FLAGS_markdown)},
+                                        {"json", absl::GetFlag(FLAGS_json)}}));
   ICOUNT_RETURN_IF_ERROR(timer::CheckResultsDestination(destination),
                          base::WithContext(_, "--destination"));
+  for (const auto& [flag, path, is_ours] :
+       {std::tuple{"markdown", absl::GetFlag(FLAGS_markdown), &compare::IsGateMarkdown},
+        std::tuple{"json", absl::GetFlag(FLAGS_json), &compare::IsGateJson}}) {
+    if (path.empty()) continue;
+    ICOUNT_RETURN_IF_ERROR(base::CheckReplaceable(path, "summaries and comparison files", is_ours),
+                           base::WithContext(_, absl::StrCat("--", flag)));
+  }
   if (!absl::GetFlag(FLAGS_json).empty() && absl::GetFlag(FLAGS_baseline).empty()) {
     return absl::InvalidArgumentError(
         "--json writes the comparisons with the baseline: it needs --baseline");
   }
-  return CheckHtmlFlag();
+  return absl::OkStatus();
 }
 
 // Prints each failed case and a failure to record the run in --history;

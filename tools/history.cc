@@ -14,12 +14,17 @@
 #include <string>
 #include <vector>
 
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
+
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/files.h"
+#include "base/output_files.h"
 #include "base/status.h"
 #include "base/text.h"
 #include "cli/tool_flags.h"
@@ -409,8 +414,10 @@ std::string CsvField(const std::string& text) {
   return quoted + "\"";
 }
 
+constexpr absl::string_view kCsvHeader = "run,label,start_time,case,title,metric,value,low,high\n";
+
 absl::StatusOr<std::string> ExportCsv(Store& store, const std::vector<RunRow>& runs) {
-  std::string out = "run,label,start_time,case,title,metric,value,low,high\n";
+  std::string out(kCsvHeader);
   std::map<int64_t, std::string> start;
   for (const RunRow& r : runs) start[r.id] = r.start_time;
   for (Metric metric : {Metric::kCounts, Metric::kAllocations, Metric::kTime}) {
@@ -467,24 +474,57 @@ absl::StatusOr<std::string> ExportBmf(Store& store, const std::vector<RunRow>& r
   return absl::StrCat("{\n", absl::StrJoin(benchmarks, ",\n"), "\n}\n");
 }
 
+// Whether a file is an export --output may replace: CSV with ExportCsv's
+// header, or Bencher Metric Format whose measures are ExportBmf's.
+absl::Status IsCsvExport(absl::string_view text) {
+  return absl::StartsWith(text, kCsvHeader)
+             ? absl::OkStatus()
+             : absl::FailedPreconditionError("is not a CSV export of an icount history store");
+}
+
+absl::Status IsBmfExport(absl::string_view text) {
+  google::protobuf::Struct benchmarks;
+  bool ours = google::protobuf::util::JsonStringToMessage(
+                  google::protobuf::StringPiece(text.data(), text.size()), &benchmarks)
+                  .ok();
+  for (const auto& [title, measures] : benchmarks.fields()) {
+    ours = ours && measures.has_struct_value();
+    for (const auto& [name, measure] : measures.struct_value().fields()) {
+      ours = ours && (name == "instructions" || name == "allocations" || name == "latency") &&
+             measure.struct_value().fields().contains("value");
+    }
+  }
+  return ours ? absl::OkStatus()
+              : absl::FailedPreconditionError(
+                    "is not a Bencher Metric Format export of an icount history store");
+}
+
 int Export(Store& store) {
-  if (absl::Status s = base::CheckOutputPath("output", absl::GetFlag(FLAGS_output)); !s.ok()) {
+  const std::string output = absl::GetFlag(FLAGS_output);
+  if (absl::Status s = base::CheckOutputPath("output", output); !s.ok()) return base::Fail(s);
+  if (absl::Status s = base::CheckDistinctOutputs({{"db", store.path()}, {"output", output}});
+      !s.ok()) {
     return base::Fail(s);
   }
   const std::string format = absl::GetFlag(FLAGS_format);
+  if (format != "csv" && format != "bmf") {
+    return base::Fail(absl::StrCat("--format=", format, ": must be csv or bmf"));
+  }
+  if (!output.empty()) {
+    absl::Status replaceable = base::CheckReplaceable(
+        output, "exports", format == "csv" ? IsCsvExport : IsBmfExport);
+    if (!replaceable.ok()) return base::Fail(base::WithContext(replaceable, "--output"));
+  }
   absl::StatusOr<std::vector<RunRow>> runs = store.Runs();
   if (!runs.ok()) return base::Fail(runs.status());
   if (runs->empty()) return base::Fail(absl::StrCat(store.path(), " holds no runs yet"));
   absl::StatusOr<std::string> text;
   if (format == "csv") {
     text = ExportCsv(store, *runs);
-  } else if (format == "bmf") {
-    text = ExportBmf(store, *runs);
   } else {
-    return base::Fail(absl::StrCat("--format=", format, ": must be csv or bmf"));
+    text = ExportBmf(store, *runs);
   }
   if (!text.ok()) return base::Fail(text.status());
-  const std::string output = absl::GetFlag(FLAGS_output);
   if (output.empty()) {
     std::printf("%s", text->c_str());
     return 0;

@@ -5,12 +5,14 @@
 // (//report), written after the results. The path is checked before the
 // run, so a typo fails in a second rather than after the run.
 //
-//   ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag());
+//   ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag({{"output", output}}));
 //   ... run ...
 //   ReportInput input;  input.current = results.file;  ...
 //   if (absl::Status s = WriteHtmlFlag(input); !s.ok()) return base::Fail(s);
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/flags/declare.h"
 #include "absl/status/status.h"
@@ -21,8 +23,9 @@ ABSL_DECLARE_FLAG(std::string, html);
 
 namespace icount::tools {
 
-// base::CheckOutputPath for --html.
-absl::Status CheckHtmlFlag();
+// CheckReportDestination for --html, which must not name the same file as
+// any of the tool's `other_outputs` (flag, path) either.
+absl::Status CheckHtmlFlag(const std::vector<std::pair<std::string, std::string>>& other_outputs);
 
 // WriteHtmlReport to --html; nothing without it.
 absl::Status WriteHtmlFlag(report::ReportInput input);

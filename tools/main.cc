@@ -109,7 +109,7 @@ MeasureOptions MeasureFlags() {
 // be written (and, with --resume, continued).
 absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(base::CheckNoPositionalArguments(positional));
-  ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag());
+  ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag({{"output", absl::GetFlag(FLAGS_output)}}));
   ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
   if (absl::GetFlag(FLAGS_no_counts) && absl::GetFlag(FLAGS_no_wall_time)) {
     return absl::InvalidArgumentError(

@@ -89,7 +89,7 @@ absl::Status Run(const std::vector<char*>& positional) {
   }
   if (output.empty())
     return absl::InvalidArgumentError("--output is required: the HTML file to write");
-  ICOUNT_RETURN_IF_ERROR(base::CheckOutputPath("output", output));
+  ICOUNT_RETURN_IF_ERROR(CheckReportDestination("output", output));
   ICOUNT_RETURN_IF_ERROR(
       base::CheckFlagAtLeast("history_runs", absl::GetFlag(FLAGS_history_runs), 1));
 
