@@ -90,6 +90,7 @@ SuiteChange SuiteChangeBuilder::Summarize() const {
   double sum = 0;
   for (double x : log_ratios_) sum += x;
   change.geomean_pct = ToPct(sum / static_cast<double>(n));
+  if (!change.has_interval()) return change;
   // Percentile bootstrap over cases. The generator's raw output (not a
   // std:: distribution, whose results differ between standard libraries)
   // picks the cases, so the interval is the same everywhere.
@@ -183,9 +184,12 @@ std::string FormatSuiteChange(const SuiteChange& change) {
         &text, change.no_verdict > 0 ? "no case with a verdict" : "no case measured on both sides");
   } else {
     if (change.cases > 0) {
-      absl::StrAppend(&text, SignedPct(change.geomean_pct, 2), "% [",
-                      SignedPct(change.ci_low_pct, 2), ", ", SignedPct(change.ci_high_pct, 2),
-                      "] over ", base::CountOf(change.cases, "case"));
+      absl::StrAppend(&text, SignedPct(change.geomean_pct, 2), "%",
+                      change.has_interval()
+                          ? absl::StrCat(" [", SignedPct(change.ci_low_pct, 2), ", ",
+                                         SignedPct(change.ci_high_pct, 2), "]")
+                          : "",
+                      " over ", base::CountOf(change.cases, "case"));
     } else {
       absl::StrAppend(&text, "no geometric mean (no case above 0 on both sides)");
     }
@@ -223,6 +227,8 @@ SuiteChangeProto SuiteChangeToProto(const SuiteChange& change) {
   proto.set_cases(change.cases);
   if (change.cases > 0) {
     proto.set_geomean_change_pct(RoundedForJson(change.geomean_pct));
+  }
+  if (change.has_interval()) {
     proto.add_ci_pct(RoundedForJson(change.ci_low_pct));
     proto.add_ci_pct(RoundedForJson(change.ci_high_pct));
   }

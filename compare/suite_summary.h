@@ -43,11 +43,13 @@ struct SuiteChange {
   SuiteMetric metric = SuiteMetric::kInstructions;
   // Cases in the mean: measured on both sides with positive values.
   int cases = 0;
-  // (geometric mean of B / A - 1) * 100, and its 95% bootstrap interval;
-  // all 0 when `cases` is 0.
+  // (geometric mean of B / A - 1) * 100, and its 95% bootstrap interval
+  // (has_interval: over two cases or more; resampling one case gives only
+  // itself); all 0 when `cases` is 0.
   double geomean_pct = 0;
   double ci_low_pct = 0;
   double ci_high_pct = 0;
+  bool has_interval() const { return cases >= 2; }
   // Cases up, down, and within the threshold (both sides measured; cases
   // with a zero value on a side count here but are not in the mean).
   int up = 0;

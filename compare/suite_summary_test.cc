@@ -12,6 +12,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using ::testing::Not;
 
 TEST(SuiteSummaryTest, IdenticalSidesShowNoChange) {
@@ -124,14 +125,28 @@ TEST(SuiteSummaryTest, NothingToCompare) {
   EXPECT_THAT(json, Not(HasSubstr("geomean_change_pct")));
 }
 
+// Resampling one case gives that case alone: no interval is shown for it.
+TEST(SuiteSummaryTest, OneCaseHasAMeanButNoInterval) {
+  SuiteChangeBuilder builder(SuiteMetric::kInstructions, 0.1);
+  builder.Add(100, 110);
+  const SuiteChange change = builder.Summarize();
+  EXPECT_FALSE(change.has_interval());
+  EXPECT_EQ(FormatSuiteChange(change),
+            "instructions: +10.00% over 1 case (1 up, 0 down, 0 within 0.1%)");
+  const SuiteSummaryProto summary = SuiteSummaryToProto({change});
+  EXPECT_EQ(summary.instructions().geomean_change_pct(), 10);
+  EXPECT_THAT(summary.instructions().ci_pct(), IsEmpty());
+}
+
 TEST(SuiteSummaryTest, JsonHasOneMemberPerMetric) {
   SuiteChangeBuilder instructions(SuiteMetric::kInstructions, 0.1);
   instructions.Add(100, 110);
+  instructions.Add(200, 220);
   SuiteChangeBuilder time(SuiteMetric::kWallTime, 0);
   time.AddTime(TimeComparison{});  // too few rounds: no verdict
   const SuiteSummaryProto summary =
       SuiteSummaryToProto({instructions.Summarize(), time.Summarize()});
-  EXPECT_EQ(summary.instructions().cases(), 1);
+  EXPECT_EQ(summary.instructions().cases(), 2);
   EXPECT_EQ(summary.instructions().geomean_change_pct(), 10);
   EXPECT_THAT(summary.instructions().ci_pct(), ElementsAre(10, 10));
   EXPECT_EQ(summary.instructions().unchanged_pct(), 0.1);

@@ -93,8 +93,9 @@ std::string AllocationChanges(const std::vector<expand::SuiteCaseProto>& cases,
   }
   if (compared == 0) return "";
   if (lines.empty()) {
-    return absl::StrCat("Heap allocations per run: the same on both sides in all ", compared,
-                        " cases.\n");
+    return absl::StrCat("Heap allocations per run: the same on both sides in ",
+                        compared == 1 ? "the one case" : absl::StrCat("all ", compared, " cases"),
+                        ".\n");
   }
   return absl::StrCat("Heap allocations per run (A -> B) differ in ", lines.size(), " of ",
                       compared, " cases:\n", absl::StrJoin(lines, "\n"), "\n");
@@ -134,6 +135,37 @@ std::string RenderSummary(const std::vector<compare::SuiteChange>& changes,
 
 }  // namespace
 
+// A case's count change and the functions that moved it most (B - A, per
+// run of the statement): ten at most, the rest summed on a line of its own.
+std::string PerFunctionChanges(const std::string& key, const timer::InstructionCounts& before,
+                               const timer::InstructionCounts& after) {
+  // Both sides' exclusive counts: the subtraction cannot fail.
+  timer::FunctionCounts delta =
+      *after.exclusive.Standardized().Subtract(before.exclusive.Standardized()) *
+      (1.0 / static_cast<double>(after.number_per_run));
+  std::vector<timer::FunctionCount> rows = delta.rows();
+  std::sort(rows.begin(), rows.end(),
+            [](const timer::FunctionCount& x, const timer::FunctionCount& y) {
+              return std::llabs(x.count) > std::llabs(y.count);
+            });
+  const size_t shown = std::min<size_t>(rows.size(), 10);
+  int64_t rest = 0;
+  for (size_t r = shown; r < rows.size(); ++r) rest += rows[r].count;
+  const size_t others = rows.size() - shown;
+  rows.resize(shown);
+  // Rendered as inclusive rows, which print no "Total:" line: the sum of
+  // the rows shown is not the case's change, which the heading gives.
+  std::string text = absl::StrFormat(
+      "\n%s: %+.0f instructions per run; largest per-function changes (B - A, per run):\n%s\n",
+      key, after.counts_per_run - before.counts_per_run,
+      timer::FunctionCounts(rows, /*inclusive=*/true).Slice(0, rows.size()).ToString());
+  if (others > 0) {
+    absl::StrAppendFormat(&text, "  %+d in %d other function%s\n", rest, others,
+                          others == 1 ? "" : "s");
+  }
+  return text;
+}
+
 std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, const Side& a,
                              const Side& b, const SuiteResults& a_results,
                              const SuiteResults& b_results,
@@ -171,24 +203,9 @@ std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, c
   std::sort(changes.rbegin(), changes.rend());
   for (int i = 0; i < absl::GetFlag(FLAGS_top) && i < static_cast<int>(changes.size()); ++i) {
     if (changes[i].first == 0) break;
-    const timer::InstructionCounts& before = *in_a.counts.at(changes[i].second);
-    const timer::InstructionCounts& after = *in_b.counts.at(changes[i].second);
-    // Per-function change per run of the statement, B - A.
-    // Both sides' exclusive counts: the subtraction cannot fail.
-    timer::FunctionCounts delta =
-        *after.exclusive.Standardized().Subtract(before.exclusive.Standardized()) *
-        (1.0 / static_cast<double>(after.number_per_run));
-    std::vector<timer::FunctionCount> rows = delta.rows();
-    std::sort(rows.begin(), rows.end(),
-              [](const timer::FunctionCount& x, const timer::FunctionCount& y) {
-                return std::llabs(x.count) > std::llabs(y.count);
-              });
-    rows.resize(std::min<size_t>(rows.size(), 10));
-    absl::StrAppendFormat(
-        &text,
-        "\n%s: %+.0f instructions per run; largest per-function changes (B - A, per run):\n%s\n",
-        changes[i].second, after.counts_per_run - before.counts_per_run,
-        timer::FunctionCounts(rows, false).Slice(0, rows.size()).ToString());
+    absl::StrAppend(&text, PerFunctionChanges(changes[i].second,
+                                              *in_a.counts.at(changes[i].second),
+                                              *in_b.counts.at(changes[i].second)));
   }
   return text;
 }

@@ -25,6 +25,7 @@
 #include "absl/strings/str_split.h"
 #include "base/files.h"
 #include "base/status.h"
+#include "base/text.h"
 #include "cli/tool_flags.h"
 #include "timer/measurement_io.h"
 #include "timer/node.h"
@@ -39,10 +40,38 @@ ABSL_FLAG(bool, allow_mixed_versions, false,
 namespace icount::tools {
 namespace {
 
-std::string Versions(const timer::ResultsFile& file) {
+// The libraries both files name at different versions, as "timer 0.4.0"
+// for `file` (empty when they agree): a library only one names (timeit
+// writes fewer) is no conflict.
+std::string ConflictingVersions(const timer::ResultsFile& file, const timer::ResultsFile& other) {
   std::vector<std::string> parts;
-  for (const auto& [library, version] : file.versions) parts.push_back(library + " " + version);
-  return parts.empty() ? "unknown library versions" : absl::StrJoin(parts, ", ");
+  for (const auto& [library, version] : file.versions) {
+    auto it = other.versions.find(library);
+    if (it != other.versions.end() && it->second != version) parts.push_back(library + " " + version);
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+// The settings that say what was measured, and how: a merged file names
+// one of each, so parts that differ in any are refused.
+constexpr const char* kMeasuredWith[] = {"libtorch_install", "toolchain", "valgrind",
+                                         "valgrind_options", "baseline"};
+
+absl::Status CheckMeasuredAlike(const timer::ResultsFile& file, const std::string& name,
+                                const timer::ResultsFile& first, const std::string& first_name) {
+  for (const char* key : kMeasuredWith) {
+    auto in_file = file.settings.find(key);
+    auto in_first = first.settings.find(key);
+    if (in_file == file.settings.end() || in_first == first.settings.end() ||
+        in_file->second == in_first->second) {
+      continue;
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " was measured with ", key, " \"", in_file->second, "\", ", first_name, " with \"",
+        in_first->second, "\": the parts of one run measure one PyTorch the same way; compare "
+        "such files (compare --baseline, ab_test --sides) rather than merge them"));
+  }
+  return absl::OkStatus();
 }
 
 // The file's shard, checked, or none.
@@ -187,18 +216,24 @@ absl::StatusOr<timer::ResultsFile> Merge(const std::vector<std::string>& names,
     if (shard.has_value()) {
       ICOUNT_RETURN_IF_ERROR(AddShard(*shard, file, name, files[0], names[0], &shards));
     }
-    if (i > 0 && file.versions != files[0].versions && !absl::GetFlag(FLAGS_allow_mixed_versions)) {
+    if (const std::string conflict = ConflictingVersions(file, files[0]);
+        !conflict.empty() && !absl::GetFlag(FLAGS_allow_mixed_versions)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          name, " was written by ", Versions(file), ", ", names[0], " by ", Versions(files[0]),
+          name, " was written by ", conflict, ", ", names[0], " by ",
+          ConflictingVersions(files[0], file),
           ": parts of one run come from one build; rerun the part, or pass "
           "--allow_mixed_versions"));
     }
+    ICOUNT_RETURN_IF_ERROR(CheckMeasuredAlike(file, name, files[0], names[0]));
     ICOUNT_RETURN_IF_ERROR(ClaimCases(file, name, &owner));
     Append(file, &merged, &machines);
   }
   ICOUNT_RETURN_IF_ERROR(CheckNoShardMissing(shards));
   merged.versions = files[0].versions;
-  merged.settings = files[0].settings;
+  // The first file's settings, and what only later ones say.
+  for (const timer::ResultsFile& file : files) {
+    merged.settings.insert(file.settings.begin(), file.settings.end());
+  }
   merged.suite_checksum = files[0].suite_checksum;
   merged.machine = absl::StrJoin(machines, "; ");
   // One machine's files keep it typed; a merge of several names none.
@@ -233,9 +268,10 @@ int Main(int argc, char** argv) {
   if (!merged.ok()) return base::Fail(merged.status());
   if (absl::Status status = timer::WriteResultsFile(output, *merged); !status.ok())
     return base::Fail(status);
-  std::printf("merged %zu files: %zu measurements, %zu instruction counts, %zu failures -> %s\n",
-              files.size(), merged->measurements.size(), merged->instruction_counts.size(),
-              merged->failures.size(), output.c_str());
+  std::printf("merged %s: %s, %s, %s -> %s\n", base::CountOf(files.size(), "file").c_str(),
+              base::CountOf(merged->measurements.size(), "measurement").c_str(),
+              base::CountOf(merged->instruction_counts.size(), "instruction count").c_str(),
+              base::CountOf(merged->failures.size(), "failure").c_str(), output.c_str());
   return 0;
 }
 

@@ -27,13 +27,18 @@ for k, part in enumerate((d["measurements"][:2], d["measurements"][2:4], d["meas
         shard["failures"] = {"Group/case|Eager|Forward|C++|1": "crash: made up"}
     json.dump(shard, open("%s/shard%d.json" % (sys.argv[2], k + 1), "w"))
     json.dump(dict(shard, versions={"timer": "0.4.0"}), open("%s/old%d.json" % (sys.argv[2], k + 1), "w"))
+    # Another library named besides (as main's files name more than timeit's).
+    json.dump(dict(shard, versions={"timer": "0.5.0", "compare": "0.7.0"}),
+              open("%s/more%d.json" % (sys.argv[2], k + 1), "w"))
+    json.dump(dict(shard, settings={"valgrind": "valgrind-3.27.1"}),
+              open("%s/sid%d.json" % (sys.argv[2], k + 1), "w"))
     json.dump(dict(shard, suite_checksum="def"), open("%s/other%d.json" % (sys.argv[2], k + 1), "w"))
     json.dump(dict(shard, shard={"index": k + 1, "total": 4}), open("%s/four%d.json" % (sys.argv[2], k + 1), "w"))
     json.dump(dict(shard, shard={"index": 5, "total": 3}), open("%s/beyond%d.json" % (sys.argv[2], k + 1), "w"))
 PY
 "$merge" --output="$tmp/all.json" "$tmp/shard3.json" "$tmp/shard1.json" "$tmp/shard2.json" > "$tmp/out.txt" 2>&1 \
   || fail "merge: $(cat "$tmp/out.txt")"
-grep -q "merged 3 files: 5 measurements, 0 instruction counts, 1 failures -> $tmp/all.json" "$tmp/out.txt" \
+grep -q "merged 3 files: 5 measurements, 0 instruction counts, 1 failure -> $tmp/all.json" "$tmp/out.txt" \
   || fail "merge output: $(cat "$tmp/out.txt")"
 /usr/bin/python3 - "$a" "$tmp/all.json" <<'PY' || fail "merged file"
 import json, sys
@@ -67,6 +72,10 @@ merge_error "$tmp/old2.json was written by timer 0.4.0, $tmp/shard1.json by time
   "$tmp/shard1.json" "$tmp/old2.json" "$tmp/shard3.json"
 "$merge" --output="$tmp/mixed.json" --allow_mixed_versions "$tmp/shard1.json" "$tmp/old2.json" "$tmp/shard3.json" \
   > /dev/null 2>&1 || fail "--allow_mixed_versions"
+"$merge" --output="$tmp/more.json" "$tmp/shard1.json" "$tmp/more2.json" "$tmp/shard3.json" \
+  > /dev/null 2> "$tmp/err.txt" || fail "a library only one file names is no conflict: $(cat "$tmp/err.txt")"
+merge_error "$tmp/sid2.json was measured with valgrind \"valgrind-3.27.1\", $tmp/shard1.json with \"v\": the parts of one run measure one PyTorch the same way; compare such files (compare --baseline, ab_test --sides) rather than merge them" \
+  "$tmp/shard1.json" "$tmp/sid2.json" "$tmp/shard3.json"
 merge_error "$tmp/other2.json and $tmp/shard1.json are shards of different suites (suite_checksum def vs abc)" \
   "$tmp/shard1.json" "$tmp/other2.json" "$tmp/shard3.json"
 merge_error "$tmp/four2.json is shard 2 of 4, $tmp/shard1.json one of 3: these are shards of different runs" \
