@@ -179,7 +179,7 @@ class SlurmRun {
                                       cancel.ok() ? " cancelled"
                                                   : " could not be cancelled (" +
                                                         std::string(cancel.message()) + ")"),
-          "; run the same command with --resume to continue"));
+          runner_.how_to_continue.empty() ? "" : "; ", runner_.how_to_continue));
     }
     report.results = Collect();
     return report;

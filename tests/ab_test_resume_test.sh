@@ -28,8 +28,12 @@ for attempt in 1 2 3; do
   wait "$pid" || break
 done
 [ -e "$tmp/same.json" ] && fail "three runs finished before they could be interrupted"
-grep -q "interrupted: .* kept in $tmp/same.json.A.counts.journal; run the same command with --resume" \
-  "$tmp/interrupted.err" || fail "interrupt message: $(cat "$tmp/interrupted.err")"
+# The message names both sides' journals, whichever side the runner named.
+grep -q "interrupted: .* kept in $tmp/same.json.[AB].counts.journal$" "$tmp/interrupted.err" \
+  && grep -qx "ab_test: finished results are kept in $tmp/same.json.A.counts.journal, $tmp/same.json.B.counts.journal" \
+    "$tmp/interrupted.err" \
+  && grep -qx "ab_test: run the same command with --resume to continue" "$tmp/interrupted.err" \
+  || fail "interrupt message: $(cat "$tmp/interrupted.err")"
 step "a run over the interrupted run's journals"
 "${same_run[@]}" > /dev/null 2> "$tmp/again.err" && fail "a run over old journals must fail"
 grep -q "same.json.A.counts.journal exists from an earlier run: pass --resume" "$tmp/again.err" \

@@ -74,6 +74,11 @@ expect_kept "history: --db and --output both name $tmp/history.db: give each its
   "$tmp/history.db" "$history" --db="$tmp/history.db" export --output="$tmp/history.db"
 expect_kept "history: --output: $tmp/run.json exists and is not a CSV export of an icount history store; icount replaces only its own exports: $replaces" \
   "$tmp/run.json" "$history" --db="$tmp/history.db" export --output="$tmp/run.json"
+# A --history that is not a store stops the run before any side is set up.
+expect_kept "ab_test: --history: $tmp/run.json: not an icount history store" \
+  "$tmp/run.json" "$ab_test" --A=true --B=true --history="$tmp/run.json"
+expect_kept "main: --history_label names the run in a --history store: give --history=DB too, or drop it" \
+  "$tmp/run.json" "$main" --history_label=nightly
 # A pipe is not read (that would wait for a writer for ever) nor replaced.
 mkfifo "$tmp/pipe"
 if "$main" --output="$tmp/pipe" > "$tmp/out.txt" 2> "$tmp/err.txt"; then fail "main --output=PIPE must fail"; fi

@@ -142,12 +142,33 @@ absl::Status ProbeLibTorch(Side& side) {
   return absl::OkStatus();
 }
 
+void ReportStoppedRun(const absl::Status& status, const std::string& json_path,
+                      const std::vector<const SideRun*>& runs) {
+  std::fprintf(stderr, "ab_test: %s\n", std::string(status.message()).c_str());
+  std::vector<std::string> journals;
+  for (const SideRun* run : runs) {
+    journals.insert(journals.end(), run->journals.begin(), run->journals.end());
+  }
+  if (!journals.empty()) {
+    std::fprintf(stderr, "ab_test: finished results are kept in %s\n",
+                 absl::StrJoin(journals, ", ").c_str());
+  }
+  if (status.code() == absl::StatusCode::kCancelled) {
+    std::fprintf(stderr, "ab_test: %s\n",
+                 json_path.empty() ? "pass --json=FILE to be able to --resume a run"
+                                   : "run the same command with --resume to continue");
+  }
+}
+
 worker::RunnerOptions SideOptions(const Side& side, int jobs, std::string journal_path,
                                   bool cache_sim) {
   worker::RunnerOptions options = EnvironmentRunnerOptions(side.environment, side.command);
   options.jobs = jobs;
   options.cache_sim = cache_sim;
   options.journal_path = std::move(journal_path);
+  // An interrupted side names its own journal; ReportStoppedRun names every
+  // side's and says how to continue.
+  options.how_to_continue.clear();
   // A case that crashes in one environment (a preloaded library, another
   // LibTorch) will crash again.
   options.retries = 0;

@@ -133,6 +133,12 @@ struct SideRun {
   std::vector<std::string> journals;
 };
 
+// A run that stopped: why, every journal (or Slurm run directory) that
+// keeps the sides' finished results, and, when it was interrupted, how to
+// continue it (--resume needs the --json, `json_path`).
+void ReportStoppedRun(const absl::Status& status, const std::string& json_path,
+                      const std::vector<const SideRun*>& runs);
+
 // Once the results are out: the sides' journals (or Slurm run
 // directories), and the directory JournalBase made when `json_path` is
 // empty.

@@ -154,19 +154,6 @@ std::vector<SuiteResults> ListedSidesResults(const std::vector<Side>& sides,
   return results;
 }
 
-// A --sides run that stopped: why, and where its finished results are.
-void ReportStoppedSides(const absl::Status& status, const std::vector<SideRun>& runs) {
-  std::fprintf(stderr, "ab_test: %s\n", std::string(status.message()).c_str());
-  std::vector<std::string> journals;
-  for (const SideRun& run : runs) {
-    journals.insert(journals.end(), run.journals.begin(), run.journals.end());
-  }
-  if (status.code() != absl::StatusCode::kCancelled && !journals.empty()) {
-    std::fprintf(stderr, "ab_test: finished results are kept in %s\n",
-                 absl::StrJoin(journals, ", ").c_str());
-  }
-}
-
 // Warnings for counts of neighbouring sides made on nodes that count
 // differently, each printed.
 std::vector<std::string> AcrossSidesWarnings(const std::vector<Side>& sides,
@@ -217,8 +204,9 @@ int RecordSidesAndFailures(const std::vector<Side>& sides,
   int exit_code = 0;
   for (size_t k = 0; k < sides.size(); ++k) {
     if (!history.has_value()) break;
+    // A --sides file holds every side's results but is no file to import.
     if (absl::Status s = RecordHistory(*history, results[k].file, "ab_test --sides",
-                                       sides[k].name, &sides[k].libtorch, absl::GetFlag(FLAGS_json));
+                                       sides[k].name, &sides[k].libtorch, /*results_path=*/"");
         !s.ok()) {
       std::fprintf(stderr, "ab_test: %s\n", std::string(s.message()).c_str());
       exit_code = 1;
@@ -290,7 +278,9 @@ int RunSides(const Suite& own_suite) {
   std::vector<SideRun> runs(sides.size());
   const std::string start = NowRfc3339();
   if (absl::Status status = CountListedSides(sides, run, progress, runs); !status.ok()) {
-    ReportStoppedSides(status, runs);
+    std::vector<const SideRun*> stopped;
+    for (const SideRun& side_run : runs) stopped.push_back(&side_run);
+    ReportStoppedRun(status, absl::GetFlag(FLAGS_json), stopped);
     return 1;
   }
   const std::vector<SuiteResults> results = ListedSidesResults(sides, cases, runs, start);

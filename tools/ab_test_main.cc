@@ -296,7 +296,9 @@ absl::Status CheckJournals(const std::string& json, bool sides,
 // an interrupted run (said now, not after the canaries).
 absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(base::CheckNoPositionalArguments(positional));
-  ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag({{"json", absl::GetFlag(FLAGS_json)}}));
+  ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag(
+      {{"json", absl::GetFlag(FLAGS_json)}, {"history", absl::GetFlag(FLAGS_history)}}));
+  ICOUNT_RETURN_IF_ERROR(CheckHistoryFlags());
   ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
   const bool sides = !absl::GetFlag(FLAGS_sides).empty();
   ICOUNT_RETURN_IF_ERROR(CheckSideFlags(sides));
@@ -336,23 +338,6 @@ absl::Status MakeSides(const Suite& own_suite, Side& a, Side& b) {
                    b);
 }
 
-
-// What a run that stopped early leaves, and how to go on.
-void ReportStopped(const absl::Status& status, const std::string& json_path, const SideRun& a_run,
-                   const SideRun& b_run) {
-  std::fprintf(stderr, "ab_test: %s\n", std::string(status.message()).c_str());
-  const bool cancelled = status.code() == absl::StatusCode::kCancelled;
-  // An interrupted run with --json has had the runner name its journal.
-  if (!cancelled || json_path.empty()) {
-    std::vector<std::string> journals = a_run.journals;
-    journals.insert(journals.end(), b_run.journals.begin(), b_run.journals.end());
-    std::fprintf(stderr, "ab_test: finished results are kept in %s\n",
-                 absl::StrJoin(journals, ", ").c_str());
-  }
-  if (cancelled && json_path.empty()) {
-    std::fprintf(stderr, "ab_test: (pass --json=FILE to be able to --resume a run)\n");
-  }
-}
 
 // What an A/B run measures: its cases (and those --backtesting left out),
 // how, and the canary to count first with the rest (none when it ran
@@ -520,7 +505,7 @@ int Main(int argc, char** argv) {
   run_options.canary = plan.canary;
   if (absl::Status status = RunBothSides(a, b, plan.cases, plan.measure, run_options, a_run, b_run);
       !status.ok()) {
-    ReportStopped(status, json_path, a_run, b_run);
+    ReportStoppedRun(status, json_path, {&a_run, &b_run});
     return 1;
   }
   return ReportAb(plan, a, b, a_run, b_run, start, *journal_base, *history);

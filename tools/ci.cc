@@ -170,6 +170,7 @@ absl::StatusOr<SuiteResults> Measure(const EnvironmentSuite& environment,
   options.jobs = absl::GetFlag(FLAGS_jobs);
   options.journal_path = destination + ".journal";
   options.resume = true;  // a rerun of an interrupted CI job continues it
+  options.how_to_continue = "run the same command to continue (ci resumes by itself)";
   const std::string start = NowRfc3339();
   ICOUNT_ASSIGN_OR_RETURN(worker::RunnerReport report,
                           RunWithProgress(orders, options, ExecuteOrders));
@@ -212,7 +213,9 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   }
   ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag({{"destination", destination},
                                         {"markdown", absl::GetFlag(FLAGS_markdown)},
-                                        {"json", absl::GetFlag(FLAGS_json)}}));
+                                        {"json", absl::GetFlag(FLAGS_json)},
+                                        {"history", absl::GetFlag(FLAGS_history)}}));
+  ICOUNT_RETURN_IF_ERROR(CheckHistoryFlags());
   ICOUNT_RETURN_IF_ERROR(timer::CheckResultsDestination(destination),
                          base::WithContext(_, "--destination"));
   for (const auto& [flag, path, is_ours] :

@@ -36,6 +36,14 @@ absl::StatusOr<std::optional<history::Store>> OpenHistoryFlag() {
   return std::optional<history::Store>(*std::move(store));
 }
 
+absl::Status CheckHistoryFlags() {
+  if (absl::GetFlag(FLAGS_history).empty() && !absl::GetFlag(FLAGS_history_label).empty()) {
+    return absl::InvalidArgumentError(
+        "--history_label names the run in a --history store: give --history=DB too, or drop it");
+  }
+  return OpenHistoryFlag().status();
+}
+
 absl::StatusOr<worker::LibTorchVersionReport> AskWorkerForLibTorch(const std::string& worker_path) {
   absl::StatusOr<worker::WorkerLibTorchAnswer> answer = worker::AskWorkerForLibTorch({worker_path});
   if (!answer.ok()) return answer.status();
@@ -78,14 +86,22 @@ absl::Status RecordHistory(history::Store& store, const timer::ResultsFile& resu
   }
   absl::StatusOr<int64_t> run = store.AddRun(results, info);
   if (!run.ok()) {
-    return absl::Status(
-        run.status().code(),
-        absl::StrCat("--history: ", store.path(), ": ", run.status().message(),
-                     results_path.empty()
-                         ? ""
-                         : absl::StrCat(" (the results are in ", results_path,
-                                        "; `history --db=", store.path(), " import ", results_path,
-                                        " --label=\"", info.label, "\"` records them later)")));
+    // How to record the file later: an A/B file is imported whole, each
+    // side labelled with the side after it, and a side already recorded
+    // is refused while the other is recorded.
+    std::string later;
+    if (!results_path.empty()) {
+      later = absl::StrCat(" (the results are in ", results_path, "; `history --db=",
+                           store.path(), " import ", results_path,
+                           label.empty() && !side.empty()
+                               ? ""
+                               : absl::StrCat(" --label=\"", label.empty() ? info.label : label,
+                                              "\""),
+                           "` records them later",
+                           side.empty() ? "" : ", each side as its own run", ")");
+    }
+    return absl::Status(run.status().code(), absl::StrCat("--history: ", store.path(), ": ",
+                                                          run.status().message(), later));
   }
   std::fprintf(stderr, "%s: recorded as run %lld \"%s\" in %s\n", source.c_str(),
                static_cast<long long>(*run), info.label.c_str(), store.path().c_str());

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "absl/flags/declare.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "history/store.h"
 #include "timer/measurement_io.h"
@@ -27,6 +28,10 @@ namespace icount::tools {
 
 // The store --history names, ready to record; nullopt without --history.
 absl::StatusOr<std::optional<history::Store>> OpenHistoryFlag();
+
+// With the other flag checks, before anything is built or run: the store
+// opens (OpenHistoryFlag), and --history_label comes with --history.
+absl::Status CheckHistoryFlags();
 
 // What the worker at `worker_path` reports of its LibTorch (version and
 // build settings), to record with the run; an error when it cannot say.

@@ -109,7 +109,9 @@ MeasureOptions MeasureFlags() {
 // be written (and, with --resume, continued).
 absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(base::CheckNoPositionalArguments(positional));
-  ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag({{"output", absl::GetFlag(FLAGS_output)}}));
+  ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag(
+      {{"output", absl::GetFlag(FLAGS_output)}, {"history", absl::GetFlag(FLAGS_history)}}));
+  ICOUNT_RETURN_IF_ERROR(CheckHistoryFlags());
   ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
   if (absl::GetFlag(FLAGS_no_counts) && absl::GetFlag(FLAGS_no_wall_time)) {
     return absl::InvalidArgumentError(
@@ -155,6 +157,7 @@ worker::RunnerOptions RunnerFlags(const EnvironmentSuite& environment) {
   options.journal_path = output.empty() ? absl::StrCat(base::TemporaryParentDirectory(),
                                                        "/icount-main-", getpid(), ".journal")
                                         : output + ".journal";
+  if (output.empty()) options.how_to_continue = "pass --output=FILE to be able to --resume a run";
   return options;
 }
 
@@ -171,13 +174,7 @@ absl::StatusOr<SuiteResults> Run(const std::vector<expand::SuiteCaseProto>& case
                base::CountOf(orders.size(), "work order").c_str(), state.c_str());
   const std::string start = NowRfc3339();
   absl::StatusOr<worker::RunnerReport> report = RunWithProgress(orders, options, ExecuteOrders);
-  if (!report.ok()) {
-    if (report.status().code() == absl::StatusCode::kCancelled && output.empty()) {
-      return absl::CancelledError(absl::StrCat(
-          report.status().message(), "\n(pass --output=FILE to be able to --resume a run)"));
-    }
-    return report.status();
-  }
+  if (!report.ok()) return report.status();
   if (report->resumed > 0) {
     std::fprintf(stderr, "icount: %d of %zu results resumed from %s%s\n", report->resumed,
                  orders.size(), state.c_str(),

@@ -525,9 +525,10 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders
     place.Keep();
   }
   if (Interrupted()) {
-    return absl::CancelledError(absl::StrCat("interrupted: ", run.done(), " of ", orders.size(),
-                                             " orders finished and kept in ", options.journal_path,
-                                             "; run the same command with --resume to continue"));
+    return absl::CancelledError(
+        absl::StrCat("interrupted: ", run.done(), " of ", orders.size(),
+                     " orders finished and kept in ", options.journal_path,
+                     options.how_to_continue.empty() ? "" : "; ", options.how_to_continue));
   }
   if (run.stop_requested()) {
     return absl::CancelledError(absl::StrCat("stopped early: ", run.done(), " of ", orders.size(),

@@ -53,6 +53,9 @@ struct RunnerOptions {
   int jobs = 0;
   std::string journal_path;
   bool resume = false;
+  // What an interrupted run's message tells the user to do next (after the
+  // journal it names); empty: nothing.
+  std::string how_to_continue = "run the same command with --resume to continue";
   int retries = 1;
   // Default per-order timeout when an order has none.
   double timeout_seconds = 300;
