@@ -3,7 +3,8 @@
 
 // Results files written before, read as runs to record: a results file of
 // main, ci, merge_results or Timer is one run; an ab_test --json file is two,
-// one per side (labels get " A" and " B").
+// one per side (labels get " A" and " B"); an ab_test --sides --json file
+// one per side (labels get " " and the side's name).
 //
 //   ICOUNT_ASSIGN_OR_RETURN(std::vector<ImportedRun> runs, ReadRunsToImport("ab.json"));
 //   for (ImportedRun& run : runs) store.AddRun(run.results, run.info);
@@ -19,7 +20,8 @@ namespace icount::history {
 
 struct ImportedRun {
   timer::ResultsFile results;
-  // source "import", command the file's path, label_suffix "" or " A"/" B",
+  // source "import", command the file's path, label_suffix "", " A"/" B"
+  // or " <side>",
   // LibTorch's version when the file records it.
   RunInfo info;
   std::string label_suffix;

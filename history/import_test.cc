@@ -81,14 +81,34 @@ TEST(ReadRunsToImportTest, OlderAbTestFilesStillImport) {
   EXPECT_EQ((*runs)[1].results.instruction_counts.size(), 3u);
 }
 
-TEST(ReadRunsToImportTest, OtherFilesAreRefusedSayingWhatIsImported) {
+// As ab_test --sides writes it: a run per side, labelled with its name.
+TEST(ReadRunsToImportTest, AnAbTestSidesFileIsARunPerSide) {
+  compare::AbTestSidesFileProto file;
+  for (const char* name : {"bookworm", "trixie", "sid"}) {
+    compare::AbTestSideProto* side = file.add_sides();
+    side->set_name(name);
+    side->mutable_libtorch()->set_version(absl::StrCat(name, "'s torch"));
+    *side->mutable_results() = timer::ResultsToProto(testing::FakeResults({}));
+  }
+  const std::string path = FileWith("sides.json", base::ProtoToJsonAllFields(file) + "\n");
+  absl::StatusOr<std::vector<ImportedRun>> runs = ReadRunsToImport(path);
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  ASSERT_EQ(runs->size(), 3u);
+  EXPECT_EQ((*runs)[2].info.side, "sid");
+  EXPECT_EQ((*runs)[2].label_suffix, " sid");
+  EXPECT_EQ((*runs)[2].info.libtorch_version, "sid's torch");
+  EXPECT_EQ((*runs)[2].info.source, "import (ab_test --sides sid)");
+  EXPECT_EQ((*runs)[2].results.instruction_counts.size(), 3u);
+}
+
+TEST(ReadRunsToImportTest, OtherFilesAreRefusedSayingWhatIsRead) {
   absl::StatusOr<std::vector<ImportedRun>> runs =
       ReadRunsToImport(FileWith("other.json", "{\"sides\": []}\n"));
   ASSERT_FALSE(runs.ok());
   EXPECT_EQ(runs.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(runs.status().message(),
-              HasSubstr("(history imports results files of main, ci, merge_results, and ab_test "
-                        "--json files)"));
+              HasSubstr("(results files of main, ci, timeit, merge_results and the library, and "
+                        "ab_test's --json files, are read)"));
 }
 
 }  // namespace

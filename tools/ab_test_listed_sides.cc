@@ -204,9 +204,8 @@ int RecordSidesAndFailures(const std::vector<Side>& sides,
   int exit_code = 0;
   for (size_t k = 0; k < sides.size(); ++k) {
     if (!history.has_value()) break;
-    // A --sides file holds every side's results but is no file to import.
     if (absl::Status s = RecordHistory(*history, results[k].file, "ab_test --sides",
-                                       sides[k].name, &sides[k].libtorch, /*results_path=*/"");
+                                       sides[k].name, &sides[k].libtorch, absl::GetFlag(FLAGS_json));
         !s.ok()) {
       std::fprintf(stderr, "ab_test: %s\n", std::string(s.message()).c_str());
       exit_code = 1;

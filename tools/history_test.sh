@@ -32,7 +32,7 @@ expect_error "$tmp/foreign.csv: not an icount history store (not an SQLite datab
   --db="$tmp/foreign.csv" import "$tmp/runs/run_00.json"
 [ "$(cat "$tmp/foreign.csv")" = "$(printf 'name,count\nadd,1')" ] || fail "the CSV was touched"
 expect_error "$tmp/foreign.csv:1:1: invalid JSON" --db="$db" import "$tmp/foreign.csv"
-grep -qF "(history imports results files of main, ci, merge_results, and ab_test --json files)" "$tmp/err.txt" \
+grep -qF "(results files of main, ci, timeit, merge_results and the library, and ab_test's --json files, are read)" "$tmp/err.txt" \
   || fail "import of a CSV: $(cat "$tmp/err.txt")"
 expect_error "holds no runs yet" --db="$db" steps
 expect_error "holds no runs yet" --db="$db" show

@@ -96,7 +96,14 @@ absl::Status Run(const std::vector<char*>& positional) {
   report::ReportInput input;
   ICOUNT_ASSIGN_OR_RETURN(std::vector<history::ImportedRun> runs,
                           history::ReadRunsToImport(input_path));
-  if (runs.size() == 2) {  // an ab_test --json file: B against A
+  if (runs.size() > 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--input: ", input_path, " holds ", runs.size(),
+        " sides (an ab_test --sides file); a report shows one run or two: record the sides with "
+        "`history import` and report each against --history, or compare two with ab_test"));
+  }
+  // An ab_test --json file (or a --sides file of two): the second side against the first.
+  if (runs.size() == 2) {
     if (!baseline_path.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--baseline: ", input_path,
@@ -104,9 +111,9 @@ absl::Status Run(const std::vector<char*>& positional) {
           "--baseline or pass one side's results file as --input"));
     }
     input.baseline = std::move(runs[0].results);
-    input.baseline_name = "A";
+    input.baseline_name = runs[0].info.side;
     input.current = std::move(runs[1].results);
-    input.current_name = "B";
+    input.current_name = runs[1].info.side;
     input.time_comparisons = PairedRoundComparisons(*input.baseline, input.current);
     input.title = absl::StrCat("A/B: ", input_path);
   } else {

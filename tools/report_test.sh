@@ -58,6 +58,14 @@ expect_first_line "$report" "report: $tmp/nothing.json: cannot open: No such fil
 echo '{"A": 1}' > "$tmp/bad.json"
 expect_first_line "$report" "report: --baseline: $tmp/ab.json is an ab_test --json file, which compares its own sides (B against A); drop --baseline or pass one side's results file as --input" \
   --input="$tmp/ab.json" --baseline="$tmp/current.json" --output="$tmp/x.html"
+/usr/bin/python3 - "$tmp" <<'PY' || fail "making a --sides file"
+import json, sys
+results = json.load(open(sys.argv[1] + "/current.json"))
+sides = [{"name": n, "libtorch": {"version": n}, "results": results} for n in ("a", "b", "c")]
+json.dump({"sides": sides}, open(sys.argv[1] + "/sides.json", "w"))
+PY
+expect_first_line "$report" "report: --input: $tmp/sides.json holds 3 sides (an ab_test --sides file); a report shows one run or two: record the sides with \`history import\` and report each against --history, or compare two with ab_test" \
+  --input="$tmp/sides.json" --output="$tmp/x.html"
 expect_first_line "$report" "report: $tmp/none.json: cannot open: No such file or directory" \
   --input="$tmp/current.json" --baseline="$tmp/none.json" --output="$tmp/x.html"
 expect_first_line "$report" "report: unexpected argument \"extra\": this program takes only flags (--name=value; see --help)" \
