@@ -125,6 +125,10 @@ expect_first_line "$ab_test" "ab_test: --time_rounds applies to wall time, which
 expect_first_line "$ab_test" "ab_test: --cache_sim shapes the instruction counts, which --no_counts leaves out: drop one of them" \
   --A=true --B=true --no_counts --cache_sim
 expect_first_line "$ab_test" "ab_test: --top=-1: must be at least 0" --A=true --B=true --top=-1
+expect_first_line "$ab_test" "ab_test: --colorize colours the text table, which --markdown replaces: drop one of them" \
+  --A=true --B=true --markdown --colorize
+expect_first_line "$ab_test" "ab_test: --shards is for --executor=slurm: add --executor=slurm, or drop it" \
+  --A=true --B=true --shards=4
 expect_first_line "$ab_test" "ab_test: --resume needs the --json of the run to continue" --A=true --B=true --resume
 expect_first_line "$ab_test" "ab_test: --B_libtorch=/opt/libtorch and --B_root=sid do not combine: a side in a root measures the root's own torch and LibTorch; drop --B_root to measure /opt/libtorch on this machine, or drop --B_libtorch" \
   --A=true --B_root=sid --B_libtorch=/opt/libtorch

@@ -307,6 +307,9 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(
       base::CheckFlagAtLeast("time_rounds", absl::GetFlag(FLAGS_time_rounds), 1));
   ICOUNT_RETURN_IF_ERROR(base::CheckFlagAtLeast("top", absl::GetFlag(FLAGS_top), 0));
+  ICOUNT_RETURN_IF_ERROR(base::RefuseUnusedFlags(
+      {"colorize"}, absl::GetFlag(FLAGS_markdown),
+      "colours the text table, which --markdown replaces: drop one of them"));
   if (absl::GetFlag(FLAGS_resume) && absl::GetFlag(FLAGS_json).empty()) {
     return absl::InvalidArgumentError("--resume needs the --json of the run to continue");
   }

@@ -53,18 +53,9 @@ absl::Status CheckExecutorFlags() {
         absl::StrCat("--executor=", executor, ": must be \"local\" or \"slurm\""));
   }
   if (executor == "local") {
-    const std::pair<const char*, std::string> slurm_only[] = {
-        {"shared_dir", absl::GetFlag(FLAGS_shared_dir)},
-        {"slurm_partition", absl::GetFlag(FLAGS_slurm_partition)},
-        {"slurm_constraint", absl::GetFlag(FLAGS_slurm_constraint)},
-    };
-    for (const auto& [flag, value] : slurm_only) {
-      if (!value.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--", flag, " is for --executor=slurm: add --executor=slurm, or drop --", flag));
-      }
-    }
-    return absl::OkStatus();
+    return base::RefuseUnusedFlags(
+        {"shared_dir", "shards", "slurm_partition", "slurm_constraint", "slurm_submissions"}, true,
+        "is for --executor=slurm: add --executor=slurm, or drop it");
   }
   ICOUNT_ASSIGN_OR_RETURN(const slurm::SlurmOptions slurm, SlurmFlags());
   return slurm::CheckSlurmOptions(slurm);

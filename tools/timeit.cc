@@ -264,6 +264,12 @@ int Main(int argc, char** argv) {
     return Usage("--global_setup is C++ only; put Python imports in --setup");
   }
   if (absl::Status unused = base::RefuseUnusedFlags(
+          {"min_run_time"}, number || adaptive,
+          "is the wall time of --autorange, which --number and --adaptive replace: drop one");
+      !unused.ok()) {
+    return Usage(unused.message());
+  }
+  if (absl::Status unused = base::RefuseUnusedFlags(
           {"callgrind_number", "repeats", "top", "cache_sim"}, !absl::GetFlag(FLAGS_callgrind),
           "applies to the instruction counts of --callgrind: add --callgrind, or drop it");
       !unused.ok()) {

@@ -54,6 +54,8 @@ expect_error positional 'timeit: unexpected argument "extra": this program takes
 expect_error zero_number "timeit: --number=0: must be at least 1" --language=python --stmt=pass --number=0
 expect_error negative_number "timeit: --number=-5: must be at least 1" --language=python --stmt=pass --number=-5
 expect_error zero_time "timeit: --min_run_time=0: must be greater than 0" --language=python --stmt=pass --min_run_time=0
+expect_error time_beside_number "timeit: --min_run_time is the wall time of --autorange, which --number and --adaptive replace: drop one" \
+  --language=python --stmt=pass --number=10 --min_run_time=1
 expect_error negative_threads "timeit: --num_threads=-2: must be at least 1" --language=python --stmt=pass --number=10 --num_threads=-2
 expect_error negative_timeout "timeit: --timeout=-1: must be at least 0" --language=python --stmt=pass --number=10 --timeout=-1
 expect_error zero_callgrind_number "timeit: --callgrind_number=0: must be at least 1" \
