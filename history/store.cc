@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/files.h"
 #include "base/fnv.h"
 #include "base/status.h"
 #include "base/timestamp.h"
@@ -138,6 +139,11 @@ absl::StatusOr<Store> Store::OpenForReading(const std::string& path) { return Op
 absl::StatusOr<Store> Store::Open(const std::string& path, bool write) {
   if (path.empty()) return absl::InvalidArgumentError("no history store given (--db / --history)");
   const bool exists = access(path.c_str(), F_OK) == 0;
+  if (base::IsDirectory(path)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": is a directory; name the history store's file (e.g. ", path,
+                     "/history.db)"));
+  }
   if (!write && !exists) {
     return absl::NotFoundError(
         absl::StrCat(path, ": no such history store; record runs into it first (--history=", path,

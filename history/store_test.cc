@@ -351,6 +351,18 @@ TEST_F(StoreTest, ReadingAMissingStoreCreatesNothing) {
   EXPECT_FALSE(base::ReadFileToString(Path("missing.db")).ok());
 }
 
+TEST_F(StoreTest, ADirectoryIsNoStore) {
+  ASSERT_TRUE(base::MakeDirectories(Path("dir")).ok());
+  for (bool write : {false, true}) {
+    absl::StatusOr<Store> store =
+        write ? Store::OpenForWriting(Path("dir")) : Store::OpenForReading(Path("dir"));
+    EXPECT_EQ(store.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(store.status().message(),
+              absl::StrCat(Path("dir"), ": is a directory; name the history store's file (e.g. ",
+                           Path("dir"), "/history.db)"));
+  }
+}
+
 TEST_F(StoreTest, AnUnwritablePathFailsAtOpen) {
   // Tests run as root here, so file modes do not stop writes; a directory
   // that does not exist, and a path inside /proc, do.

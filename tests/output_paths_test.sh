@@ -79,6 +79,10 @@ expect_kept "ab_test: --history: $tmp/run.json: not an icount history store" \
   "$tmp/run.json" "$ab_test" --A=true --B=true --history="$tmp/run.json"
 expect_kept "main: --history_label names the run in a --history store: give --history=DB too, or drop it" \
   "$tmp/run.json" "$main" --history_label=nightly
+# A journal left by an earlier run is said before anything is loaded or built.
+echo '{}' > "$tmp/left.json.journal"
+expect_kept "main: $tmp/left.json.journal exists from an earlier run: pass --resume to continue it, or remove it" \
+  "$tmp/left.json.journal" "$main" --output="$tmp/left.json"
 # A pipe is not read (that would wait for a writer for ever) nor replaced.
 mkfifo "$tmp/pipe"
 if "$main" --output="$tmp/pipe" > "$tmp/out.txt" 2> "$tmp/err.txt"; then fail "main --output=PIPE must fail"; fi

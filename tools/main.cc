@@ -138,7 +138,12 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
                          base::WithContext(_, "--output"));
   const std::string journal = output + ".journal";
   // On Slurm the run's state is in --shared_dir (found from the orders).
-  if (absl::GetFlag(FLAGS_resume) && !SlurmExecutorChosen() && access(journal.c_str(), F_OK) != 0) {
+  if (SlurmExecutorChosen()) return absl::OkStatus();
+  if (!absl::GetFlag(FLAGS_resume)) {
+    // Another run writing it, or one's left: said now, not after the build.
+    return worker::CheckNoOldJournal(journal);
+  }
+  if (access(journal.c_str(), F_OK) != 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("--resume: there is no journal ", journal,
                      " to continue (an interrupted run with --output=", output,
