@@ -21,6 +21,14 @@ grep -q "stmt:1:" "$tmp/cpp.err" || fail "compile error should point at stmt:1: 
 "$timeit" --language=python --stmt='raise ValueError("nope")' --number=10 > /dev/null 2> "$tmp/raise.err" \
   && fail "a raising statement must fail"
 grep -q "ValueError: nope" "$tmp/raise.err" || fail "exception text missing"
+# The traceback names the user's own line of setup or stmt, as compile
+# errors do, not the generated function's.
+"$timeit" --language=python --setup=$'a = 1\nb = 2\nraise ValueError("in setup")' --stmt=pass \
+  --number=10 > /dev/null 2> "$tmp/setup_raise.err" && fail "a raising setup must fail"
+grep -qx '  File "setup", line 3' "$tmp/setup_raise.err" || fail "setup's line: $(cat "$tmp/setup_raise.err")"
+"$timeit" --language=python --stmt=$'b = 2\nc = 1/0' --number=10 > /dev/null 2> "$tmp/stmt_raise.err" \
+  && fail "a raising statement must fail"
+grep -qx '  File "stmt", line 2' "$tmp/stmt_raise.err" || fail "stmt's line: $(cat "$tmp/stmt_raise.err")"
 # A statement that crashes, exits or hangs is reported, never the tool's own
 # death by a signal.
 expect_error() {  # expect_error NAME PATTERN timeit-args...

@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "base/text.h"
 #include "third_party/libtorch/libtorch_install.h"
 
@@ -257,20 +258,37 @@ absl::Status CheckSetupAndStmtCompile(const std::string& stmt, const std::string
 }
 
 // The Python source of `inner`, the function a PythonSnippet runs: `setup`,
-// then, per block the control asks for, `stmt` the block's number of times.
-std::string InnerFunctionSource(const std::string& stmt, const std::string& setup) {
-  return absl::StrCat(
-      "def inner(_icount_next, _icount_begin, _icount_end):\n", IndentBody(setup, "    "),
-      "\n"
+// then, per block the control asks for, `stmt` the block's number of times;
+// and where the user's lines are in it.
+struct InnerFunction {
+  std::string source;
+  int setup_first_line = 0;  // setup's line 1
+  int setup_last_line = 0;
+  int stmt_first_line = 0;  // stmt's line 1
+  int stmt_last_line = 0;
+};
+
+InnerFunction InnerFunctionSource(const std::string& stmt, const std::string& setup) {
+  const std::string head = "def inner(_icount_next, _icount_begin, _icount_end):\n";
+  const std::string setup_body = IndentBody(setup, "    ") + "\n";
+  const std::string loop =
       "    while True:\n"
       "        _icount_number = _icount_next()\n"
       "        if _icount_number < 0:\n"
       "            break\n"
       "        _icount_begin()\n"
-      "        for _icount_i in _icount_repeat(None, _icount_number):\n",
-      IndentBody(stmt, "            "),
-      "\n"
-      "        _icount_end()\n");
+      "        for _icount_i in _icount_repeat(None, _icount_number):\n";
+  const std::string stmt_body = IndentBody(stmt, "            ") + "\n";
+  auto lines = [](const std::string& text) {
+    return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  };
+  InnerFunction inner;
+  inner.source = absl::StrCat(head, setup_body, loop, stmt_body, "        _icount_end()\n");
+  inner.setup_first_line = lines(head) + 1;
+  inner.setup_last_line = lines(head) + lines(setup_body);
+  inner.stmt_first_line = inner.setup_last_line + lines(loop) + 1;
+  inner.stmt_last_line = inner.stmt_first_line + lines(stmt_body) - 1;
+  return inner;
 }
 
 }  // namespace
@@ -289,7 +307,8 @@ absl::StatusOr<std::shared_ptr<PythonSnippet>> PythonSnippet::Compile(const std:
   // Check stmt and setup on their own first, so a syntax error reports the
   // user's line numbers rather than the generated function's.
   if (absl::Status status = CheckSetupAndStmtCompile(stmt, setup); !status.ok()) return status;
-  const std::string source = InnerFunctionSource(stmt, setup);
+  const InnerFunction generated = InnerFunctionSource(stmt, setup);
+  const std::string& source = generated.source;
   // Each snippet gets its own file name so their linecache entries coexist.
   static int counter = 0;
   const std::string name = absl::StrCat(kSnippetFileName, "#", ++counter);
@@ -324,6 +343,17 @@ absl::StatusOr<std::shared_ptr<PythonSnippet>> PythonSnippet::Compile(const std:
   Py_INCREF(inner);
   std::shared_ptr<PythonSnippet> snippet(new PythonSnippet());
   snippet->function_ = inner;
+  // A traceback's lines of the generated function, as the user's own.
+  for (int line = generated.setup_first_line; line <= generated.setup_last_line; ++line) {
+    snippet->user_lines_.emplace_back(
+        absl::StrCat("File \"", name, "\", line ", line, ", in inner"),
+        absl::StrCat("File \"setup\", line ", line - generated.setup_first_line + 1));
+  }
+  for (int line = generated.stmt_first_line; line <= generated.stmt_last_line; ++line) {
+    snippet->user_lines_.emplace_back(
+        absl::StrCat("File \"", name, "\", line ", line, ", in inner"),
+        absl::StrCat("File \"stmt\", line ", line - generated.stmt_first_line + 1));
+  }
   return snippet;
 }
 
@@ -341,7 +371,13 @@ absl::Status PythonSnippet::Run(const IcountBlockControl& control) const {
   Py_DECREF(end);
   active_control = previous;
   if (result == nullptr) {
-    return absl::AbortedError(absl::StrCat("Python snippet raised:\n", FetchPythonError()));
+    // Tracebacks name the user's setup and stmt lines, as compile errors do.
+    std::string traceback = FetchPythonError();
+    for (const auto& [generated, user] : user_lines_) {
+      traceback = absl::StrReplaceAll(traceback, {{absl::StrCat(generated, "\n"),
+                                                   absl::StrCat(user, "\n")}});
+    }
+    return absl::AbortedError(absl::StrCat("Python snippet raised:\n", traceback));
   }
   Py_DECREF(result);
   return absl::OkStatus();

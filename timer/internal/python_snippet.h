@@ -3,6 +3,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -34,6 +36,9 @@ class PythonSnippet {
  private:
   PythonSnippet() = default;
   void* function_ = nullptr;  // PyObject*, owned
+  // Each traceback location in the generated function that is a line of the
+  // user's setup or stmt, and how to name it ('File "stmt", line 2').
+  std::vector<std::pair<std::string, std::string>> user_lines_;
 };
 
 // Initialises the embedded interpreter and imports torch, once per process.
