@@ -1,5 +1,6 @@
 #include "base/flags.h"
 
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -206,6 +207,11 @@ absl::Status CheckFlagAtLeast(absl::string_view name, double value, double minim
 }
 
 absl::Status CheckFlagPositive(absl::string_view name, double value) {
+  if (std::isinf(value) && value > 0) {
+    // A time without end would run a case until its timeout, or for ever.
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, "=", value, ": must be a finite number"));
+  }
   if (value > 0) return absl::OkStatus();  // false for NaN too
   return absl::InvalidArgumentError(
       absl::StrCat("--", name, "=", value, ": must be greater than 0"));

@@ -100,7 +100,7 @@ absl::Status RefuseUnusedFlags(std::initializer_list<absl::string_view> names, b
 //   ICOUNT_RETURN_IF_ERROR(CheckFlagAtLeast("repeats", repeats, 1));
 //   // "--repeats=0: must be at least 1"
 absl::Status CheckFlagAtLeast(absl::string_view name, double value, double minimum);
-// Seconds and other quantities that must be above zero.
+// Seconds and other quantities that must be above zero, and finite.
 absl::Status CheckFlagPositive(absl::string_view name, double value);
 // For programs that take flags only: ParseFlags's positional arguments
 // (argv[0] first) must be just the program's name.

@@ -1,6 +1,7 @@
 #include "base/flags.h"
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,8 @@ TEST(FlagsTest, RangeChecksNameTheFlagItsValueAndTheLimit) {
             "--min_run_time=-1: must be greater than 0");
   EXPECT_FALSE(CheckFlagPositive("timeout", 0).ok());
   EXPECT_FALSE(CheckFlagPositive("timeout", std::nan("")).ok());
+  EXPECT_EQ(CheckFlagPositive("min_run_time", std::numeric_limits<double>::infinity()).message(),
+            "--min_run_time=inf: must be a finite number");
 }
 
 TEST(FlagsTest, PositionalArgumentsAreRefusedByName) {
