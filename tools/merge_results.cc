@@ -257,7 +257,15 @@ int Main(int argc, char** argv) {
   }
   std::vector<std::string> names;
   std::vector<timer::ResultsFile> files;
+  std::map<std::string, std::string> given;  // real path -> the name it was given as
   for (size_t i = 1; i < inputs.size(); ++i) {
+    if (absl::StatusOr<std::string> real = base::RealPath(base::UserPath(inputs[i])); real.ok()) {
+      auto [it, first] = given.try_emplace(*real, inputs[i]);
+      if (!first) {
+        return base::Fail(absl::StrCat(inputs[i], " is ", it->second,
+                                       ", given before: name each part of the run once"));
+      }
+    }
     // Inputs, as --output, from where the user stands (base::UserPath).
     absl::StatusOr<timer::ResultsFile> file = timer::ReadResultsFile(base::UserPath(inputs[i]));
     if (!file.ok()) return base::Fail(file.status());

@@ -67,7 +67,9 @@ merge_error() {  # merge_error FIRST_LINE INPUTS...
 }
 merge_error "shard 2 of 3 missing: merge all shards of the run (or rerun the missing)" "$tmp/shard1.json" "$tmp/shard3.json"
 merge_error "shards 2, 3 of 3 missing: merge all shards of the run (or rerun the missing)" "$tmp/shard1.json"
-merge_error "$tmp/shard1.json and $tmp/shard1.json are both shard 1 of 3" "$tmp/shard1.json" "$tmp/shard1.json"
+merge_error "$tmp/./shard1.json is $tmp/shard1.json, given before: name each part of the run once" "$tmp/shard1.json" "$tmp/./shard1.json"
+cp "$tmp/shard1.json" "$tmp/copy1.json"
+merge_error "$tmp/copy1.json and $tmp/shard1.json are both shard 1 of 3" "$tmp/shard1.json" "$tmp/copy1.json"
 merge_error "$tmp/old2.json was written by timer 0.4.0, $tmp/shard1.json by timer 0.5.0: parts of one run come from one build; rerun the part, or pass --allow_mixed_versions" \
   "$tmp/shard1.json" "$tmp/old2.json" "$tmp/shard3.json"
 "$merge" --output="$tmp/mixed.json" --allow_mixed_versions "$tmp/shard1.json" "$tmp/old2.json" "$tmp/shard3.json" \

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -102,6 +103,7 @@ absl::StatusOr<std::vector<SideSpec>> ParseSidesFile(absl::string_view text,
                                                      absl::string_view source) {
   std::vector<SideSpec> sides;
   std::map<std::string, int> names;  // name -> line
+  std::set<int> unnamed_lines;
   int line_number = 0;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
     ++line_number;
@@ -110,7 +112,8 @@ absl::StatusOr<std::vector<SideSpec>> ParseSidesFile(absl::string_view text,
     SideSpec side;
     side.line = line_number;
     auto where = [&] { return absl::StrCat(source, ":", line_number, ": "); };
-    if (absl::StartsWith(line, "[")) {
+    const bool named = absl::StartsWith(line, "[");
+    if (named) {
       if (absl::Status s = ParseNamedSide(where(), line, side); !s.ok()) return s;
     } else {
       side.name = absl::StrCat(sides.size() + 1);
@@ -118,10 +121,13 @@ absl::StatusOr<std::vector<SideSpec>> ParseSidesFile(absl::string_view text,
     side.command = std::string(line);
     auto [it, inserted] = names.try_emplace(side.name, line_number);
     if (!inserted) {
-      return absl::InvalidArgumentError(absl::StrCat(where(), "side name \"", side.name,
-                                                     "\" is already used on line ", it->second,
-                                                     ": give each side its own name"));
+      const bool numbered = unnamed_lines.count(it->second) > 0;
+      return absl::InvalidArgumentError(absl::StrCat(
+          where(), "side name \"", side.name, "\" is already used on line ", it->second,
+          numbered ? " (a side without [NAME] is named by its place among the sides)" : "",
+          ": give each side its own name"));
     }
+    if (!named) unnamed_lines.insert(line_number);
     sides.push_back(std::move(side));
   }
   if (sides.size() < 2) {

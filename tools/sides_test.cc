@@ -65,6 +65,9 @@ TEST(ParseSidesFileTest, BadLinesSayWhereAndWhat) {
   EXPECT_THAT(error("true\n[a]\n"), HasSubstr("s.txt:2: side \"a\" has no command"));
   EXPECT_EQ(error("[a] true\n# x\n[a] false\n"),
             "s.txt:3: side name \"a\" is already used on line 1: give each side its own name");
+  EXPECT_EQ(error("# sides\ntrue\n[1] false\n"),
+            "s.txt:3: side name \"1\" is already used on line 2 (a side without [NAME] is named "
+            "by its place among the sides): give each side its own name");
   EXPECT_EQ(error("# only one\ntrue\n"),
             "s.txt: 1 side; --sides needs at least two lines, one shell command per environment");
   EXPECT_THAT(error(""), HasSubstr("s.txt: 0 sides"));
