@@ -133,8 +133,6 @@ std::string RenderSummary(const std::vector<compare::SuiteChange>& changes,
   return text;
 }
 
-}  // namespace
-
 // A case's count change and the functions that moved it most (B - A, per
 // run of the statement): ten at most, the rest summed on a line of its own.
 std::string PerFunctionChanges(const std::string& key, const timer::InstructionCounts& before,
@@ -165,6 +163,8 @@ std::string PerFunctionChanges(const std::string& key, const timer::InstructionC
   }
   return text;
 }
+
+}  // namespace
 
 std::string RenderComparison(const std::vector<expand::SuiteCaseProto>& cases, const Side& a,
                              const Side& b, const SuiteResults& a_results,
