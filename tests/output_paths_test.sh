@@ -79,6 +79,13 @@ expect_kept "ab_test: --history: $tmp/run.json: not an icount history store" \
   "$tmp/run.json" "$ab_test" --A=true --B=true --history="$tmp/run.json"
 expect_kept "main: --history_label names the run in a --history store: give --history=DB too, or drop it" \
   "$tmp/run.json" "$main" --history_label=nightly
+# A store is created only for a run that records in it: not by --list, nor
+# by a run that other flags stop.
+"$main" --list --history="$tmp/listed.db" > /dev/null 2> "$tmp/err.txt" || fail "main --list: $(cat "$tmp/err.txt")"
+[ ! -e "$tmp/listed.db" ] || fail "main --list created its --history store"
+if "$main" --jobs=-1 --history="$tmp/refused.db" 2> "$tmp/err.txt"; then fail "main --jobs=-1 must fail"; fi
+grep -qF -- "--jobs=-1" "$tmp/err.txt" || fail "main --jobs=-1: $(cat "$tmp/err.txt")"
+[ ! -e "$tmp/refused.db" ] || fail "a refused main run created its --history store"
 # A journal left by an earlier run is said before anything is loaded or built.
 echo '{}' > "$tmp/left.json.journal"
 expect_kept "main: $tmp/left.json.journal exists from an earlier run: pass --resume to continue it, or remove it" \

@@ -252,7 +252,7 @@ absl::Status ChooseListedSidesCases(const Suite& own_suite, std::vector<Side>& s
 // once; here up to one side per CPU at once, sharing the CPUs), then a table of
 // counts per case across the sides with the first side at which each
 // changed.
-int RunSides(const Suite& own_suite) {
+int RunSides(const Suite& own_suite, std::optional<history::Store> history) {
   std::vector<Side> sides;
   if (absl::Status status = SetUpListedSides(own_suite, sides); !status.ok()) {
     return base::Fail(status);
@@ -263,8 +263,6 @@ int RunSides(const Suite& own_suite) {
       !status.ok()) {
     return base::Fail(status);
   }
-  absl::StatusOr<std::optional<history::Store>> history = OpenHistoryFlag();
-  if (!history.ok()) return base::Fail(history.status());
   absl::StatusOr<std::string> journal_base = JournalBase(absl::GetFlag(FLAGS_json));
   if (!journal_base.ok()) return base::Fail(journal_base.status());
   run.cases = &cases;
@@ -305,7 +303,7 @@ int RunSides(const Suite& own_suite) {
       return base::Fail(s);
     }
   }
-  const int exit_code = RecordSidesAndFailures(sides, results, *history);
+  const int exit_code = RecordSidesAndFailures(sides, results, history);
   std::vector<const SideRun*> finished;
   for (const SideRun& side_run : runs) finished.push_back(&side_run);
   RemoveJournals(finished, absl::GetFlag(FLAGS_json), run.journal_base);

@@ -298,7 +298,6 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(base::CheckNoPositionalArguments(positional));
   ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag(
       {{"json", absl::GetFlag(FLAGS_json)}, {"history", absl::GetFlag(FLAGS_history)}}));
-  ICOUNT_RETURN_IF_ERROR(CheckHistoryFlags());
   ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
   const bool sides = !absl::GetFlag(FLAGS_sides).empty();
   ICOUNT_RETURN_IF_ERROR(CheckSideFlags(sides));
@@ -482,6 +481,8 @@ int Main(int argc, char** argv) {
       "bazel run //tools:ab_test -- --A=\"<shell command>\" --B=\"<shell "
       "command>\"\n       bazel run //tools:ab_test -- --sides=FILE");
   if (absl::Status flags = CheckFlags(positional); !flags.ok()) return base::Fail(flags);
+  absl::StatusOr<std::optional<history::Store>> history = OpenHistoryFlags();
+  if (!history.ok()) return base::Fail(history.status());
   absl::StatusOr<Suite> suite = LoadSuite("definitions", "full_suite");
   if (!suite.ok()) return base::Fail(suite.status());
   // A --filter or --no_cpp that leaves nothing is an error before any side
@@ -489,15 +490,13 @@ int Main(int argc, char** argv) {
   if (absl::Status s = SelectedCases(*suite, !absl::GetFlag(FLAGS_no_python)).status(); !s.ok()) {
     return base::Fail(s);
   }
-  if (!absl::GetFlag(FLAGS_sides).empty()) return RunSides(*suite);
+  if (!absl::GetFlag(FLAGS_sides).empty()) return RunSides(*suite, *std::move(history));
   Side a, b;
   AbPlan plan;
   if (absl::Status status = PlanAb(*suite, a, b, plan); !status.ok()) return base::Fail(status);
   const std::string json_path = absl::GetFlag(FLAGS_json);
   absl::StatusOr<std::string> journal_base = JournalBase(json_path);
   if (!journal_base.ok()) return base::Fail(journal_base.status());
-  absl::StatusOr<std::optional<history::Store>> history = OpenHistoryFlag();
-  if (!history.ok()) return base::Fail(history.status());
   SideRun a_run, b_run;
   const std::string start = NowRfc3339();
   BothSidesOptions run_options;

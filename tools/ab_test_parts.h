@@ -6,6 +6,7 @@
 // (ab_test_listed_sides.cc): the flags and steps they share.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "compare/comparison_file.pb.h"
 #include "compare/time_comparison.h"
 #include "expand/suite.pb.h"
+#include "history/store.h"
 #include "timer/measurement_io.h"
 #include "tools/ab_sides.h"
 #include "tools/sides.h"
@@ -70,8 +72,8 @@ compare::AbTestFileProto AbTestFile(const std::vector<expand::SuiteCaseProto>& c
 absl::StatusOr<std::vector<SideSpec>> ReadSidesFlag();
 
 // --sides: every side's counts, then a table of counts per case across the
-// sides; the exit code.
-int RunSides(const Suite& own_suite);
+// sides, each side recorded in `history` (OpenHistoryFlags); the exit code.
+int RunSides(const Suite& own_suite, std::optional<history::Store> history);
 
 }  // namespace icount::tools
 

@@ -215,7 +215,6 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
                                         {"markdown", absl::GetFlag(FLAGS_markdown)},
                                         {"json", absl::GetFlag(FLAGS_json)},
                                         {"history", absl::GetFlag(FLAGS_history)}}));
-  ICOUNT_RETURN_IF_ERROR(CheckHistoryFlags());
   ICOUNT_RETURN_IF_ERROR(timer::CheckResultsDestination(destination),
                          base::WithContext(_, "--destination"));
   for (const auto& [flag, path, is_ours] :
@@ -289,6 +288,8 @@ int Main(int argc, char** argv) {
       "[--threshold_abs=N] [--subset] [--no_cpp | --no_python] [--time_rounds=N] [--gate_on_time] "
       "[--json=FILE]");
   if (absl::Status s = CheckFlags(positional); !s.ok()) return base::Fail(s);
+  absl::StatusOr<std::optional<history::Store>> store = OpenHistoryFlags();
+  if (!store.ok()) return base::Fail(store.status());
   const std::string destination = absl::GetFlag(FLAGS_destination);
   absl::StatusOr<compare::GateOptions> gate = GateFlags();
   if (!gate.ok()) return base::Fail(gate.status());
@@ -302,7 +303,7 @@ int Main(int argc, char** argv) {
   if (!environment.ok()) return base::Fail(environment.status());
   absl::StatusOr<std::vector<expand::SuiteCaseProto>> cases = CasesToMeasure(*environment);
   if (!cases.ok()) return base::Fail(cases.status());
-  absl::StatusOr<SuiteHistory> history = OpenSuiteHistory(environment->suite.worker_path);
+  absl::StatusOr<SuiteHistory> history = SuiteHistoryFor(*std::move(store), environment->suite.worker_path);
   if (!history.ok()) return base::Fail(history.status());
   absl::StatusOr<SuiteResults> results = Measure(*environment, *cases, destination);
   if (!results.ok()) return base::Fail(results.status());

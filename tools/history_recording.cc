@@ -25,8 +25,12 @@ ICOUNT_FLAG_SECTION("Recording into a history store");
 
 namespace icount::tools {
 
-absl::StatusOr<std::optional<history::Store>> OpenHistoryFlag() {
+absl::StatusOr<std::optional<history::Store>> OpenHistoryFlags() {
   const std::string path = absl::GetFlag(FLAGS_history);
+  if (path.empty() && !absl::GetFlag(FLAGS_history_label).empty()) {
+    return absl::InvalidArgumentError(
+        "--history_label names the run in a --history store: give --history=DB too, or drop it");
+  }
   if (path.empty()) return std::optional<history::Store>();
   absl::StatusOr<history::Store> store = history::Store::OpenForWriting(path);
   if (!store.ok()) {
@@ -34,14 +38,6 @@ absl::StatusOr<std::optional<history::Store>> OpenHistoryFlag() {
                         absl::StrCat("--history: ", store.status().message()));
   }
   return std::optional<history::Store>(*std::move(store));
-}
-
-absl::Status CheckHistoryFlags() {
-  if (absl::GetFlag(FLAGS_history).empty() && !absl::GetFlag(FLAGS_history_label).empty()) {
-    return absl::InvalidArgumentError(
-        "--history_label names the run in a --history store: give --history=DB too, or drop it");
-  }
-  return OpenHistoryFlag().status();
 }
 
 absl::StatusOr<worker::LibTorchVersionReport> AskWorkerForLibTorch(const std::string& worker_path) {
@@ -55,11 +51,10 @@ absl::StatusOr<worker::LibTorchVersionReport> AskWorkerForLibTorch(const std::st
   return *answer->report;
 }
 
-absl::StatusOr<SuiteHistory> OpenSuiteHistory(const std::string& worker_path) {
+absl::StatusOr<SuiteHistory> SuiteHistoryFor(std::optional<history::Store> store,
+                                             const std::string& worker_path) {
   SuiteHistory history;
-  absl::StatusOr<std::optional<history::Store>> store = OpenHistoryFlag();
-  if (!store.ok()) return store.status();
-  history.store = *std::move(store);
+  history.store = std::move(store);
   if (history.store.has_value()) {
     absl::StatusOr<worker::LibTorchVersionReport> libtorch = AskWorkerForLibTorch(worker_path);
     if (!libtorch.ok()) return libtorch.status();

@@ -6,7 +6,7 @@
 // written fails in a second, not after the run; each results file the run
 // writes is then recorded as one run (each side of an A/B its own).
 //
-//   absl::StatusOr<std::optional<history::Store>> store = OpenHistoryFlag();
+//   absl::StatusOr<std::optional<history::Store>> store = OpenHistoryFlags();
 //   if (!store.ok()) return base::Fail(store.status());
 //   ... run, write the results file ...
 //   if (*store) RecordHistory(**store, results.file, "main", "", &libtorch);
@@ -26,12 +26,11 @@ ABSL_DECLARE_FLAG(std::string, history_label);
 
 namespace icount::tools {
 
-// The store --history names, ready to record; nullopt without --history.
-absl::StatusOr<std::optional<history::Store>> OpenHistoryFlag();
-
-// With the other flag checks, before anything is built or run: the store
-// opens (OpenHistoryFlag), and --history_label comes with --history.
-absl::Status CheckHistoryFlags();
+// The store --history names, opened (and created) ready to record; nullopt
+// without --history. Called with the other flag checks, before anything is
+// built or run, and kept for the run. --history_label without --history is
+// an error.
+absl::StatusOr<std::optional<history::Store>> OpenHistoryFlags();
 
 // What the worker at `worker_path` reports of its LibTorch (version and
 // build settings), to record with the run; an error when it cannot say.
@@ -43,7 +42,10 @@ struct SuiteHistory {
   std::optional<history::Store> store;  // nullopt without --history
   worker::LibTorchVersionReport libtorch;  // with --history
 };
-absl::StatusOr<SuiteHistory> OpenSuiteHistory(const std::string& worker_path);
+// `store` (from OpenHistoryFlags) with the LibTorch of the worker at
+// `worker_path`, asked only when there is a store to record in.
+absl::StatusOr<SuiteHistory> SuiteHistoryFor(std::optional<history::Store> store,
+                                             const std::string& worker_path);
 
 // Records `results` as one run labelled --history_label (default: the
 // run's start time) followed by " " and `side` when given ("A" of an A/B), with this process's

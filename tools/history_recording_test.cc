@@ -40,7 +40,7 @@ class RecordHistoryTest : public ::testing::Test {
 // each side's name.
 TEST_F(RecordHistoryTest, AFailedSideSaysHowToImportTheFileLater) {
   absl::SetFlag(&FLAGS_history_label, "nightly");
-  history::Store store = OpenHistoryFlag().value().value();
+  history::Store store = OpenHistoryFlags().value().value();
   const timer::ResultsFile results = OneCount();
   ASSERT_TRUE(RecordHistory(store, results, "ab_test B", "B", nullptr, "/r/ab.json").ok());
   const absl::Status again = RecordHistory(store, results, "ab_test B", "B", nullptr, "/r/ab.json");
@@ -52,7 +52,7 @@ TEST_F(RecordHistoryTest, AFailedSideSaysHowToImportTheFileLater) {
 }
 
 TEST_F(RecordHistoryTest, AFailedRunSaysHowToImportItsResultsLater) {
-  history::Store store = OpenHistoryFlag().value().value();
+  history::Store store = OpenHistoryFlags().value().value();
   const timer::ResultsFile results = OneCount();
   ASSERT_TRUE(RecordHistory(store, results, "main", "", nullptr, "/r/run.json").ok());
   const absl::Status again = RecordHistory(store, results, "main", "", nullptr, "/r/run.json");
@@ -65,7 +65,7 @@ TEST_F(RecordHistoryTest, AFailedRunSaysHowToImportItsResultsLater) {
 TEST_F(RecordHistoryTest, ALabelNeedsAStore) {
   absl::SetFlag(&FLAGS_history, "");
   absl::SetFlag(&FLAGS_history_label, "nightly");
-  EXPECT_EQ(CheckHistoryFlags().message(),
+  EXPECT_EQ(OpenHistoryFlags().status().message(),
             "--history_label names the run in a --history store: give --history=DB too, or "
             "drop it");
 }

@@ -23,8 +23,9 @@ ABSL_DECLARE_FLAG(std::string, html);
 
 namespace icount::tools {
 
-// CheckReportDestination for --html, which must not name the same file as
-// any of the tool's `other_outputs` (flag, path) either.
+// The run's outputs, before the run: no two of `other_outputs` (flag, path)
+// and --html name one file (after links and ".."), and --html may be
+// written (CheckReportDestination). Each tool passes every output it writes.
 absl::Status CheckHtmlFlag(const std::vector<std::pair<std::string, std::string>>& other_outputs);
 
 // WriteHtmlReport to --html; nothing without it.

@@ -111,7 +111,6 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(base::CheckNoPositionalArguments(positional));
   ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag(
       {{"output", absl::GetFlag(FLAGS_output)}, {"history", absl::GetFlag(FLAGS_history)}}));
-  ICOUNT_RETURN_IF_ERROR(CheckHistoryFlags());
   ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
   if (absl::GetFlag(FLAGS_no_counts) && absl::GetFlag(FLAGS_no_wall_time)) {
     return absl::InvalidArgumentError(
@@ -234,6 +233,10 @@ int Main(int argc, char** argv) {
       "for every case.\n\nUsage: bazel run //tools:main -- [flags]",
       {"baseline_per_case", "template_per_case"});
   if (absl::Status flags = CheckFlags(positional); !flags.ok()) return base::Fail(flags);
+  // --list records nothing, so it creates no store.
+  absl::StatusOr<std::optional<history::Store>> store =
+      absl::GetFlag(FLAGS_list) ? std::optional<history::Store>() : OpenHistoryFlags();
+  if (!store.ok()) return base::Fail(store.status());
   absl::StatusOr<Suite> own_suite = LoadSuite("definitions", "full_suite");
   if (!own_suite.ok()) return base::Fail(own_suite.status());
   CaseFilter filter;
@@ -258,7 +261,7 @@ int Main(int argc, char** argv) {
     }
     return 0;
   }
-  absl::StatusOr<SuiteHistory> history = OpenSuiteHistory(suite->worker_path);
+  absl::StatusOr<SuiteHistory> history = SuiteHistoryFor(*std::move(store), suite->worker_path);
   if (!history.ok()) return base::Fail(history.status());
   const MeasureOptions measure = MeasureFlags();
   worker::RunnerOptions runner = RunnerFlags(*environment);
