@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -127,9 +128,14 @@ void LinkRunfiles(const std::string& program, const std::string& to) {
   }
 }
 
-// Places whose scratch directory is gone: left by a run that was killed
-// (SIGKILL leaves no time to remove them), or kept for logs since removed.
-// A place being made has no `s` yet and is left alone.
+// The file a place's maker holds locked (flock) while the place is in use.
+constexpr char kPlaceLock[] = "lock";
+
+// Places whose maker is gone and whose scratch directory is gone too: left
+// by a run that was killed (SIGKILL leaves no time to remove them), or
+// kept for logs since removed. A place whose maker holds its lock is in
+// use, even where its scratch cannot be seen from here (another mount
+// namespace: a Bazel sandbox, a root); a place being made has no `s` yet.
 void RemoveAbandonedPlaces() {
   DIR* parent = opendir(kProgramPlaceParent);
   if (parent == nullptr) return;
@@ -142,6 +148,10 @@ void RemoveAbandonedPlaces() {
         lstat(link.c_str(), &info) != 0 || stat(link.c_str(), &info) == 0) {
       continue;
     }
+    const int lock = open(absl::StrCat(directory, "/", kPlaceLock).c_str(), O_RDONLY | O_CLOEXEC);
+    const bool in_use = lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) != 0;
+    if (lock >= 0) close(lock);
+    if (in_use) continue;
     if (DIR* place = opendir(directory.c_str())) {
       while (const dirent* name = readdir(place)) {
         if (name->d_name[0] != '.') unlinkat(dirfd(place), name->d_name, 0);
@@ -159,12 +169,19 @@ ProgramPlace ProgramPlace::Make(const std::string& scratch) {
   RemoveAbandonedPlaces();
   std::string directory = absl::StrCat(kProgramPlaceParent, "/icount-path-XXXXXX");
   if (mkdtemp(directory.data()) == nullptr) return ProgramPlace(scratch, scratch, scratch);
+  const std::string lock_path = absl::StrCat(directory, "/", kPlaceLock);
+  const int lock = open(lock_path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   std::string link = absl::StrCat(directory, "/s");
-  if (symlink(scratch.c_str(), link.c_str()) != 0) {
+  if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) != 0 ||
+      symlink(scratch.c_str(), link.c_str()) != 0) {
+    if (lock >= 0) close(lock);
+    unlink(lock_path.c_str());
     rmdir(directory.c_str());
     return ProgramPlace(scratch, scratch, scratch);
   }
-  return ProgramPlace(std::move(directory), std::move(link), scratch);
+  ProgramPlace place(std::move(directory), std::move(link), scratch);
+  place.lock_ = lock;
+  return place;
 }
 
 absl::StatusOr<std::string> ProgramPlace::Link(const std::string& program,
@@ -176,7 +193,21 @@ absl::StatusOr<std::string> ProgramPlace::Link(const std::string& program,
   return start;
 }
 
+absl::StatusOr<std::string> ProgramPlace::LinkData(const std::string& path,
+                                                   const std::string& name) {
+  const std::string link = absl::StrCat(directory_, "/", name);
+  if (symlink(path.c_str(), link.c_str()) != 0) {
+    const int error = errno;
+    return absl::InternalError(
+        absl::StrCat("cannot link ", link, " to ", path, ": ", std::strerror(error)));
+  }
+  names_.push_back(name);
+  return link;
+}
+
 ProgramPlace::~ProgramPlace() {
+  // A kept place, its maker gone, is removed once its scratch is.
+  if (lock_ >= 0) close(lock_);
   if (kept_) return;
   for (const std::string& name : names_) {
     unlink(absl::StrCat(directory_, "/", name).c_str());
@@ -184,6 +215,7 @@ ProgramPlace::~ProgramPlace() {
   }
   if (directory_ == real_scratch_) return;
   unlink(scratch_.c_str());
+  unlink(absl::StrCat(directory_, "/", kPlaceLock).c_str());
   rmdir(directory_.c_str());
 }
 

@@ -40,8 +40,9 @@ inline constexpr char kProgramPlaceParent[] = "/tmp";
 class ProgramPlace {
  public:
   // A new place, "<kProgramPlaceParent>/icount-path-XXXXXX", holding `s`,
-  // a symbolic link to the directory `scratch`. Removes first the places
-  // of this user whose scratch directory is gone (a killed run's).
+  // a symbolic link to the directory `scratch`, and a lock held while this
+  // object lives. Removes first the places of this user whose maker is gone
+  // and whose scratch directory is gone (a killed run's).
   static ProgramPlace Make(const std::string& scratch);
 
   // `program` (symbolic links resolved) as "<place>/<name>": a hard link,
@@ -53,6 +54,11 @@ class ProgramPlace {
   // that finds its data by argv[0] finds it there. Returns the path to
   // start.
   absl::StatusOr<std::string> Link(const std::string& program, const std::string& name);
+
+  // A symbolic link "<place>/<name>" to `path` (a directory of data that
+  // programs open by path, such as TorchScript files): what they are given
+  // then has one length wherever `path` is. Returns the link's path.
+  absl::StatusOr<std::string> LinkData(const std::string& path, const std::string& name);
 
   // The scratch directory as programs started from here see it.
   const std::string& scratch() const { return scratch_; }
@@ -66,7 +72,9 @@ class ProgramPlace {
         scratch_(std::move(other.scratch_)),
         real_scratch_(std::move(other.real_scratch_)),
         names_(std::move(other.names_)),
+        lock_(other.lock_),
         kept_(other.kept_) {
+    other.lock_ = -1;
     other.kept_ = true;
   }
   ProgramPlace& operator=(ProgramPlace&&) = delete;
@@ -85,7 +93,8 @@ class ProgramPlace {
   std::string directory_;  // holds the programs; real_scratch_ where none could be made
   std::string scratch_;
   std::string real_scratch_;
-  std::vector<std::string> names_;  // linked by Link
+  std::vector<std::string> names_;  // linked by Link and LinkData
+  int lock_ = -1;  // holds the place's lock file locked while in use
   bool kept_ = false;
 };
 

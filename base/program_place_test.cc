@@ -80,6 +80,27 @@ TEST_F(ProgramPlaceTest, GoesWithItsObjectUnlessKeptAndLeavesWhatItLinks) {
   rmdir(kept.substr(0, kept.rfind('/')).c_str());
 }
 
+TEST_F(ProgramPlaceTest, DataFromPathsOfAnyLengthIsReadThroughPathsOfOneLength) {
+  const std::string long_directory = directory_ + "/" + std::string(200, 'a');
+  ASSERT_TRUE(MakeDirectories(long_directory).ok());
+  ASSERT_TRUE(WriteFileAtomically(long_directory + "/m.pt", "model").ok());
+  std::string link;
+  {
+    ProgramPlace one = ProgramPlace::Make(directory_);
+    ProgramPlace other = ProgramPlace::Make(directory_);
+    absl::StatusOr<std::string> short_link = one.LinkData(directory_, "a");
+    absl::StatusOr<std::string> long_link = other.LinkData(long_directory, "a");
+    ASSERT_TRUE(short_link.ok()) << short_link.status();
+    ASSERT_TRUE(long_link.ok()) << long_link.status();
+    EXPECT_EQ(short_link->size(), long_link->size());
+    EXPECT_EQ(*ReadFileToString(*long_link + "/m.pt"), "model");
+    EXPECT_FALSE(one.LinkData(directory_, "a").ok()) << "a name given twice";
+    link = *long_link;
+  }
+  EXPECT_FALSE(Exists(link));
+  EXPECT_EQ(*ReadFileToString(long_directory + "/m.pt"), "model") << "removed what was linked";
+}
+
 bool IsSymbolicLink(const std::string& path) {
   struct stat info;
   return lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode);
@@ -119,6 +140,18 @@ TEST_F(ProgramPlaceTest, MakingOneRemovesPlacesWhoseScratchIsGone) {
   EXPECT_TRUE(Exists(directory_ + "/p"));
   unlink(alive.c_str());
   rmdir(alive.substr(0, alive.rfind('/')).c_str());
+}
+
+// A place in use is left alone though its scratch cannot be seen from
+// here: another test's, in a Bazel sandbox of its own, lost its `s` to this
+// one's Make and its case processes could not write their results.
+TEST_F(ProgramPlaceTest, APlaceInUseIsKeptWhereItsScratchCannotBeSeen) {
+  const std::string unseen = directory_ + "/unseen";
+  ASSERT_TRUE(MakeDirectories(unseen).ok());
+  ProgramPlace in_use = ProgramPlace::Make(unseen);
+  RemoveDirectoryTree(unseen);  // as another mount namespace's scratch looks from here
+  ProgramPlace next = ProgramPlace::Make(directory_);
+  EXPECT_TRUE(Exists(in_use.scratch())) << "removed a place whose maker still uses it";
 }
 
 }  // namespace

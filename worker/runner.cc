@@ -481,6 +481,30 @@ class Run {
   std::chrono::steady_clock::time_point last_report_ = start_;
 };
 
+// `orders` with each TorchScript artifact read through a link in `place`,
+// "<place>/t<N>/<file>": torch keeps the path it loads from, so a
+// TorchScript case counted with the length of the suite's build directory
+// (0.5% between two checkouts, and between main and ci, whose runfiles
+// trees differ in name).
+absl::StatusOr<std::vector<WorkOrderProto>> OrdersWithPlacedArtifacts(
+    const std::vector<WorkOrderProto>& orders, base::ProgramPlace& place) {
+  std::vector<WorkOrderProto> placed = orders;
+  std::map<std::string, std::string> links;  // directory -> its link in the place
+  for (WorkOrderProto& order : placed) {
+    const std::string& artifact = order.torchscript_artifact();
+    const size_t slash = artifact.rfind('/');
+    if (artifact.empty() || slash == std::string::npos) continue;
+    const std::string directory = artifact.substr(0, slash);
+    auto [link, added] = links.try_emplace(directory);
+    if (added) {
+      ICOUNT_ASSIGN_OR_RETURN(link->second,
+                              place.LinkData(directory, absl::StrCat("t", links.size() - 1)));
+    }
+    order.set_torchscript_artifact(absl::StrCat(link->second, artifact.substr(slash)));
+  }
+  return placed;
+}
+
 }  // namespace
 
 absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders,
@@ -505,13 +529,15 @@ absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders
   const std::string& scratch = place.scratch();
   RunnerOptions run_options = options;
   ICOUNT_ASSIGN_OR_RETURN(run_options.worker_path, place.Link(options.worker_path, "worker"));
+  ICOUNT_ASSIGN_OR_RETURN(const std::vector<WorkOrderProto> placed,
+                          OrdersWithPlacedArtifacts(orders, place));
   // Counts name the worker's functions by the path it was built at, not the
   // one it ran from, which no other run shares: a report could then
   // match no frame of a case against its baseline.
   const absl::StatusOr<std::string> built_at = base::RealPath(options.worker_path);
   InterruptScope interrupts;
   const std::string worker_name = built_at.ok() ? *built_at : options.worker_path;
-  Run run(orders, run_options, scratch, {{run_options.worker_path, worker_name}}, results,
+  Run run(placed, run_options, scratch, {{run_options.worker_path, worker_name}}, results,
           report.resumed + uncompiled);
   absl::Status status;
   for (size_t p = 0; p < phases.size(); ++p) {
