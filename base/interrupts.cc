@@ -23,6 +23,7 @@ std::mutex mutex;
 int active = 0;
 struct sigaction previous_int;
 struct sigaction previous_term;
+struct sigaction previous_hup;
 
 }  // namespace
 
@@ -39,6 +40,8 @@ InterruptScope::InterruptScope() {
   action.sa_handler = OnInterrupt;
   sigaction(SIGINT, &action, &previous_int);
   sigaction(SIGTERM, &action, &previous_term);
+  // A closed terminal (or ssh session) stops a run as Ctrl-C does.
+  sigaction(SIGHUP, &action, &previous_hup);
 }
 
 InterruptScope::~InterruptScope() {
@@ -46,6 +49,7 @@ InterruptScope::~InterruptScope() {
   if (--active > 0) return;
   sigaction(SIGINT, &previous_int, nullptr);
   sigaction(SIGTERM, &previous_term, nullptr);
+  sigaction(SIGHUP, &previous_hup, nullptr);
   close(interrupt_pipe[0]);
   close(interrupt_pipe[1]);
   interrupt_pipe[0] = interrupt_pipe[1] = -1;

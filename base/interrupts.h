@@ -1,7 +1,7 @@
 #ifndef ICOUNT_BASE_INTERRUPTS_H_
 #define ICOUNT_BASE_INTERRUPTS_H_
 
-// SIGINT and SIGTERM while runs are active: a run polls InterruptFd()
+// SIGINT, SIGTERM and SIGHUP while runs are active: a run polls InterruptFd()
 // beside its workers' result streams and stops when Interrupted().
 //
 //   InterruptScope interrupts;  // handlers installed
@@ -22,7 +22,7 @@ class InterruptScope {
   InterruptScope& operator=(const InterruptScope&) = delete;
 };
 
-// Whether SIGINT or SIGTERM arrived since the first active scope began.
+// Whether SIGINT, SIGTERM or SIGHUP arrived since the first active scope began.
 bool Interrupted();
 // Readable once interrupted; -1 outside any scope.
 int InterruptFd();

@@ -1,5 +1,6 @@
 #include "cli/tool_flags.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/flags/internal/program_name.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -68,8 +70,35 @@ void ResolvePathFlags() {
   }
 }
 
+namespace {
+
+// A write to a closed pipe (a worker that died, `tool | head`) fails with
+// EPIPE, which the writer reports, instead of killing the tool and leaving
+// its workers running. A handler rather than SIG_IGN, which programs the
+// tool starts would inherit.
+void OnBrokenPipe(int) {}
+
+// At exit: what the tool printed reached standard output (not a full disk
+// or a closed descriptor), or the tool fails saying so. A reader that left
+// (`tool | head -1`) ends it quietly, with the status a shell gives a
+// program killed by SIGPIPE.
+void CheckStandardOutput() {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return;
+  const int error = errno;
+  if (error == EPIPE) _exit(128 + SIGPIPE);
+  std::fprintf(stderr, "%s: cannot write to standard output: %s\n",
+               absl::flags_internal::ShortProgramInvocationName().c_str(), std::strerror(error));
+  _exit(1);
+}
+
+}  // namespace
+
 std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage,
                                   std::vector<std::string> checking_icount) {
+  struct sigaction broken_pipe = {};
+  broken_pipe.sa_handler = OnBrokenPipe;
+  sigaction(SIGPIPE, &broken_pipe, nullptr);
+  std::atexit(CheckStandardOutput);
   base::HelpLayout layout;
   layout.checking_icount = std::move(checking_icount);
   std::vector<char*> positional =

@@ -31,7 +31,9 @@ std::map<std::string, std::string> LibraryVersionMap();
 // `checking_icount`, the tool's flags that exist to check icount itself,
 // listed last (see base::HelpLayout); then ResolvePathFlags(), and under
 // `bazel run` a change to the directory it was started from, so that the
-// shell commands a tool runs (a side's --A, --env) start there too.
+// shell commands a tool runs (a side's --A, --env) start there too. A
+// closed pipe is then an error where it is written (EPIPE), not SIGPIPE, and
+// a tool whose standard output could not be written exits 1 saying so.
 std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage,
                                   std::vector<std::string> checking_icount = {});
 

@@ -79,13 +79,26 @@ expect_kept "ab_test: --history: $tmp/run.json: not an icount history store" \
   "$tmp/run.json" "$ab_test" --A=true --B=true --history="$tmp/run.json"
 expect_kept "main: --history_label names the run in a --history store: give --history=DB too, or drop it" \
   "$tmp/run.json" "$main" --history_label=nightly
-# A store is created only for a run that records in it: not by --list, nor
-# by a run that other flags stop.
-"$main" --list --history="$tmp/listed.db" > /dev/null 2> "$tmp/err.txt" || fail "main --list: $(cat "$tmp/err.txt")"
+# A store is created only for a run that records in it: --list runs
+# nothing and refuses the flags of a run, and a run that another flag
+# stops creates none.
+if "$main" --list --history="$tmp/listed.db" > /dev/null 2> "$tmp/err.txt"; then fail "main --list --history must fail"; fi
+grep -qxF "main: --history shapes a run, and --list runs nothing (it lists the same cases in every environment): drop one of them" \
+  "$tmp/err.txt" || fail "main --list --history: $(cat "$tmp/err.txt")"
 [ ! -e "$tmp/listed.db" ] || fail "main --list created its --history store"
+if "$main" --json > /dev/null 2> "$tmp/err.txt"; then fail "main --json without --list must fail"; fi
+grep -qxF "main: --json prints --list's lines as JSON: give --list too, or drop --json" "$tmp/err.txt" \
+  || fail "main --json: $(cat "$tmp/err.txt")"
 if "$main" --jobs=-1 --history="$tmp/refused.db" 2> "$tmp/err.txt"; then fail "main --jobs=-1 must fail"; fi
 grep -qF -- "--jobs=-1" "$tmp/err.txt" || fail "main --jobs=-1: $(cat "$tmp/err.txt")"
 [ ! -e "$tmp/refused.db" ] || fail "a refused main run created its --history store"
+# What cannot be written to standard output fails the tool, saying why.
+if "$main" --list > /dev/full 2> "$tmp/err.txt"; then fail "main --list > /dev/full must fail"; fi
+grep -qxF "main: cannot write to standard output: No space left on device" "$tmp/err.txt" \
+  || fail "main --list > /dev/full: $(cat "$tmp/err.txt")"
+if "$main" --list >&- 2> "$tmp/err.txt"; then fail "main --list with stdout closed must fail"; fi
+grep -qxF "main: cannot write to standard output: Bad file descriptor" "$tmp/err.txt" \
+  || fail "main --list >&-: $(cat "$tmp/err.txt")"
 # A journal left by an earlier run is said before anything is loaded or built.
 echo '{}' > "$tmp/left.json.journal"
 expect_kept "main: $tmp/left.json.journal exists from an earlier run: pass --resume to continue it, or remove it" \

@@ -105,10 +105,28 @@ MeasureOptions MeasureFlags() {
   return measure;
 }
 
+// --list chooses cases and prints them; every flag of a run is refused
+// beside it, and --json needs it.
+absl::Status CheckListFlags() {
+  const bool list = absl::GetFlag(FLAGS_list);
+  ICOUNT_RETURN_IF_ERROR(base::RefuseUnusedFlags(
+      {"json"}, !list, "prints --list's lines as JSON: give --list too, or drop --json"));
+  return base::RefuseUnusedFlags(
+      {"output", "resume", "html", "history", "history_label", "jobs", "timeout", "min_run_time",
+       "callgrind_number", "repeats", "baseline_per_case", "template_per_case",
+       "rehearse_torchscript", "cache_sim", "no_wall_time", "no_counts", "env", "libtorch",
+       "root", "executor", "shared_dir", "shards", "slurm_partition", "slurm_constraint",
+       "slurm_submissions"},
+      list,
+      "shapes a run, and --list runs nothing (it lists the same cases in every environment): "
+      "drop one of them");
+}
+
 // The flags that can be checked before the suite loads: numbers in range, and an --output that may
 // be written (and, with --resume, continued).
 absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(base::CheckNoPositionalArguments(positional));
+  ICOUNT_RETURN_IF_ERROR(CheckListFlags());
   ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag(
       {{"output", absl::GetFlag(FLAGS_output)}, {"history", absl::GetFlag(FLAGS_history)}}));
   ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
@@ -130,7 +148,7 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   if (absl::GetFlag(FLAGS_resume) && output.empty()) {
     return absl::InvalidArgumentError("--resume needs the --output of the run to continue");
   }
-  if (output.empty() || absl::GetFlag(FLAGS_list)) return absl::OkStatus();
+  if (output.empty()) return absl::OkStatus();
   // The results, their journal and lock all go beside --output.
   ICOUNT_RETURN_IF_ERROR(base::CheckOutputPath("output", output));
   ICOUNT_RETURN_IF_ERROR(timer::CheckResultsDestination(output),
@@ -233,9 +251,7 @@ int Main(int argc, char** argv) {
       "for every case.\n\nUsage: bazel run //tools:main -- [flags]",
       {"baseline_per_case", "template_per_case"});
   if (absl::Status flags = CheckFlags(positional); !flags.ok()) return base::Fail(flags);
-  // --list records nothing, so it creates no store.
-  absl::StatusOr<std::optional<history::Store>> store =
-      absl::GetFlag(FLAGS_list) ? std::optional<history::Store>() : OpenHistoryFlags();
+  absl::StatusOr<std::optional<history::Store>> store = OpenHistoryFlags();
   if (!store.ok()) return base::Fail(store.status());
   absl::StatusOr<Suite> own_suite = LoadSuite("definitions", "full_suite");
   if (!own_suite.ok()) return base::Fail(own_suite.status());
