@@ -176,7 +176,9 @@ bool IsDirectory(const std::string& path) {
 absl::Status MakeDirectories(const std::string& path) {
   std::string prefix;
   for (absl::string_view part : absl::StrSplit(path, '/', absl::SkipEmpty())) {
-    absl::StrAppend(&prefix, "/", part);
+    // A relative path's first directory is below the working directory.
+    prefix = prefix.empty() && !absl::StartsWith(path, "/") ? std::string(part)
+                                                            : absl::StrCat(prefix, "/", part);
     if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
       return absl::PermissionDeniedError(
           absl::StrCat("cannot create ", prefix, ": ", std::strerror(errno)));

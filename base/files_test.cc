@@ -153,6 +153,20 @@ TEST(FilesTest, AnOutputInAMissingDirectoryOrADirectoryIsRefusedNamingTheFlag) {
   EXPECT_EQ(directory.message(), "--destination=" + dir + ": is a directory; name the file to write");
 }
 
+// A relative path is made below the working directory, not below "/".
+TEST(FilesTest, RelativeDirectoriesAreMadeBelowTheWorkingDirectory) {
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/relative";
+  ASSERT_TRUE(MakeDirectories(dir).ok());
+  char cwd[4096];
+  ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
+  ASSERT_EQ(chdir(dir.c_str()), 0);
+  const absl::Status made = MakeDirectories("made/below");
+  ASSERT_EQ(chdir(cwd), 0);
+  ASSERT_TRUE(made.ok()) << made;
+  EXPECT_TRUE(IsDirectory(dir + "/made/below"));
+  EXPECT_FALSE(IsDirectory("/made"));
+}
+
 TEST(FilesTest, BytesOnDiskCountsWhatAFileTreeTakes) {
   const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/sized";
   ASSERT_TRUE(MakeDirectories(dir + "/below").ok());

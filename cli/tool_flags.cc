@@ -72,6 +72,17 @@ void ResolvePathFlags() {
 
 namespace {
 
+// The variables that name icount's cache, made absolute from where the user
+// stands: the tool's workers start in directories of their own, and a
+// relative cache would be another directory for each.
+void ResolvePathVariables() {
+  for (const char* name : {"ICOUNT_CACHE_DIR", "XDG_CACHE_HOME"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0' || *value == '/') continue;
+    setenv(name, base::UserPath(value).c_str(), 1);
+  }
+}
+
 // A write to a closed pipe (a worker that died, `tool | head`) fails with
 // EPIPE, which the writer reports, instead of killing the tool and leaving
 // its workers running. A handler rather than SIG_IGN, which programs the
@@ -104,6 +115,7 @@ std::vector<char*> ParseToolFlags(int argc, char** argv, const char* usage,
   std::vector<char*> positional =
       base::ParseFlags(argc, argv, usage, AllLibraryVersions(), layout);
   ResolvePathFlags();
+  ResolvePathVariables();
   // And the shell commands a tool runs (a side's --A, --env) start where
   // the user stands too: `--A="source venv/bin/activate"` means the venv
   // beside them. Runfiles are found by the binary's own path, not the

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <deque>
 #include <functional>
 #include <optional>
@@ -68,6 +69,50 @@ std::vector<std::string> DebianReleases() {
   return names;
 }
 
+// What Debian's moving names (stable, testing, unstable, oldstable) stand
+// for today, by the release dates distro-info-data lists; empty for any
+// other name.
+std::string CodenameOfAlias(absl::string_view alias) {
+  if (alias == "unstable") return "sid";
+  absl::StatusOr<std::string> text = base::ReadFileToString(kDebianReleases);
+  if (!text.ok()) return "";
+  char today[11];
+  const time_t now = time(nullptr);
+  struct tm utc;
+  strftime(today, sizeof(today), "%Y-%m-%d", gmtime_r(&now, &utc));
+  std::vector<std::string> released, unreleased;  // codenames, oldest first
+  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
+    std::vector<absl::string_view> fields = absl::StrSplit(line, ',');
+    if (fields.size() < 3 || fields[0].empty() || !IsSuiteName(fields[2])) continue;
+    const bool out = fields.size() >= 5 && !fields[4].empty() && fields[4] <= today;
+    (out ? released : unreleased).emplace_back(fields[2]);
+  }
+  if (alias == "stable" && !released.empty()) return released.back();
+  if (alias == "oldstable" && released.size() >= 2) return released[released.size() - 2];
+  if (alias == "testing" && !unreleased.empty()) return unreleased.front();
+  return "";
+}
+
+// A suite Debian has, by this machine's distro-info-data (not checked
+// where that is missing: making the root says so).
+absl::Status CheckSuiteExists(const Root& root) {
+  const std::vector<std::string> releases = DebianReleases();
+  if (releases.empty() ||
+      std::find(releases.begin(), releases.end(), root.suite) != releases.end()) {
+    return absl::OkStatus();
+  }
+  if (const std::string codename = CodenameOfAlias(root.suite); !codename.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        root.suite, " is Debian's moving name for ", codename,
+        "; name the codename (--root=", codename, "), so that a root keeps what it holds"));
+  }
+  const std::vector<std::string> newest(
+      releases.end() - std::min(releases.size(), kReleasesNamed), releases.end());
+  return absl::NotFoundError(absl::StrCat(
+      "Debian has no suite named ", root.suite, " (its releases, as ", kDebianReleases,
+      " lists them: ..., ", absl::StrJoin(newest, ", "), "); or give a root directory"));
+}
+
 std::string RootLockPath(const Root& root) {
   return absl::StrCat(RootsDirectory(), "/", root.suite, ".lock");
 }
@@ -100,13 +145,7 @@ absl::Status CheckCanMakeRoot(const Root& root) {
         kDebianReleases, ", which is missing: apt-get install distro-info-data (./bazelw "
         "installs it), or bring a root directory (--root=DIR)"));
   }
-  if (std::find(releases.begin(), releases.end(), root.suite) == releases.end()) {
-    const std::vector<std::string> newest(
-        releases.end() - std::min(releases.size(), kReleasesNamed), releases.end());
-    return absl::NotFoundError(absl::StrCat(
-        "Debian has no suite named ", root.suite, " (its releases, as ", kDebianReleases,
-        " lists them: ..., ", absl::StrJoin(newest, ", "), "); or give a root directory"));
-  }
+  ICOUNT_RETURN_IF_ERROR(CheckSuiteExists(root));
   if (geteuid() != 0) {
     return absl::PermissionDeniedError(absl::StrCat(
         "making the Debian root ", root.suite,
@@ -316,6 +355,10 @@ absl::StatusOr<Root> ResolveRoot(const std::string& value, const std::string& co
   }
   root.suite = value;
   root.directory = absl::StrCat(RootsDirectory(), "/", value);
+  // A root made before stays usable whatever the list says now.
+  if (!base::IsDirectory(root.directory)) {
+    ICOUNT_RETURN_IF_ERROR(CheckSuiteExists(root), base::WithContext(_, context));
+  }
   return root;
 }
 

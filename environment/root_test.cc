@@ -228,17 +228,27 @@ TEST_F(RootTest, TheMirrorVariableWins) {
   EXPECT_EQ(*mirror, "http://mirror.example/debian");
 }
 
-TEST_F(RootTest, ASuiteDebianDoesNotHaveIsRefusedBeforeAnythingIsMade) {
-  absl::StatusOr<Root> root = ResolveRoot("nosuchsuite", "--root");
-  ASSERT_TRUE(root.ok()) << root.status();
-  const absl::Status made = EnsureRootMade(*root, {});
-  EXPECT_THAT(std::string(made.message()),
-              HasSubstr("Debian has no suite named nosuchsuite (its releases, as "
+// A suite Debian does not have is refused where it is named, before a tool
+// of many sides sets up any; one made before stays usable.
+TEST_F(RootTest, ASuiteDebianDoesNotHaveIsRefusedWhereItIsNamed) {
+  const absl::StatusOr<Root> root = ResolveRoot("nosuchsuite", "--root");
+  EXPECT_EQ(root.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(root.status().message()),
+              HasSubstr("--root: Debian has no suite named nosuchsuite (its releases, as "
                         "/usr/share/distro-info/debian.csv lists them: ..., "));
-  EXPECT_THAT(std::string(made.message()), HasSubstr(", sid); or give a root directory"));
-  EXPECT_FALSE(Exists(root->directory));
-  EXPECT_FALSE(Exists(root->directory + ".partial"));
-  EXPECT_FALSE(Exists(root->directory + ".lock")) << "a lock file for a suite that is not made";
+  EXPECT_THAT(std::string(root.status().message()), HasSubstr(", sid); or give a root directory"));
+  EXPECT_FALSE(Exists(RootsDirectory() + "/nosuchsuite.lock"));
+  ASSERT_TRUE(base::MakeDirectories(RootsDirectory() + "/nosuchsuite/usr").ok());
+  EXPECT_TRUE(ResolveRoot("nosuchsuite", "--root").ok()) << "a root made before was refused";
+}
+
+// Debian's moving names are refused with the codename they stand for.
+TEST_F(RootTest, AMovingSuiteNameSaysItsCodename) {
+  EXPECT_EQ(ResolveRoot("unstable", "--root").status().message(),
+            "--root: unstable is Debian's moving name for sid; name the codename (--root=sid), "
+            "so that a root keeps what it holds");
+  EXPECT_THAT(std::string(ResolveRoot("stable", "--root").status().message()),
+              HasSubstr("stable is Debian's moving name for "));
 }
 
 // A make that cannot reach its mirror leaves nothing, and a make cut off

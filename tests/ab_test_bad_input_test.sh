@@ -134,6 +134,15 @@ expect_first_line "$ab_test" "ab_test: --B_libtorch=/opt/libtorch and --B_root=s
   --A=true --B_root=sid --B_libtorch=/opt/libtorch
 expect_first_line "$ab_test" "ab_test: --A_worker runs a prebuilt worker on this machine as it is, so --A_root would be left unused: give one or the other" \
   --A=true --B=true --A_worker=/bin/true --A_root=sid
+# Every side's root is named rightly before any side is set up: A's root
+# (whose missing /bin/sh setting it up would find) is not looked into.
+mkdir -p "$tmp/bare/usr"
+printf '[a, root=%s]\n[b, root=nosuchsuite]\n' "$tmp/bare" > "$tmp/roots.sides"
+for args in "--A_root=$tmp/bare --B_root=nosuchsuite" "--sides=$tmp/roots.sides"; do
+  if "$ab_test" $args > /dev/null 2> "$tmp/bad.err"; then fail "ab_test $args must fail"; fi
+  head -1 "$tmp/bad.err" | grep -qE "^ab_test: (B: --B_root|$tmp/roots.sides:2: b: --sides): Debian has no suite named nosuchsuite \(its releases," \
+    || fail "ab_test $args: expected B's suite refused first, got: $(cat "$tmp/bad.err")"
+done
 printf 'name,count\nadd,1\n' > "$tmp/foreign.csv"
 if "$ab_test" --A=true --B=true --json="$tmp/foreign.csv" > /dev/null 2> "$tmp/foreign.err"; then fail "a CSV --json"; fi
 grep -q -- "--json: $tmp/foreign.csv exists and is not a file this tool wrote" "$tmp/foreign.err" \

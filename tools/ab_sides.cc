@@ -92,13 +92,23 @@ absl::Status SideError(const Side& side, const absl::Status& status) {
   return base::WithContext(status, side.name);
 }
 
+namespace {
+
+environment::EnvironmentSpec SideSpec(const SideSource& source, const Side& side) {
+  return {side.name,   side.command,   source.libtorch_directory, source.libtorch_flag,
+          source.root, source.root_flag};
+}
+
+}  // namespace
+
+absl::Status CheckSide(const SideSource& source, const Side& side) {
+  return CheckEnvironmentSpec(SideSpec(source, side));
+}
+
 absl::Status SetUpSide(const Suite& own_suite, const SideSource& source, Side& side) {
   if (source.worker.empty()) {
     ICOUNT_ASSIGN_OR_RETURN(side.environment,
-                            SuiteForEnvironment({side.name, side.command, source.libtorch_directory,
-                                                 source.libtorch_flag, source.root,
-                                                 source.root_flag},
-                                                own_suite, "ab_test"));
+                            SuiteForEnvironment(SideSpec(source, side), own_suite, "ab_test"));
     return absl::OkStatus();
   }
   const std::string& worker = source.worker;

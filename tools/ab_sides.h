@@ -69,6 +69,10 @@ struct SideSource {
 // that worker, used as it is.
 absl::Status SetUpSide(const Suite& own_suite, const SideSource& source, Side& side);
 
+// CheckEnvironmentSpec for the side SetUpSide would set up: run on every
+// side before any is set up.
+absl::Status CheckSide(const SideSource& source, const Side& side);
+
 // Asks the side's worker, started through the side's command, which
 // LibTorch it runs on, and fills side.libtorch and side.libtorch_version.
 // Also the first sign of a broken environment: FailedPrecondition with the

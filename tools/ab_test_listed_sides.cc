@@ -52,18 +52,28 @@ absl::Status SetUpListedSides(const Suite& own_suite, std::vector<Side>& sides) 
   absl::StatusOr<std::vector<SideSpec>> specs = ReadSidesFlag();
   if (!specs.ok()) return specs.status();
   sides.resize(specs->size());
+  const auto at_line = [](const SideSpec& spec, const absl::Status& status) {
+    return absl::Status(status.code(), absl::StrCat(absl::GetFlag(FLAGS_sides), ":", spec.line,
+                                                    ": ", status.message()));
+  };
+  const auto source = [](const SideSpec& spec) {
+    return SideSource{spec.libtorch_directory, "sides", spec.root, "sides", ""};
+  };
+  // Every side's root first: a later side's misspelt suite is said before
+  // an earlier side's root is made and built in.
+  for (size_t k = 0; k < sides.size(); ++k) {
+    sides[k].name = (*specs)[k].name;
+    sides[k].command = (*specs)[k].command;
+    if (absl::Status s = CheckSide(source((*specs)[k]), sides[k]); !s.ok()) {
+      return at_line((*specs)[k], s);
+    }
+  }
   for (size_t k = 0; k < sides.size(); ++k) {
     const SideSpec& spec = (*specs)[k];
     Side& side = sides[k];
-    side.name = spec.name;
-    side.command = spec.command;
-    absl::Status status =
-        SetUpSide(own_suite, {spec.libtorch_directory, "sides", spec.root, "sides", ""}, side);
+    absl::Status status = SetUpSide(own_suite, source(spec), side);
     if (status.ok()) status = ProbeLibTorch(side);
-    if (!status.ok()) {
-      return absl::Status(status.code(), absl::StrCat(absl::GetFlag(FLAGS_sides), ":", spec.line,
-                                                      ": ", status.message()));
-    }
+    if (!status.ok()) return at_line(spec, status);
     std::fprintf(stderr, "ab_test: %s runs LibTorch %s (from %s)\n", side.name.c_str(),
                  side.libtorch.version.c_str(), side.libtorch.source.c_str());
   }

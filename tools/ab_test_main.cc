@@ -329,15 +329,16 @@ absl::Status MakeSides(const Suite& own_suite, Side& a, Side& b) {
   a.command = absl::GetFlag(FLAGS_A).empty() ? "true" : absl::GetFlag(FLAGS_A);
   b.name = "B";
   b.command = absl::GetFlag(FLAGS_B).empty() ? "true" : absl::GetFlag(FLAGS_B);
-  ICOUNT_RETURN_IF_ERROR(SetUpSide(own_suite,
-                                   {absl::GetFlag(FLAGS_A_libtorch), "A_libtorch",
-                                    absl::GetFlag(FLAGS_A_root), "A_root",
-                                    absl::GetFlag(FLAGS_A_worker)},
-                                   a));
-  return SetUpSide(own_suite,
-                   {absl::GetFlag(FLAGS_B_libtorch), "B_libtorch", absl::GetFlag(FLAGS_B_root),
-                    "B_root", absl::GetFlag(FLAGS_B_worker)},
-                   b);
+  const SideSource a_source = {absl::GetFlag(FLAGS_A_libtorch), "A_libtorch",
+                               absl::GetFlag(FLAGS_A_root), "A_root",
+                               absl::GetFlag(FLAGS_A_worker)};
+  const SideSource b_source = {absl::GetFlag(FLAGS_B_libtorch), "B_libtorch",
+                               absl::GetFlag(FLAGS_B_root), "B_root",
+                               absl::GetFlag(FLAGS_B_worker)};
+  ICOUNT_RETURN_IF_ERROR(CheckSide(a_source, a));
+  ICOUNT_RETURN_IF_ERROR(CheckSide(b_source, b));
+  ICOUNT_RETURN_IF_ERROR(SetUpSide(own_suite, a_source, a));
+  return SetUpSide(own_suite, b_source, b);
 }
 
 

@@ -224,6 +224,14 @@ absl::Status CheckRootWithoutLibTorch(const std::string& libtorch, const std::st
       root_flag, " to measure ", libtorch, " on this machine, or drop --", libtorch_flag));
 }
 
+absl::Status CheckEnvironmentSpec(const environment::EnvironmentSpec& spec) {
+  ICOUNT_RETURN_IF_ERROR(CheckRootWithoutLibTorch(spec.libtorch_directory, spec.libtorch_flag,
+                                                 spec.root, spec.root_flag));
+  if (spec.root.empty()) return absl::OkStatus();
+  return base::WithContext(
+      environment::ResolveRoot(spec.root, "--" + spec.root_flag).status(), spec.name);
+}
+
 namespace {
 
 absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& spec,

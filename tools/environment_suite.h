@@ -85,6 +85,13 @@ absl::StatusOr<EnvironmentTool> ToolForEnvironment(const environment::Environmen
 absl::Status CheckRootWithoutLibTorch(const std::string& libtorch, const std::string& libtorch_flag,
                                       const std::string& root, const std::string& root_flag);
 
+// What can be checked of `spec` before anything is made or built: its root
+// is a suite Debian has or a directory that exists (environment::ResolveRoot)
+// and comes without a LibTorch directory. A tool of many sides checks every
+// side first: making one side's root and building in it takes minutes.
+// Errors start with the side's name, as SuiteForEnvironment's do.
+absl::Status CheckEnvironmentSpec(const environment::EnvironmentSpec& spec);
+
 // The environment main's, ci's and timeit's --env, --libtorch and --root
 // name, called by the flag that names it in messages ("--root" when a root
 // is given, "--libtorch" when only a LibTorch directory is, else "--env").
