@@ -138,6 +138,13 @@ TEST_F(EnterRootTest, BadRootsAreRefusedWithWhy) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->exit_code, 1);
   EXPECT_THAT(result->output, HasSubstr("/missing inside the root: it is not a directory"));
+  command = Command("true");
+  command[2] = "--bind=relative/dir";
+  result = base::RunCommand(command);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->exit_code, 1);
+  EXPECT_THAT(result->output,
+              HasSubstr("cannot show relative/dir inside the root: give its absolute path ("));
 }
 
 }  // namespace

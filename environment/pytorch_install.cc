@@ -138,8 +138,9 @@ absl::StatusOr<ProbeAnswer> ProbePython(const EnvironmentSpec& spec,
   // The command itself failed, or python3 did: the environment is broken,
   // and guessing another PyTorch would measure the wrong thing.
   return absl::FailedPreconditionError(
-      absl::StrCat("environment ", spec.name, " (", spec.command,
-                   ") is broken: cannot ask it which torch it has (", base::DescribeExit(*result),
+      absl::StrCat("environment ", spec.name,
+                   spec.command.empty() ? "" : absl::StrCat(" (", spec.command, ")"),
+                   " is broken: cannot ask it which torch it has (", base::DescribeExit(*result),
                    "):\n", result->output));
 }
 

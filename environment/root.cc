@@ -1,6 +1,8 @@
 #include "environment/root.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -335,9 +337,9 @@ absl::StatusOr<Root> ResolveRoot(const std::string& value, const std::string& co
     absl::StatusOr<std::string> real = base::RealPath(value);
     if (!real.ok() || !base::IsDirectory(*real)) {
       return absl::NotFoundError(absl::StrCat(
-          context, ": ", value,
-          ": no such directory. A root is a directory holding a root filesystem (usr/, etc/), "
-          "or the name of a Debian suite icount makes (trixie, sid)"));
+          context, ": ", value, real.ok() ? ": a file, not a directory" : ": no such directory",
+          ". A root is a directory holding a root filesystem (usr/, etc/), or the name of a "
+          "Debian suite icount makes (trixie, sid)"));
     }
     if (!base::IsDirectory(*real + "/usr")) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -389,6 +391,30 @@ std::vector<std::string> MissingRootPackages(const Root& root) {
 bool RootIsMade(const Root& root) {
   return !root.made_by_icount() ||
          (base::IsDirectory(root.directory + "/usr") && MissingRootPackages(root).empty());
+}
+
+std::string WhyNotMade(const Root& root) {
+  std::string why;
+  if (base::IsDirectory(root.directory + kPartialSuffix)) {
+    // A make holds the lock exclusively; runs using a root hold it shared.
+    const int fd = open(RootLockPath(root).c_str(), O_RDONLY | O_CLOEXEC);
+    const bool making = fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0;
+    if (fd >= 0) close(fd);
+    why = making ? "being made now by another icount run"
+                 : "not made: a make was cut off; the next use makes it again";
+  } else if (!base::IsDirectory(root.directory)) {
+    why = absl::StrCat("not made yet; `roots make ", root.suite,
+                       "` makes it, as does the first run that names it");
+  } else {
+    why = absl::StrCat("not made: made by an icount that needed fewer packages; it lacks ",
+                       absl::StrJoin(MissingRootPackages(root), ", "),
+                       "; the next use makes it again");
+  }
+  if (base::IsDirectory(root.directory + kOldSuffix)) {
+    absl::StrAppend(&why, " (a refresh cut off left ", root.directory, kOldSuffix, ": `roots remove ",
+                    root.suite, "` removes it)");
+  }
+  return why;
 }
 
 namespace {
@@ -455,7 +481,8 @@ absl::StatusOr<std::optional<base::FileLock>> UseRoot(const Root& root,
 absl::Status RemoveRoot(const Root& root,
                         const std::function<void(const std::string& line)>& on_wait) {
   ICOUNT_RETURN_IF_ERROR(CheckSuite(root, "removes"));
-  if (!base::IsDirectory(root.directory) && !base::IsDirectory(root.directory + kPartialSuffix)) {
+  if (!base::IsDirectory(root.directory) && !base::IsDirectory(root.directory + kPartialSuffix) &&
+      !base::IsDirectory(root.directory + kOldSuffix)) {
     return absl::NotFoundError(absl::StrCat("there is no root ", root.suite, " at ",
                                             root.directory, "; `roots list` lists them"));
   }
@@ -475,7 +502,7 @@ std::vector<Root> ListMadeRoots() {
   if (dir == nullptr) return roots;
   while (dirent* entry = readdir(dir)) {
     absl::string_view name = entry->d_name;
-    absl::ConsumeSuffix(&name, kPartialSuffix);
+    if (!absl::ConsumeSuffix(&name, kPartialSuffix)) absl::ConsumeSuffix(&name, kOldSuffix);
     if (!IsSuiteName(name)) continue;
     if (std::any_of(roots.begin(), roots.end(), [&](const Root& r) { return r.suite == name; })) {
       continue;

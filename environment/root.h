@@ -42,9 +42,10 @@ std::string RootsDirectory();
 // valgrind, and what building icount there needs (Bazel, abseil, ...).
 const std::vector<std::string>& RootPackages();
 
-// A --root value: an existing directory is a root the user brings; a name
-// of lowercase letters (a Debian suite: bookworm, trixie, sid) is one
-// icount makes, made or not. A root icount made, named by its directory,
+// A --root value: a path (with a '/', or starting with '.') names a
+// directory, a root the user brings; a name of lowercase letters (a Debian
+// suite: bookworm, trixie, sid) is one icount makes, made or not (a name
+// Debian does not have is refused unless it was made before). A root icount made, named by its directory,
 // is that suite's (the same builds); a make's unfinished directory is
 // refused. Errors start with `context` (the flag, say
 // "--B_root") and say what a value may be: a path that does not exist, a
@@ -55,6 +56,12 @@ absl::StatusOr<Root> ResolveRoot(const std::string& value, const std::string& co
 // once its make finished (a make cut off leaves only <suite>.partial) and
 // while it holds every package of RootPackages().
 bool RootIsMade(const Root& root);
+
+// Why a suite's root is not made (RootIsMade false), for `roots list`:
+// not made yet, being made now by another run, a make cut off, or made by
+// an icount that needed fewer packages; and a refresh cut off that left
+// <suite>.old behind.
+std::string WhyNotMade(const Root& root);
 
 // The packages of RootPackages() a suite's root does not hold (by its
 // dpkg database): one made by an icount that needed fewer. EnsureRootMade
@@ -97,12 +104,14 @@ absl::StatusOr<std::optional<base::FileLock>> UseRoot(const Root& root,
 // the old one go too. Waits for the runs using the root (UseRoot).
 absl::Status RemakeRoot(const Root& root, const RootMakeOptions& options);
 
-// Removes a suite's root and the builds made for it, once no run uses it;
-// on_wait (when given) hears why it waits.
+// Removes a suite's root, what a make or refresh cut off left of it, and the
+// builds made for it, once no run uses it; on_wait (when given) hears why it
+// waits.
 absl::Status RemoveRoot(const Root& root,
                         const std::function<void(const std::string& line)>& on_wait = nullptr);
 
-// The roots icount has made (or began to make), by suite.
+// The roots icount has made (or began to make, or left a refresh's .old
+// of), by suite.
 std::vector<Root> ListMadeRoots();
 
 // The Debian mirror the machine's apt sources name, as apt reads them

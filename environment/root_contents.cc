@@ -92,6 +92,10 @@ absl::Status CheckRootContents(const Root& root, const RootContents& contents) {
     missing.push_back(
         absl::StrCat("torch (`import torch`: ", contents.torch, "; install python3-torch)"));
   }
+  // A side's command runs in the root with /bin/bash (EnvironmentPrefix).
+  if (access((root.directory + "/bin/bash").c_str(), X_OK) != 0) {
+    missing.push_back("bash (install bash: a side's commands run with /bin/bash)");
+  }
   if (contents.compiler == "none") missing.push_back("a C++ compiler (install g++)");
   if (contents.valgrind == "none") missing.push_back("valgrind (install valgrind)");
   if (contents.bazel == "none") missing.push_back("Bazel (install bazel-bootstrap)");

@@ -85,6 +85,12 @@ absl::Status CheckMounts(const RootMounts& mounts) {
         "the root's path ", mounts.root, " has a ':' or ','; move or link it to a plain path"));
   }
   for (const std::string& bind : mounts.binds) {
+    // Shown at the same path inside, which a relative path is not.
+    if (!absl::StartsWith(bind, "/")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot show ", bind, " inside the root: give its absolute path (", base::UserPath(bind),
+          ")"));
+    }
     if (!base::IsDirectory(bind)) {
       return absl::NotFoundError(absl::StrCat("cannot show ", bind,
                                               " inside the root: it is not a directory"));

@@ -127,6 +127,9 @@ TEST_F(RootTest, BadValuesSayWhatARootIs) {
   EXPECT_THAT(error(cache_ + "/missing"),
               HasSubstr(absl::StrCat("--A_root: ", cache_, "/missing: no such directory")));
   EXPECT_THAT(error(cache_), HasSubstr("is not a root filesystem (it has no usr/)"));
+  ASSERT_TRUE(base::WriteFileAtomically(cache_ + "/file", "").ok());
+  EXPECT_THAT(error(cache_ + "/file"),
+              HasSubstr(absl::StrCat("--A_root: ", cache_, "/file: a file, not a directory")));
   EXPECT_THAT(error("Trixie"), HasSubstr("--A_root: Trixie: neither a directory"));
   EXPECT_THAT(error("sid-2"), HasSubstr("nor a Debian suite's name"));
 }
@@ -134,7 +137,7 @@ TEST_F(RootTest, BadValuesSayWhatARootIs) {
 TEST(RootContentsTest, SaysEverythingARootLacks) {
   Root root;
   root.name = "/srv/image";
-  root.directory = "/srv/image";
+  root.directory = "/";  // with /bin/bash
   RootContents contents;
   contents.torch = "2.6.0";
   contents.python = "3.13.5";
@@ -145,10 +148,12 @@ TEST(RootContentsTest, SaysEverythingARootLacks) {
   contents.torch = "ModuleNotFoundError: No module named 'torch'";
   contents.compiler = "none";
   contents.valgrind = "none";
+  root.directory = "/srv/image";  // without
   const std::string message(CheckRootContents(root, contents).message());
   EXPECT_THAT(message, HasSubstr("the root /srv/image (/srv/image) lacks torch (`import torch`: "
                                  "ModuleNotFoundError: No module named 'torch'; install "
-                                 "python3-torch), a C++ compiler (install g++), valgrind"));
+                                 "python3-torch), bash (install bash: a side's commands run with "
+                                 "/bin/bash), a C++ compiler (install g++), valgrind"));
   EXPECT_THAT(message, Not(HasSubstr("Bazel (install")));
   EXPECT_EQ(RootToolchain(contents), "Python 3.13.5, none");
 }
@@ -353,6 +358,33 @@ TEST_F(RootTest, ListsMadeAndCutOffRootsOnce) {
     listed.push_back(absl::StrCat(root.suite, RootIsMade(root) ? " made" : " cut off"));
   }
   EXPECT_THAT(listed, ElementsAre("sid cut off", "trixie made"));
+}
+
+// `roots list` says why a suite's root is not made, and names what a
+// refresh cut off left behind.
+TEST_F(RootTest, SaysWhyARootIsNotMade) {
+  const Root sid = ResolveRoot("sid", "--root").value();
+  EXPECT_THAT(WhyNotMade(sid), HasSubstr("not made yet; `roots make sid` makes it"));
+  ASSERT_TRUE(base::MakeDirectories(sid.directory + ".partial").ok());
+  EXPECT_EQ(WhyNotMade(sid), "not made: a make was cut off; the next use makes it again");
+  {
+    absl::StatusOr<base::FileLock> making = base::FileLock::Take(sid.directory + ".lock");
+    ASSERT_TRUE(making.ok()) << making.status();
+    EXPECT_EQ(WhyNotMade(sid), "being made now by another icount run");
+  }
+  ASSERT_TRUE(base::MakeDirectories(sid.directory + ".old/usr").ok());
+  EXPECT_THAT(WhyNotMade(sid), HasSubstr("(a refresh cut off left " + sid.directory +
+                                         ".old: `roots remove sid` removes it)"));
+}
+
+// What a refresh cut off left is listed and removed, though no root is.
+TEST_F(RootTest, ARefreshsLeftoverIsListedAndRemoved) {
+  const Root forky = ResolveRoot("forky", "--root").value();
+  ASSERT_TRUE(base::MakeDirectories(forky.directory + ".old/usr").ok());
+  ASSERT_EQ(ListMadeRoots().size(), 1u);
+  EXPECT_EQ(ListMadeRoots()[0].suite, "forky");
+  ASSERT_TRUE(RemoveRoot(forky).ok());
+  EXPECT_FALSE(Exists(forky.directory + ".old"));
 }
 
 TEST_F(RootTest, RemovingTakesTheRootAndItsBuilds) {

@@ -48,13 +48,7 @@ absl::Status List(const std::vector<environment::Root>& roots) {
   for (const environment::Root& root : roots) {
     std::printf("%s\n  at %s\n", root.name.c_str(), root.directory.c_str());
     if (!environment::RootIsMade(root)) {
-      const std::vector<std::string> missing = environment::MissingRootPackages(root);
-      const std::string why =
-          missing.empty() || !base::IsDirectory(root.directory + "/usr")
-              ? "a make was cut off"
-              : absl::StrCat("made by an icount that needed fewer packages; it lacks ",
-                             absl::StrJoin(missing, ", "));
-      std::printf("  not made (%s; the next use makes it again)\n", why.c_str());
+      std::printf("  %s\n", environment::WhyNotMade(root).c_str());
       continue;
     }
     absl::StatusOr<environment::RootContents> contents = environment::InspectRoot(root);
@@ -82,16 +76,23 @@ absl::Status Run(const std::vector<std::string>& arguments) {
     return absl::InvalidArgumentError("say what to do: list, make, refresh or remove (--help)");
   }
   const std::string& verb = arguments[0];
-  std::vector<environment::Root> roots;
-  for (size_t i = 1; i < arguments.size(); ++i) {
-    ICOUNT_ASSIGN_OR_RETURN(environment::Root root, environment::ResolveRoot(arguments[i], "roots " + verb));
-    roots.push_back(std::move(root));
-  }
-  if (verb == "list") return List(roots.empty() ? environment::ListMadeRoots() : roots);
-  if (verb != "make" && verb != "refresh" && verb != "remove") {
+  if (verb != "list" && verb != "make" && verb != "refresh" && verb != "remove") {
     return absl::InvalidArgumentError(
         absl::StrCat("\"", verb, "\" is not something roots does: list, make, refresh or remove"));
   }
+  std::vector<environment::Root> roots;
+  for (size_t i = 1; i < arguments.size(); ++i) {
+    ICOUNT_ASSIGN_OR_RETURN(environment::Root root, environment::ResolveRoot(arguments[i], "roots " + verb));
+    // A directory you bring is used as it is: there is nothing to make.
+    if (verb != "list" && !root.made_by_icount()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "roots ", verb, ": ", arguments[i], " is a root you brought: icount makes, refreshes and "
+          "removes only the Debian suites it makes (`roots list ", arguments[i],
+          "` shows what it holds)"));
+    }
+    roots.push_back(std::move(root));
+  }
+  if (verb == "list") return List(roots.empty() ? environment::ListMadeRoots() : roots);
   if (roots.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(verb, " needs the Debian suites to ", verb, ", e.g. `roots ", verb,
