@@ -8,7 +8,7 @@
 // The same seed gives the same parameters, sizes, strides, memory layouts and
 // tensor values as the Python reference:
 //
-//   using namespace icount;
+//   using namespace icount::fuzzer;
 //   absl::StatusOr<Fuzzer> fuzzer = Fuzzer::Create(
 //       {FuzzedParameter::LogUniform("n", 16, 1024),
 //        FuzzedParameter::Discrete("m", {{ParameterAlias{"n"}, 0.5}, {1, 0.5}})},

@@ -243,6 +243,14 @@ TEST(OpFuzzersTest, ByNameWithDefaultDtypes) {
   EXPECT_THAT(std::string(MakeOpFuzzer("ternary", 0).status().message()),
               HasSubstr("unknown op fuzzer 'ternary'; expected one of unary, binary, spectral"));
   EXPECT_THAT(std::string(UnaryOpFuzzer(-1).status().message()), HasSubstr("out of range"));
+  // The reference fills tensors with torch.randint(1, 127): no bool, and no
+  // complex sparse tensors.
+  EXPECT_THAT(std::string(MakeOpFuzzer("unary", 0, at::kBool).status().message()),
+              HasSubstr("torch.bool needs a tensor_constructor"));
+  EXPECT_THAT(std::string(MakeOpFuzzer("sparse_unary", 0, at::kBool).status().message()),
+              HasSubstr("sparse tensors of dtype torch.bool are not supported"));
+  EXPECT_THAT(std::string(MakeOpFuzzer("sparse_binary", 0, at::kComplexFloat).status().message()),
+              HasSubstr("sparse tensors of dtype torch.complex64 are not supported"));
 }
 
 }  // namespace

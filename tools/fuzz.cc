@@ -25,8 +25,8 @@ ABSL_FLAG(std::string, fuzzer, "",
 ABSL_FLAG(int64_t, seed, 0, "Seed, in [0, 2**32 - 1], as torch.utils.benchmark takes it.");
 ABSL_FLAG(int64_t, n, 1, "Number of samples to print.");
 ABSL_FLAG(std::string, dtype, "",
-          "Tensor dtype (float16/32/64, bfloat16, complex64/128, int8/16/32/64, uint8, bool); "
-          "default: the fuzzer's own.");
+          "Tensor dtype (float16/32/64, bfloat16, complex64/128, int8/16/32/64, uint8; the "
+          "sparse fuzzers take floating dtypes only); default: the fuzzer's own.");
 
 namespace {
 
@@ -60,6 +60,14 @@ int main(int argc, char** argv) {
   if (const std::string flag = absl::GetFlag(FLAGS_dtype); !flag.empty()) {
     absl::StatusOr<at::ScalarType> parsed = icount::fuzzer::ParseDtype(flag);
     if (!parsed.ok()) return UsageError("--dtype: " + std::string(parsed.status().message()));
+    // The library takes bool with a tensor_constructor of the caller's; the
+    // op fuzzers have none.
+    if (*parsed == at::kBool) {
+      return UsageError(
+          "--dtype=bool: the op fuzzers fill tensors with torch.randint(1, 127), which bool cannot "
+          "hold; a fuzzer of your own with a tensor_constructor (fuzzer/fuzzer.h) makes bool "
+          "tensors");
+    }
     dtype = *parsed;
   }
   absl::StatusOr<icount::fuzzer::Fuzzer> fuzzer =

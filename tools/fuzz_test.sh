@@ -57,14 +57,14 @@ expect_usage_error "--fuzzer is required"
 expect_usage_error "Seed must be between 0 and 2**32 - 1" --fuzzer=unary --seed=-1
 expect_usage_error "--n must be >= 0" --fuzzer=unary --n=-2
 expect_usage_error "unexpected argument 'extra'" --fuzzer=unary extra
-expect_usage_error "torch.bool needs a tensor_constructor" --fuzzer=unary --dtype=bool
+expect_usage_error "--dtype=bool: the op fuzzers fill tensors with torch.randint(1, 127), which bool cannot hold" --fuzzer=unary --dtype=bool
 expect_usage_error "Usage: bazel run //tools:fuzz" --fuzzer=nope
 expect_usage_error "Unknown command line flag 'no_such_flag'" --fuzzer=unary --no_such_flag
 expect_usage_error "Illegal value 'two' specified for flag 'n'" --fuzzer=unary --n=two
 expect_usage_error "unknown op fuzzer 'Unary'" --fuzzer=Unary
 expect_usage_error "--fuzzer is required" --fuzzer=
 expect_usage_error "seed 4294967296 is out of range" --fuzzer=unary --seed=4294967296
-expect_usage_error "sparse tensors of dtype torch.bool are not supported" --fuzzer=sparse_unary --dtype=bool
+expect_usage_error "--dtype=bool: the op fuzzers fill tensors" --fuzzer=sparse_unary --dtype=bool
 expect_usage_error "sparse tensors of dtype torch.complex64 are not supported" --fuzzer=sparse_binary --dtype=complex64
 # A constraint no sample can meet fails at the sample, after the ones before it.
 expect_usage_error "sample 0 of --fuzzer=sparse_unary --seed=0: tensor 'x': an uncoalesced sparse tensor needs a floating dtype" \
