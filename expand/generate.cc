@@ -183,35 +183,40 @@ absl::Status WriteTorchScriptArtifacts(const std::vector<TorchScriptArtifact>& a
     return absl::PermissionDeniedError(absl::StrCat("cannot create ", directory));
   }
   if (artifacts.empty()) return absl::OkStatus();
-  // torch.jit.script reads a function's source with `inspect`, so each
-  // model's code is imported from a real file rather than exec()'d.
+  // torch.jit.script reads a model's source with `inspect`, which finds it
+  // in linecache under a name of the artifact's own: TorchScript keeps that
+  // name in the artifact (its debug information), and a file's absolute
+  // path (Bazel's sandbox, numbered per action) made every build's
+  // artifacts differ. Parameters are drawn from one seed, and the hash seed
+  // is fixed (PYTHONHASHSEED below), which orders a module's constants: the
+  // same model gives the same bytes in every build.
   // TorchImportPrelude: scripted by the torch of the LibTorch the suite's
   // worker is built against, where it has one.
   std::string script =
       timer::TorchImportPrelude() +
-      "import importlib.util, sys, torch\n"
-      "def _icount_build(key, source, py_path, pt_path):\n"
-      "    with open(py_path, 'w') as f:\n"
-      "        f.write('import torch\\n' + source + '\\n')\n"
-      "    spec = importlib.util.spec_from_file_location('icount_model_' + key, py_path)\n"
-      "    module = importlib.util.module_from_spec(spec)\n"
-      "    spec.loader.exec_module(module)\n"
+      "import linecache, sys, types, torch\n"
+      "def _icount_build(key, source, pt_path):\n"
+      "    name = 'icount_models/' + key + '.py'\n"
+      "    text = 'import torch\\n' + source + '\\n'\n"
+      "    linecache.cache[name] = (len(text), None, text.splitlines(True), name)\n"
+      "    module = types.ModuleType('icount_model_' + key)\n"
+      "    module.__file__ = name\n"
+      "    sys.modules[module.__name__] = module\n"
+      "    torch.manual_seed(0)\n"
+      "    exec(compile(text, name, 'exec'), module.__dict__)\n"
       "    if not hasattr(module, 'model'):\n"
       "        raise RuntimeError(f'TorchScript model {key}: its source never defines `model`')\n"
       "    torch.jit.script(module.model).save(pt_path)\n";
   for (const TorchScriptArtifact& artifact : artifacts) {
     absl::StrAppend(&script, "_icount_build(", base::PythonRawLiteral(artifact.key), ", ",
                     base::PythonRawLiteral(artifact.model_source), ", ",
-                    base::PythonRawLiteral(absl::StrCat(directory, "/", artifact.key, ".py")), ", ",
                     base::PythonRawLiteral(absl::StrCat(directory, "/", artifact.key, ".pt")),
                     ")\n");
   }
+  setenv("PYTHONHASHSEED", "0", 1);
   Py_InitializeEx(0);
   const int failed = PyRun_SimpleString(script.c_str());  // prints the traceback
   Py_FinalizeEx();
-  for (const TorchScriptArtifact& artifact : artifacts) {
-    std::remove(absl::StrCat(directory, "/", artifact.key, ".py").c_str());
-  }
   if (failed != 0) {
     return absl::InvalidArgumentError(
         "scripting a TorchScript model failed (Python traceback above)");

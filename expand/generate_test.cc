@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -91,6 +92,33 @@ base::CommandResult CompileUnit(const std::string& unit, const std::vector<std::
   absl::StatusOr<base::CommandResult> result = base::RunCommand(command);
   EXPECT_TRUE(result.ok()) << result.status();
   return result.ok() ? *result : base::CommandResult{};
+}
+
+// The same model scripted into directories of different paths gives the
+// same bytes: the artifact keeps no path of the build (Bazel's sandbox is
+// numbered per action), its weights come from one seed and its constants'
+// order from one hash seed.
+TEST(GenerateTest, TorchScriptArtifactsAreTheSameFromAnyDirectory) {
+  const std::string tmp = std::getenv("TEST_TMPDIR");
+  std::vector<std::string> artifacts;
+  for (const std::string& directory : {tmp + "/a", tmp + "/" + std::string(100, 'b')}) {
+    // Each in a child of its own: CPython and torch start once per process.
+    absl::StatusOr<base::ChildOutcome> outcome = base::RunInChild(
+        [&] {
+          return WriteTorchScriptArtifacts(
+                     {{"conv", "model = torch.nn.Conv1d(4, 4, 1)"}},
+                     directory)
+                         .ok()
+                     ? 0
+                     : 1;
+        },
+        300);
+    ASSERT_TRUE(outcome.ok() && outcome->returned && outcome->exit.exit_code == 0) << directory;
+    std::ifstream in(directory + "/conv.pt", std::ios::binary);
+    artifacts.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ASSERT_GT(artifacts[0].size(), 0u);
+  EXPECT_TRUE(artifacts[0] == artifacts[1]) << "the artifact holds the path it was scripted at";
 }
 
 TEST(GenerateTest, CompileErrorNamesLabelFileAndLine) {
