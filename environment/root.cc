@@ -433,13 +433,37 @@ absl::Status MakeAndSwap(const Root& root, const RootMakeOptions& options) {
   return absl::OkStatus();
 }
 
+// <cache>/roots and enter_root's mount point in it, <cache>/roots/.mnt.
+// Made through sudo (`sudo ICOUNT_CACHE_DIR=... roots make sid`), what this
+// creates of them goes to the user who ran sudo, who then uses the root as
+// themself: enter_root and their builds write there.
+absl::Status MakeRootsDirectory() {
+  const std::string mount_point = RootsDirectory() + "/.mnt";
+  std::vector<std::string> created;
+  for (const std::string& directory : {base::CacheDirectory(), RootsDirectory(), mount_point}) {
+    if (!base::IsDirectory(directory)) created.push_back(directory);
+  }
+  ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(mount_point));
+  const char* uid = std::getenv("SUDO_UID");
+  const char* gid = std::getenv("SUDO_GID");
+  if (geteuid() != 0 || uid == nullptr || gid == nullptr) return absl::OkStatus();
+  for (const std::string& directory : created) {
+    if (chown(directory.c_str(), std::atoi(uid), std::atoi(gid)) != 0) {
+      return absl::PermissionDeniedError(absl::StrCat("cannot give ", directory,
+                                                      " to the user who ran sudo (uid ", uid,
+                                                      "): ", std::strerror(errno)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status EnsureRootMade(const Root& root, const RootMakeOptions& options) {
   if (RootIsMade(root)) return absl::OkStatus();
   // Before the lock: a suite that cannot be made leaves no lock file.
   ICOUNT_RETURN_IF_ERROR(CheckCanMakeRoot(root));
-  ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(RootsDirectory()));
+  ICOUNT_RETURN_IF_ERROR(MakeRootsDirectory());
   ICOUNT_ASSIGN_OR_RETURN(base::FileLock lock, TakeRootLock(root, options.on_line));
   if (RootIsMade(root)) return absl::OkStatus();  // made while we waited
   if (base::IsDirectory(root.directory + "/usr") && options.on_line) {
@@ -453,7 +477,7 @@ absl::Status EnsureRootMade(const Root& root, const RootMakeOptions& options) {
 absl::Status RemakeRoot(const Root& root, const RootMakeOptions& options) {
   ICOUNT_RETURN_IF_ERROR(CheckSuite(root, "remakes"));
   ICOUNT_RETURN_IF_ERROR(CheckCanMakeRoot(root));
-  ICOUNT_RETURN_IF_ERROR(base::MakeDirectories(RootsDirectory()));
+  ICOUNT_RETURN_IF_ERROR(MakeRootsDirectory());
   ICOUNT_ASSIGN_OR_RETURN(base::FileLock lock, TakeRootLock(root, options.on_line));
   return MakeAndSwap(root, options);
 }

@@ -348,6 +348,27 @@ TEST_F(RootTest, TooLittleFreeSpaceIsRefusedBeforeMmdebstrapStarts) {
   EXPECT_FALSE(Exists(root->directory + ".partial"));
 }
 
+// A make through sudo leaves the user who ran it what they write into when
+// they use the root as themself: the cache, its roots/ and roots/.mnt.
+TEST_F(RootTest, AMakeThroughSudoLeavesTheRootsDirectoryToTheUser) {
+  if (geteuid() != 0) GTEST_SKIP() << "mmdebstrap runs as root only";
+  setenv("ICOUNT_CACHE_DIR", (cache_ + "/made-by-sudo").c_str(), 1);
+  setenv("SUDO_UID", "65534", 1);
+  setenv("SUDO_GID", "65534", 1);
+  RootMakeOptions options;
+  options.free_bytes_needed = std::numeric_limits<uint64_t>::max();  // stops before mmdebstrap
+  const absl::Status made = EnsureRootMade(ResolveRoot("trixie", "--root").value(), options);
+  unsetenv("SUDO_UID");
+  unsetenv("SUDO_GID");
+  EXPECT_EQ(made.code(), absl::StatusCode::kResourceExhausted) << made;
+  for (const std::string& directory :
+       {cache_ + "/made-by-sudo", cache_ + "/made-by-sudo/roots", cache_ + "/made-by-sudo/roots/.mnt"}) {
+    struct stat info;
+    ASSERT_EQ(stat(directory.c_str(), &info), 0) << directory;
+    EXPECT_EQ(info.st_uid, 65534u) << directory;
+  }
+}
+
 TEST_F(RootTest, ListsMadeAndCutOffRootsOnce) {
   EXPECT_THAT(ListMadeRoots(), IsEmpty());
   MakeSuiteRoot(cache_ + "/roots/trixie", RootPackages());
