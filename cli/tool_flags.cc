@@ -97,8 +97,11 @@ void CheckStandardOutput() {
   if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return;
   const int error = errno;
   if (error == EPIPE) _exit(128 + SIGPIPE);
+  // errno is the failed flush's; after an earlier failed write that the
+  // flush did not repeat it may say nothing.
   std::fprintf(stderr, "%s: cannot write to standard output: %s\n",
-               absl::flags_internal::ShortProgramInvocationName().c_str(), std::strerror(error));
+               absl::flags_internal::ShortProgramInvocationName().c_str(),
+               error == 0 ? "an earlier write failed" : std::strerror(error));
   _exit(1);
 }
 

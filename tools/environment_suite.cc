@@ -240,8 +240,7 @@ absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& s
                                            const std::string& tool) {
   FoundAndBuilt out;
   environment::SuiteBuildOptions options;
-  ICOUNT_RETURN_IF_ERROR(CheckRootWithoutLibTorch(spec.libtorch_directory, spec.libtorch_flag,
-                                                 spec.root, spec.root_flag));
+  ICOUNT_RETURN_IF_ERROR(CheckEnvironmentSpec(spec));
   if (spec.root.empty()) {
     ICOUNT_ASSIGN_OR_RETURN(out.install, environment::FindPyTorch(spec));
   } else {
