@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -29,6 +31,88 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   for (const std::string& s : strings) pointers.push_back(const_cast<char*>(s.c_str()));
   pointers.push_back(nullptr);
   return pointers;
+}
+
+// The highest descriptor a child started with `options` is given.
+int HighestChildFd(const SpawnOptions& options) {
+  int highest = STDERR_FILENO;
+  for (const auto& [parent_fd, child_fd] : options.fds) {
+    highest = std::max({highest, parent_fd, child_fd});
+  }
+  return highest;
+}
+
+// In a child ForkAndExec forked: sets up what `options` ask, as posix_spawn
+// does, and execs; a step's errno goes to `error_fd` when it fails. Only
+// async-signal-safe calls: the parent may have other threads.
+[[noreturn]] void SetUpAndExec(char* const* args, char* const* envp, const SpawnOptions& options,
+                               pid_t parent, int error_fd) {
+  const auto fail = [error_fd] {
+    const int error = errno;
+    (void)!write(error_fd, &error, sizeof(error));
+    _exit(127);
+  };
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail();
+  if (getppid() != parent) _exit(127);  // the parent ended before prctl
+  if (options.new_process_group && setpgid(0, 0) != 0) fail();
+  for (const auto& [parent_fd, child_fd] : options.fds) {
+    // dup2 onto itself would keep close-on-exec, which posix_spawn clears.
+    if (parent_fd == child_fd ? fcntl(child_fd, F_SETFD, 0) != 0 : dup2(parent_fd, child_fd) < 0) {
+      fail();
+    }
+  }
+  const auto open_as = [&fail](const char* path, int flags, int fd) {
+    const int opened = open(path, flags, 0644);
+    if (opened < 0) fail();
+    if (opened != fd && (dup2(opened, fd) < 0 || close(opened) != 0)) fail();
+  };
+  if (!options.stdin_path.empty()) open_as(options.stdin_path.c_str(), O_RDONLY, STDIN_FILENO);
+  if (!options.output_path.empty()) {
+    open_as(options.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, STDOUT_FILENO);
+    if (dup2(STDOUT_FILENO, STDERR_FILENO) < 0) fail();
+  }
+  if (!options.working_directory.empty() && chdir(options.working_directory.c_str()) != 0) fail();
+  execvpe(args[0], args, envp);
+  fail();
+  _exit(127);
+}
+
+// Spawn for SpawnOptions::die_with_parent, which posix_spawn cannot set:
+// fork, set up and exec. Returns 0 and sets *pid, or the errno of the
+// step that failed (as posix_spawnp does).
+int ForkAndExec(pid_t* pid, char* const* args, char* const* envp, const SpawnOptions& options) {
+  int error_pipe[2];
+  if (pipe2(error_pipe, O_CLOEXEC) != 0) return errno;
+  // Above every descriptor the child is given, so that no dup2 replaces it.
+  const int error_fd = fcntl(error_pipe[1], F_DUPFD_CLOEXEC, HighestChildFd(options) + 1);
+  const int dup_error = errno;
+  close(error_pipe[1]);
+  if (error_fd < 0) {
+    close(error_pipe[0]);
+    return dup_error;
+  }
+  const pid_t parent = getpid();
+  const pid_t child = fork();
+  if (child == 0) SetUpAndExec(args, envp, options, parent, error_fd);
+  const int fork_error = errno;
+  close(error_fd);
+  if (child < 0) {
+    close(error_pipe[0]);
+    return fork_error;
+  }
+  // Nothing to read once exec closed the write end: the child started.
+  int error = 0;
+  ssize_t n = 0;
+  while ((n = read(error_pipe[0], &error, sizeof(error))) < 0 && errno == EINTR) {
+  }
+  close(error_pipe[0]);
+  if (n != static_cast<ssize_t>(sizeof(error))) {
+    *pid = child;
+    return 0;
+  }
+  while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  return error;
 }
 
 }  // namespace
@@ -79,8 +163,11 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
   // The personality is inherited across exec; set it only around the spawn.
   const int previous_personality = personality(0xffffffff);
   if (options.reproducible_layout) personality(previous_personality | ADDR_NO_RANDOMIZE);
-  const int error = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(),
-                                 options.env.has_value() ? envp.data() : environ);
+  char* const* environment = options.env.has_value() ? envp.data() : environ;
+  const int error =
+      options.die_with_parent
+          ? ForkAndExec(&pid, args.data(), environment, options)
+          : posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environment);
   if (options.reproducible_layout) personality(previous_personality);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
@@ -111,6 +198,7 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
   spawn.env = options.env;
   spawn.reproducible_layout = options.reproducible_layout;
   spawn.working_directory = options.working_directory;
+  spawn.die_with_parent = options.die_with_parent;
   spawn.fds = {{pipe_fds[1], STDOUT_FILENO}, {pipe_fds[1], STDERR_FILENO}};
   spawn.fds.insert(spawn.fds.end(), options.fds.begin(), options.fds.end());
   spawn.stdin_path = "/dev/null";

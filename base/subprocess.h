@@ -46,6 +46,12 @@ struct SpawnOptions {
   // The child's working directory when not empty (after output_path is
   // opened); a directory that cannot be entered fails the spawn.
   std::string working_directory;
+  // Kills the child (SIGKILL) when the thread that spawned it ends, or this
+  // process does, however it ends: so that a tool killed with SIGKILL
+  // leaves no valgrind measuring on. Keep the child in the thread that
+  // spawned it: the kernel ties it to that thread (PR_SET_PDEATHSIG).
+  // Costs a fork rather than posix_spawn's lighter start.
+  bool die_with_parent = false;
 };
 
 // Starts argv[0] (looked up on PATH) with `argv`; does not wait. NotFound,
@@ -74,6 +80,9 @@ struct CommandOptions {
   // More descriptors for the child, as SpawnOptions::fds, after its stdout
   // and stderr: e.g. {{file, 3}} for an answer apart from its output.
   std::vector<std::pair<int, int>> fds;
+  // As SpawnOptions::die_with_parent (RunCommand waits in the calling
+  // thread, so the child is always kept there).
+  bool die_with_parent = false;
 };
 
 // When this process's pid is below 300, starts and reaps children that exit

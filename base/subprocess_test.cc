@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/files.h"
+#include "base/subprocess_testutil.h"
 #include "gtest/gtest.h"
 
 namespace icount::base {
@@ -120,12 +121,16 @@ TEST(RunCommandTest, NamesACommandThatCannotStart) {
       << result.status();
 }
 
-TEST(SpawnTest, WiresDescriptorsOutputAndProcessGroup) {
+// Spawn's two ways of starting: posix_spawn, and fork for die_with_parent.
+class SpawnTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(SpawnTest, WiresDescriptorsOutputAndProcessGroup) {
   absl::StatusOr<std::string> directory = MakeTemporaryDirectory("subprocess_test");
   ASSERT_TRUE(directory.ok());
   int channel[2];
   ASSERT_EQ(pipe2(channel, O_CLOEXEC), 0);
   SpawnOptions options;
+  options.die_with_parent = GetParam();
   options.fds = {{channel[1], 3}};
   options.output_path = *directory + "/log";
   options.new_process_group = true;
@@ -145,6 +150,38 @@ TEST(SpawnTest, WiresDescriptorsOutputAndProcessGroup) {
   ASSERT_TRUE(log.ok());
   EXPECT_EQ(*log, "to-log\nerr\n" + std::to_string(*pid) + "\n") << "pid " << *pid;
   RemoveDirectoryTree(*directory);
+}
+
+TEST_P(SpawnTest, NamesWhatStopsTheStart) {
+  SpawnOptions options;
+  options.die_with_parent = GetParam();
+  absl::StatusOr<pid_t> missing = Spawn({"/nonexistent/tool", "--x"}, options);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(),
+            "cannot run `/nonexistent/tool --x`: No such file or directory");
+  options.working_directory = "/nonexistent/directory";
+  absl::StatusOr<pid_t> nowhere = Spawn({"true"}, options);
+  ASSERT_FALSE(nowhere.ok());
+  EXPECT_EQ(nowhere.status().message(), "cannot run `true`: No such file or directory");
+  options.working_directory.clear();
+  options.stdin_path = "/nonexistent/input";
+  EXPECT_FALSE(Spawn({"true"}, options).ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(PosixSpawnAndFork, SpawnTest, ::testing::Bool());
+
+// The child dies with the process that spawned it however that ends, here
+// by SIGKILL, which no handler sees.
+TEST(SpawnTest, DieWithParentEndsTheChildWhenItsStarterIsKilled) {
+  absl::StatusOr<std::string> ended = HowAStartedProcessEndsWhenItsStarterIsKilled([] {
+    SpawnOptions options;
+    options.die_with_parent = true;
+    // Ends by itself after 40 s, inside the test's limit of 60.
+    absl::StatusOr<pid_t> child = Spawn({"sleep", "40"}, options);
+    return child.ok() ? *child : -1;
+  });
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_EQ(*ended, "killed by signal 9 (Killed)");
 }
 
 TEST(RunInChildTest, ReturnedValueIsTheExitCode) {

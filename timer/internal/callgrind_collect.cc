@@ -482,6 +482,8 @@ absl::StatusOr<base::CommandResult> RunUnderCallgrind(const std::vector<std::str
   options.env = std::move(env);
   options.reproducible_layout = true;
   options.working_directory = working_directory;
+  // A program killed while valgrind measures for it leaves no valgrind.
+  options.die_with_parent = true;
   return base::RunCommand(*argv, options);
 }
 

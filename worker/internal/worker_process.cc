@@ -64,6 +64,10 @@ absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
   // Its own process group: an interrupt kills the worker and everything it
   // started (valgrind, zygote, cases) with one kill(-pgid).
   options.new_process_group = true;
+  // And it ends with this process, even when this one is killed (SIGKILL),
+  // rather than measuring on until its next result finds no reader. The
+  // runner keeps each worker in the thread that started it.
+  options.die_with_parent = true;
   options.fds = {{orders[0], 0}, {results[1], 3}};
   options.output_path = log_path;
   options.working_directory = working_directory;

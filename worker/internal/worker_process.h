@@ -38,7 +38,8 @@ struct WorkerProcess {
 
 // Starts `argv` with `env` in `working_directory`, its orders on fd 0 and
 // its results on fd 3, stdout and stderr in `log_path`, in a new process
-// group.
+// group. The worker is killed when the calling thread ends (or this
+// process, however it ends): stop it in the thread that started it.
 absl::StatusOr<WorkerProcess> SpawnWorker(const std::vector<std::string>& argv,
                                           const std::vector<std::string>& env,
                                           const std::string& log_path, bool reproducible_layout,

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/files.h"
+#include "base/subprocess_testutil.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -44,6 +45,20 @@ TEST(EnvironmentAfterTest, AFailingCommandIsAnErrorWithItsExitAndOutput) {
   ASSERT_FALSE(env.ok());
   EXPECT_THAT(env.status().message(), HasSubstr("exit code 7"));
   EXPECT_THAT(env.status().message(), HasSubstr("no such venv"));
+}
+
+// A runner killed outright (SIGKILL: no handler stops its workers) takes its
+// workers with it, rather than leaving them to measure on.
+TEST(SpawnWorkerTest, AWorkerEndsWithTheProcessThatStartedItEvenKilled) {
+  const std::string log = ScratchFile() + ".log";
+  absl::StatusOr<std::string> ended = base::HowAStartedProcessEndsWhenItsStarterIsKilled([&] {
+    // Ends by itself after 40 s, inside the test's limit of 60.
+    absl::StatusOr<WorkerProcess> worker =
+        SpawnWorker({"sleep", "40"}, {"PATH=/usr/bin:/bin"}, log, false);
+    return worker.ok() ? worker->pid : -1;
+  });
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_EQ(*ended, "killed by signal 9 (Killed)");
 }
 
 }  // namespace
