@@ -17,11 +17,14 @@
 #include "base/subprocess.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "timer/callgrind_command.h"
 #include "timer/timer.h"
 
 namespace icount::timer {
 namespace {
 
+using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 TEST(CallableCallgrindTest, CountsALambdaWithIdenticalRepeats) {
@@ -77,6 +80,62 @@ TEST(CallableCallgrindTest, SameBinarySameCountFromPathsOfAnyLength) {
   }
   EXPECT_THAT(outputs[0], StartsWith("counts="));
   EXPECT_EQ(outputs[0], outputs[1]);
+}
+
+// The output of `command` run with `env` (besides PATH and TMPDIR), which
+// must end with `exit_code`.
+std::string OutputOf(const std::vector<std::string>& command, std::vector<std::string> env,
+                     int exit_code) {
+  base::CommandOptions options;
+  env.push_back("PATH=/usr/bin:/bin");
+  env.push_back(std::string("TMPDIR=") + std::getenv("TEST_TMPDIR"));
+  options.env = std::move(env);
+  absl::StatusOr<base::CommandResult> result = base::RunCommand(command, options);
+  EXPECT_TRUE(result.ok()) << result.status();
+  if (!result.ok()) return "";
+  EXPECT_EQ(result->exit_code, exit_code) << result->output;
+  return result->output;
+}
+
+// A program whose path to the call depends on what the replay does not
+// keep (here a variable) reaches another statement there when re-executed:
+// an error that names both, never the other statement's counts.
+TEST(CallableCallgrindTest, AReplayThatReachesAnotherStatementIsAnError) {
+  const std::string output =
+      OutputOf({base::TestRunfile("icount/timer/testdata/lambda_counts")},
+               {"LAMBDA_COUNTS_EXTRA_CALL=1"}, 1);
+  EXPECT_THAT(output, StartsWith("CollectCallgrind call 1 of this process measures \"an empty "
+                                 "lambda\", but in the binary re-executed to measure it call 1 "
+                                 "is \"[C++ callable]\": the program took another path there; "
+                                 "a re-executed binary replays its program"));
+}
+
+// A test binary run with a filter (bazel test --test_filter sets
+// TESTBRIDGE_TEST_ONLY) replays the same tests: the filtered-in test's
+// lambda is measured, not the first test's.
+TEST(CallableCallgrindTest, AFilteredTestBinaryReplaysTheSameTests) {
+  const std::string output =
+      OutputOf({base::TestRunfile("icount/timer/testdata/replayed_tests")},
+               {"TESTBRIDGE_TEST_ONLY=ReplayedTests.AnAdd"}, 0);
+  EXPECT_THAT(output, Not(HasSubstr("empty counts=")));
+  const size_t counts = output.find("add counts=");
+  ASSERT_NE(counts, std::string::npos) << output;
+  // Thousands of instructions a run of 100 runs, not an empty lambda's few.
+  EXPECT_GT(std::atoll(output.c_str() + counts + 11), 100000) << output;
+}
+
+// A program its user starts under valgrind (a tool, or callgrind's default
+// options) is told to run outside it: the collection's client requests
+// assume the options CallgrindCommand gives, and would count nothing.
+TEST(CallableCallgrindTest, AProgramStartedUnderValgrindByItsUserIsToldToRunOutsideIt) {
+  absl::StatusOr<std::string> valgrind = FindValgrind();
+  ASSERT_TRUE(valgrind.ok()) << valgrind.status();
+  const std::string output = OutputOf(
+      {*valgrind, "--tool=none", "-q", base::TestRunfile("icount/timer/testdata/lambda_counts")},
+      {}, 1);
+  EXPECT_THAT(output, StartsWith("this process runs under valgrind, but not as icount starts "
+                                 "one (ICOUNT_CALLGRIND_OUT_DIR is not set): run the program "
+                                 "outside valgrind"));
 }
 
 }  // namespace

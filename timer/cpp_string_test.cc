@@ -13,8 +13,10 @@
 namespace icount::timer {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using ::testing::StartsWith;
 
 constexpr char kSetup[] = R"(
     auto x = torch::ones({4, 4});
@@ -63,6 +65,34 @@ TEST(CppStringTest, CompileErrorPointsAtTheSnippetLine) {
   EXPECT_THAT(message, HasSubstr("stmt:2:"));
   EXPECT_THAT(message, HasSubstr("no_such_method"));
   EXPECT_THAT(message, Not(HasSubstr("icount harness")));
+}
+
+// An error the snippet's call causes inside a header (a template it
+// instantiated) keeps the compiler's error line, not only "stmt:...:
+// required from here".
+TEST(CppStringTest, AnErrorInAHeaderTheSnippetInstantiatedIsKept) {
+  absl::StatusOr<Timer> timer =
+      Timer::ForCpp("std::vector<int> v(2); std::sort(v.begin(), v.end(), 5);", "",
+                    "#include <algorithm>\n#include <vector>");
+  ASSERT_FALSE(timer.ok());
+  EXPECT_EQ(timer.status().code(), absl::StatusCode::kInvalidArgument);
+  const std::string message(timer.status().message());
+  EXPECT_THAT(message, HasSubstr("stmt:1:"));
+  EXPECT_THAT(message, ContainsRegex("/usr/include/c\\+\\+/[0-9]+/bits/[a-z_]+\\.h:[0-9]+:[0-9]+: "
+                                     "error: "));
+}
+
+// A snippet that compiles but calls what nothing defines is the caller's
+// mistake, said in the function's own name, and stays out of the cache.
+TEST(CppStringTest, AnUndefinedFunctionIsNamedAndNotCached) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    absl::StatusOr<Timer> timer = Timer::ForCpp("undefined_fn(3);", "", "void undefined_fn(int);");
+    ASSERT_FALSE(timer.ok());
+    EXPECT_EQ(timer.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(timer.status().message()),
+                StartsWith("C++ snippet calls undefined_fn(int) (_Z12undefined_fni), which "
+                           "nothing defines: a snippet is linked on its own"));
+  }
 }
 
 TEST(CppStringTest, ThrowingStatementIsAStatus) {

@@ -27,8 +27,9 @@ struct FunctionCount {
 // (a function's count includes its callees) or exclusive (self cost only).
 //
 //   FunctionCounts delta = *b.Stats().Subtract(a.Stats());  // what changed
-//   delta.Filter([](const FunctionKey& f) { return absl::StartsWith(f.function(), "at::"); });
-//   std::cout << delta.Denoise().ToString();
+//   FunctionCounts aten = delta.Filter(
+//       [](const FunctionKey& f) { return absl::StartsWith(f.function(), "at::"); });
+//   std::cout << aten.Denoise().ToString();
 //   //   1510  ???:at::native::add_out [/usr/lib/.../libtorch_cpu.so.1.13]
 //   //   ...
 //   //

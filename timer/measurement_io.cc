@@ -348,6 +348,16 @@ std::string ResultsToJson(const ResultsFile& results) {
 }
 
 absl::Status WriteResultsFile(const std::string& path, const ResultsFile& results) {
+  for (size_t i = 0; i < results.measurements.size(); ++i) {
+    if (absl::Status read_back =
+            MeasurementFromProto(MeasurementToProto(results.measurements[i])).status();
+        !read_back.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "not writing ", path, ": measurement ", i + 1, " (",
+          results.measurements[i].task_spec().Title(), ") could not be read back: ",
+          read_back.message()));
+    }
+  }
   return base::WriteFileAtomically(path, ResultsToJson(results));
 }
 

@@ -116,7 +116,9 @@ timer::ResultsFileProto ResultsToProto(const ResultsFile& results);
 // ResultsToProto as JSON with proto field names, one measurement per line.
 std::string ResultsToJson(const ResultsFile& results);
 // Writes atomically (temporary file in the same directory, then rename), so
-// a reader never sees a half-written file.
+// a reader never sees a half-written file. A measurement ReadResultsFile
+// would refuse (e.g. number_per_run 0) is refused here, naming it, and
+// nothing is written.
 absl::Status WriteResultsFile(const std::string& path, const ResultsFile& results);
 
 // These two now live in base/files.h; the names stay here for code written

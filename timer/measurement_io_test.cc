@@ -1,5 +1,7 @@
 #include "timer/measurement_io.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <string>
 #include <utility>
@@ -186,6 +188,21 @@ TEST(MeasurementIoTest, InvalidValuesNameTheMeasurement) {
   ASSERT_FALSE(results.ok());
   EXPECT_EQ(results.status().message(),
             "bad.json: measurement 2: number_per_run must be positive, got 0");
+}
+
+// What ReadResultsFile would refuse is not written: no file this library
+// writes fails to read back.
+TEST(MeasurementIoTest, AMeasurementThatCouldNotBeReadBackIsNotWritten) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/unreadable.json";
+  TaskSpec spec;
+  spec.stmt = "x + y";
+  ResultsFile results;
+  results.measurements = {Measurement(100, {1e-3}, spec), Measurement(0, {1e-3}, spec)};
+  const absl::Status written = WriteResultsFile(path, results);
+  EXPECT_EQ(written.message(), "not writing " + path +
+                                   ": measurement 2 (x + y) could not be read back: "
+                                   "number_per_run must be positive, got 0");
+  EXPECT_NE(access(path.c_str(), F_OK), 0);
 }
 
 TEST(MeasurementIoTest, ImpossibleCountsAreRejected) {

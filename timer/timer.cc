@@ -180,7 +180,17 @@ absl::StatusOr<Timer> Timer::ForBaseline(Language language, TimerOptions options
                /*code_in_this_binary=*/!python);
 }
 
+absl::Status Timer::CheckThreads() const {
+  if (spec_.num_threads >= 1) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("Timer of \"", spec_.stmt,
+                                                 "\": num_threads must be positive, got ",
+                                                 spec_.num_threads, " (TimerOptions)"));
+}
+
 absl::StatusOr<double> Timer::TimeBlock(int64_t number) const {
+  if (number < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("TimeBlock: number must be >= 0, got ", number));
+  }
   SingleBlock block{number, &clock_};
   const IcountBlockControl control{&block, &SingleBlock::Next, &SingleBlock::Begin,
                                    &SingleBlock::End};
@@ -192,6 +202,7 @@ absl::StatusOr<Measurement> Timer::Timeit(int64_t number) {
   if (number < 1) {
     return absl::InvalidArgumentError(absl::StrCat("Timeit: number must be >= 1, got ", number));
   }
+  if (absl::Status status = CheckThreads(); !status.ok()) return status;
   ScopedTorchThreads threads(spec_.num_threads);
   if (absl::StatusOr<double> warmup = TimeBlock(std::max<int64_t>(number / 100, 2)); !warmup.ok()) {
     return warmup.status();
@@ -261,6 +272,7 @@ absl::StatusOr<Measurement> Timer::BlockedAutorange(double min_run_time,
                                     {"BlockRule::min_block_share", rule.min_block_share}}) {
     if (absl::Status status = CheckPositive(name, value); !status.ok()) return status;
   }
+  if (absl::Status status = CheckThreads(); !status.ok()) return status;
   absl::StatusOr<int64_t> number = EstimateBlockSize(min_run_time, rule);
   if (!number.ok()) return number.status();
   return MeasurementLoop(
@@ -277,6 +289,7 @@ absl::StatusOr<Measurement> Timer::TimeBlocks(int64_t number, double min_run_tim
     return absl::InvalidArgumentError(
         absl::StrCat("TimeBlocks: number must be in [1, ", kMaxBlockSize, "], got ", number));
   }
+  if (absl::Status status = CheckThreads(); !status.ok()) return status;
   // The warm-up BlockedAutorange gets from sizing its blocks (its last
   // trial is a block of `number` runs): one untimed block, so both ways of
   // timing a statement start from the same state.
@@ -295,6 +308,7 @@ absl::StatusOr<Measurement> Timer::AdaptiveAutorange(double threshold, double mi
                                     {"max_run_time", max_run_time}}) {
     if (absl::Status status = CheckPositive(name, value); !status.ok()) return status;
   }
+  if (absl::Status status = CheckThreads(); !status.ok()) return status;
   // The reference estimates the block size for 0.05 s here, whatever
   // min_run_time is.
   absl::StatusOr<int64_t> number = EstimateBlockSize(0.05, BlockRule());

@@ -9,9 +9,10 @@
 //   torch::Tensor x = torch::ones({4, 4});
 //   icount::timer::TimerOptions options;
 //   options.label = "add";
-//   icount::timer::Timer timer = icount::timer::Timer::ForCallable([&] { torch::add(x, x); },
-//   options); absl::StatusOr<icount::timer::Measurement> m = timer.BlockedAutorange(); if (m.ok())
-//   std::cout << m->Summary() << "\n";
+//   icount::timer::Timer timer =
+//       icount::timer::Timer::ForCallable([&] { torch::add(x, x); }, options);
+//   absl::StatusOr<icount::timer::Measurement> m = timer.BlockedAutorange();
+//   if (m.ok()) std::cout << m->Summary() << "\n";
 //
 // A C++ string, compiled at run time against LibTorch's headers (cached on
 // disk, so the second Timer with the same code does not compile again):
@@ -207,10 +208,11 @@ class Timer {
   // to each (the suite's worker does, worker/worker.cc):
   //
   //   absl::StatusOr<icount::timer::Timer> empty =
-  //   icount::timer::Timer::ForBaseline(Language::kPython); icount::timer::CallgrindOptions
-  //   options; options.collect_baseline = false;
+  //       icount::timer::Timer::ForBaseline(icount::timer::Language::kPython);
+  //   icount::timer::CallgrindOptions options;
+  //   options.collect_baseline = false;
   //   absl::StatusOr<std::vector<icount::timer::CallgrindStats>> loop =
-  //   empty->CollectCallgrind(options);
+  //       empty->CollectCallgrind(options);
   static absl::StatusOr<Timer> ForBaseline(Language language, TimerOptions options = {});
 
   // Runs the statement max(number / 100, 2) times to warm up, then `number`
@@ -274,15 +276,15 @@ class Timer {
   //
   //   // in the process under valgrind
   //   absl::StatusOr<icount::timer::CallgrindDumpFiles> dumps =
-  //   timer.CollectCallgrindDumps(options);
+  //       timer.CollectCallgrindDumps(options);
   //   // in a native process (timer/callgrind_dumps.h)
   //   absl::StatusOr<std::vector<icount::timer::CallgrindStats>> stats =
   //       icount::timer::CallgrindStatsFromDumps(timer.task_spec(), options.number, *dumps,
   //                                       /*keep_files=*/false);
   absl::StatusOr<CallgrindDumpFiles> CollectCallgrindDumps(const CallgrindOptions& options) const;
 
-  // One block of `number` runs after setup: seconds, at least 1e-9 as in the
-  // reference. Does not set the thread count.
+  // One block of `number` runs (0 or more) after setup: seconds, at least
+  // 1e-9 as in the reference. Does not set the thread count.
   absl::StatusOr<double> TimeBlock(int64_t number) const;
 
   const TaskSpec& task_spec() const { return spec_; }
@@ -296,6 +298,10 @@ class Timer {
         bool code_in_this_binary);
   static TaskSpec MakeTaskSpec(std::string stmt, std::string setup, std::string global_setup,
                                Language language, const TimerOptions& options);
+  // InvalidArgument unless the spec's num_threads is positive: ForCallable
+  // and ForCompiledEntry return a Timer, not a Status, so their measuring
+  // calls check it.
+  absl::Status CheckThreads() const;
   absl::StatusOr<int64_t> EstimateBlockSize(double min_run_time, const BlockRule& rule) const;
   absl::StatusOr<Measurement> MeasurementLoop(
       int64_t number, double min_run_time, std::optional<double> max_run_time,

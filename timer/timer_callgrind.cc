@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "base/files.h"
+#include "base/fnv.h"
 #include "base/phase_log.h"
 #include "base/program_place.h"
 #include "base/runfiles.h"
@@ -39,8 +40,20 @@
 namespace icount::timer {
 namespace {
 
-// Set in a re-executed binary: "<call index>:<directory>".
+// Set in a re-executed binary: "<call index>:<spec fingerprint>:<directory>".
 constexpr char kReplayEnv[] = "ICOUNT_CALLGRIND_REPLAY";
+
+// The variables a re-executed binary keeps besides MeasurementEnvironment's:
+// those that choose which of a test binary's tests run (gtest's and
+// Bazel's), so that a filtered test binary replays the same tests up to the
+// call. Not the files a test run writes at its end (XML_OUTPUT_FILE,
+// TEST_PREMATURE_EXIT_FILE): the replay ends in the measured call.
+constexpr const char* kReplayedTestSelection[] = {
+    "GTEST_FILTER",       "TESTBRIDGE_TEST_ONLY", "GTEST_SHARD_INDEX",
+    "GTEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",     "TEST_TOTAL_SHARDS",
+    "GTEST_SHUFFLE",      "GTEST_RANDOM_SEED",    "GTEST_REPEAT",
+    "GTEST_ALSO_RUN_DISABLED_TESTS",
+};
 
 // CollectCallgrind calls on C++-callable Timers so far in this process; a
 // re-executed binary counts the same calls to find the one to measure.
@@ -48,17 +61,49 @@ std::atomic<int64_t> callable_collections{0};
 
 struct ReplayTarget {
   int64_t index = 0;
+  std::string fingerprint;  // SpecFingerprint of the call to measure
   std::string directory;
 };
+
+// What tells one call's statement from another's, for a re-executed binary
+// to check that its call at the replayed index is the parent's.
+std::string SpecFingerprint(const TaskSpec& spec) {
+  base::Fnv1a64 hash;
+  hash.Add(spec.stmt);
+  hash.Add(spec.setup);
+  for (const std::optional<std::string>* name : {&spec.label, &spec.sub_label, &spec.description}) {
+    hash.Add(name->has_value() ? absl::StrCat("=", **name) : "none");
+  }
+  hash.Add(absl::StrCat(spec.num_threads, " ", static_cast<int>(spec.language)));
+  return hash.Hex();
+}
 
 std::optional<ReplayTarget> ReplayTargetFromEnv() {
   const char* value = std::getenv(kReplayEnv);
   if (value == nullptr) return std::nullopt;
-  std::pair<std::string, std::string> parts = absl::StrSplit(value, absl::MaxSplits(':', 1));
+  std::vector<std::string> parts = absl::StrSplit(value, absl::MaxSplits(':', 2));
   ReplayTarget target;
-  if (!absl::SimpleAtoi(parts.first, &target.index)) return std::nullopt;
-  target.directory = parts.second;
+  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &target.index)) return std::nullopt;
+  target.fingerprint = parts[1];
+  target.directory = parts[2];
   return target;
+}
+
+// Under valgrind: whether it runs as CallgrindCommand starts a process,
+// which the collection's client requests assume (instrumentation and
+// collection off at start, dumps in $ICOUNT_CALLGRIND_OUT_DIR). Under
+// another tool, or callgrind's defaults, they would count nothing or the
+// wrong region.
+absl::Status CheckStartedByCallgrindCommand() {
+  if (const char* directory = std::getenv(kCallgrindOutDirEnv);
+      directory != nullptr && *directory != '\0') {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "this process runs under valgrind, but not as icount starts one (", kCallgrindOutDirEnv,
+      " is not set): run the program outside valgrind, and CollectCallgrind starts valgrind's "
+      "callgrind for the measurement itself; a program that starts its own must use "
+      "CallgrindCommand and CallgrindOutDirectoryEnv (timer/callgrind_command.h)"));
 }
 
 absl::Status CheckCallgrindOptions(const CallgrindOptions& options) {
@@ -151,9 +196,19 @@ absl::StatusOr<std::vector<CallgrindStats>> CollectAndParseHere(timer::internal:
                                                                 const CallgrindOptions& options,
                                                                 bool code_in_this_binary,
                                                                 int64_t call_index) {
+  const std::optional<ReplayTarget> target =
+      code_in_this_binary ? ReplayTargetFromEnv() : std::nullopt;
+  if (target.has_value() && target->index == call_index &&
+      target->fingerprint != SpecFingerprint(spec)) {
+    // The program took another path to this call than its parent did:
+    // measuring it would report another statement's counts as the
+    // parent's. Say which statement it reached instead.
+    const absl::Status written = timer::internal::WriteReplayMismatch(target->directory, spec.stmt);
+    std::fflush(nullptr);
+    _exit(written.ok() ? 0 : 1);
+  }
   absl::StatusOr<CallgrindDumpFiles> dumps = CollectHere(kernel, spec, options);
-  if (std::optional<ReplayTarget> target = ReplayTargetFromEnv();
-      code_in_this_binary && target.has_value() && target->index == call_index) {
+  if (target.has_value() && target->index == call_index) {
     // The measurement this re-executed binary was started for: hand the
     // dumps to the parent and stop replaying the program.
     const absl::Status written = timer::internal::WriteChildResult(target->directory, dumps);
@@ -198,7 +253,13 @@ absl::StatusOr<MeasuredCommand> ReExecutedBinaryCommand(base::ProgramPlace& plac
   // worker's): the replayed program must not depend on other variables
   // before the measured call (timer.h).
   measured.env = MeasurementEnvironment(spec.num_threads);
-  measured.env.push_back(absl::StrCat(kReplayEnv, "=", call_index, ":", place.scratch()));
+  for (const char* name : kReplayedTestSelection) {
+    if (const char* value = std::getenv(name); value != nullptr) {
+      measured.env.push_back(absl::StrCat(name, "=", value));
+    }
+  }
+  measured.env.push_back(absl::StrCat(kReplayEnv, "=", call_index, ":", SpecFingerprint(spec),
+                                      ":", place.scratch()));
   return measured;
 }
 
@@ -227,27 +288,45 @@ absl::StatusOr<MeasuredCommand> RunnerCommand(base::ProgramPlace& place,
   return measured;
 }
 
+// What a re-executed binary's replay depends on, for messages.
+constexpr char kReplayContract[] =
+    "a re-executed binary replays its program with the same arguments, in the working "
+    "directory it started in, with ASLR off and only these variables: PATH, HOME, TMPDIR, "
+    "PYTHONHASHSEED=0, LC_ALL=C, OMP_NUM_THREADS, ICOUNT_CACHE_DIR, LD_LIBRARY_PATH, "
+    "LD_PRELOAD, PYTHONPATH, ICOUNT_CXX and gtest's and Bazel's test selection (GTEST_FILTER, "
+    "TESTBRIDGE_TEST_ONLY, sharding); it must reach the same CollectCallgrind calls in the same "
+    "order without the others";
+
 // Reads what the process measured under callgrind (`program`) reported
-// into `result`; an error where it did not run, reported nothing, or
-// reported the statement's error.
+// into `result`; an error where it did not run, reported nothing (its
+// files then stay in `directory`, and *unreported is set), reached
+// another statement than `spec`'s (call `call_index` of a re-executed
+// binary), or reported the statement's error.
 absl::Status ReadChildResult(const absl::StatusOr<base::CommandResult>& run,
                              const std::string& directory, const std::string& program,
-                             bool code_in_this_binary,
-                             timer::CallgrindChildResultProto* result) {
+                             const TaskSpec& spec, bool code_in_this_binary, int64_t call_index,
+                             timer::CallgrindChildResultProto* result, bool* unreported) {
   absl::StatusOr<std::string> result_bytes =
       base::ReadFileToString(timer::internal::ChildResultPath(directory));
   if (!run.ok()) return run.status();
   if (!result_bytes.ok() || !result->ParseFromString(*result_bytes)) {
+    *unreported = true;
     const std::string log = ValgrindLogReport(ValgrindLogPath(directory));
-    return absl::AbortedError(
-        absl::StrCat("the process measured under callgrind (", program, ") ended with ",
-                     base::DescribeExit(*run), " before reporting counts",
-                     code_in_this_binary
-                         ? " (a re-executed binary must reach the same CollectCallgrind call; is "
-                           "the program deterministic up to it?)"
-                         : "",
-                     "\n", log.empty() ? "(valgrind wrote no log)" : log, "\n--- its output ---\n",
-                     run->output.empty() ? "(it printed nothing)" : Tail(run->output, 4000)));
+    return absl::AbortedError(absl::StrCat(
+        "the process measured under callgrind (", program, ") ended with ",
+        base::DescribeExit(*run), " before reporting counts",
+        code_in_this_binary ? absl::StrCat(" for CollectCallgrind call ", call_index, " (\"",
+                                           spec.stmt, "\"); ", kReplayContract)
+                            : "",
+        "\n", log.empty() ? "(valgrind wrote no log)" : log, "\n--- its output ---\n",
+        run->output.empty() ? "(it printed nothing)" : Tail(run->output, 4000),
+        "\n(its files are kept in ", directory, ")"));
+  }
+  if (!result->replay_reached().empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "CollectCallgrind call ", call_index, " of this process measures \"", spec.stmt,
+        "\", but in the binary re-executed to measure it call ", call_index, " is \"",
+        result->replay_reached(), "\": the program took another path there; ", kReplayContract));
   }
   if (!result->error().empty()) return absl::AbortedError(result->error());
   return absl::OkStatus();
@@ -274,20 +353,24 @@ CallgrindDumpFiles DumpsFromChildResult(const timer::CallgrindChildResultProto& 
 absl::StatusOr<CallgrindDumpFiles> Timer::CollectCallgrindDumps(
     const CallgrindOptions& options) const {
   if (absl::Status status = CheckCallgrindOptions(options); !status.ok()) return status;
+  if (absl::Status status = CheckThreads(); !status.ok()) return status;
   if (!RUNNING_ON_VALGRIND) {
     return absl::FailedPreconditionError(
         "CollectCallgrindDumps measures in this process and needs it to run under valgrind's "
         "callgrind; outside valgrind, CollectCallgrind starts a process under it");
   }
+  if (absl::Status status = CheckStartedByCallgrindCommand(); !status.ok()) return status;
   return CollectHere(*kernel_, spec_, options);
 }
 
 absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
     const CallgrindOptions& options) const {
   if (absl::Status status = CheckCallgrindOptions(options); !status.ok()) return status;
+  if (absl::Status status = CheckThreads(); !status.ok()) return status;
   const int64_t call_index = code_in_this_binary_ ? ++callable_collections : 0;
 
   if (RUNNING_ON_VALGRIND) {
+    if (absl::Status status = CheckStartedByCallgrindCommand(); !status.ok()) return status;
     return CollectAndParseHere(*kernel_, spec_, options, code_in_this_binary_, call_index);
   }
 
@@ -310,8 +393,10 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
                                          place.scratch(), options.cache_sim,
                                          measured->working_directory);
   timer::CallgrindChildResultProto result;
-  const absl::Status status =
-      ReadChildResult(run, *directory, measured->command[0], code_in_this_binary_, &result);
+  bool unreported = false;  // its files are kept for the error to name
+  const absl::Status status = ReadChildResult(run, *directory, measured->command[0], spec_,
+                                              code_in_this_binary_, call_index, &result,
+                                              &unreported);
   absl::StatusOr<std::vector<CallgrindStats>> stats =
       status.ok() ? absl::InternalError("no dumps") : status;
   if (status.ok()) {
@@ -319,7 +404,7 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
                                     DumpsFromChildResult(result, place.scratch(), *directory),
                                     options.retain_out_file);
   }
-  if (!options.retain_out_file || !stats.ok()) {
+  if (!unreported && (!options.retain_out_file || !stats.ok())) {
     base::RemoveDirectoryTree(*directory);
   }
   return stats;

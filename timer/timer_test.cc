@@ -199,6 +199,26 @@ TEST(TimerCallableTest, InvalidArguments) {
   EXPECT_EQ(timer.AdaptiveAutorange(0).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(timer.AdaptiveAutorange(0.1, 0).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(timer.Timeit(0).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(timer.TimeBlock(-5).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// ForCallable returns a Timer, not a Status: its measuring calls refuse a
+// thread count LibTorch would throw on, rather than ending the program.
+TEST(TimerCallableTest, ANonPositiveThreadCountIsRefusedByEveryMeasurement) {
+  for (int threads : {0, -1}) {
+    TimerOptions options;
+    options.num_threads = threads;
+    Timer timer = Timer::ForCallable([] {}, options, "nothing");
+    const std::string expected =
+        "Timer of \"nothing\": num_threads must be positive, got " + std::to_string(threads) +
+        " (TimerOptions)";
+    EXPECT_EQ(timer.Timeit(100).status().message(), expected);
+    EXPECT_EQ(timer.BlockedAutorange(0.01).status().message(), expected);
+    EXPECT_EQ(timer.TimeBlocks(10, 0.01).status().message(), expected);
+    EXPECT_EQ(timer.AdaptiveAutorange().status().message(), expected);
+    EXPECT_EQ(timer.CollectCallgrind().status().message(), expected);
+    EXPECT_EQ(timer.CollectCallgrindDumps({}).status().message(), expected);
+  }
 }
 
 TEST(TimerCallableTest, ThrowingStatementIsAStatus) {

@@ -507,4 +507,10 @@ absl::Status WriteChildResult(const std::string& directory,
   return base::WriteFileAtomically(ChildResultPath(directory), result.SerializeAsString());
 }
 
+absl::Status WriteReplayMismatch(const std::string& directory, const std::string& reached) {
+  timer::CallgrindChildResultProto result;
+  result.set_replay_reached(reached);
+  return base::WriteFileAtomically(ChildResultPath(directory), result.SerializeAsString());
+}
+
 }  // namespace icount::timer::internal

@@ -64,6 +64,9 @@ std::string ChildRequestPath(const std::string& directory);
 std::string ChildResultPath(const std::string& directory);
 absl::Status WriteChildResult(const std::string& directory,
                               const absl::StatusOr<CallgrindDumpFiles>& dumps);
+// The result of a re-executed binary whose call at the replayed index is
+// another statement (`reached`) than its parent's: nothing measured.
+absl::Status WriteReplayMismatch(const std::string& directory, const std::string& reached);
 
 }  // namespace icount::timer::internal
 

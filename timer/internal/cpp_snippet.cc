@@ -1,5 +1,6 @@
 #include "timer/internal/cpp_snippet.h"
 
+#include <cxxabi.h>
 #include <dlfcn.h>
 #include <sys/stat.h>
 #include <torch/version.h>
@@ -8,6 +9,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -51,14 +53,17 @@ std::string ContentHash(const std::vector<std::string>& parts) {
 bool FileExists(const std::string& path) { return access(path.c_str(), R_OK) == 0; }
 
 // Keeps the compiler's lines about the user's code (located in "stmt",
-// "setup" or "global_setup", thanks to #line) and the source excerpts that
-// follow them; drops the harness' own noise. Falls back to everything.
+// "setup" or "global_setup", thanks to #line), its errors wherever they are
+// located (in a header the snippet's call instantiated: the line in "stmt"
+// then only says "required from here"), and the source excerpts that follow
+// them; drops the harness' own noise. Falls back to everything.
 std::string SnippetCompilerMessages(const std::string& output) {
   std::vector<std::string> kept;
   bool keeping = false;
   for (absl::string_view line : absl::StrSplit(output, '\n')) {
     const bool located = absl::StartsWith(line, "stmt:") || absl::StartsWith(line, "setup:") ||
-                         absl::StartsWith(line, "global_setup:");
+                         absl::StartsWith(line, "global_setup:") ||
+                         absl::StrContains(line, ": error: ");
     if (located) {
       keeping = true;
     } else if (!absl::StartsWith(line, " ")) {
@@ -67,6 +72,31 @@ std::string SnippetCompilerMessages(const std::string& output) {
     if (keeping) kept.emplace_back(line);
   }
   return kept.empty() ? output : absl::StrJoin(kept, "\n");
+}
+
+// The error for a compiled snippet that dlopen refused (`why`): a symbol
+// nothing defines is the snippet's mistake, which a rebuild repeats, so its
+// object and source leave the cache.
+absl::Status LoadError(const std::string& why, const std::string& object_path,
+                       const std::string& source_path) {
+  constexpr char kUndefined[] = "undefined symbol: ";
+  const size_t at = why.find(kUndefined);
+  if (at == std::string::npos) {
+    return absl::InternalError(absl::StrCat("cannot load compiled snippet ", object_path, ": ",
+                                            why, " (delete it to force a rebuild)"));
+  }
+  std::remove(object_path.c_str());
+  std::remove(source_path.c_str());
+  const std::string symbol = why.substr(at + std::strlen(kUndefined));
+  int demangled_status = -1;
+  std::unique_ptr<char, void (*)(void*)> demangled(
+      abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &demangled_status), std::free);
+  return absl::InvalidArgumentError(absl::StrCat(
+      "C++ snippet calls ", demangled_status == 0 ? demangled.get() : symbol.c_str(),
+      demangled_status == 0 ? absl::StrCat(" (", symbol, ")") : "",
+      ", which nothing defines: a snippet is linked on its own, against LibTorch and the C++ "
+      "standard library; define what else it calls in global_setup (a function of the "
+      "program that times it is not seen), or time that code with Timer::ForCallable"));
 }
 
 // Everything that determines the shared object of the snippet whose
@@ -151,10 +181,7 @@ absl::StatusOr<std::shared_ptr<CompiledCppSnippet>> CompiledCppSnippet::Compile(
     }
   }
   snippet->handle_ = dlopen(object_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (snippet->handle_ == nullptr) {
-    return absl::InternalError(absl::StrCat("cannot load compiled snippet ", object_path, ": ",
-                                            dlerror(), " (delete it to force a rebuild)"));
-  }
+  if (snippet->handle_ == nullptr) return LoadError(dlerror(), object_path, source_path);
   snippet->entry_ =
       reinterpret_cast<IcountSnippetEntry>(dlsym(snippet->handle_, kSnippetEntrySymbol));
   if (snippet->entry_ == nullptr) {
