@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "base/files.h"
 #include "base/fnv.h"
@@ -29,6 +30,7 @@
 #include "slurm/shards.h"
 #include "slurm/slurm_commands.h"
 #include "worker/failure.h"
+#include "worker/runner.h"
 
 namespace icount::slurm {
 namespace {
@@ -67,13 +69,14 @@ std::string Tail(const std::string& path, int lines) {
 
 // Results in a shard's journal by order id, the last one of each (a
 // resubmitted task reruns what failed before); none when there is no
-// journal yet.
-std::map<std::string, worker::WorkerResultProto> JournalResults(const std::string& path) {
+// journal yet, and the reader's error (file and line) when it is not one.
+absl::StatusOr<std::map<std::string, worker::WorkerResultProto>> JournalResults(
+    const std::string& path) {
   std::map<std::string, worker::WorkerResultProto> by_id;
   if (access(path.c_str(), F_OK) != 0) return by_id;
-  absl::StatusOr<std::vector<worker::WorkerResultProto>> results = worker::ReadJournal(path);
-  if (!results.ok()) return by_id;
-  for (worker::WorkerResultProto& result : *results) {
+  ICOUNT_ASSIGN_OR_RETURN(std::vector<worker::WorkerResultProto> results,
+                          worker::ReadJournal(path));
+  for (worker::WorkerResultProto& result : results) {
     const std::string id = result.id();
     by_id[id] = std::move(result);
   }
@@ -140,13 +143,12 @@ class SlurmRun {
         dir_(SlurmRunDirectory(orders, runner, slurm)) {}
 
   absl::StatusOr<worker::RunnerReport> Run() {
+    // One driver per run directory, as one local run per journal: a second
+    // run of the same work on the same output is refused, naming the first.
+    ICOUNT_ASSIGN_OR_RETURN(worker::RunOutputLock lock,
+                            worker::RunOutputLock::Acquire(runner_.journal_path));
     const bool exists = access(dir_.c_str(), F_OK) == 0;
-    if (exists && !runner_.resume) {
-      return absl::AlreadyExistsError(
-          absl::StrCat(dir_,
-                       " holds an earlier run of the same work: pass --resume to continue it, or "
-                       "remove the directory to start again"));
-    }
+    if (exists && !runner_.resume) return EarlierRunError();
     if (exists) {
       ICOUNT_RETURN_IF_ERROR(LoadPlan());
     } else {
@@ -155,7 +157,14 @@ class SlurmRun {
     worker::RunnerReport report;
     if (exists) {
       for (const Shard& shard : shards_) {
-        for (const auto& [id, result] : JournalResults(ShardPath(dir_, shard.index, ".journal"))) {
+        const std::string journal = ShardPath(dir_, shard.index, ".journal");
+        absl::StatusOr<std::map<std::string, worker::WorkerResultProto>> results =
+            JournalResults(journal);
+        if (!results.ok()) {
+          return absl::DataLossError(absl::StrCat(results.status().message(), "; remove ", dir_,
+                                                  " to start again"));
+        }
+        for (const auto& [id, result] : *results) {
           if (!result.has_failure()) ++report.resumed;
         }
       }
@@ -166,7 +175,10 @@ class SlurmRun {
     InterruptScope interrupts;
     if (absl::Status waited = Wait(); !waited.ok()) {
       // A fresh run that Slurm refused leaves nothing behind to resume.
-      if (!exists && !submitted_any_) base::RemoveDirectoryTree(dir_);
+      if (!exists && !submitted_any_) {
+      base::RemoveDirectoryTree(dir_);
+      std::remove(SlurmRunNotePath(runner_.journal_path).c_str());
+    }
       return waited;
     }
     if (Interrupted()) {
@@ -196,6 +208,8 @@ class SlurmRun {
       return absl::PermissionDeniedError(
           absl::StrCat("cannot create ", dir_, ": ", std::strerror(errno)));
     }
+    ICOUNT_RETURN_IF_ERROR(
+        base::WriteFileAtomically(SlurmRunNotePath(runner_.journal_path), dir_ + "\n"));
     const std::vector<std::vector<size_t>> split = SplitIntoShards(orders_, shards);
     for (size_t k = 0; k < split.size(); ++k) {
       ShardTaskProto task;
@@ -224,6 +238,42 @@ class SlurmRun {
 
   std::string Script() const { return dir_ + "/task.sh"; }
   std::string JobsFile() const { return dir_ + "/jobs"; }
+
+  // The arrays the run directory's drivers submitted.
+  std::vector<std::string> SubmittedJobs() const {
+    absl::StatusOr<std::string> text = base::ReadFileToString(JobsFile());
+    if (!text.ok()) return {};
+    return absl::StrSplit(*text, '\n', absl::SkipWhitespace());
+  }
+
+  // Why a run without --resume does not start where an earlier one left
+  // its directory: removing it while that run's tasks still run would
+  // leave them writing into the next run's journals.
+  absl::Status EarlierRunError() const {
+    const std::vector<std::string> jobs = SubmittedJobs();
+    absl::StatusOr<std::vector<TaskState>> active =
+        jobs.empty() ? std::vector<TaskState>{} : ActiveTasks(jobs);
+    std::set<std::string> live;
+    if (active.ok()) {
+      for (const TaskState& task : *active) live.insert(task.job_id);
+    }
+    const std::string names = absl::StrJoin(active.ok() ? live : std::set<std::string>(
+                                                                  jobs.begin(), jobs.end()),
+                                            " ");
+    std::string tasks;
+    if (!active.ok()) {
+      tasks = absl::StrCat("; whether its Slurm jobs (", names, ") still run is unknown (",
+                           active.status().message(), "): check with squeue before removing it");
+    } else if (!live.empty()) {
+      tasks = absl::StrCat("; its Slurm jobs ", names,
+                           " still run or wait to: cancel them (scancel ", names,
+                           ") before removing it");
+    }
+    return absl::AlreadyExistsError(absl::StrCat(
+        dir_, " holds an earlier run of the same work: pass --resume to continue it, or remove "
+              "the directory to start again",
+        tasks));
+  }
 
   // A run being resumed: its shards as first written (the split is kept
   // even if --shards changed) and the arrays it submitted.
@@ -266,9 +316,8 @@ class SlurmRun {
   // Tasks of an earlier driver still queued or running are waited for,
   // not submitted twice.
   absl::Status Reattach() {
-    absl::StatusOr<std::string> text = base::ReadFileToString(JobsFile());
-    if (!text.ok()) return absl::OkStatus();
-    std::vector<std::string> jobs = absl::StrSplit(*text, '\n', absl::SkipWhitespace());
+    std::vector<std::string> jobs = SubmittedJobs();
+    if (jobs.empty()) return absl::OkStatus();
     ICOUNT_ASSIGN_OR_RETURN(std::vector<TaskState> active, ActiveTasks(jobs));
     for (const TaskState& task : active) {
       if (task.index < 0 || task.index >= static_cast<int>(shards_.size())) continue;
@@ -286,7 +335,9 @@ class SlurmRun {
     request.script = Script();
     request.script_args = {slurm_.shard_task_path, dir_};
     for (const Shard* shard : shards) request.indices.push_back(shard->index);
-    request.output = dir_ + "/shard_%a.log";
+    // sbatch reads %-patterns in --output: a % of the directory's own is
+    // written %%.
+    request.output = absl::StrCat(absl::StrReplaceAll(dir_, {{"%", "%%"}}), "/shard_%a.log");
     request.partition = slurm_.partition;
     request.constraint = slurm_.constraint;
     ICOUNT_ASSIGN_OR_RETURN(const std::string job, SubmitArray(request));
@@ -307,12 +358,13 @@ class SlurmRun {
     return {jobs.begin(), jobs.end()};
   }
 
-  // The shard's orders without a result in its journal.
+  // The shard's orders without a result in its journal (all of them when
+  // the journal cannot be read: Collect says why).
   std::vector<size_t> Unfinished(const Shard& shard) const {
     const auto results = JournalResults(ShardPath(dir_, shard.index, ".journal"));
     std::vector<size_t> left;
     for (size_t i : shard.orders) {
-      if (!results.count(orders_[i].id())) left.push_back(i);
+      if (!results.ok() || !results->count(orders_[i].id())) left.push_back(i);
     }
     return left;
   }
@@ -363,7 +415,13 @@ class SlurmRun {
   void ReportProgress(const std::vector<TaskState>& active) {
     if (!runner_.on_progress) return;
     int running = 0, pending = 0;
-    for (const TaskState& task : active) (task.state == "PENDING" ? pending : running)++;
+    std::set<std::string> why_pending;  // squeue's reasons: Priority, PartitionDown, ...
+    for (const TaskState& task : active) {
+      (task.state == "PENDING" ? pending : running)++;
+      if (task.state == "PENDING" && !task.reason.empty() && task.reason != "None") {
+        why_pending.insert(task.reason);
+      }
+    }
     worker::RunnerProgress progress;
     progress.total = orders_.size();
     progress.done = Done();
@@ -374,7 +432,8 @@ class SlurmRun {
           progress.elapsed_seconds / progress.done * (progress.total - progress.done);
     }
     progress.phase =
-        absl::StrCat("Slurm: ", base::CountOf(running, "task"), " running, ", pending, " pending");
+        absl::StrCat("Slurm: ", base::CountOf(running, "task"), " running, ", pending, " pending",
+                     why_pending.empty() ? "" : absl::StrCat(" (", absl::StrJoin(why_pending, ", "), ")"));
     runner_.on_progress(progress);
   }
 
@@ -395,6 +454,13 @@ class SlurmRun {
       if (jobs.empty()) break;
       absl::StatusOr<std::vector<TaskState>> active = ActiveTasks(jobs);
       if (!active.ok()) {
+        if (failed_queries == 0) {
+          std::fprintf(stderr,
+                       "icount: Slurm: %s; asking again every %g s, up to %d times, before "
+                       "leaving the tasks to a later --resume\n",
+                       std::string(active.status().message()).c_str(), slurm_.poll_seconds,
+                       kQueryAttempts);
+        }
         if (++failed_queries >= kQueryAttempts) {
           return absl::UnavailableError(absl::StrCat(
               active.status().message(), " (", kQueryAttempts, " times in a row); the tasks of ",
@@ -422,9 +488,13 @@ class SlurmRun {
   std::vector<worker::WorkerResultProto> Collect() {
     std::map<std::string, worker::WorkerResultProto> by_id;
     std::map<std::string, const Shard*> shard_of;
+    std::map<const Shard*, std::string> unreadable;  // the journal's error
     for (const Shard& shard : shards_) {
-      for (auto& [id, result] : JournalResults(ShardPath(dir_, shard.index, ".journal"))) {
-        by_id[id] = std::move(result);
+      auto results = JournalResults(ShardPath(dir_, shard.index, ".journal"));
+      if (!results.ok()) {
+        unreadable[&shard] = std::string(results.status().message());
+      } else {
+        for (auto& [id, result] : *results) by_id[id] = std::move(result);
       }
       for (size_t i : shard.orders) shard_of[orders_[i].id()] = &shard;
     }
@@ -439,10 +509,13 @@ class SlurmRun {
       lost.set_id(order.id());
       lost.mutable_failure()->set_kind(worker::FAILURE_WORKER);
       const Shard* shard = shard_of[order.id()];
-      lost.mutable_failure()->set_reason(
-          shard != nullptr && !shard->given_up.empty()
-              ? shard->given_up
-              : absl::StrCat("no result in ", dir_, " although its Slurm task ended"));
+      std::string reason = absl::StrCat("no result in ", dir_, " although its Slurm task ended");
+      if (unreadable.count(shard)) {
+        reason = absl::StrCat("its shard's journal cannot be read: ", unreadable[shard]);
+      } else if (shard != nullptr && !shard->given_up.empty()) {
+        reason = shard->given_up;
+      }
+      lost.mutable_failure()->set_reason(reason);
       results.push_back(std::move(lost));
     }
     return results;
@@ -477,7 +550,8 @@ absl::Status CheckSlurmOptions(const SlurmOptions& slurm) {
         absl::StrCat("--shards=", slurm.shards, ": must be 0 (one per node) or more"));
   }
   if (slurm.max_submissions < 1) {
-    return absl::InvalidArgumentError("max_submissions must be at least 1");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--slurm_submissions=", slurm.max_submissions, ": must be at least 1"));
   }
   if (access(slurm.shard_task_path.c_str(), X_OK) != 0) {
     return absl::NotFoundError(absl::StrCat("the shard task binary ", slurm.shard_task_path,
@@ -513,9 +587,12 @@ absl::StatusOr<worker::RunnerReport> RunOnSlurm(const std::vector<worker::WorkOr
   return run.Run();
 }
 
+std::string SlurmRunNotePath(const std::string& journal_path) { return journal_path + ".slurm"; }
+
 void RemoveSlurmRun(const std::vector<worker::WorkOrderProto>& orders,
                     const worker::RunnerOptions& runner, const SlurmOptions& slurm) {
   base::RemoveDirectoryTree(SlurmRunDirectory(orders, runner, slurm));
+  std::remove(SlurmRunNotePath(runner.journal_path).c_str());
 }
 
 }  // namespace icount::slurm

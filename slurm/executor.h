@@ -73,7 +73,15 @@ absl::StatusOr<worker::RunnerReport> RunOnSlurm(const std::vector<worker::WorkOr
                                                 const worker::RunnerOptions& runner,
                                                 const SlurmOptions& slurm);
 
-// Removes a finished run's directory (tasks' journals and logs).
+// Where a driver notes the run directory it made, beside the journal a
+// local run would write (RunnerOptions::journal_path): "<journal>.slurm",
+// holding the directory's path. A tool finds an interrupted Slurm run of
+// its output there before it knows the orders (--resume, or a refusal to
+// start over it).
+std::string SlurmRunNotePath(const std::string& journal_path);
+
+// Removes a finished run's directory (tasks' journals and logs) and its
+// note.
 void RemoveSlurmRun(const std::vector<worker::WorkOrderProto>& orders,
                     const worker::RunnerOptions& runner, const SlurmOptions& slurm);
 

@@ -42,8 +42,16 @@ grep -q "run the same command with --resume to continue" "$work/interrupted.txt"
   || fail "interrupted: $(cat "$work/interrupted.txt")"
 queue_empty() { [[ -z $(squeue -h) ]]; }
 wait_for 60 "the interrupted run's tasks to leave the queue" queue_empty
+# The same output without --resume is refused before any work, naming the
+# run directory the interrupted run noted beside it.
+if "$main" "${common[@]}" "${slurm[@]}" --shards=2 --output="$work/resumed.json" > "$work/again.txt" 2>&1; then
+  fail "a new run over an interrupted Slurm run must be refused"
+fi
+grep -q "an interrupted Slurm run of this output left its results in .*icount-run-.* (.*resumed.json.journal.slurm names it): pass --resume" \
+  "$work/again.txt" || fail "refusal: $(cat "$work/again.txt")"
 "$main" "${common[@]}" "${slurm[@]}" --shards=2 --output="$work/resumed.json" --resume > "$work/resumed.txt" 2>&1 \
   || fail "resume: $(tail -30 "$work/resumed.txt")"
+[[ ! -e $work/resumed.json.journal.slurm ]] || fail "the run's note outlived its results"
 grep -Eq "icount: [1-9][0-9]* of 7 results resumed" "$work/resumed.txt" \
   || fail "nothing resumed: $(cat "$work/resumed.txt")"
 same_counts "$work/local.json" "$work/resumed.json" 7 || fail "counts after --resume differ"

@@ -233,13 +233,15 @@ void RemoveJournals(const std::vector<const SideRun*>& runs, const std::string& 
 
 absl::Status RunInto(const std::vector<worker::WorkOrderProto>& orders,
                      const worker::RunnerOptions& options, SideRun& run, int round) {
-  run.journals.push_back(round < 0 ? RunStatePath(orders, options) : options.journal_path);
+  const std::vector<std::string> state =
+      round < 0 ? RunStatePaths(orders, options) : std::vector<std::string>{options.journal_path};
+  run.journals.insert(run.journals.end(), state.begin(), state.end());
   absl::StatusOr<worker::RunnerReport> report =
       round < 0 ? ExecuteOrders(orders, options) : worker::RunOrders(orders, options);
   if (!report.ok()) return report.status();
   if (report->resumed > 0) {
     std::fprintf(stderr, "ab_test: %d of %zu results resumed from %s\n", report->resumed,
-                 orders.size(), options.journal_path.c_str());
+                 orders.size(), state.front().c_str());
   }
   run.orders.insert(run.orders.end(), orders.begin(), orders.end());
   run.results.insert(run.results.end(), report->results.begin(), report->results.end());

@@ -279,7 +279,7 @@ absl::Status CheckJournals(const std::string& json, bool sides,
                            const std::vector<std::string>& journals) {
   if (absl::GetFlag(FLAGS_resume)) {
     for (const std::string& journal : journals) {
-      if (access(journal.c_str(), F_OK) == 0) return absl::OkStatus();
+      if (RunStateExists(journal)) return absl::OkStatus();
     }
     return absl::FailedPreconditionError(absl::StrCat(
         "--resume: there is no journal ", json, sides ? ".S*.counts.journal" : ".{A,B}.*.journal",
@@ -287,8 +287,7 @@ absl::Status CheckJournals(const std::string& json, bool sides,
         "interrupted run with --json=",
         json, " leaves them); run without --resume to start a new run"));
   }
-  for (const std::string& journal : journals)
-    ICOUNT_RETURN_IF_ERROR(worker::CheckNoOldJournal(journal));
+  for (const std::string& journal : journals) ICOUNT_RETURN_IF_ERROR(CheckNoOldRunState(journal));
   return absl::OkStatus();
 }
 

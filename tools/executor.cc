@@ -1,14 +1,19 @@
 #include "tools/executor.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <utility>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "base/files.h"
 #include "base/flags.h"
 #include "base/runfiles.h"
 #include "base/status.h"
 #include "slurm/executor.h"
+#include "worker/runner.h"
 
 ABSL_FLAG(std::string, executor, "local",
           "Where work orders run: \"local\" or \"slurm\" (a Slurm job array; needs --shared_dir; "
@@ -75,6 +80,13 @@ std::string RunStatePath(const std::vector<worker::WorkOrderProto>& orders,
   return slurm.ok() ? slurm::SlurmRunDirectory(orders, options, *slurm) : options.journal_path;
 }
 
+std::vector<std::string> RunStatePaths(const std::vector<worker::WorkOrderProto>& orders,
+                                       const worker::RunnerOptions& options) {
+  std::vector<std::string> paths = {RunStatePath(orders, options)};
+  if (SlurmExecutorChosen()) paths.push_back(slurm::SlurmRunNotePath(options.journal_path));
+  return paths;
+}
+
 void RemoveRunState(const std::vector<worker::WorkOrderProto>& orders,
                     const worker::RunnerOptions& options) {
   if (!SlurmExecutorChosen()) {
@@ -84,6 +96,22 @@ void RemoveRunState(const std::vector<worker::WorkOrderProto>& orders,
   if (absl::StatusOr<slurm::SlurmOptions> slurm = SlurmFlags(); slurm.ok()) {
     slurm::RemoveSlurmRun(orders, options, *slurm);
   }
+}
+
+bool RunStateExists(const std::string& journal_path) {
+  return access(journal_path.c_str(), F_OK) == 0 ||
+         access(slurm::SlurmRunNotePath(journal_path).c_str(), F_OK) == 0;
+}
+
+absl::Status CheckNoOldRunState(const std::string& journal_path) {
+  ICOUNT_RETURN_IF_ERROR(worker::CheckNoOldJournal(journal_path));
+  const std::string note = slurm::SlurmRunNotePath(journal_path);
+  absl::StatusOr<std::string> directory = base::ReadFileToString(note);
+  if (!directory.ok()) return absl::OkStatus();
+  return absl::AlreadyExistsError(absl::StrCat(
+      "an interrupted Slurm run of this output left its results in ",
+      absl::StripAsciiWhitespace(*directory), " (", note,
+      " names it): pass --resume to continue it, or remove both to start a new run"));
 }
 
 }  // namespace icount::tools

@@ -43,9 +43,23 @@ absl::StatusOr<worker::RunnerReport> ExecuteOrders(
 std::string RunStatePath(const std::vector<worker::WorkOrderProto>& orders,
                          const worker::RunnerOptions& options);
 
+// What RemoveRunState removes: RunStatePath, and on Slurm the directory's
+// note beside the journal (slurm::SlurmRunNotePath).
+std::vector<std::string> RunStatePaths(const std::vector<worker::WorkOrderProto>& orders,
+                                       const worker::RunnerOptions& options);
+
 // Removes that state once the results are written.
 void RemoveRunState(const std::vector<worker::WorkOrderProto>& orders,
                     const worker::RunnerOptions& options);
+
+// For a run about to write `journal_path`, before the orders are known:
+// whether an interrupted run of that output left something to --resume
+// (its journal, or a Slurm run's note), ...
+bool RunStateExists(const std::string& journal_path);
+// ... and, for a run without --resume, an error when one did (AlreadyExists,
+// saying to pass --resume) or another run writes it now (Unavailable,
+// naming its pid).
+absl::Status CheckNoOldRunState(const std::string& journal_path);
 
 }  // namespace icount::tools
 

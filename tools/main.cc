@@ -154,17 +154,16 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(timer::CheckResultsDestination(output),
                          base::WithContext(_, "--output"));
   const std::string journal = output + ".journal";
-  // On Slurm the run's state is in --shared_dir (found from the orders).
-  if (SlurmExecutorChosen()) return absl::OkStatus();
   if (!absl::GetFlag(FLAGS_resume)) {
     // Another run writing it, or one's left: said now, not after the build.
-    return worker::CheckNoOldJournal(journal);
+    return CheckNoOldRunState(journal);
   }
-  if (access(journal.c_str(), F_OK) != 0) {
+  if (!RunStateExists(journal)) {
     return absl::FailedPreconditionError(
         absl::StrCat("--resume: there is no journal ", journal,
                      " to continue (an interrupted run with --output=", output,
-                     " leaves one); run without --resume to start a new run"));
+                     " leaves one, or on Slurm its note ", journal,
+                     ".slurm); run without --resume to start a new run"));
   }
   return absl::OkStatus();
 }

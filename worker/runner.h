@@ -40,6 +40,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "worker/internal/journal.h"
 #include "worker/progress.h"
 #include "worker/worker.pb.h"
 
@@ -119,6 +120,14 @@ struct RunnerReport {
 // orders with different ids for both) and have a unique id.
 absl::StatusOr<RunnerReport> RunOrders(const std::vector<WorkOrderProto>& orders,
                                        const RunnerOptions& options);
+
+// Held by the one run that writes an output's journal: RunOrders holds it,
+// and so does an executor that runs the orders elsewhere (slurm's), so that
+// a second run on the same output is refused alike, naming the first one's
+// pid:
+//
+//   ICOUNT_ASSIGN_OR_RETURN(RunOutputLock lock, RunOutputLock::Acquire(journal_path));
+using RunOutputLock = internal::JournalLock;
 
 // Unavailable, naming its pid, when another run is writing `journal_path`;
 // AlreadyExists, saying to pass --resume or remove it, when the journal is

@@ -1,5 +1,7 @@
 #include "worker/runner_setup.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "base/fnv.h"
 #include "base/machine.h"
 #include "base/status.h"
 #include "worker/failure.h"
@@ -64,10 +67,28 @@ absl::Status CheckOrders(const std::vector<WorkOrderProto>& orders, const Runner
   return absl::OkStatus();
 }
 
+namespace {
+
+// What a journal must have been written for to be resumed: these orders,
+// measured by this worker binary (a side's LibTorch has a worker built
+// apart) after this command (a side's set-up).
+std::string RunChecksum(const std::vector<WorkOrderProto>& orders, const RunnerOptions& options) {
+  base::Fnv1a64 hash;
+  hash.Add(OrdersChecksum(orders));
+  // By its real path: `bazel run` and bazel-bin reach one binary through
+  // runfiles trees of different names.
+  char real[PATH_MAX];
+  hash.Add(realpath(options.worker_path.c_str(), real) != nullptr ? real : options.worker_path);
+  for (const std::string& word : options.command_prefix) hash.Add(word);
+  return hash.Hex();
+}
+
+}  // namespace
+
 absl::Status OpenJournal(const std::vector<WorkOrderProto>& orders, const RunnerOptions& options,
                          std::vector<std::optional<WorkerResultProto>>& results,
                          RunnerReport& report) {
-  const std::string checksum = OrdersChecksum(orders);
+  const std::string checksum = RunChecksum(orders, options);
   if (!options.resume || access(options.journal_path.c_str(), F_OK) != 0) {
     ICOUNT_RETURN_IF_ERROR(CheckNoJournalLeft(options.journal_path));
     return StartJournal(options.journal_path, checksum);
@@ -76,8 +97,9 @@ absl::Status OpenJournal(const std::vector<WorkOrderProto>& orders, const Runner
   if (journal.checksum != checksum) {
     return absl::FailedPreconditionError(absl::StrCat(
         options.journal_path,
-        ": was written for a different set of work orders (other cases or settings); "
-        "rerun with the same settings, or without --resume and another output file"));
+        ": was written for other work orders or another environment (other cases or "
+        "settings, another side command, LibTorch or icount build); rerun as it was run, or "
+        "without --resume and another output file"));
   }
   // A line cut off mid-write (the run died appending it) goes; its order
   // runs again.

@@ -222,7 +222,12 @@ TEST(RunnerTest, ResumeSkipsFinishedOrdersAndRefusesOtherJournals) {
   absl::StatusOr<RunnerReport> other = RunOrders(orders, options);
   EXPECT_EQ(other.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(other.status().message()),
-              HasSubstr("was written for a different set of work orders"));
+              HasSubstr("was written for other work orders or another environment"));
+  EXPECT_EQ(*base::ReadFileToString(options.journal_path), journal);
+  // The same orders after another side's command: measured elsewhere.
+  orders.pop_back();
+  options.command_prefix = {"/bin/sh", "-c", "export SIDE=b && exec \"$@\"", "side"};
+  EXPECT_EQ(RunOrders(orders, options).status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(*base::ReadFileToString(options.journal_path), journal);
 }
 
