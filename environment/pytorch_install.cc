@@ -76,7 +76,25 @@ absl::Status CheckCxx11Abi(const std::string& root, const std::string& name) {
 }
 
 absl::Status CheckLayout(const std::string& root, const std::string& what) {
-  for (const char* part : {"/include/torch", "/lib/libtorch_cpu.so", "/lib/libc10.so"}) {
+  struct stat st;
+  if (stat(root.c_str(), &st) != 0) {
+    return absl::NotFoundError(absl::StrCat(what, " ", root, " does not exist"));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " ", root, " is a file, not a directory: name the directory that "
+                                      "holds include/ and lib/"));
+  }
+  if (root.find_first_of(" \t\n") != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " \"", root, "\" has a space in its path, which the build of icount's worker "
+        "for it cannot take (Bazel splits link options at spaces): move it, or copy it, to a "
+        "path without spaces"));
+  }
+  // Every header directory: one missing would be taken from Debian's
+  // /usr/include, which the compiler searches after it.
+  for (const char* part : {"/include/torch", "/include/ATen", "/include/c10",
+                           "/lib/libtorch_cpu.so", "/lib/libc10.so"}) {
     if (!Exists(root + part)) {
       return absl::NotFoundError(
           absl::StrCat(what, " ", root, " has no ", absl::StripPrefix(part, "/"),
@@ -131,7 +149,9 @@ absl::StatusOr<ProbeAnswer> ProbePython(const EnvironmentSpec& spec,
       return answer;
     }
   }
-  if (result->exit_code == 127) {
+  // bash's `exec python3` found none (127 alone could be the command's
+  // own: `conda: command not found`).
+  if (result->exit_code == 127 && absl::StrContains(result->output, "exec: python3: not found")) {
     answer.why_not = "no python3 on its PATH";
     return answer;
   }

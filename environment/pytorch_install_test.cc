@@ -41,6 +41,7 @@ void MakeLibTorch(const std::string& root, int cxx11_abi = 1) {
             "#pragma once\n#define TORCH_VERSION_MAJOR 2\n#define TORCH_VERSION_MINOR 1\n"
             "#define TORCH_VERSION_PATCH 0\n");
   WriteFile(root + "/include/c10/core/TensorImpl.h", "// inline fast paths\n");
+  WriteFile(root + "/include/ATen/ATen.h", "#pragma once\n");
   WriteFile(root + "/lib/libtorch_cpu.so", "elf");
   WriteFile(root + "/lib/libc10.so", "elf");
   WriteFile(root + "/share/cmake/Torch/TorchConfig.cmake",
@@ -91,6 +92,48 @@ TEST(FindPyTorchTest, ALibTorchDirectoryNeedsItsLibraries) {
   EXPECT_THAT(std::string(install.status().message()),
               HasSubstr(absl::StrCat("--A_libtorch: the LibTorch directory ", root,
                                      " has no lib/libtorch_cpu.so")));
+}
+
+// Each header directory: one missing would silently come from Debian's.
+TEST(FindPyTorchTest, ALibTorchDirectoryNeedsEveryHeaderDirectory) {
+  const std::string root = TestDirectory("libtorch-without-c10");
+  MakeLibTorch(root);
+  base::RemoveDirectoryTree(root + "/include/c10");
+  absl::StatusOr<PyTorchInstall> install = FindPyTorch({"A", "true", root, "A_libtorch", "", ""});
+  ASSERT_FALSE(install.ok());
+  EXPECT_THAT(std::string(install.status().message()),
+              HasSubstr(absl::StrCat("the LibTorch directory ", root, " has no include/c10")));
+}
+
+TEST(FindPyTorchTest, ALibTorchDirectoryThatIsMissingOrAFileIsSaidSo) {
+  const std::string missing = TestDirectory("parent") + "/nonexistent";
+  absl::StatusOr<PyTorchInstall> install =
+      FindPyTorch({"B", "true", missing, "B_libtorch", "", ""});
+  ASSERT_FALSE(install.ok());
+  EXPECT_THAT(std::string(install.status().message()),
+              HasSubstr(absl::StrCat("the LibTorch directory ", missing, " does not exist")));
+  const std::string file = TestDirectory("file-parent") + "/libtorch.tar";
+  WriteFile(file, "archive");
+  install = FindPyTorch({"B", "true", file, "B_libtorch", "", ""});
+  ASSERT_FALSE(install.ok());
+  EXPECT_THAT(std::string(install.status().message()),
+              HasSubstr(absl::StrCat("the LibTorch directory ", file, " is a file, not a directory")));
+}
+
+// A command that is not found is the environment's failure, not a
+// python3 that is missing; a PATH without python3 is the latter.
+TEST(FindPyTorchTest, ACommandNotFoundIsABrokenEnvironmentNotAMissingPython) {
+  absl::StatusOr<PyTorchInstall> broken =
+      FindPyTorch({"B", "no_such_activate_command myenv", "", "B_libtorch", "", ""});
+  ASSERT_FALSE(broken.ok());
+  EXPECT_THAT(std::string(broken.status().message()),
+              HasSubstr("environment B (no_such_activate_command myenv) is broken"));
+  EXPECT_THAT(std::string(broken.status().message()), HasSubstr("command not found"));
+  const std::string empty = TestDirectory("empty-bin");
+  absl::StatusOr<PyTorchInstall> no_python =
+      FindPyTorch({"B", "export PATH=" + empty, "", "B_libtorch", "", ""});
+  ASSERT_TRUE(no_python.ok()) << no_python.status();
+  EXPECT_THAT(no_python->how_found, HasSubstr("no python3 on its PATH"));
 }
 
 TEST(FindPyTorchTest, RefusesThePreCxx11Abi) {

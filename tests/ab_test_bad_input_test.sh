@@ -99,7 +99,8 @@ grep -q "OSError: libtorch_global_deps.so" "$tmp/broken_torch.err" \
 # A LibTorch directory that is fine, but ICOUNT_WORKSPACE names no source
 # tree to build for it in. (Without it, ab_test finds the tree it was built
 # from: environment/suite_build_test.)
-mkdir -p "$tmp/libtorch/include/torch/csrc/api/include/torch" "$tmp/libtorch/lib"
+mkdir -p "$tmp/libtorch/include/torch/csrc/api/include/torch" "$tmp/libtorch/include/ATen" \
+  "$tmp/libtorch/include/c10" "$tmp/libtorch/lib"
 printf '#define TORCH_VERSION_MAJOR 2\n#define TORCH_VERSION_MINOR 1\n#define TORCH_VERSION_PATCH 0\n' \
   > "$tmp/libtorch/include/torch/csrc/api/include/torch/version.h"
 touch "$tmp/libtorch/lib/libtorch_cpu.so" "$tmp/libtorch/lib/libc10.so"

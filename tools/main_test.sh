@@ -137,6 +137,20 @@ assert "'--filter=^Empty / no allocation$'" in d["command"], d["command"]
 PY
 [ ! -e "$tmp/main.json.journal" ] || fail "journal should be gone after success"
 
+step "an --env whose virtual environment has no torch: Debian's PyTorch, with Debian's Python"
+# The venv's python3 comes first on PATH; the worker's Python must still
+# find Debian's dist-packages (wall time only: the point is the import).
+/usr/bin/python3 -m venv --without-pip "$tmp/notorch" || fail "cannot make a virtual environment"
+"$main" --env=". $tmp/notorch/bin/activate" --filter='^Empty / no allocation$' --no_cpp \
+  --no_counts --min_run_time=0.01 --output="$tmp/notorch.json" > /dev/null 2> "$tmp/notorch.err" \
+  || fail "a venv without torch: $(tail -20 "$tmp/notorch.err")"
+grep -q "measures Debian's system PyTorch" "$tmp/notorch.err" || fail "which PyTorch: $(cat "$tmp/notorch.err")"
+/usr/bin/python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d['measurements']) == 1 and not d.get('failures'), d
+" "$tmp/notorch.json" || fail "venv run results"
+
 step "a valgrind that dies of SIGILL"
 # A machine where valgrind cannot run LibTorch (a CPU whose CPUID hides
 # RDTSCP, seen before icount replaced libhwy's use of it): a stand-in

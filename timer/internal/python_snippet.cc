@@ -205,7 +205,15 @@ absl::Status InitializeOnce() {
     PyConfig_InitPythonConfig(&config);
     config.install_signal_handlers = 0;  // leave SIGINT to the host program
     config.parse_argv = 0;
-    PyStatus status = InitializeWithStartEnvironment(config);
+    PyStatus status = PyStatus_Ok();
+    if (*libtorch_install::kTorchPythonPath == '\0') {
+      // Debian's torch, with Debian's Python. Left to itself, Python takes
+      // its prefix from the first python3 on PATH: a virtual environment's
+      // without torch (a side measuring Debian's PyTorch) hid Debian's
+      // dist-packages, and torch did not import.
+      status = PyConfig_SetBytesString(&config, &config.program_name, "/usr/bin/python3");
+    }
+    if (!PyStatus_Exception(status)) status = InitializeWithStartEnvironment(config);
     PyConfig_Clear(&config);
     if (PyStatus_Exception(status)) {
       return absl::InternalError(absl::StrCat("cannot start the embedded Python 3.11: ",
