@@ -5,7 +5,7 @@ namespace icount::slurm {
 
 // The semantic version of //slurm: the executor, its shard task files and
 // the layout of a run's shared directory.
-inline constexpr char kSlurmVersion[] = "0.2.0";
+inline constexpr char kSlurmVersion[] = "0.3.0";
 
 }  // namespace icount::slurm
 

@@ -6,7 +6,7 @@ namespace icount::worker {
 // The semantic version of //worker. Bump it with every change to //worker's
 // public API or to the data it writes; tools print it with --version and
 // serialised artifacts record it.
-inline constexpr char kWorkerVersion[] = "0.22.0";
+inline constexpr char kWorkerVersion[] = "0.23.0";
 
 }  // namespace icount::worker
 
