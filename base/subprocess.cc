@@ -164,10 +164,9 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOpt
   const int previous_personality = personality(0xffffffff);
   if (options.reproducible_layout) personality(previous_personality | ADDR_NO_RANDOMIZE);
   char* const* environment = options.env.has_value() ? envp.data() : environ;
-  const int error =
-      options.die_with_parent
-          ? ForkAndExec(&pid, args.data(), environment, options)
-          : posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environment);
+  const int error = options.die_with_parent ? ForkAndExec(&pid, args.data(), environment, options)
+                                            : posix_spawnp(&pid, args[0], &actions, &attributes,
+                                                           args.data(), environment);
   if (options.reproducible_layout) personality(previous_personality);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);

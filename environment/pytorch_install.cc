@@ -82,12 +82,14 @@ absl::Status CheckLayout(const std::string& root, const std::string& what) {
   }
   if (!S_ISDIR(st.st_mode)) {
     return absl::InvalidArgumentError(
-        absl::StrCat(what, " ", root, " is a file, not a directory: name the directory that "
-                                      "holds include/ and lib/"));
+        absl::StrCat(what, " ", root,
+                     " is a file, not a directory: name the directory that "
+                     "holds include/ and lib/"));
   }
   if (root.find_first_of(" \t\n") != std::string::npos) {
     return absl::InvalidArgumentError(absl::StrCat(
-        what, " \"", root, "\" has a space in its path, which the build of icount's worker "
+        what, " \"", root,
+        "\" has a space in its path, which the build of icount's worker "
         "for it cannot take (Bazel splits link options at spaces): move it, or copy it, to a "
         "path without spaces"));
   }

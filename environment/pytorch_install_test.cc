@@ -116,8 +116,9 @@ TEST(FindPyTorchTest, ALibTorchDirectoryThatIsMissingOrAFileIsSaidSo) {
   WriteFile(file, "archive");
   install = FindPyTorch({"B", "true", file, "B_libtorch", "", ""});
   ASSERT_FALSE(install.ok());
-  EXPECT_THAT(std::string(install.status().message()),
-              HasSubstr(absl::StrCat("the LibTorch directory ", file, " is a file, not a directory")));
+  EXPECT_THAT(
+      std::string(install.status().message()),
+      HasSubstr(absl::StrCat("the LibTorch directory ", file, " is a file, not a directory")));
 }
 
 // A command that is not found is the environment's failure, not a

@@ -161,8 +161,8 @@ class SlurmRun {
         absl::StatusOr<std::map<std::string, worker::WorkerResultProto>> results =
             JournalResults(journal);
         if (!results.ok()) {
-          return absl::DataLossError(absl::StrCat(results.status().message(), "; remove ", dir_,
-                                                  " to start again"));
+          return absl::DataLossError(
+              absl::StrCat(results.status().message(), "; remove ", dir_, " to start again"));
         }
         for (const auto& [id, result] : *results) {
           if (!result.has_failure()) ++report.resumed;
@@ -176,9 +176,9 @@ class SlurmRun {
     if (absl::Status waited = Wait(); !waited.ok()) {
       // A fresh run that Slurm refused leaves nothing behind to resume.
       if (!exists && !submitted_any_) {
-      base::RemoveDirectoryTree(dir_);
-      std::remove(SlurmRunNotePath(runner_.journal_path).c_str());
-    }
+        base::RemoveDirectoryTree(dir_);
+        std::remove(SlurmRunNotePath(runner_.journal_path).c_str());
+      }
       return waited;
     }
     if (Interrupted()) {
@@ -257,21 +257,21 @@ class SlurmRun {
     if (active.ok()) {
       for (const TaskState& task : *active) live.insert(task.job_id);
     }
-    const std::string names = absl::StrJoin(active.ok() ? live : std::set<std::string>(
-                                                                  jobs.begin(), jobs.end()),
-                                            " ");
+    const std::string names =
+        absl::StrJoin(active.ok() ? live : std::set<std::string>(jobs.begin(), jobs.end()), " ");
     std::string tasks;
     if (!active.ok()) {
       tasks = absl::StrCat("; whether its Slurm jobs (", names, ") still run is unknown (",
                            active.status().message(), "): check with squeue before removing it");
     } else if (!live.empty()) {
-      tasks = absl::StrCat("; its Slurm jobs ", names,
-                           " still run or wait to: cancel them (scancel ", names,
-                           ") before removing it");
+      tasks =
+          absl::StrCat("; its Slurm jobs ", names, " still run or wait to: cancel them (scancel ",
+                       names, ") before removing it");
     }
     return absl::AlreadyExistsError(absl::StrCat(
-        dir_, " holds an earlier run of the same work: pass --resume to continue it, or remove "
-              "the directory to start again",
+        dir_,
+        " holds an earlier run of the same work: pass --resume to continue it, or remove "
+        "the directory to start again",
         tasks));
   }
 
@@ -431,9 +431,9 @@ class SlurmRun {
       progress.eta_seconds =
           progress.elapsed_seconds / progress.done * (progress.total - progress.done);
     }
-    progress.phase =
-        absl::StrCat("Slurm: ", base::CountOf(running, "task"), " running, ", pending, " pending",
-                     why_pending.empty() ? "" : absl::StrCat(" (", absl::StrJoin(why_pending, ", "), ")"));
+    progress.phase = absl::StrCat(
+        "Slurm: ", base::CountOf(running, "task"), " running, ", pending, " pending",
+        why_pending.empty() ? "" : absl::StrCat(" (", absl::StrJoin(why_pending, ", "), ")"));
     runner_.on_progress(progress);
   }
 
@@ -550,8 +550,8 @@ absl::Status CheckSlurmOptions(const SlurmOptions& slurm) {
         absl::StrCat("--shards=", slurm.shards, ": must be 0 (one per node) or more"));
   }
   if (slurm.max_submissions < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--slurm_submissions=", slurm.max_submissions, ": must be at least 1"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--slurm_submissions=", slurm.max_submissions, ": must be at least 1"));
   }
   if (access(slurm.shard_task_path.c_str(), X_OK) != 0) {
     return absl::NotFoundError(absl::StrCat("the shard task binary ", slurm.shard_task_path,

@@ -101,9 +101,8 @@ std::string OutputOf(const std::vector<std::string>& command, std::vector<std::s
 // keep (here a variable) reaches another statement there when re-executed:
 // an error that names both, never the other statement's counts.
 TEST(CallableCallgrindTest, AReplayThatReachesAnotherStatementIsAnError) {
-  const std::string output =
-      OutputOf({base::TestRunfile("icount/timer/testdata/lambda_counts")},
-               {"LAMBDA_COUNTS_EXTRA_CALL=1"}, 1);
+  const std::string output = OutputOf({base::TestRunfile("icount/timer/testdata/lambda_counts")},
+                                      {"LAMBDA_COUNTS_EXTRA_CALL=1"}, 1);
   EXPECT_THAT(output, StartsWith("CollectCallgrind call 1 of this process measures \"an empty "
                                  "lambda\", but in the binary re-executed to measure it call 1 "
                                  "is \"[C++ callable]\": the program took another path there; "
@@ -114,9 +113,8 @@ TEST(CallableCallgrindTest, AReplayThatReachesAnotherStatementIsAnError) {
 // TESTBRIDGE_TEST_ONLY) replays the same tests: the filtered-in test's
 // lambda is measured, not the first test's.
 TEST(CallableCallgrindTest, AFilteredTestBinaryReplaysTheSameTests) {
-  const std::string output =
-      OutputOf({base::TestRunfile("icount/timer/testdata/replayed_tests")},
-               {"TESTBRIDGE_TEST_ONLY=ReplayedTests.AnAdd"}, 0);
+  const std::string output = OutputOf({base::TestRunfile("icount/timer/testdata/replayed_tests")},
+                                      {"TESTBRIDGE_TEST_ONLY=ReplayedTests.AnAdd"}, 0);
   EXPECT_THAT(output, Not(HasSubstr("empty counts=")));
   const size_t counts = output.find("add counts=");
   ASSERT_NE(counts, std::string::npos) << output;

@@ -352,10 +352,10 @@ absl::Status WriteResultsFile(const std::string& path, const ResultsFile& result
     if (absl::Status read_back =
             MeasurementFromProto(MeasurementToProto(results.measurements[i])).status();
         !read_back.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "not writing ", path, ": measurement ", i + 1, " (",
-          results.measurements[i].task_spec().Title(), ") could not be read back: ",
-          read_back.message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("not writing ", path, ": measurement ", i + 1, " (",
+                       results.measurements[i].task_spec().Title(),
+                       ") could not be read back: ", read_back.message()));
     }
   }
   return base::WriteFileAtomically(path, ResultsToJson(results));

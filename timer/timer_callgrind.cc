@@ -49,10 +49,11 @@ constexpr char kReplayEnv[] = "ICOUNT_CALLGRIND_REPLAY";
 // call. Not the files a test run writes at its end (XML_OUTPUT_FILE,
 // TEST_PREMATURE_EXIT_FILE): the replay ends in the measured call.
 constexpr const char* kReplayedTestSelection[] = {
-    "GTEST_FILTER",       "TESTBRIDGE_TEST_ONLY", "GTEST_SHARD_INDEX",
-    "GTEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",     "TEST_TOTAL_SHARDS",
-    "GTEST_SHUFFLE",      "GTEST_RANDOM_SEED",    "GTEST_REPEAT",
-    "GTEST_ALSO_RUN_DISABLED_TESTS",
+    "GTEST_FILTER",      "TESTBRIDGE_TEST_ONLY",
+    "GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS",
+    "TEST_SHARD_INDEX",  "TEST_TOTAL_SHARDS",
+    "GTEST_SHUFFLE",     "GTEST_RANDOM_SEED",
+    "GTEST_REPEAT",      "GTEST_ALSO_RUN_DISABLED_TESTS",
 };
 
 // CollectCallgrind calls on C++-callable Timers so far in this process; a
@@ -258,8 +259,8 @@ absl::StatusOr<MeasuredCommand> ReExecutedBinaryCommand(base::ProgramPlace& plac
       measured.env.push_back(absl::StrCat(name, "=", value));
     }
   }
-  measured.env.push_back(absl::StrCat(kReplayEnv, "=", call_index, ":", SpecFingerprint(spec),
-                                      ":", place.scratch()));
+  measured.env.push_back(
+      absl::StrCat(kReplayEnv, "=", call_index, ":", SpecFingerprint(spec), ":", place.scratch()));
   return measured;
 }
 
@@ -312,15 +313,15 @@ absl::Status ReadChildResult(const absl::StatusOr<base::CommandResult>& run,
   if (!result_bytes.ok() || !result->ParseFromString(*result_bytes)) {
     *unreported = true;
     const std::string log = ValgrindLogReport(ValgrindLogPath(directory));
-    return absl::AbortedError(absl::StrCat(
-        "the process measured under callgrind (", program, ") ended with ",
-        base::DescribeExit(*run), " before reporting counts",
-        code_in_this_binary ? absl::StrCat(" for CollectCallgrind call ", call_index, " (\"",
-                                           spec.stmt, "\"); ", kReplayContract)
-                            : "",
-        "\n", log.empty() ? "(valgrind wrote no log)" : log, "\n--- its output ---\n",
-        run->output.empty() ? "(it printed nothing)" : Tail(run->output, 4000),
-        "\n(its files are kept in ", directory, ")"));
+    return absl::AbortedError(
+        absl::StrCat("the process measured under callgrind (", program, ") ended with ",
+                     base::DescribeExit(*run), " before reporting counts",
+                     code_in_this_binary ? absl::StrCat(" for CollectCallgrind call ", call_index,
+                                                        " (\"", spec.stmt, "\"); ", kReplayContract)
+                                         : "",
+                     "\n", log.empty() ? "(valgrind wrote no log)" : log, "\n--- its output ---\n",
+                     run->output.empty() ? "(it printed nothing)" : Tail(run->output, 4000),
+                     "\n(its files are kept in ", directory, ")"));
   }
   if (!result->replay_reached().empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -394,9 +395,9 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
                                          measured->working_directory);
   timer::CallgrindChildResultProto result;
   bool unreported = false;  // its files are kept for the error to name
-  const absl::Status status = ReadChildResult(run, *directory, measured->command[0], spec_,
-                                              code_in_this_binary_, call_index, &result,
-                                              &unreported);
+  const absl::Status status =
+      ReadChildResult(run, *directory, measured->command[0], spec_, code_in_this_binary_,
+                      call_index, &result, &unreported);
   absl::StatusOr<std::vector<CallgrindStats>> stats =
       status.ok() ? absl::InternalError("no dumps") : status;
   if (status.ok()) {

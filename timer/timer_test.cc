@@ -209,9 +209,8 @@ TEST(TimerCallableTest, ANonPositiveThreadCountIsRefusedByEveryMeasurement) {
     TimerOptions options;
     options.num_threads = threads;
     Timer timer = Timer::ForCallable([] {}, options, "nothing");
-    const std::string expected =
-        "Timer of \"nothing\": num_threads must be positive, got " + std::to_string(threads) +
-        " (TimerOptions)";
+    const std::string expected = "Timer of \"nothing\": num_threads must be positive, got " +
+                                 std::to_string(threads) + " (TimerOptions)";
     EXPECT_EQ(timer.Timeit(100).status().message(), expected);
     EXPECT_EQ(timer.BlockedAutorange(0.01).status().message(), expected);
     EXPECT_EQ(timer.TimeBlocks(10, 0.01).status().message(), expected);

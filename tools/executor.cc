@@ -108,10 +108,10 @@ absl::Status CheckNoOldRunState(const std::string& journal_path) {
   const std::string note = slurm::SlurmRunNotePath(journal_path);
   absl::StatusOr<std::string> directory = base::ReadFileToString(note);
   if (!directory.ok()) return absl::OkStatus();
-  return absl::AlreadyExistsError(absl::StrCat(
-      "an interrupted Slurm run of this output left its results in ",
-      absl::StripAsciiWhitespace(*directory), " (", note,
-      " names it): pass --resume to continue it, or remove both to start a new run"));
+  return absl::AlreadyExistsError(
+      absl::StrCat("an interrupted Slurm run of this output left its results in ",
+                   absl::StripAsciiWhitespace(*directory), " (", note,
+                   " names it): pass --resume to continue it, or remove both to start a new run"));
 }
 
 }  // namespace icount::tools

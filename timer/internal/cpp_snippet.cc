@@ -82,8 +82,8 @@ absl::Status LoadError(const std::string& why, const std::string& object_path,
   constexpr char kUndefined[] = "undefined symbol: ";
   const size_t at = why.find(kUndefined);
   if (at == std::string::npos) {
-    return absl::InternalError(absl::StrCat("cannot load compiled snippet ", object_path, ": ",
-                                            why, " (delete it to force a rebuild)"));
+    return absl::InternalError(absl::StrCat("cannot load compiled snippet ", object_path, ": ", why,
+                                            " (delete it to force a rebuild)"));
   }
   std::remove(object_path.c_str());
   std::remove(source_path.c_str());

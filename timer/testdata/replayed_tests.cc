@@ -23,7 +23,9 @@ void PrintCounts(const Timer& timer, const char* name) {
   std::printf("%s counts=%lld\n", name, static_cast<long long>((*stats)[0].Counts()));
 }
 
-TEST(ReplayedTests, AnEmptyLambda) { PrintCounts(Timer::ForCallable([] {}, {}, "empty"), "empty"); }
+TEST(ReplayedTests, AnEmptyLambda) {
+  PrintCounts(Timer::ForCallable([] {}, {}, "empty"), "empty");
+}
 
 TEST(ReplayedTests, AnAdd) {
   at::Tensor x = at::ones({4, 4});
