@@ -1,7 +1,5 @@
 #include "worker/runner_setup.h"
 
-#include <limits.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "base/files.h"
 #include "base/fnv.h"
 #include "base/machine.h"
 #include "base/status.h"
@@ -77,8 +76,7 @@ std::string RunChecksum(const std::vector<WorkOrderProto>& orders, const RunnerO
   hash.Add(OrdersChecksum(orders));
   // By its real path: `bazel run` and bazel-bin reach one binary through
   // runfiles trees of different names.
-  char real[PATH_MAX];
-  hash.Add(realpath(options.worker_path.c_str(), real) != nullptr ? real : options.worker_path);
+  hash.Add(base::RealPath(options.worker_path).value_or(options.worker_path));
   for (const std::string& word : options.command_prefix) hash.Add(word);
   return hash.Hex();
 }
