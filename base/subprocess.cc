@@ -1,6 +1,7 @@
 #include "base/subprocess.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -198,6 +199,8 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
   spawn.reproducible_layout = options.reproducible_layout;
   spawn.working_directory = options.working_directory;
   spawn.die_with_parent = options.die_with_parent;
+  // Its own group, so that the timeout ends what it started too.
+  spawn.new_process_group = options.timeout_seconds > 0;
   spawn.fds = {{pipe_fds[1], STDOUT_FILENO}, {pipe_fds[1], STDERR_FILENO}};
   spawn.fds.insert(spawn.fds.end(), options.fds.begin(), options.fds.end());
   spawn.stdin_path = "/dev/null";
@@ -210,7 +213,24 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
   std::string output;
   size_t reported = 0;  // output before this offset went to on_line
   char buffer[65536];
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(std::max(options.timeout_seconds, 0.0));
+  bool timed_out = false;
   for (;;) {
+    if (options.timeout_seconds > 0) {
+      const auto left =
+          std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      pollfd readable = {pipe_fds[0], POLLIN, 0};
+      const int ready = left.count() <= 0 ? 0 : poll(&readable, 1, static_cast<int>(left.count()));
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) {
+        // Not waiting for the pipe's end: a process outside the group may
+        // hold it open.
+        kill(-*pid, SIGKILL);
+        timed_out = true;
+        break;
+      }
+    }
     const ssize_t n = read(pipe_fds[0], buffer, sizeof(buffer));
     if (n > 0) {
       output.append(buffer, static_cast<size_t>(n));
@@ -228,11 +248,16 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
   while (waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
   }
   CommandResult result = CommandResult::FromWaitStatus(status);
+  result.timed_out = timed_out;
   result.output = std::move(output);
   return result;
 }
 
-std::string DescribeExit(const CommandResult& result) {
+std::string DescribeExit(const CommandResult& result, double timeout_seconds) {
+  if (result.timed_out) {
+    return timeout_seconds > 0 ? absl::StrCat("killed at its timeout of ", timeout_seconds, " s")
+                               : "killed at its timeout";
+  }
   if (result.signal != 0) {
     return absl::StrCat("killed by signal ", result.signal, " (", strsignal(result.signal), ")");
   }

@@ -59,9 +59,10 @@ struct SpawnOptions {
 absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOptions& options);
 
 struct CommandResult {
-  int exit_code = -1;  // valid when signal == 0
-  int signal = 0;      // the signal that killed the child, or 0
-  std::string output;  // stdout and stderr, interleaved
+  int exit_code = -1;      // valid when signal == 0
+  int signal = 0;          // the signal that killed the child, or 0
+  bool timed_out = false;  // killed at CommandOptions::timeout_seconds
+  std::string output;      // stdout and stderr, interleaved, up to then
 
   // How a child ended, from waitpid's status (output left empty).
   static CommandResult FromWaitStatus(int status);
@@ -83,6 +84,10 @@ struct CommandOptions {
   // As SpawnOptions::die_with_parent (RunCommand waits in the calling
   // thread, so the child is always kept there).
   bool die_with_parent = false;
+  // When above 0, the child's process group (it gets one of its own) is
+  // killed with SIGKILL once the command has run this many seconds, and
+  // the result says timed_out.
+  double timeout_seconds = 0;
 };
 
 // When this process's pid is below 300, starts and reaps children that exit
@@ -104,8 +109,9 @@ void UsePidsBelow300();
 absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
                                          const CommandOptions& options = {});
 
-// "exit code 1" or "killed by signal 11 (Segmentation fault)".
-std::string DescribeExit(const CommandResult& result);
+// "exit code 1", "killed by signal 11 (Segmentation fault)" or "killed at
+// its timeout of 30 s" (`timeout_seconds`, CommandOptions').
+std::string DescribeExit(const CommandResult& result, double timeout_seconds = 0);
 
 // How a function run by RunInChild ended.
 struct ChildOutcome {

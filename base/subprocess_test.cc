@@ -55,6 +55,43 @@ TEST(RunCommandTest, ReportsTheSignal) {
   EXPECT_EQ(DescribeExit(*result), "killed by signal 11 (Segmentation fault)");
 }
 
+// Whether process `pid` has ended (gone, or a zombie nobody reaped yet).
+bool Ended(pid_t pid) {
+  absl::StatusOr<std::string> stat = ReadFileToString("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat.ok()) return true;
+  const size_t name_end = stat->rfind(')');
+  return name_end != std::string::npos && stat->compare(name_end, 4, ") Z ") == 0;
+}
+
+// At the timeout the command and what it started are killed, and the
+// output so far is kept.
+TEST(RunCommandTest, ATimeoutKillsTheCommandsProcessGroup) {
+  const std::string pid_file = std::string(std::getenv("TEST_TMPDIR")) + "/sleeper.pid";
+  CommandOptions options;
+  options.timeout_seconds = 2;
+  absl::StatusOr<CommandResult> result = RunCommand(
+      {"sh", "-c", "echo started; sleep 600 & echo $! > " + pid_file + "; wait"}, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->timed_out);
+  EXPECT_EQ(result->signal, SIGKILL);
+  EXPECT_EQ(result->output, "started\n");
+  EXPECT_EQ(DescribeExit(*result, 2), "killed at its timeout of 2 s");
+  absl::StatusOr<std::string> sleeper = ReadFileToString(pid_file);
+  ASSERT_TRUE(sleeper.ok()) << sleeper.status();
+  const pid_t sleeper_pid = std::atoi(sleeper->c_str());
+  ASSERT_GT(sleeper_pid, 0);
+  // SIGKILL was sent to the group before RunCommand returned; the kernel
+  // ends the process soon after.
+  for (int i = 0; i < 1000 && !Ended(sleeper_pid); ++i) usleep(10000);
+  EXPECT_TRUE(Ended(sleeper_pid)) << "the command's background sleep outlived its timeout";
+
+  // A command that ends in time is not marked.
+  absl::StatusOr<CommandResult> quick = RunCommand({"true"}, options);
+  ASSERT_TRUE(quick.ok()) << quick.status();
+  EXPECT_FALSE(quick->timed_out);
+  EXPECT_EQ(quick->exit_code, 0);
+}
+
 TEST(RunCommandTest, ReplacesTheEnvironmentAndReadsDevNull) {
   CommandOptions options;
   options.env = std::vector<std::string>{"ONLY=this", "PATH=/usr/bin:/bin"};

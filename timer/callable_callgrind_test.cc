@@ -27,6 +27,19 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
+// The baseline is the same loop around an empty body: an empty lambda
+// costs nothing a run. First in the file, so that its replay is short.
+TEST(CallableCallgrindTest, AnEmptyLambdaCountsZeroARun) {
+  Timer timer = Timer::ForCallable([] {}, TimerOptions{}, "an empty lambda");
+  CallgrindOptions options;
+  options.number = 100;
+  absl::StatusOr<std::vector<CallgrindStats>> stats = timer.CollectCallgrind(options);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_GT((*stats)[0].BaselineCounts(), 0);
+  EXPECT_EQ((*stats)[0].Counts(), (*stats)[0].BaselineCounts());
+  EXPECT_EQ((*stats)[0].CountsPerRun(), 0.0);
+}
+
 TEST(CallableCallgrindTest, CountsALambdaWithIdenticalRepeats) {
   at::Tensor x = at::ones({4, 4});
   at::Tensor y = at::ones({4, 4});

@@ -39,6 +39,7 @@ absl::StatusOr<CallgrindDumpFiles> Measure(const timer::CallgrindRequestProto& r
   collect.number = request.number();
   collect.repeats = request.repeats();
   collect.collect_baseline = request.collect_baseline();
+  collect.warm_up_after_fork = request.warm_up_after_fork();
   if (!collect.collect_baseline) {
     // Without a baseline, which needs a clean caller, this throwaway
     // process measures in itself and ends as soon as the repeats are done

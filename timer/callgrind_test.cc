@@ -182,6 +182,20 @@ TEST(CallgrindTest, WithoutBaselineTheMeasuringProcessEndsOnceMeasured) {
   EXPECT_FALSE((*stats)[0].EstimatedCyclesPerRun().has_value());
 }
 
+// The baseline is the same loop around an empty body: a C++ statement
+// that compiles to no instruction costs nothing a run.
+TEST(CallgrindTest, AnEmptyCppStatementCountsZeroARun) {
+  absl::StatusOr<Timer> timer = Timer::ForCpp("asm volatile(\"\");", "", "");
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  CallgrindOptions options;
+  options.number = 50;
+  absl::StatusOr<std::vector<CallgrindStats>> stats = timer->CollectCallgrind(options);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_GT((*stats)[0].BaselineCounts(), 0);
+  EXPECT_EQ((*stats)[0].Counts(), (*stats)[0].BaselineCounts());
+  EXPECT_EQ((*stats)[0].CountsPerRun(), 0.0);
+}
+
 // Both ways a statement is measured, in the runner's own process (no
 // baseline) and in a template forked from it (with a baseline), report a
 // statement's exception: a C++ one in the first, a Python one in the second.

@@ -152,6 +152,12 @@ struct CallgrindOptions {
   // "<dump_tag>-baseline". Up to 40 of [A-Za-z0-9._-], unique among the
   // collections sharing the directory. Empty: "icount-<pid>-<n>".
   std::string dump_tag;
+  // Outside valgrind: when above 0, the process measured under callgrind
+  // (and what it started) is killed after this many seconds, and
+  // CollectCallgrind is DeadlineExceeded, for a statement that may hang or
+  // a re-executed binary that blocks before its call (say, on a lock the
+  // caller holds). 0: no limit. Include valgrind's start of LibTorch, 5-30 s.
+  double timeout_seconds = 0;
 };
 
 // Called after each measured block with its number of runs and its seconds.
@@ -200,8 +206,12 @@ class Timer {
   static absl::StatusOr<Timer> ForPython(const std::string& stmt, const std::string& setup = "pass",
                                          TimerOptions options = {});
 
-  // The empty statement CollectCallgrind subtracts as its baseline (an
-  // empty C++ callable, or Python `pass`), to measure on its own. Its count
+  // The empty statement CollectCallgrind subtracts from a string's counts
+  // as its baseline (an empty C++ body inlined into the timed loop, as a
+  // C++ string's is, or Python `pass`: an empty statement counts 0 a run),
+  // to measure on its own. (A callable's baseline is an empty body of its
+  // own, compiled beside the callable and with its flags, so that an empty
+  // lambda counts 0 in a -O0 test as in a -O2 program.) Its count
   // depends on the language, number and thread count, not on the statement
   // it is subtracted from, so a program measuring many statements can
   // measure it once (collect_baseline = false here and there) and attach it
@@ -251,8 +261,13 @@ class Timer {
   // must be deterministic up to here). Either child runs pinned: ASLR off
   // and a clean environment (PATH, HOME, TMPDIR, PYTHONHASHSEED=0, LC_ALL=C,
   // OMP_NUM_THREADS, ICOUNT_CACHE_DIR; LD_LIBRARY_PATH, LD_PRELOAD,
-  // PYTHONPATH and ICOUNT_CXX pass through), so a re-executed program must
-  // not need other variables to reach this call. Inside valgrind it measures
+  // PYTHONPATH and ICOUNT_CXX pass through; so do gtest's and Bazel's test
+  // selection, GTEST_FILTER and TESTBRIDGE_TEST_ONLY among them, so that a
+  // filtered test binary replays the tests it ran), so a re-executed program
+  // must not need other variables to reach this call. The replay checks that
+  // its call is this statement (stmt, setup, labels, threads) and is
+  // FailedPrecondition naming the one it reached otherwise, never that
+  // one's counts under this label. Inside valgrind it measures
   // in this process with client requests. The same binary and input give
   // the same counts, run after run. Binaries that link LibTorch through
   // //third_party/libtorch also run under valgrind on CPUs whose CPUID

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/files.h"
 #include "base/fnv.h"
@@ -120,6 +122,11 @@ absl::Status CheckCallgrindOptions(const CallgrindOptions& options) {
         "(collect_baseline = false or baseline_measured_by_caller = true): a baseline is "
         "measured from the clean state this process would no longer have");
   }
+  if (!(options.timeout_seconds >= 0) || std::isinf(options.timeout_seconds)) {
+    return absl::InvalidArgumentError(absl::StrCat("CollectCallgrind: timeout_seconds (",
+                                                   options.timeout_seconds,
+                                                   ") must be a finite number >= 0 (0: no limit)"));
+  }
   if (options.dump_tag.size() > 40 ||
       !std::all_of(options.dump_tag.begin(), options.dump_tag.end(), [](char c) {
         return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
@@ -140,10 +147,14 @@ absl::StatusOr<CallgrindDumpFiles> CollectHere(timer::internal::Kernel& kernel,
   const base::PhaseMark start = base::PhaseNow();
   std::shared_ptr<timer::internal::Kernel> baseline;
   if (options.collect_baseline || options.baseline_measured_by_caller) {
-    absl::StatusOr<std::shared_ptr<timer::internal::Kernel>> made =
-        timer::internal::MakeBaselineKernel(spec.language);
-    if (!made.ok()) return made.status();
-    baseline = *std::move(made);
+    // A callable's own, compiled with it; else the language's.
+    baseline = kernel.EmptyStatement();
+    if (baseline == nullptr) {
+      absl::StatusOr<std::shared_ptr<timer::internal::Kernel>> made =
+          timer::internal::MakeBaselineKernel(spec.language);
+      if (!made.ok()) return made.status();
+      baseline = *std::move(made);
+    }
   }
   base::RecordPhase("case", "prepare the baseline's statement", start);
   const bool measure_baseline = options.collect_baseline && !options.baseline_measured_by_caller;
@@ -276,6 +287,7 @@ absl::StatusOr<MeasuredCommand> RunnerCommand(base::ProgramPlace& place,
   request.set_number(options.number);
   request.set_repeats(options.repeats);
   request.set_collect_baseline(measure_baseline);
+  request.set_warm_up_after_fork(options.warm_up_after_fork);
   if (absl::Status status = base::WriteFileAtomically(
           timer::internal::ChildRequestPath(directory), request.SerializeAsString());
       !status.ok()) {
@@ -289,45 +301,63 @@ absl::StatusOr<MeasuredCommand> RunnerCommand(base::ProgramPlace& place,
   return measured;
 }
 
-// What a re-executed binary's replay depends on, for messages.
-constexpr char kReplayContract[] =
-    "a re-executed binary replays its program with the same arguments, in the working "
-    "directory it started in, with ASLR off and only these variables: PATH, HOME, TMPDIR, "
-    "PYTHONHASHSEED=0, LC_ALL=C, OMP_NUM_THREADS, ICOUNT_CACHE_DIR, LD_LIBRARY_PATH, "
-    "LD_PRELOAD, PYTHONPATH, ICOUNT_CXX and gtest's and Bazel's test selection (GTEST_FILTER, "
-    "TESTBRIDGE_TEST_ONLY, sharding); it must reach the same CollectCallgrind calls in the same "
-    "order without the others";
+// What a re-executed binary's replay depends on, for messages: its
+// environment `env` (ReExecutedBinaryCommand's), named variable by
+// variable, so that the message says what the replay had.
+std::string ReplayContract(const std::vector<std::string>& env) {
+  std::vector<std::string> kept;
+  for (const std::string& entry : env) {
+    const std::string name = entry.substr(0, entry.find('='));
+    if (name == kReplayEnv || name == kStackPadEnv) continue;
+    // The pinned values say themselves; the others pass the caller's.
+    kept.push_back(name == "PYTHONHASHSEED" || name == "LC_ALL" ? entry : name);
+  }
+  return absl::StrCat(
+      "a re-executed binary replays its program with the same arguments, in the working "
+      "directory it started in, with ASLR off and only these variables: ",
+      absl::StrJoin(kept, ", "),
+      " (of gtest's and Bazel's test selection, those set here); it must reach the same "
+      "CollectCallgrind calls in the same order without the others");
+}
 
 // Reads what the process measured under callgrind (`program`) reported
 // into `result`; an error where it did not run, reported nothing (its
 // files then stay in `directory`, and *unreported is set), reached
 // another statement than `spec`'s (call `call_index` of a re-executed
-// binary), or reported the statement's error.
+// binary, whose ReplayContract is `replay_contract`; empty for a runner),
+// or reported the statement's error.
 absl::Status ReadChildResult(const absl::StatusOr<base::CommandResult>& run,
                              const std::string& directory, const std::string& program,
-                             const TaskSpec& spec, bool code_in_this_binary, int64_t call_index,
+                             const TaskSpec& spec, const std::string& replay_contract,
+                             int64_t call_index, double timeout_seconds,
                              timer::CallgrindChildResultProto* result, bool* unreported) {
   absl::StatusOr<std::string> result_bytes =
       base::ReadFileToString(timer::internal::ChildResultPath(directory));
   if (!run.ok()) return run.status();
-  if (!result_bytes.ok() || !result->ParseFromString(*result_bytes)) {
+  if (run->timed_out || !result_bytes.ok() || !result->ParseFromString(*result_bytes)) {
     *unreported = true;
     const std::string log = ValgrindLogReport(ValgrindLogPath(directory));
-    return absl::AbortedError(
-        absl::StrCat("the process measured under callgrind (", program, ") ended with ",
-                     base::DescribeExit(*run), " before reporting counts",
-                     code_in_this_binary ? absl::StrCat(" for CollectCallgrind call ", call_index,
-                                                        " (\"", spec.stmt, "\"); ", kReplayContract)
-                                         : "",
-                     "\n", log.empty() ? "(valgrind wrote no log)" : log, "\n--- its output ---\n",
-                     run->output.empty() ? "(it printed nothing)" : Tail(run->output, 4000),
-                     "\n(its files are kept in ", directory, ")"));
+    return absl::Status(
+        run->timed_out ? absl::StatusCode::kDeadlineExceeded : absl::StatusCode::kAborted,
+        absl::StrCat(
+            "the process measured under callgrind (", program, ") ",
+            run->timed_out
+                ? absl::StrCat("had not reported counts when it was ",
+                               base::DescribeExit(*run, timeout_seconds),
+                               " (CallgrindOptions::timeout_seconds)")
+                : absl::StrCat("ended with ", base::DescribeExit(*run), " before reporting counts"),
+            replay_contract.empty() ? ""
+                                    : absl::StrCat(" for CollectCallgrind call ", call_index,
+                                                   " (\"", spec.stmt, "\"); ", replay_contract),
+            "\n", log.empty() ? "(valgrind wrote no log)" : log, "\n--- its output ---\n",
+            run->output.empty() ? "(it printed nothing)" : Tail(run->output, 4000),
+            "\n(its files are kept in ", directory, ")"));
   }
   if (!result->replay_reached().empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "CollectCallgrind call ", call_index, " of this process measures \"", spec.stmt,
         "\", but in the binary re-executed to measure it call ", call_index, " is \"",
-        result->replay_reached(), "\": the program took another path there; ", kReplayContract));
+        result->replay_reached(), "\": the program took another path there; ", replay_contract));
   }
   if (!result->error().empty()) return absl::AbortedError(result->error());
   return absl::OkStatus();
@@ -388,16 +418,18 @@ absl::StatusOr<std::vector<CallgrindStats>> Timer::CollectCallgrind(
       code_in_this_binary_ ? ReExecutedBinaryCommand(place, spec_, call_index)
                            : RunnerCommand(place, *directory, spec_, options);
   if (!measured.ok()) return measured.status();
+  const std::string replay_contract =
+      code_in_this_binary_ ? ReplayContract(measured->env) : std::string();
 
   absl::StatusOr<base::CommandResult> run =
       timer::internal::RunUnderCallgrind(measured->command, std::move(measured->env),
                                          place.scratch(), options.cache_sim,
-                                         measured->working_directory);
+                                         measured->working_directory, options.timeout_seconds);
   timer::CallgrindChildResultProto result;
   bool unreported = false;  // its files are kept for the error to name
   const absl::Status status =
-      ReadChildResult(run, *directory, measured->command[0], spec_, code_in_this_binary_,
-                      call_index, &result, &unreported);
+      ReadChildResult(run, *directory, measured->command[0], spec_, replay_contract, call_index,
+                      options.timeout_seconds, &result, &unreported);
   absl::StatusOr<std::vector<CallgrindStats>> stats =
       status.ok() ? absl::InternalError("no dumps") : status;
   if (status.ok()) {

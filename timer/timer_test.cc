@@ -5,10 +5,14 @@
 #include <ATen/ops/add.h>
 #include <ATen/ops/ones.h>
 
+#include <sys/stat.h>
+
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "base/files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -218,6 +222,33 @@ TEST(TimerCallableTest, ANonPositiveThreadCountIsRefusedByEveryMeasurement) {
     EXPECT_EQ(timer.CollectCallgrind().status().message(), expected);
     EXPECT_EQ(timer.CollectCallgrindDumps({}).status().message(), expected);
   }
+}
+
+// A measured process that never reports is killed at the timeout, and the
+// collection says so. The valgrind here is a stand-in that hangs as a
+// blocked replay would.
+TEST(TimerCallableTest, CollectCallgrindEndsAHangAtItsTimeout) {
+  const std::string bin = std::string(std::getenv("TEST_TMPDIR")) + "/hanging_valgrind";
+  ASSERT_TRUE(base::MakeDirectories(bin).ok());
+  ASSERT_TRUE(base::WriteFileAtomically(bin + "/valgrind", "#!/bin/sh\nexec sleep 600\n").ok());
+  ASSERT_EQ(chmod((bin + "/valgrind").c_str(), 0755), 0);
+  const std::string path = std::getenv("PATH");
+  setenv("PATH", (bin + ":" + path).c_str(), 1);
+  Timer timer = Timer::ForCallable([] {}, {}, "nothing");
+  CallgrindOptions options;
+  options.timeout_seconds = 1;
+  absl::StatusOr<std::vector<CallgrindStats>> stats = timer.CollectCallgrind(options);
+  setenv("PATH", path.c_str(), 1);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_EQ(stats.status().code(), absl::StatusCode::kDeadlineExceeded) << stats.status();
+  EXPECT_THAT(std::string(stats.status().message()),
+              HasSubstr("had not reported counts when it was killed at its timeout of 1 s "
+                        "(CallgrindOptions::timeout_seconds) for CollectCallgrind call 1 "
+                        "(\"nothing\")"));
+
+  options.timeout_seconds = -1;
+  EXPECT_EQ(timer.CollectCallgrind(options).status().message(),
+            "CollectCallgrind: timeout_seconds (-1) must be a finite number >= 0 (0: no limit)");
 }
 
 TEST(TimerCallableTest, ThrowingStatementIsAStatus) {

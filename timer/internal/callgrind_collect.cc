@@ -21,6 +21,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "base/files.h"
 #include "base/phase_log.h"
 #include "base/subprocess.h"
@@ -41,6 +43,19 @@ std::string ChildErrorPath(const std::string& directory) {
 std::string ReadSmallFile(const std::string& path) {
   std::ifstream in(path);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A failed repeat and then its template each add why to the error file:
+// entries end with a NUL (a message may hold newlines, a traceback's).
+void AppendChildError(const std::string& path, const std::string& error) {
+  std::ofstream(path, std::ios::app) << error << '\0';
+}
+
+// The error file's entries, "; "-joined, oldest first.
+std::string ReadChildErrors(const std::string& path) {
+  std::vector<std::string> entries =
+      absl::StrSplit(ReadSmallFile(path), '\0', absl::SkipEmpty());
+  return absl::StrJoin(entries, "; ");
 }
 
 // The measured process tree, all under callgrind:
@@ -206,8 +221,8 @@ struct CollectingBlocks {
                                          &CollectingBlocks::End};
         const absl::Status status = kernel.Run(control);
         // Here only when the statement failed: the measured block exits.
-        std::ofstream(ChildErrorPath(directory), std::ios::app)
-            << (status.ok() ? error : std::string(status.message()));
+        AppendChildError(ChildErrorPath(directory),
+                         status.ok() ? error : std::string(status.message()));
         _exit(1);
       }
       if (!AwaitRepeat(child, repeat, before_fork)) break;
@@ -256,7 +271,7 @@ struct CollectingBlocks {
   // (ChildErrorPath), then `own`.
   absl::Status Failure(const std::string& own) const {
     const std::string error_path = ChildErrorPath(directory);
-    const std::string child = ReadSmallFile(error_path);
+    const std::string child = ReadChildErrors(error_path);
     const std::string message = child.empty() || own.empty() ? child + own : child + "; " + own;
     std::remove(error_path.c_str());
     return absl::AbortedError(message.empty() ? "the measuring process failed" : message);
@@ -352,7 +367,7 @@ absl::StatusOr<CallgrindDumpFiles> RunTemplate(Kernel& kernel, bool template_is_
     return blocks->Dumps(error);
   }
   if (!error.empty()) {
-    std::ofstream(error_path, std::ios::app) << error;
+    AppendChildError(error_path, error);
     _exit(1);
   }
   _exit(0);
@@ -412,12 +427,14 @@ absl::StatusOr<CallgrindDumpFiles> CollectBlocks(Kernel& kernel, int64_t number,
   return AwaitTemplate(template_pid, baseline, before_fork, blocks);
 }
 
-class EmptyCppStatement final : public Kernel {
- public:
-  absl::Status Run(const IcountBlockControl& control) override {
-    return CallableKernel<void (*)()>([] {}).Run(control);
-  }
-};
+// The C++ strings' baseline: an empty body inlined into the timed loop, as
+// a C++ string's is (the snippet harness's always-inlined lambda), compiled
+// with -O2 as the snippets and the suite's cases are, so that the loop's
+// own instructions cancel and an empty statement counts 0. (A function
+// pointer here would add an indirect call per run to the baseline alone,
+// and every C++ count would read 2 instructions low.) A callable's
+// baseline is its kernel's EmptyStatement, compiled beside it.
+using EmptyCppStatement = CallableKernel<EmptyBodyFor<void>>;
 
 }  // namespace
 
@@ -454,7 +471,7 @@ absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* ba
 }
 
 absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language) {
-  if (language == Language::kCpp) return std::make_shared<EmptyCppStatement>();
+  if (language == Language::kCpp) return std::make_shared<EmptyCppStatement>(EmptyBodyFor<void>{});
   absl::StatusOr<std::shared_ptr<PythonSnippet>> pass = PythonSnippet::Compile("pass", "");
   if (!pass.ok()) return pass.status();
   class PythonPass final : public Kernel {
@@ -472,7 +489,8 @@ absl::StatusOr<base::CommandResult> RunUnderCallgrind(const std::vector<std::str
                                                       std::vector<std::string> env,
                                                       const std::string& out_directory,
                                                       bool cache_sim,
-                                                      const std::string& working_directory) {
+                                                      const std::string& working_directory,
+                                                      double timeout_seconds) {
   absl::StatusOr<std::vector<std::string>> argv =
       CallgrindCommand(command, out_directory, cache_sim);
   if (!argv.ok()) return argv.status();
@@ -484,6 +502,7 @@ absl::StatusOr<base::CommandResult> RunUnderCallgrind(const std::vector<std::str
   options.working_directory = working_directory;
   // A program killed while valgrind measures for it leaves no valgrind.
   options.die_with_parent = true;
+  options.timeout_seconds = timeout_seconds;
   return base::RunCommand(*argv, options);
 }
 

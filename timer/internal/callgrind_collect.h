@@ -50,12 +50,14 @@ absl::StatusOr<CallgrindDumpFiles> CollectInThisProcess(Kernel& stmt, Kernel* ba
 absl::StatusOr<std::shared_ptr<Kernel>> MakeBaselineKernel(Language language);
 
 // Runs `command` under callgrind with its dumps in `out_directory`, ASLR
-// off, in `working_directory` (empty: this process's).
+// off, in `working_directory` (empty: this process's), killed after
+// `timeout_seconds` when above 0 (base::CommandOptions::timeout_seconds).
 absl::StatusOr<base::CommandResult> RunUnderCallgrind(const std::vector<std::string>& command,
                                                       std::vector<std::string> env,
                                                       const std::string& out_directory,
                                                       bool cache_sim,
-                                                      const std::string& working_directory = "");
+                                                      const std::string& working_directory = "",
+                                                      double timeout_seconds = 0);
 
 // The files a parent and its child under valgrind exchange in the child's
 // directory: the request (CallgrindRequestProto) and the result

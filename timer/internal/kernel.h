@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <exception>
+#include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -16,7 +18,22 @@ class Kernel {
  public:
   virtual ~Kernel() = default;
   virtual absl::Status Run(const IcountBlockControl& control) = 0;
+  // The same loop around an empty statement, for the baseline; nullptr:
+  // the language's (MakeBaselineKernel, callgrind_collect.h).
+  virtual std::shared_ptr<Kernel> EmptyStatement() const { return nullptr; }
 };
+
+// An empty body of its own for each callable type F, so that its loop is
+// compiled where F's is, with the same flags (a test's -O0, a program's
+// -O2): the loops then cost the same, and an empty callable counts 0.
+template <typename F>
+struct EmptyBodyFor {
+  void operator()() const {}
+};
+template <typename F>
+struct IsEmptyBody : std::false_type {};
+template <typename F>
+struct IsEmptyBody<EmptyBodyFor<F>> : std::true_type {};
 
 // The statement is the callable's body, inlined into the timed loop: no
 // type-erased call per run, one per block.
@@ -24,6 +41,14 @@ template <typename F>
 class CallableKernel final : public Kernel {
  public:
   explicit CallableKernel(F callable) : callable_(std::move(callable)) {}
+
+  std::shared_ptr<Kernel> EmptyStatement() const override {
+    if constexpr (IsEmptyBody<F>::value) {
+      return std::make_shared<CallableKernel<F>>(F{});
+    } else {
+      return std::make_shared<CallableKernel<EmptyBodyFor<F>>>(EmptyBodyFor<F>{});
+    }
+  }
 
   absl::Status Run(const IcountBlockControl& control) override {
     try {
