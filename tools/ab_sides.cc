@@ -487,9 +487,14 @@ absl::Status RunBothSides(const Side& a, const Side& b,
 
 std::string SideTag(size_t k) { return absl::StrCat("S", k + 1); }
 
-bool PythonCases(const std::vector<Side*>& sides, bool no_python) {
+absl::StatusOr<bool> PythonCases(const std::vector<Side*>& sides, bool no_python, bool no_cpp) {
   for (const Side* side : sides) {
     if (side->environment.python_cases()) continue;
+    if (no_cpp) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--no_cpp leaves the Python cases only, and ", side->name, " has none: ",
+          side->environment.install.python_problem, "; drop --no_cpp to compare the C++ cases"));
+    }
     std::fprintf(stderr, "ab_test: %s: %s: Python cases are skipped on every side\n",
                  side->name.c_str(), side->environment.install.python_problem.c_str());
     return false;

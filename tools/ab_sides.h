@@ -82,8 +82,9 @@ absl::Status ProbeLibTorch(Side& side);
 // Whether Python cases run: not when `no_python`, nor when a side's
 // PyTorch has no torch package (a LibTorch directory). Then no side's
 // workers import torch (the runner starts workers for C++ cases without
-// it), which leaves C++ counts as they are.
-bool PythonCases(const std::vector<Side*>& sides, bool no_python);
+// it), which leaves C++ counts as they are. InvalidArgument when such a
+// side meets `no_cpp`: nothing would be left to compare.
+absl::StatusOr<bool> PythonCases(const std::vector<Side*>& sides, bool no_python, bool no_cpp);
 
 // The selected cases every side runs. A case that declares a newer
 // min_libtorch_version than the oldest side reports stays with a warning,

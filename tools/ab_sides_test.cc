@@ -149,10 +149,16 @@ TEST(AbSidesTest, TheCanaryIsACaseEverySideCompiled) {
 // One side without a torch package: no side runs Python cases.
 TEST(AbSidesTest, ASideWithoutTorchTurnsPythonOffEverywhere) {
   Side a = SideOn("A", "1.13.0"), b = SideOn("B", "1.13.0");
-  EXPECT_TRUE(PythonCases({&a, &b}, /*no_python=*/false));
-  EXPECT_FALSE(PythonCases({&a, &b}, /*no_python=*/true));
+  EXPECT_TRUE(*PythonCases({&a, &b}, /*no_python=*/false, /*no_cpp=*/false));
+  EXPECT_FALSE(*PythonCases({&a, &b}, /*no_python=*/true, /*no_cpp=*/false));
   b.environment.install.python_problem = "a LibTorch directory has no torch package";
-  EXPECT_FALSE(PythonCases({&a, &b}, /*no_python=*/false));
+  EXPECT_FALSE(*PythonCases({&a, &b}, /*no_python=*/false, /*no_cpp=*/false));
+  // With --no_cpp nothing is left: said of the side, not of --no_python.
+  absl::StatusOr<bool> none = PythonCases({&a, &b}, /*no_python=*/false, /*no_cpp=*/true);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(),
+            "--no_cpp leaves the Python cases only, and B has none: a LibTorch directory has no "
+            "torch package; drop --no_cpp to compare the C++ cases");
 }
 
 // A stand-in worker's body: it writes a report of `version` from

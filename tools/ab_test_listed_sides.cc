@@ -244,7 +244,9 @@ absl::Status ChooseListedSidesCases(const Suite& own_suite, std::vector<Side>& s
     mutable_sides.push_back(&side);
     side_pointers.push_back(&side);
   }
-  const bool python = PythonCases(mutable_sides, absl::GetFlag(FLAGS_no_python));
+  ICOUNT_ASSIGN_OR_RETURN(
+      const bool python,
+      PythonCases(mutable_sides, absl::GetFlag(FLAGS_no_python), absl::GetFlag(FLAGS_no_cpp)));
   ICOUNT_ASSIGN_OR_RETURN(const std::vector<expand::SuiteCaseProto> selected,
                           SelectedCases(own_suite, python));
   ICOUNT_ASSIGN_OR_RETURN(

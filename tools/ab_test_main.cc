@@ -355,7 +355,8 @@ struct AbPlan {
 // canary checked apart where it is not counted with the rest.
 absl::Status PlanAb(const Suite& suite, Side& a, Side& b, AbPlan& plan) {
   ICOUNT_RETURN_IF_ERROR(MakeSides(suite, a, b));
-  const bool python = PythonCases({&a, &b}, absl::GetFlag(FLAGS_no_python));
+  ICOUNT_ASSIGN_OR_RETURN(const bool python, PythonCases({&a, &b}, absl::GetFlag(FLAGS_no_python),
+                                                         absl::GetFlag(FLAGS_no_cpp)));
   ICOUNT_ASSIGN_OR_RETURN(const std::vector<expand::SuiteCaseProto> selected,
                           SelectedCases(suite, python));
   for (Side* side : {&a, &b}) {

@@ -27,6 +27,7 @@ ABSL_DECLARE_FLAG(bool, cache_sim);
 ABSL_DECLARE_FLAG(bool, colorize);
 ABSL_DECLARE_FLAG(std::string, json);
 ABSL_DECLARE_FLAG(bool, markdown);
+ABSL_DECLARE_FLAG(bool, no_cpp);
 ABSL_DECLARE_FLAG(bool, no_python);
 ABSL_DECLARE_FLAG(bool, rehearse_torchscript);
 ABSL_DECLARE_FLAG(bool, resume);

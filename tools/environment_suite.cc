@@ -227,6 +227,9 @@ absl::Status CheckRootWithoutLibTorch(const std::string& libtorch, const std::st
 absl::Status CheckEnvironmentSpec(const environment::EnvironmentSpec& spec) {
   ICOUNT_RETURN_IF_ERROR(CheckRootWithoutLibTorch(spec.libtorch_directory, spec.libtorch_flag,
                                                  spec.root, spec.root_flag));
+  // Reading a LibTorch directory takes a few file checks: a bad one is said
+  // before any side's worker is built.
+  if (!spec.libtorch_directory.empty()) return environment::FindPyTorch(spec).status();
   if (spec.root.empty()) return absl::OkStatus();
   return base::WithContext(
       environment::ResolveRoot(spec.root, "--" + spec.root_flag).status(), spec.name);
