@@ -31,6 +31,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/files.h"
+#include "base/flags.h"
 #include "base/output_files.h"
 #include "base/proto_json.h"
 #include "base/status.h"
@@ -104,6 +105,12 @@ absl::StatusOr<compare::GateOptions> GateFlags() {
   gate.gate_on_time = absl::GetFlag(FLAGS_gate_on_time);
   gate.compare_time_across_hosts = absl::GetFlag(FLAGS_compare_time_across_hosts);
   ICOUNT_RETURN_IF_ERROR(compare::CheckGateOptions(gate));
+  // Checked after their values, so that a bad one is said first.
+  ICOUNT_RETURN_IF_ERROR(base::RefuseUnusedFlags(
+      {"threshold_pct", "threshold_abs", "overrides", "gate_on_time", "compare_time_across_hosts"},
+      absl::GetFlag(FLAGS_baseline).empty(),
+      "sets the gate against --baseline, and without one nothing is gated: add --baseline=FILE, "
+      "or drop it"));
   return gate;
 }
 

@@ -62,6 +62,10 @@ absl::Status CheckExecutorFlags() {
         {"shared_dir", "shards", "slurm_partition", "slurm_constraint", "slurm_submissions"}, true,
         "is for --executor=slurm: add --executor=slurm, or drop it");
   }
+  ICOUNT_RETURN_IF_ERROR(base::RefuseUnusedFlags(
+      {"jobs"}, true,
+      "sizes the local runner's workers; on Slurm each task starts as many as its node's CPUs "
+      "and its shard keep busy: drop it"));
   ICOUNT_ASSIGN_OR_RETURN(const slurm::SlurmOptions slurm, SlurmFlags());
   return slurm::CheckSlurmOptions(slurm);
 }

@@ -30,6 +30,8 @@ step "bad input"
 source "$3"  # expect_first_line
 expect_first_line "$main" "main: --filter=( is not a valid RE2 regex: missing ): (" --filter='('
 expect_first_line "$main" "ERROR: Unknown command line flag 'no_such_flag'" --no_such_flag
+expect_first_line "$main" "main: --jobs sizes the local runner's workers; on Slurm each task starts as many as its node's CPUs and its shard keep busy: drop it" \
+  --executor=slurm --shared_dir="$tmp" --jobs=2
 no_match='main: no case matches --filter=^no such case$ (it is searched in labels such as "Pointwise / Math / add"; main --list shows them all)'
 expect_first_line "$main" "$no_match" --filter='^no such case$'
 expect_first_line "$main" "$no_match" --filter='^no such case$' --list
@@ -64,6 +66,10 @@ expect_first_line "$ci" "ci: --json writes the comparisons with the baseline: it
 expect_first_line "$ci" "ci: threshold_pct must be >= 0, got -5" --destination="$tmp/x.json" --threshold_pct=-5
 expect_first_line "$ci" "ci: threshold override \"(\" is not a valid regex: missing ): (" --destination="$tmp/x.json" --overrides='(=5'
 expect_first_line "$ci" "ERROR: Illegal value 'abc' specified for flag 'threshold_pct'" --destination="$tmp/x.json" --threshold_pct=abc
+expect_first_line "$ci" "ci: --threshold_pct sets the gate against --baseline, and without one nothing is gated: add --baseline=FILE, or drop it" \
+  --destination="$tmp/x.json" --threshold_pct=2
+expect_first_line "$ci" "ci: --gate_on_time sets the gate against --baseline, and without one nothing is gated: add --baseline=FILE, or drop it" \
+  --destination="$tmp/x.json" --gate_on_time
 printf '{"measurements": [{"label": "x", "raw_times": [1e-3, 2.' > "$tmp/truncated.json"
 expect_first_line "$ci" "ci: $tmp/truncated.json:1:56: invalid JSON: expected a digit after the decimal point" \
   --destination="$tmp/x.json" --baseline="$tmp/truncated.json"
