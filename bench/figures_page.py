@@ -46,6 +46,11 @@ FIGURES = {
                          "`bench/ci_time.sh`, or `./bazelw test //...` on a fresh machine"),
     "ci_warm_family26": ("`./bazelw test //...` with nothing changed, on the EPYC of family 26",
                          "`bench/ci_time.sh`, or `./bazelw test //...` again"),
+    "ci_cold_xeon207": ("`./bazelw test //...` cold, on the Intel Xeon of model 207: packages "
+                        "installed, no output base, disk cache or roots (as on a fresh machine)",
+                        "`bench/ci_time.sh`"),
+    "ci_warm_xeon207": ("`./bazelw test //...` with nothing changed, on the Intel Xeon of model 207",
+                        "`bench/ci_time.sh`"),
     "bazel7_suite": ("`./bazelw test //...` in Debian sid: Bazel 7.7.1 building the module, g++ 16, "
                      "PyTorch 2.14.1 with C++20, Python 3.14, valgrind 3.27; new output base, "
                      "the tests that make roots left out",
@@ -132,13 +137,19 @@ def head_commit():
 
 
 # bench/machine.py's words for a slower EPYC -> the suffix of its rows.
-SLOWER_EPYCS = {"(family 25, model 1, ": "_model1", "(family 26, model 2, ": "_family26"}
+# Machines whose figures have rows of their own (bench/machine.py's words
+# for the CPU), beside those of the model-17 EPYC.
+OTHER_MACHINES = {
+    "(family 25, model 1, ": "_model1",
+    "(family 26, model 2, ": "_family26",
+    "Intel(R) Xeon(R) Processor (family 6, model 207, ": "_xeon207",
+}
 
 
 def row_id(figure, machine_text):
     """The row a figure measured on `machine_text` (bench/machine.py's line)
-    goes to: its row for a slower EPYC, where it has one."""
-    for words, suffix in SLOWER_EPYCS.items():
+    goes to: its row for that machine, where it has one."""
+    for words, suffix in OTHER_MACHINES.items():
         if words in machine_text and figure + suffix in FIGURES:
             return figure + suffix
     return figure

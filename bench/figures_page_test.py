@@ -13,6 +13,8 @@ import figures_page  # noqa: E402
 MODEL_1 = "AMD EPYC (family 25, model 1, stepping 1), 2 CPUs, rdtscp in CPUID: yes"
 MODEL_17 = "AMD EPYC (family 25, model 17, stepping 1), 2 CPUs, rdtscp in CPUID: yes"
 FAMILY_26 = "AMD EPYC (family 26, model 2, stepping 1), 2 CPUs, rdtscp in CPUID: no"
+XEON_207 = ("Intel(R) Xeon(R) Processor (family 6, model 207, stepping 2), 2 CPUs, "
+            "rdtscp in CPUID: yes, first touch of a page: 2.4 µs")
 
 
 def ci_time_md(machine_text, cold, warm):
@@ -35,6 +37,9 @@ class RowIdTest(unittest.TestCase):
         self.assertEqual(figures_page.row_id("ci_cold", FAMILY_26), "ci_cold_family26")
         self.assertEqual(figures_page.row_id("ci_warm", FAMILY_26), "ci_warm_family26")
         self.assertEqual(figures_page.row_id("fast_loop", FAMILY_26), "fast_loop")
+        self.assertEqual(figures_page.row_id("ci_cold", XEON_207), "ci_cold_xeon207")
+        self.assertEqual(figures_page.row_id("ci_warm", XEON_207), "ci_warm_xeon207")
+        self.assertEqual(figures_page.row_id("main", XEON_207), "main")
 
 
 class CiTimeTest(unittest.TestCase):
