@@ -188,6 +188,24 @@ CommandResult CommandResult::FromWaitStatus(int status) {
   return result;
 }
 
+namespace {
+
+// Waits until `fd` can be read (or has reached its end); false once
+// `deadline` has passed first.
+bool ReadableBefore(int fd, std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd readable = {fd, POLLIN, 0};
+    const int ready = poll(&readable, 1, static_cast<int>(left.count()));
+    if (ready > 0 || (ready < 0 && errno != EINTR)) return true;  // read() says which
+    if (ready == 0) return false;
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
                                          const CommandOptions& options) {
   int pipe_fds[2];
@@ -213,23 +231,19 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
   std::string output;
   size_t reported = 0;  // output before this offset went to on_line
   char buffer[65536];
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration<double>(std::max(options.timeout_seconds, 0.0));
+  const std::chrono::steady_clock::time_point deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(
+              options.timeout_seconds > 0 ? std::min(options.timeout_seconds, 1e9) : 0.0));
   bool timed_out = false;
   for (;;) {
-    if (options.timeout_seconds > 0) {
-      const auto left =
-          std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      pollfd readable = {pipe_fds[0], POLLIN, 0};
-      const int ready = left.count() <= 0 ? 0 : poll(&readable, 1, static_cast<int>(left.count()));
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready == 0) {
-        // Not waiting for the pipe's end: a process outside the group may
-        // hold it open.
-        kill(-*pid, SIGKILL);
-        timed_out = true;
-        break;
-      }
+    if (options.timeout_seconds > 0 && !ReadableBefore(pipe_fds[0], deadline)) {
+      // Not waiting for the pipe's end: a process outside the group may
+      // hold it open.
+      kill(-*pid, SIGKILL);
+      timed_out = true;
+      break;
     }
     const ssize_t n = read(pipe_fds[0], buffer, sizeof(buffer));
     if (n > 0) {

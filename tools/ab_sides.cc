@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cmath>
 #include <cstdio>
 #include <future>
 #include <optional>
@@ -32,14 +31,10 @@ void SplitByMinLibTorch(const std::vector<expand::SuiteCaseProto>& cases,
                         std::vector<expand::SuiteCaseProto>& runnable,
                         std::vector<expand::SuiteCaseProto>& too_new) {
   for (const expand::SuiteCaseProto& c : cases) {
-    if (c.has_min_libtorch()) {
-      const expand::LibTorchVersionProto& min = c.min_libtorch();
-      if (available < expand::LibTorchVersion{min.major(), min.minor(), min.patch()}) {
-        too_new.push_back(c);
-        continue;
-      }
-    }
-    runnable.push_back(c);
+    const expand::LibTorchVersionProto& min = c.min_libtorch();
+    const bool newer = c.has_min_libtorch() &&
+                       available < expand::LibTorchVersion{min.major(), min.minor(), min.patch()};
+    (newer ? too_new : runnable).push_back(c);
   }
 }
 
@@ -505,11 +500,9 @@ absl::StatusOr<bool> PythonCases(const std::vector<Side*>& sides, bool no_python
 absl::StatusOr<std::vector<expand::SuiteCaseProto>> CasesToRun(
     const std::vector<expand::SuiteCaseProto>& selected, const std::vector<const Side*>& sides,
     bool backtesting, std::vector<expand::SuiteCaseProto>& skipped) {
-  const Side* oldest = sides.front();
-  for (const Side* side : sides) {
-    if (side->libtorch_version < oldest->libtorch_version) oldest = side;
-  }
-  const Side& older = *oldest;
+  const Side& older = **std::min_element(
+      sides.begin(), sides.end(),
+      [](const Side* a, const Side* b) { return a->libtorch_version < b->libtorch_version; });
   std::vector<expand::SuiteCaseProto> runnable, too_new;
   SplitByMinLibTorch(selected, older.libtorch_version, runnable, too_new);
   if (too_new.empty()) return selected;
