@@ -31,7 +31,11 @@ printf '#define TORCH_VERSION_MAJOR 1\n#define TORCH_VERSION_MINOR 13\n#define T
 touch "$tmp/a_libtorch/lib/libtorch_cpu.so" "$tmp/a_libtorch/lib/libc10.so"
 expect_first_line "$ab_test" \
   "ab_test: --B_libtorch: the LibTorch directory /nonexistent/libtorch does not exist" \
-  --A_libtorch="$tmp/a_libtorch" --B_libtorch=/nonexistent/libtorch --filter="$filter"
+  --A=true --B=true --A_libtorch="$tmp/a_libtorch" --B_libtorch=/nonexistent/libtorch \
+  --filter="$filter"
+expect_first_line "$ab_test" \
+  "ab_test: --no_cpp leaves the Python cases only, and --B_libtorch=$tmp/a_libtorch has none (a LibTorch directory has no torch Python package): drop --no_cpp to compare the C++ cases" \
+  --A=true --B=true --B_libtorch="$tmp/a_libtorch" --no_cpp
 if "$ab_test" --A="$old" --B=true --backtesting --filter='^InferenceMode' > /dev/null 2> "$tmp/none.err"; then
   fail "--backtesting with nothing left to run must fail"
 fi
