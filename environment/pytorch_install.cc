@@ -188,17 +188,23 @@ absl::StatusOr<PyTorchInstall> FromPythonPackage(const EnvironmentSpec& spec,
         " Use a cxx11-ABI build of torch (a source build, or a wheel built with "
         "_GLIBCXX_USE_CXX11_ABI=1)"));
   }
+  // Real paths: the same torch reached through a symlink (a linked venv or
+  // home directory, a torch directory linked into site-packages) is the
+  // same build, in the same output base, not a new one.
+  const std::string package = RealPath(answer.package);
   PyTorchInstall install;
   install.kind = InstallKind::kPythonPackage;
   install.version = answer.version;
-  install.root = answer.package;
-  install.include_directory = answer.package + "/include";
-  install.library_directory = answer.package + "/lib";
+  install.root = package;
+  install.include_directory = package + "/include";
+  install.library_directory = package + "/lib";
   install.cxx_standard = CxxStandardFor(install.include_directory);
   install.toolchain = HostToolchain();
   install.how_found = found_by;
   if (answer.python_version == kWorkerPythonVersion) {
-    install.python_path = Parent(answer.package);
+    // The directory `import torch` found it in, with what else is there
+    // (numpy): the link's directory, not the linked torch's.
+    install.python_path = RealPath(Parent(answer.package));
   } else {
     install.python_problem =
         absl::StrCat("its torch is for Python ", answer.python_version,

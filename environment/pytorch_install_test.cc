@@ -162,6 +162,35 @@ TEST(FindPyTorchTest, FindsThePackageThatImportTorchLoads) {
   EXPECT_EQ(install->how_found, "`import torch` in B, with /venv/bin/python3");
 }
 
+// The same torch reached through a symlink is the same install: its
+// paths are real ones, so its build goes to the same output base.
+TEST(FindPyTorchTest, APackageReachedThroughASymlinkHasItsRealPaths) {
+  const std::string venv = TestDirectory("venv");
+  MakeLibTorch(venv + "/site-packages/torch");
+  const std::string linked_venv = TestDirectory("links") + "/venv";
+  ASSERT_EQ(symlink(venv.c_str(), linked_venv.c_str()), 0);
+  absl::StatusOr<PyTorchInstall> install = FindPyTorch(
+      {"B",
+       FakePythonEnvironment(ProbeLine(linked_venv + "/site-packages/torch", "1", kEmbeddedPython)),
+       "", "B_libtorch", "", ""});
+  ASSERT_TRUE(install.ok()) << install.status();
+  EXPECT_EQ(install->include_directory, venv + "/site-packages/torch/include");
+  EXPECT_EQ(install->library_directory, venv + "/site-packages/torch/lib");
+  EXPECT_EQ(install->python_path, venv + "/site-packages");
+  // A torch directory linked into site-packages: its headers are the
+  // linked directory's, and Python finds torch (and numpy) in site-packages.
+  const std::string source = TestDirectory("pytorch-source");
+  MakeLibTorch(source + "/torch");
+  const std::string site = TestDirectory("site-packages");
+  ASSERT_EQ(symlink((source + "/torch").c_str(), (site + "/torch").c_str()), 0);
+  install =
+      FindPyTorch({"B", FakePythonEnvironment(ProbeLine(site + "/torch", "1", kEmbeddedPython)), "",
+                   "B_libtorch", "", ""});
+  ASSERT_TRUE(install.ok()) << install.status();
+  EXPECT_EQ(install->include_directory, source + "/torch/include");
+  EXPECT_EQ(install->python_path, site);
+}
+
 TEST(FindPyTorchTest, APackageForAnotherPythonIsMeasuredInCppOnly) {
   const std::string site = TestDirectory("site-packages");
   MakeLibTorch(site + "/torch");
