@@ -25,6 +25,8 @@ namespace {
 
 // Lines of Bazel's output an error quotes.
 constexpr size_t kQuotedLines = 40;
+// The exit code of a Bazel command stopped by an interrupt.
+constexpr int kBazelInterrupted = 8;
 
 bool InRoot(const PyTorchInstall& install) { return install.kind == InstallKind::kRoot; }
 
@@ -87,6 +89,13 @@ absl::StatusOr<std::string> RunBazel(const std::vector<std::string>& command,
   argv.insert(argv.end(), command.begin(), command.end());
   absl::StatusOr<base::CommandResult> result = base::RunCommand(argv, run);
   if (!result.ok()) return result.status();
+  if (result->exit_code == kBazelInterrupted && result->signal == 0) {
+    // Ctrl-C reaches Bazel with the tool that started it.
+    return absl::CancelledError(absl::StrCat(
+        what, " was interrupted (Bazel's exit code ", kBazelInterrupted,
+        "): nothing was measured. Run the same command again: the build goes on from what it "
+        "had compiled"));
+  }
   if (result->exit_code != 0 || result->signal != 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         what, " failed (", base::DescribeExit(*result), ")",

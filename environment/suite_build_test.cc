@@ -37,6 +37,7 @@ echo "${BAZELW_SKIP_PACKAGE_CHECK:+(no package check) }$PWD $*" >> )",
 case " $* " in
   *" build "*)
     echo "[12 / 431] Compiling definitions/full_suite_sources_shard_0.cc"
+    if [ -e interrupt ]; then echo "INFO: Build interrupted"; exit 8; fi
     if [ -e fail ]; then
       echo "definitions/standard.cc:120:7: error: 'torch::special_op' was not declared"
       for i in $(seq 50); do echo "  more compiler output $i"; done
@@ -211,6 +212,22 @@ TEST(BuildSuiteForTest, AFailedBuildQuotesBazelAndTheCommand) {
   EXPECT_THAT(message, HasSubstr("ERROR: Build did NOT complete successfully"));
   EXPECT_THAT(message, HasSubstr(absl::StrCat("The command, run in ", workspace, ":\n  ",
                                               bazel.path, " --output_base=")));
+}
+
+// Ctrl-C stops the nested Bazel too (exit code 8): said as an interrupt,
+// not as a failed build.
+TEST(BuildSuiteForTest, AnInterruptedBuildIsSaidSo) {
+  FakeBazel bazel;
+  const std::string workspace = base::MakeTemporaryDirectory("workspace").value();
+  ASSERT_TRUE(base::WriteFileAtomically(workspace + "/interrupt", "").ok());
+  const PyTorchInstall install = PackageInstall(base::MakeTemporaryDirectory("site").value());
+  absl::StatusOr<BuiltSuite> built = BuildSuiteFor(install, Options(bazel, workspace));
+  ASSERT_FALSE(built.ok());
+  EXPECT_EQ(built.status().code(), absl::StatusCode::kCancelled);
+  const std::string message(built.status().message());
+  EXPECT_THAT(message, HasSubstr("building icount for torch 2.1.0 (Python package)"));
+  EXPECT_THAT(message, HasSubstr(" was interrupted (Bazel's exit code 8): nothing was measured. "
+                                 "Run the same command again"));
 }
 
 // Cases left out of a build are macros for the generated case sources
