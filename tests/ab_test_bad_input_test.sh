@@ -24,17 +24,13 @@ grep -q -- "--B_worker=/nonexistent/worker does not exist or is not executable" 
   || fail "missing worker message: $(cat "$tmp/worker.err")"
 # A bad LibTorch directory on B is said before A's worker is built for A's
 # directory (which here would fail much later: its library is empty).
-mkdir -p "$tmp/a_libtorch/include/torch/csrc/api/include/torch" "$tmp/a_libtorch/include/ATen" \
-  "$tmp/a_libtorch/include/c10" "$tmp/a_libtorch/lib"
-printf '#define TORCH_VERSION_MAJOR 1\n#define TORCH_VERSION_MINOR 13\n#define TORCH_VERSION_PATCH 1\n' \
-  > "$tmp/a_libtorch/include/torch/csrc/api/include/torch/version.h"
-touch "$tmp/a_libtorch/lib/libtorch_cpu.so" "$tmp/a_libtorch/lib/libc10.so"
+fake_libtorch_directory "$tmp/a_libtorch"
 expect_first_line "$ab_test" \
   "ab_test: --B_libtorch: the LibTorch directory /nonexistent/libtorch does not exist" \
   --A=true --B=true --A_libtorch="$tmp/a_libtorch" --B_libtorch=/nonexistent/libtorch \
   --filter="$filter"
 expect_first_line "$ab_test" \
-  "ab_test: --no_cpp leaves the Python cases only, and --B_libtorch=$tmp/a_libtorch has none (a LibTorch directory has no torch Python package): drop --no_cpp to compare the C++ cases" \
+  "ab_test: --no_cpp leaves the Python cases only, and --B_libtorch=$tmp/a_libtorch has none (a LibTorch directory has no torch Python package): drop --no_cpp to measure the C++ cases" \
   --A=true --B=true --B_libtorch="$tmp/a_libtorch" --no_cpp
 if "$ab_test" --A="$old" --B=true --backtesting --filter='^InferenceMode' > /dev/null 2> "$tmp/none.err"; then
   fail "--backtesting with nothing left to run must fail"

@@ -49,6 +49,17 @@ for c in json.load(open(sys.argv[1]))["comparisons"]:
 PY
 }
 
+# fake_libtorch_directory DIR: makes DIR a LibTorch directory as icount's
+# checks read it (headers saying 1.13.1, libraries), which would not build
+# or load: its libraries are empty files.
+fake_libtorch_directory() {
+  mkdir -p "$1/include/torch/csrc/api/include/torch" "$1/include/ATen" "$1/include/c10" "$1/lib" \
+    || fail "cannot make $1"
+  printf '#define TORCH_VERSION_MAJOR 1\n#define TORCH_VERSION_MINOR 13\n#define TORCH_VERSION_PATCH 1\n' \
+    > "$1/include/torch/csrc/api/include/torch/version.h"
+  touch "$1/lib/libtorch_cpu.so" "$1/lib/libc10.so"
+}
+
 # debian_libtorch_version: Debian's LibTorch release as its headers say
 # ("1.13.0" on bookworm, "2.14.1" on sid; 2.10 and later keep the numbers
 # in torch/headeronly/version.h).

@@ -96,8 +96,9 @@ environment::EnvironmentSpec SideSpec(const SideSource& source, const Side& side
 
 }  // namespace
 
-absl::Status CheckSide(const SideSource& source, const Side& side) {
-  return CheckEnvironmentSpec(SideSpec(source, side));
+absl::Status CheckSide(const SideSource& source, const Side& side, bool no_cpp) {
+  ICOUNT_RETURN_IF_ERROR(CheckEnvironmentSpec(SideSpec(source, side)));
+  return CheckCppLeftOut(SideSpec(source, side), no_cpp);
 }
 
 absl::Status SetUpSide(const Suite& own_suite, const SideSource& source, Side& side) {

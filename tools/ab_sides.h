@@ -70,8 +70,10 @@ struct SideSource {
 absl::Status SetUpSide(const Suite& own_suite, const SideSource& source, Side& side);
 
 // CheckEnvironmentSpec for the side SetUpSide would set up: run on every
-// side before any is set up.
-absl::Status CheckSide(const SideSource& source, const Side& side);
+// side before any is set up. With no_cpp, a LibTorch-directory side, which
+// has no Python cases, is refused too:
+//   "--no_cpp leaves the Python cases only, and --B_libtorch=/opt/lt has none ..."
+absl::Status CheckSide(const SideSource& source, const Side& side, bool no_cpp);
 
 // Asks the side's worker, started through the side's command, which
 // LibTorch it runs on, and fills side.libtorch and side.libtorch_version.

@@ -161,6 +161,47 @@ TEST(AbSidesTest, ASideWithoutTorchTurnsPythonOffEverywhere) {
             "torch package; drop --no_cpp to compare the C++ cases");
 }
 
+// A LibTorch directory (headers saying 1.13.1, libraries) as FindPyTorch
+// reads it: file checks only.
+std::string FakeLibTorchDirectory() {
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/libtorch";
+  for (const char* sub :
+       {"", "/include", "/include/torch", "/include/torch/csrc", "/include/torch/csrc/api",
+        "/include/torch/csrc/api/include", "/include/torch/csrc/api/include/torch", "/include/ATen",
+        "/include/c10", "/lib"}) {
+    mkdir((dir + sub).c_str(), 0755);
+  }
+  EXPECT_TRUE(base::WriteFileAtomically(dir + "/include/torch/csrc/api/include/torch/version.h",
+                                        "#define TORCH_VERSION_MAJOR 1\n"
+                                        "#define TORCH_VERSION_MINOR 13\n"
+                                        "#define TORCH_VERSION_PATCH 1\n")
+                  .ok());
+  for (const char* library : {"/lib/libtorch_cpu.so", "/lib/libc10.so"}) {
+    EXPECT_TRUE(base::WriteFileAtomically(dir + library, "elf").ok());
+  }
+  return dir;
+}
+
+// --no_cpp with a LibTorch-directory side (a flag's or a --sides line's)
+// is refused before any side is set up: such a side has no Python cases.
+TEST(AbSidesTest, NoCppRefusesALibTorchDirectorySide) {
+  const std::string dir = FakeLibTorchDirectory();
+  Side b;
+  b.name = "B";
+  b.command = "true";
+  const SideSource flag = {dir, "B_libtorch", "", "B_root", ""};
+  EXPECT_TRUE(CheckSide(flag, b, /*no_cpp=*/false).ok());
+  EXPECT_EQ(CheckSide(flag, b, /*no_cpp=*/true).message(),
+            "--no_cpp leaves the Python cases only, and --B_libtorch=" + dir +
+                " has none (a LibTorch directory has no torch Python package): drop --no_cpp to "
+                "measure the C++ cases");
+  const SideSource line = {dir, "sides", "", "sides", ""};
+  EXPECT_THAT(std::string(CheckSide(line, b, /*no_cpp=*/true).message()),
+              HasSubstr("and B's libtorch=" + dir + " has none"));
+  // A side without a LibTorch directory is left to PythonCases.
+  EXPECT_TRUE(CheckSide({"", "B_libtorch", "", "B_root", ""}, b, /*no_cpp=*/true).ok());
+}
+
 // A stand-in worker's body: it writes a report of `version` from
 // `source` to the descriptor --libtorch_report_fd names, as the worker does.
 std::string ReportingWorker(const std::string& name, const std::string& version,

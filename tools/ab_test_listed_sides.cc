@@ -64,7 +64,8 @@ absl::Status SetUpListedSides(const Suite& own_suite, std::vector<Side>& sides) 
   for (size_t k = 0; k < sides.size(); ++k) {
     sides[k].name = (*specs)[k].name;
     sides[k].command = (*specs)[k].command;
-    if (absl::Status s = CheckSide(source((*specs)[k]), sides[k]); !s.ok()) {
+    if (absl::Status s = CheckSide(source((*specs)[k]), sides[k], absl::GetFlag(FLAGS_no_cpp));
+        !s.ok()) {
       return at_line((*specs)[k], s);
     }
   }

@@ -234,17 +234,6 @@ absl::Status CheckSideFlags(bool sides) {
         "--A and --B are required (shell commands setting up each environment; a side in a "
         "root, --A_root or --B_root, may leave its command out), or --sides=FILE");
   }
-  // Said before anything is built (PythonCases says it of a --sides file's
-  // side once it is set up).
-  for (const auto& [flag, directory] : {std::pair{"A_libtorch", absl::GetFlag(FLAGS_A_libtorch)},
-                                        std::pair{"B_libtorch", absl::GetFlag(FLAGS_B_libtorch)}}) {
-    if (absl::GetFlag(FLAGS_no_cpp) && !directory.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--no_cpp leaves the Python cases only, and --", flag, "=", directory,
-          " has none (a LibTorch directory has no torch Python package): drop --no_cpp to "
-          "compare the C++ cases"));
-    }
-  }
   const bool no_counts = absl::GetFlag(FLAGS_no_counts);
   ICOUNT_RETURN_IF_ERROR(base::RefuseUnusedFlags(
       {"min_run_time", "time_rounds"}, !absl::GetFlag(FLAGS_display_time) && !no_counts,
@@ -345,8 +334,8 @@ absl::Status MakeSides(const Suite& own_suite, Side& a, Side& b) {
   const SideSource b_source = {absl::GetFlag(FLAGS_B_libtorch), "B_libtorch",
                                absl::GetFlag(FLAGS_B_root), "B_root",
                                absl::GetFlag(FLAGS_B_worker)};
-  ICOUNT_RETURN_IF_ERROR(CheckSide(a_source, a));
-  ICOUNT_RETURN_IF_ERROR(CheckSide(b_source, b));
+  ICOUNT_RETURN_IF_ERROR(CheckSide(a_source, a, absl::GetFlag(FLAGS_no_cpp)));
+  ICOUNT_RETURN_IF_ERROR(CheckSide(b_source, b, absl::GetFlag(FLAGS_no_cpp)));
   ICOUNT_RETURN_IF_ERROR(SetUpSide(own_suite, a_source, a));
   return SetUpSide(own_suite, b_source, b);
 }

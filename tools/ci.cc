@@ -211,6 +211,9 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(base::CheckNoPositionalArguments(positional));
   ICOUNT_RETURN_IF_ERROR(CheckNumberFlags());
   ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
+  ICOUNT_RETURN_IF_ERROR(
+      CheckCppLeftOut(EnvironmentFlagsSpec(absl::GetFlag(FLAGS_env), absl::GetFlag(FLAGS_libtorch)),
+                      absl::GetFlag(FLAGS_no_cpp)));
   const std::string destination = absl::GetFlag(FLAGS_destination);
   if (destination.empty()) return absl::InvalidArgumentError("--destination is required");
   for (const auto& [flag, path] : {std::pair<const char*, std::string>{"destination", destination},

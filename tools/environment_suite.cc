@@ -235,12 +235,42 @@ absl::Status CheckEnvironmentSpec(const environment::EnvironmentSpec& spec) {
       environment::ResolveRoot(spec.root, "--" + spec.root_flag).status(), spec.name);
 }
 
+absl::Status CheckCppLeftOut(const environment::EnvironmentSpec& spec, bool no_cpp) {
+  if (!no_cpp || spec.libtorch_directory.empty()) return absl::OkStatus();
+  const std::string given =
+      spec.libtorch_flag == "sides"
+          ? absl::StrCat(spec.name, "'s libtorch=", spec.libtorch_directory)
+          : absl::StrCat("--", spec.libtorch_flag, "=", spec.libtorch_directory);
+  return absl::InvalidArgumentError(
+      absl::StrCat("--no_cpp leaves the Python cases only, and ", given,
+                   " has none (a LibTorch directory has no torch Python package): drop --no_cpp "
+                   "to measure the C++ cases"));
+}
+
 namespace {
 
+// What FindAndBuild builds, and what the PyTorch found must offer.
+struct BuildRequest {
+  std::string target;  // "//definitions:full_suite"
+  std::string what;    // for progress: "icount's worker and C++ cases"
+  bool snippet_prelude = false;
+  bool leave_out_uncompiled = false;
+  // A Python statement is to run (timeit --language=python): a PyTorch
+  // without Python cases is refused before anything is built.
+  bool python_statement = false;
+};
+
+// A side's suite: its worker with the C++ cases that compile against it.
+BuildRequest WorkerAndCases() {
+  BuildRequest request;
+  request.target = "//definitions:full_suite";
+  request.what = "icount's worker and C++ cases";
+  request.leave_out_uncompiled = true;
+  return request;
+}
+
 absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& spec,
-                                           const std::string& target, bool snippet_prelude,
-                                           bool leave_out_uncompiled, const std::string& what,
-                                           const std::string& tool) {
+                                           const BuildRequest& request, const std::string& tool) {
   FoundAndBuilt out;
   environment::SuiteBuildOptions options;
   ICOUNT_RETURN_IF_ERROR(CheckEnvironmentSpec(spec));
@@ -252,21 +282,26 @@ absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& s
                            base::WithContext(_, spec.name));
   }
   Say(tool, spec.name, environment::DescribeMeasured(out.install));
+  if (request.python_statement && !out.install.python_problem.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        spec.name, ": --language=python cannot run there: ", out.install.python_problem,
+        "; time a C++ statement there (--language=cpp)"));
+  }
   if (out.install.kind == environment::InstallKind::kSystem) return out;
   if (options.workspace.empty()) {
     ICOUNT_ASSIGN_OR_RETURN(options.workspace, environment::IcountWorkspace());
   }
-  options.target = target;
-  options.snippet_prelude = snippet_prelude;
+  options.target = request.target;
+  options.snippet_prelude = request.snippet_prelude;
   options.on_progress = [&](const std::string& line) {
     std::fprintf(stderr, "%s: %s: bazel: %s\n", tool.c_str(), spec.name.c_str(), line.c_str());
   };
   std::fprintf(stderr,
                "%s: %s: building %s against it (minutes the first time; Bazel reuses what is "
                "built after that)...\n",
-               tool.c_str(), spec.name.c_str(), what.c_str());
+               tool.c_str(), spec.name.c_str(), request.what.c_str());
   absl::StatusOr<environment::BuiltSuite> built =
-      leave_out_uncompiled
+      request.leave_out_uncompiled
           ? CompileLeavingOut(out.install, options, tool, spec.name, out.uncompiled_cases)
           : environment::BuildSuiteFor(out.install, options);
   ICOUNT_ASSIGN_OR_RETURN(out.built, std::move(built),
@@ -279,10 +314,7 @@ absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& s
 absl::StatusOr<EnvironmentSuite> SuiteForEnvironment(const environment::EnvironmentSpec& spec,
                                                      const Suite& own_suite,
                                                      const std::string& tool) {
-  ICOUNT_ASSIGN_OR_RETURN(
-      FoundAndBuilt found,
-      FindAndBuild(spec, "//definitions:full_suite", /*snippet_prelude=*/false,
-                   /*leave_out_uncompiled=*/true, "icount's worker and C++ cases", tool));
+  ICOUNT_ASSIGN_OR_RETURN(FoundAndBuilt found, FindAndBuild(spec, WorkerAndCases(), tool));
   EnvironmentSuite out;
   out.install = std::move(found.install);
   out.launcher = std::move(found.launcher);
@@ -304,12 +336,13 @@ absl::StatusOr<EnvironmentSuite> SuiteForEnvironment(const environment::Environm
 absl::StatusOr<EnvironmentTool> ToolForEnvironment(const environment::EnvironmentSpec& spec,
                                                    const std::string& own_path,
                                                    const std::string& package,
-                                                   const std::string& name,
-                                                   const std::string& tool) {
-  ICOUNT_ASSIGN_OR_RETURN(
-      FoundAndBuilt found,
-      FindAndBuild(spec, absl::StrCat("//", package, ":", name), /*snippet_prelude=*/true,
-                   /*leave_out_uncompiled=*/false, absl::StrCat("//", package, ":", name), tool));
+                                                   const std::string& name, const std::string& tool,
+                                                   bool python_statement) {
+  BuildRequest request;
+  request.target = request.what = absl::StrCat("//", package, ":", name);
+  request.snippet_prelude = true;  // the tool compiles C++ statements
+  request.python_statement = python_statement;
+  ICOUNT_ASSIGN_OR_RETURN(FoundAndBuilt found, FindAndBuild(spec, request, tool));
   EnvironmentTool out;
   out.launcher = std::move(found.launcher);
   out.root_in_use = std::move(found.root_in_use);

@@ -70,12 +70,15 @@ struct EnvironmentTool {
 
 // The tool //<package>:<name> built for the environment's PyTorch (for
 // timeit, which measures in its own process): `own_path` when that
-// PyTorch is Debian's, which the running tool is built against.
+// PyTorch is Debian's, which the running tool is built against. With
+// python_statement, a PyTorch whose Python cannot run there (a LibTorch
+// directory, a torch for another Python) is refused before anything is
+// built: "--libtorch: --language=python cannot run there: ...".
 absl::StatusOr<EnvironmentTool> ToolForEnvironment(const environment::EnvironmentSpec& spec,
                                                    const std::string& own_path,
                                                    const std::string& package,
-                                                   const std::string& name,
-                                                   const std::string& tool);
+                                                   const std::string& name, const std::string& tool,
+                                                   bool python_statement);
 
 // A side in a root measures the root's own torch and LibTorch, so a
 // LibTorch directory given with a root would be ignored: refused, with both
@@ -91,6 +94,15 @@ absl::Status CheckRootWithoutLibTorch(const std::string& libtorch, const std::st
 // side first: making one side's root and building in it takes minutes.
 // Errors start with the side's name, as SuiteForEnvironment's do.
 absl::Status CheckEnvironmentSpec(const environment::EnvironmentSpec& spec);
+
+// Refuses, before anything is built, a run of Python cases only (no_cpp:
+// --no_cpp) on a LibTorch directory, which has no torch Python package:
+//
+//   CheckCppLeftOut(EnvironmentFlagsSpec("", "/opt/libtorch"), /*no_cpp=*/true)
+//   // "--no_cpp leaves the Python cases only, and --libtorch=/opt/libtorch has none (...)"
+//
+// A --sides line's side is named as "B's libtorch=DIR".
+absl::Status CheckCppLeftOut(const environment::EnvironmentSpec& spec, bool no_cpp);
 
 // The environment main's, ci's and timeit's --env, --libtorch and --root
 // name, called by the flag that names it in messages ("--root" when a root

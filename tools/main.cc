@@ -130,6 +130,9 @@ absl::Status CheckFlags(const std::vector<char*>& positional) {
   ICOUNT_RETURN_IF_ERROR(CheckHtmlFlag(
       {{"output", absl::GetFlag(FLAGS_output)}, {"history", absl::GetFlag(FLAGS_history)}}));
   ICOUNT_RETURN_IF_ERROR(CheckExecutorFlags());
+  ICOUNT_RETURN_IF_ERROR(
+      CheckCppLeftOut(EnvironmentFlagsSpec(absl::GetFlag(FLAGS_env), absl::GetFlag(FLAGS_libtorch)),
+                      absl::GetFlag(FLAGS_no_cpp)));
   if (absl::GetFlag(FLAGS_no_counts) && absl::GetFlag(FLAGS_no_wall_time)) {
     return absl::InvalidArgumentError(
         "--no_counts and --no_wall_time together leave nothing to measure: drop one of them");

@@ -41,6 +41,13 @@ expect_first_line "$main" "main: unexpected argument \"results.json\": this prog
 expect_first_line "$main" "main: --filter is given twice (--filter=add, then --filter=mul): it takes one value, and the second would replace the first; give it once" --filter=add --filter=mul
 expect_first_line "$main" "main: --libtorch=/opt/libtorch and --root=sid do not combine: a side in a root measures the root's own torch and LibTorch; drop --root to measure /opt/libtorch on this machine, or drop --libtorch" --libtorch=/opt/libtorch --root=sid
 expect_first_line "$main" "main: --min_run_time=-1: must be greater than 0" --min_run_time=-1
+# A LibTorch directory has no Python cases: --no_cpp is refused before any
+# build.
+libtorch="$tmp/libtorch"
+fake_libtorch_directory "$libtorch"
+no_python_there="--no_cpp leaves the Python cases only, and --libtorch=$libtorch has none (a LibTorch directory has no torch Python package): drop --no_cpp to measure the C++ cases"
+expect_first_line "$main" "main: $no_python_there" --libtorch="$libtorch" --no_cpp
+expect_first_line "$ci" "ci: $no_python_there" --destination="$tmp/x.json" --libtorch="$libtorch" --no_cpp
 expect_first_line "$main" "main: --repeats shapes the instruction counts, which --no_counts leaves out: drop one of them" --no_counts --repeats=3
 expect_first_line "$main" "main: --min_run_time shapes the wall time, which --no_wall_time leaves out: drop one of them" --no_wall_time --min_run_time=1
 expect_first_line "$main" "main: --callgrind_number=0: must be at least 1" --callgrind_number=0

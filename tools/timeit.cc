@@ -171,8 +171,9 @@ int RunInEnvironment(const std::vector<char*>& args) {
       spec.root_binds.push_back(*real);
     }
   }
-  absl::StatusOr<EnvironmentTool> binary = ToolForEnvironment(
-      spec, std::string(self, static_cast<size_t>(length)), "tools", "timeit", "timeit");
+  absl::StatusOr<EnvironmentTool> binary =
+      ToolForEnvironment(spec, std::string(self, static_cast<size_t>(length)), "tools", "timeit",
+                         "timeit", absl::GetFlag(FLAGS_language) == "python");
   if (!binary.ok()) return base::Fail(binary.status());
   std::vector<std::string> argv = environment::EnvironmentPrefix(env, binary->launcher);
   argv.push_back(binary->path);

@@ -5,7 +5,7 @@ set -u
 timeit="$1"
 compare="$2"
 tmp="${TEST_TMPDIR:-/tmp}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 
 "$timeit" --language=python --setup='x = torch.ones(4, 4)' --stmt='torch.add(x, x)' \
   --number=1000 --callgrind --callgrind_number=20 --top=3 --json="$tmp/t.json" > "$tmp/out.txt" 2> "$tmp/err.txt" \
@@ -58,6 +58,13 @@ expect_error repeats_alone "timeit: --repeats applies to the instruction counts 
   --language=python --stmt=x --repeats=3
 expect_error cache_sim_alone "timeit: --cache_sim applies to the instruction counts of --callgrind" --language=python --stmt=x --cache_sim
 expect_error unknown_flag "Unknown command line flag 'no_such_flag'" --language=python --stmt=x --no_such_flag
+# A LibTorch directory has no torch Python package: a Python statement is
+# refused before timeit is built for it (this one would not build).
+libtorch="$tmp/libtorch"
+fake_libtorch_directory "$libtorch"
+expect_error libtorch_python "timeit: --libtorch: --language=python cannot run there: a LibTorch directory has no torch Python package; time a C++ statement there (--language=cpp)" \
+  --libtorch="$libtorch" --language=python --stmt=x
+grep -q "building" "$tmp/libtorch_python.err" && fail "built before refusing: $(cat "$tmp/libtorch_python.err")"
 expect_error positional 'timeit: unexpected argument "extra": this program takes only flags' --language=python --stmt=x extra
 expect_error zero_number "timeit: --number=0: must be at least 1" --language=python --stmt=pass --number=0
 expect_error negative_number "timeit: --number=-5: must be at least 1" --language=python --stmt=pass --number=-5
