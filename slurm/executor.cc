@@ -29,6 +29,7 @@
 #include "slurm/shard_task_options.h"
 #include "slurm/shards.h"
 #include "slurm/slurm_commands.h"
+#include "slurm/task_log.h"
 #include "worker/failure.h"
 #include "worker/runner.h"
 
@@ -57,15 +58,6 @@ struct Shard {
   bool finished = false;
   std::string given_up;  // why its unfinished orders failed
 };
-
-// The last `lines` lines of a file, or a note that it has none.
-std::string Tail(const std::string& path, int lines) {
-  absl::StatusOr<std::string> text = base::ReadFileToString(path);
-  if (!text.ok() || text->empty()) return absl::StrCat("(", path, " is empty or missing)");
-  std::vector<absl::string_view> all = absl::StrSplit(*text, '\n', absl::SkipEmpty());
-  const size_t from = all.size() > static_cast<size_t>(lines) ? all.size() - lines : 0;
-  return absl::StrJoin(all.begin() + from, all.end(), "\n");
-}
 
 // Results in a shard's journal by order id, the last one of each (a
 // resubmitted task reruns what failed before); none when there is no
@@ -397,9 +389,10 @@ class SlurmRun {
     // The log goes with the run directory once the results are written;
     // its end is quoted here, where the results keep it.
     const std::string log = ShardPath(dir_, shard.index, ".log");
-    shard.given_up = absl::StrCat(what, " after ", shard.submissions,
-                                  " submissions; the end of its Slurm log (shard_", shard.index,
-                                  ".log):\n", Tail(log, kLogTailLines));
+    shard.given_up = absl::StrCat(
+        what, " after ", shard.submissions, " submissions; the end of its Slurm log (shard_",
+        shard.index, ".log):\n",
+        TaskLogEnd(log, kLogTailLines, slurm_.shared_dir, ended.ok() ? ended->node : ""));
     std::fprintf(stderr, "icount: %s\n", shard.given_up.c_str());
   }
 
