@@ -42,9 +42,6 @@ using base::InterruptScope;
 
 // Lines of a task's log quoted when it is given up.
 constexpr int kLogTailLines = 15;
-// squeue failures in a row (a controller restarting) before the driver
-// stops waiting; the tasks keep running and --resume reattaches.
-constexpr int kQueryAttempts = 30;
 
 std::string ShardPath(const std::string& dir, int shard, const char* suffix) {
   return absl::StrCat(dir, "/shard_", shard, suffix);
@@ -441,27 +438,33 @@ class SlurmRun {
       }
     }
     ICOUNT_RETURN_IF_ERROR(Submit(to_submit));
-    int failed_queries = 0;
+    // Since when squeue has failed, every time it was asked (when failing).
+    bool failing = false;
+    std::chrono::steady_clock::time_point failing_since;
     while (!Interrupted()) {
       const std::vector<std::string> jobs = ActiveJobs();
       if (jobs.empty()) break;
       absl::StatusOr<std::vector<TaskState>> active = ActiveTasks(jobs);
       if (!active.ok()) {
-        if (failed_queries == 0) {
+        const auto now = std::chrono::steady_clock::now();
+        if (!failing) {
+          failing = true;
+          failing_since = now;
           std::fprintf(stderr,
-                       "icount: Slurm: %s; asking again every %g s, up to %d times, before "
+                       "icount: Slurm: %s; asking again every %g s for up to %g s before "
                        "leaving the tasks to a later --resume\n",
                        std::string(active.status().message()).c_str(), slurm_.poll_seconds,
-                       kQueryAttempts);
+                       slurm_.query_patience_seconds);
         }
-        if (++failed_queries >= kQueryAttempts) {
+        if (std::chrono::duration<double>(now - failing_since).count() >=
+            slurm_.query_patience_seconds) {
           return absl::UnavailableError(absl::StrCat(
-              active.status().message(), " (", kQueryAttempts, " times in a row); the tasks of ",
-              "jobs ", absl::StrJoin(jobs, ", "), " go on: run the same command with --resume ",
-              "to wait for them again"));
+              active.status().message(), " (every time for ", slurm_.query_patience_seconds,
+              " s); the tasks of jobs ", absl::StrJoin(jobs, ", "),
+              " go on: run the same command with --resume to wait for them again"));
         }
       } else {
-        failed_queries = 0;
+        failing = false;
         std::set<std::pair<std::string, int>> queued;
         for (const TaskState& task : *active) queued.insert({task.job_id, task.index});
         std::vector<Shard*> resubmit;

@@ -56,6 +56,11 @@ struct SlurmOptions {
   int max_submissions = 3;
   // How often squeue is asked.
   double poll_seconds = 2;
+  // How long squeue may fail in a row (a controller restarting, or a backup
+  // controller taking over: Slurm's SlurmctldTimeout is 120 s by default)
+  // before the driver stops waiting; the tasks go on, and `resume` waits
+  // for them again.
+  double query_patience_seconds = 300;
 };
 
 // What can be checked before anything is submitted: Slurm's commands on
