@@ -165,6 +165,19 @@ absl::Status CheckOutputPath(const std::string& flag, const std::string& path) {
         "--", flag, "=", path, ": cannot write into ", directory, " (", std::strerror(error), "); ",
         error == ENOENT ? "create the directory or choose another" : "choose a writable directory"));
   }
+  // access() answers for permissions only: root passes it where no file
+  // can be made (/proc, /sys, an NFS export that squashes root). A file
+  // made and removed again says for sure.
+  std::string probe =
+      absl::StrCat(directory == "." ? "./" : directory, ".icount-write-check-XXXXXX");
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--", flag, "=", path, ": cannot write into ",
+                                                   directory, " (", std::strerror(errno),
+                                                   "); choose a writable directory"));
+  }
+  close(fd);
+  unlink(probe.c_str());
   return absl::OkStatus();
 }
 

@@ -125,7 +125,9 @@ std::string UserPath(const std::string& path);
 std::string PathForDisplay(const std::string& path);
 
 // Checks, before any work, that --`flag`=`path` names a file that can be
-// written: not a directory, in a directory that exists and is writable.
+// written: not a directory, in a directory that exists and where a file
+// can be made (one is made and removed: permissions alone pass root in
+// /proc or on an NFS export that squashes root).
 // The error names the flag and says what to do:
 //   "--output=/tmp/no/run.json: cannot write into /tmp/no/ (No such file or
 //    directory); create the directory or choose another"

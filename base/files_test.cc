@@ -1,5 +1,6 @@
 #include "base/files.h"
 
+#include <dirent.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -11,7 +12,9 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace icount::base {
@@ -151,6 +154,30 @@ TEST(FilesTest, AnOutputInAMissingDirectoryOrADirectoryIsRefusedNamingTheFlag) {
                                    "or choose another");
   const absl::Status directory = CheckOutputPath("destination", dir);
   EXPECT_EQ(directory.message(), "--destination=" + dir + ": is a directory; name the file to write");
+}
+
+// A directory whose permissions let root write but where no file can be
+// made is refused too.
+TEST(FilesTest, AnOutputWhereNoFileCanBeMadeIsRefused) {
+  const absl::Status proc = CheckOutputPath("output", "/proc/run.json");
+  EXPECT_EQ(proc.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(proc.message()),
+              ::testing::StartsWith("--output=/proc/run.json: cannot write into /proc/ ("));
+  EXPECT_THAT(std::string(proc.message()), ::testing::EndsWith("); choose a writable directory"));
+  // The check leaves nothing behind in a directory where it can write.
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/probed";
+  ASSERT_TRUE(MakeDirectories(dir).ok());
+  ASSERT_TRUE(CheckOutputPath("output", dir + "/run.json").ok());
+  DIR* listing = opendir(dir.c_str());
+  ASSERT_NE(listing, nullptr);
+  std::vector<std::string> entries;
+  while (const dirent* entry = readdir(listing)) {
+    if (std::string(entry->d_name) != "." && std::string(entry->d_name) != "..") {
+      entries.push_back(entry->d_name);
+    }
+  }
+  closedir(listing);
+  EXPECT_THAT(entries, ::testing::IsEmpty());
 }
 
 // A relative path is made below the working directory, not below "/".
