@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/files.h"
 #include "base/subprocess.h"
+#include "environment/pytorch_install_testutil.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -25,34 +26,11 @@ std::string TestDirectory(const std::string& name) {
   return *dir;
 }
 
-void WriteFile(const std::string& path, const std::string& text) {
-  // Parents first: the fake installs are a few levels deep.
-  for (size_t slash = path.find('/', 1); slash != std::string::npos;
-       slash = path.find('/', slash + 1)) {
-    mkdir(path.substr(0, slash).c_str(), 0755);
-  }
-  ASSERT_TRUE(base::WriteFileAtomically(path, text).ok()) << path;
-}
-
-// A LibTorch install's layout with version 2.1.0: headers, libraries and
-// (optionally) the CMake config that states the string ABI.
-void MakeLibTorch(const std::string& root, int cxx11_abi = 1) {
-  WriteFile(root + "/include/torch/csrc/api/include/torch/version.h",
-            "#pragma once\n#define TORCH_VERSION_MAJOR 2\n#define TORCH_VERSION_MINOR 1\n"
-            "#define TORCH_VERSION_PATCH 0\n");
-  WriteFile(root + "/include/c10/core/TensorImpl.h", "// inline fast paths\n");
-  WriteFile(root + "/include/ATen/ATen.h", "#pragma once\n");
-  WriteFile(root + "/lib/libtorch_cpu.so", "elf");
-  WriteFile(root + "/lib/libc10.so", "elf");
-  WriteFile(root + "/share/cmake/Torch/TorchConfig.cmake",
-            absl::StrCat("set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=", cxx11_abi, "\")\n"));
-}
-
 // An environment command whose python3 answers the probe with `line`.
 std::string FakePythonEnvironment(const std::string& line) {
   const std::string bin = TestDirectory("fake-python");
-  WriteFile(bin + "/answer", line + "\n");
-  WriteFile(bin + "/python3", absl::StrCat("#!/bin/sh\ncat ", bin, "/answer\n"));
+  WriteTestFile(bin + "/answer", line + "\n");
+  WriteTestFile(bin + "/python3", absl::StrCat("#!/bin/sh\ncat ", bin, "/answer\n"));
   chmod((bin + "/python3").c_str(), 0755);
   return absl::StrCat("export PATH=", bin, ":$PATH");
 }
@@ -70,7 +48,7 @@ std::string ProbeLine(const std::string& package, const std::string& abi,
 
 TEST(FindPyTorchTest, ReadsALibTorchDirectory) {
   const std::string root = TestDirectory("libtorch");
-  MakeLibTorch(root);
+  MakeFakeLibTorch(root);
   absl::StatusOr<PyTorchInstall> install = FindPyTorch({"B", "true", root, "B_libtorch", "", ""});
   ASSERT_TRUE(install.ok()) << install.status();
   EXPECT_EQ(install->kind, InstallKind::kLibTorchDirectory);
@@ -85,7 +63,7 @@ TEST(FindPyTorchTest, ReadsALibTorchDirectory) {
 
 TEST(FindPyTorchTest, ALibTorchDirectoryNeedsItsLibraries) {
   const std::string root = TestDirectory("libtorch");
-  MakeLibTorch(root);
+  MakeFakeLibTorch(root);
   std::remove((root + "/lib/libtorch_cpu.so").c_str());
   absl::StatusOr<PyTorchInstall> install = FindPyTorch({"A", "true", root, "A_libtorch", "", ""});
   ASSERT_FALSE(install.ok());
@@ -97,7 +75,7 @@ TEST(FindPyTorchTest, ALibTorchDirectoryNeedsItsLibraries) {
 // Each header directory: one missing would silently come from Debian's.
 TEST(FindPyTorchTest, ALibTorchDirectoryNeedsEveryHeaderDirectory) {
   const std::string root = TestDirectory("libtorch-without-c10");
-  MakeLibTorch(root);
+  MakeFakeLibTorch(root);
   base::RemoveDirectoryTree(root + "/include/c10");
   absl::StatusOr<PyTorchInstall> install = FindPyTorch({"A", "true", root, "A_libtorch", "", ""});
   ASSERT_FALSE(install.ok());
@@ -113,7 +91,7 @@ TEST(FindPyTorchTest, ALibTorchDirectoryThatIsMissingOrAFileIsSaidSo) {
   EXPECT_THAT(std::string(install.status().message()),
               HasSubstr(absl::StrCat("the LibTorch directory ", missing, " does not exist")));
   const std::string file = TestDirectory("file-parent") + "/libtorch.tar";
-  WriteFile(file, "archive");
+  WriteTestFile(file, "archive");
   install = FindPyTorch({"B", "true", file, "B_libtorch", "", ""});
   ASSERT_FALSE(install.ok());
   EXPECT_THAT(
@@ -139,7 +117,7 @@ TEST(FindPyTorchTest, ACommandNotFoundIsABrokenEnvironmentNotAMissingPython) {
 
 TEST(FindPyTorchTest, RefusesThePreCxx11Abi) {
   const std::string root = TestDirectory("libtorch");
-  MakeLibTorch(root, /*cxx11_abi=*/0);
+  MakeFakeLibTorch(root, /*cxx11_abi=*/0);
   absl::StatusOr<PyTorchInstall> install = FindPyTorch({"B", "true", root, "B_libtorch", "", ""});
   ASSERT_FALSE(install.ok());
   EXPECT_THAT(std::string(install.status().message()), HasSubstr("_GLIBCXX_USE_CXX11_ABI=0"));
@@ -148,7 +126,7 @@ TEST(FindPyTorchTest, RefusesThePreCxx11Abi) {
 
 TEST(FindPyTorchTest, FindsThePackageThatImportTorchLoads) {
   const std::string site = TestDirectory("site-packages");
-  MakeLibTorch(site + "/torch");
+  MakeFakeLibTorch(site + "/torch");
   absl::StatusOr<PyTorchInstall> install = FindPyTorch(
       {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "1", kEmbeddedPython)), "", "B_libtorch",
        "", ""});
@@ -166,7 +144,7 @@ TEST(FindPyTorchTest, FindsThePackageThatImportTorchLoads) {
 // paths are real ones, so its build goes to the same output base.
 TEST(FindPyTorchTest, APackageReachedThroughASymlinkHasItsRealPaths) {
   const std::string venv = TestDirectory("venv");
-  MakeLibTorch(venv + "/site-packages/torch");
+  MakeFakeLibTorch(venv + "/site-packages/torch");
   const std::string linked_venv = TestDirectory("links") + "/venv";
   ASSERT_EQ(symlink(venv.c_str(), linked_venv.c_str()), 0);
   absl::StatusOr<PyTorchInstall> install = FindPyTorch(
@@ -180,7 +158,7 @@ TEST(FindPyTorchTest, APackageReachedThroughASymlinkHasItsRealPaths) {
   // A torch directory linked into site-packages: its headers are the
   // linked directory's, and Python finds torch (and numpy) in site-packages.
   const std::string source = TestDirectory("pytorch-source");
-  MakeLibTorch(source + "/torch");
+  MakeFakeLibTorch(source + "/torch");
   const std::string site = TestDirectory("site-packages");
   ASSERT_EQ(symlink((source + "/torch").c_str(), (site + "/torch").c_str()), 0);
   install =
@@ -193,7 +171,7 @@ TEST(FindPyTorchTest, APackageReachedThroughASymlinkHasItsRealPaths) {
 
 TEST(FindPyTorchTest, APackageForAnotherPythonIsMeasuredInCppOnly) {
   const std::string site = TestDirectory("site-packages");
-  MakeLibTorch(site + "/torch");
+  MakeFakeLibTorch(site + "/torch");
   absl::StatusOr<PyTorchInstall> install = FindPyTorch(
       {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "1", kOtherPython)), "", "B_libtorch",
        "", ""});
@@ -207,7 +185,7 @@ TEST(FindPyTorchTest, APackageForAnotherPythonIsMeasuredInCppOnly) {
 
 TEST(FindPyTorchTest, APackageWithoutHeadersIsNoLibTorch) {
   const std::string site = TestDirectory("site-packages");
-  WriteFile(site + "/torch/__init__.py", "");
+  WriteTestFile(site + "/torch/__init__.py", "");
   absl::StatusOr<PyTorchInstall> install = FindPyTorch(
       {"A", FakePythonEnvironment(ProbeLine(site + "/torch", "1", "3.11")), "", "A_libtorch", "", ""});
   ASSERT_FALSE(install.ok());
@@ -217,7 +195,7 @@ TEST(FindPyTorchTest, APackageWithoutHeadersIsNoLibTorch) {
 
 TEST(FindPyTorchTest, APackageWithThePreCxx11AbiIsRefused) {
   const std::string site = TestDirectory("site-packages");
-  MakeLibTorch(site + "/torch");
+  MakeFakeLibTorch(site + "/torch");
   absl::StatusOr<PyTorchInstall> install = FindPyTorch(
       {"B", FakePythonEnvironment(ProbeLine(site + "/torch", "0", "3.11")), "", "B_libtorch", "", ""});
   ASSERT_FALSE(install.ok());
@@ -272,7 +250,7 @@ TEST(FindPyTorchTest, ABrokenEnvironmentIsAnErrorNotAGuess) {
 
 TEST(FingerprintTest, ChangesWhenAHeaderChangesAndOnlyThen) {
   const std::string root = TestDirectory("libtorch");
-  MakeLibTorch(root);
+  MakeFakeLibTorch(root);
   absl::StatusOr<PyTorchInstall> install = ReadLibTorchDirectory(root);
   ASSERT_TRUE(install.ok()) << install.status();
   absl::StatusOr<std::string> first = Fingerprint(*install);
@@ -280,10 +258,10 @@ TEST(FingerprintTest, ChangesWhenAHeaderChangesAndOnlyThen) {
   EXPECT_EQ(first->size(), 16u);
   EXPECT_EQ(Fingerprint(*install).value(), *first);
   // A rewritten header (another size) and a new header each change it.
-  WriteFile(root + "/include/c10/core/TensorImpl.h", "// inline fast paths, now slower\n");
+  WriteTestFile(root + "/include/c10/core/TensorImpl.h", "// inline fast paths, now slower\n");
   const std::string second = Fingerprint(*install).value();
   EXPECT_NE(second, *first);
-  WriteFile(root + "/include/c10/core/New.h", "");
+  WriteTestFile(root + "/include/c10/core/New.h", "");
   EXPECT_NE(Fingerprint(*install).value(), second);
 }
 
@@ -297,7 +275,7 @@ TEST(EnvironmentPrefixTest, RunsTheCommandThenTheArguments) {
 // must work (a POSIX sh has only `.`).
 TEST(EnvironmentPrefixTest, SourceSetsTheEnvironmentUp) {
   const std::string script = absl::StrCat(std::getenv("TEST_TMPDIR"), "/activate");
-  WriteFile(script, "export ICOUNT_TEST_SIDE=env_a\n");
+  WriteTestFile(script, "export ICOUNT_TEST_SIDE=env_a\n");
   std::vector<std::string> argv = EnvironmentPrefix(absl::StrCat("source ", script));
   for (const char* word : {"/bin/sh", "-c", "echo \"side=$ICOUNT_TEST_SIDE\""}) {
     argv.push_back(word);
@@ -311,28 +289,28 @@ TEST(EnvironmentPrefixTest, SourceSetsTheEnvironmentUp) {
 TEST(HeaderVersionTest, FollowsTheHeaderOnlyVersionWhereVersionHIncludesIt) {
   const std::string include = TestDirectory("forwarding") + "/include";
   // PyTorch 2.10 and later: torch/version.h only includes the real one.
-  WriteFile(include + "/torch/csrc/api/include/torch/version.h",
-            "#pragma once\n#include <torch/headeronly/version.h>\n");
-  WriteFile(include + "/torch/headeronly/version.h",
-            "#pragma once\n#define TORCH_VERSION_MAJOR 2\n#define TORCH_VERSION_MINOR 14\n"
-            "#define TORCH_VERSION_PATCH 1\n");
+  WriteTestFile(include + "/torch/csrc/api/include/torch/version.h",
+                "#pragma once\n#include <torch/headeronly/version.h>\n");
+  WriteTestFile(include + "/torch/headeronly/version.h",
+                "#pragma once\n#define TORCH_VERSION_MAJOR 2\n#define TORCH_VERSION_MINOR 14\n"
+                "#define TORCH_VERSION_PATCH 1\n");
   absl::StatusOr<std::string> version = HeaderVersion(include);
   ASSERT_TRUE(version.ok()) << version.status();
   EXPECT_EQ(*version, "2.14.1");
-  WriteFile(include + "/torch/headeronly/version.h", "#pragma once\n");
+  WriteTestFile(include + "/torch/headeronly/version.h", "#pragma once\n");
   EXPECT_THAT(std::string(HeaderVersion(include).status().message()),
               HasSubstr("torch/headeronly/version.h has no readable TORCH_VERSION_MAJOR"));
 }
 
 TEST(CxxStandardForTest, CppTwentyWhereATenDemandsIt) {
   const std::string include = TestDirectory("standard") + "/include";
-  WriteFile(include + "/ATen/ATen.h",
-            "#if !defined(_MSC_VER) && __cplusplus < 201703L\n"
-            "#error C++17 or later compatible compiler is required to use ATen.\n#endif\n");
+  WriteTestFile(include + "/ATen/ATen.h",
+                "#if !defined(_MSC_VER) && __cplusplus < 201703L\n"
+                "#error C++17 or later compatible compiler is required to use ATen.\n#endif\n");
   EXPECT_EQ(CxxStandardFor(include), "c++17");
-  WriteFile(include + "/ATen/ATen.h",
-            "#if !defined(_MSC_VER) && __cplusplus < 202002L\n"
-            "#error C++20 or later compatible compiler is required to use ATen.\n#endif\n");
+  WriteTestFile(include + "/ATen/ATen.h",
+                "#if !defined(_MSC_VER) && __cplusplus < 202002L\n"
+                "#error C++20 or later compatible compiler is required to use ATen.\n#endif\n");
   EXPECT_EQ(CxxStandardFor(include), "c++20");
   EXPECT_EQ(CxxStandardFor(include + "/missing"), "c++17");
 }

@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "base/files.h"
+#include "environment/pytorch_install_testutil.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "worker/libtorch_version_line.h"
@@ -161,31 +162,11 @@ TEST(AbSidesTest, ASideWithoutTorchTurnsPythonOffEverywhere) {
             "torch package; drop --no_cpp to compare the C++ cases");
 }
 
-// A LibTorch directory (headers saying 1.13.1, libraries) as FindPyTorch
-// reads it: file checks only.
-std::string FakeLibTorchDirectory() {
-  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/libtorch";
-  for (const char* sub :
-       {"", "/include", "/include/torch", "/include/torch/csrc", "/include/torch/csrc/api",
-        "/include/torch/csrc/api/include", "/include/torch/csrc/api/include/torch", "/include/ATen",
-        "/include/c10", "/lib"}) {
-    mkdir((dir + sub).c_str(), 0755);
-  }
-  EXPECT_TRUE(base::WriteFileAtomically(dir + "/include/torch/csrc/api/include/torch/version.h",
-                                        "#define TORCH_VERSION_MAJOR 1\n"
-                                        "#define TORCH_VERSION_MINOR 13\n"
-                                        "#define TORCH_VERSION_PATCH 1\n")
-                  .ok());
-  for (const char* library : {"/lib/libtorch_cpu.so", "/lib/libc10.so"}) {
-    EXPECT_TRUE(base::WriteFileAtomically(dir + library, "elf").ok());
-  }
-  return dir;
-}
-
 // --no_cpp with a LibTorch-directory side (a flag's or a --sides line's)
 // is refused before any side is set up: such a side has no Python cases.
 TEST(AbSidesTest, NoCppRefusesALibTorchDirectorySide) {
-  const std::string dir = FakeLibTorchDirectory();
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/libtorch";
+  environment::MakeFakeLibTorch(dir);
   Side b;
   b.name = "B";
   b.command = "true";
