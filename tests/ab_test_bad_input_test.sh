@@ -123,6 +123,21 @@ grep -q "^ab_test: B: measures torch 2.1.0 (LibTorch directory) at $tmp/libtorch
   "$tmp/no_tree.err" || fail "what B has: $(cat "$tmp/no_tree.err")"
 grep -qF "\$ICOUNT_WORKSPACE=$tmp/not_a_tree is not icount's source tree" "$tmp/no_tree.err" \
   || fail "no source tree message: $(cat "$tmp/no_tree.err")"
+# A tree that no longer holds the sources ab_test was built from (here:
+# none of them) is refused before anything is built for B.
+mkdir -p "$tmp/stale_tree"
+echo 'workspace(name = "icount")' > "$tmp/stale_tree/WORKSPACE"
+if env -u BUILD_WORKSPACE_DIRECTORY ICOUNT_WORKSPACE="$tmp/stale_tree" "$ab_test" --A=true --B=true \
+  --B_libtorch="$tmp/libtorch" > /dev/null 2> "$tmp/stale_tree.err"; then
+  fail "a build from a tree other than ab_test's must fail"
+fi
+grep -qF "ab_test: B: icount's source tree at $tmp/stale_tree is not the one this program was built from: " \
+  "$tmp/stale_tree.err" || fail "stale tree message: $(cat "$tmp/stale_tree.err")"
+grep -qE " and [0-9]+ others are gone \(([0-9]+) of the \1 files a side's worker is built from\)" \
+  "$tmp/stale_tree.err" || fail "which files: $(cat "$tmp/stale_tree.err")"
+grep -qF "Build //tools:ab_test again (./bazelw build //tools:ab_test) and rerun" "$tmp/stale_tree.err" \
+  || fail "what to do: $(cat "$tmp/stale_tree.err")"
+! grep -q "building" "$tmp/stale_tree.err" || fail "built from the stale tree: $(cat "$tmp/stale_tree.err")"
 
 expect_first_line "$ab_test" "ab_test: --A and --B are required (shell commands setting up each environment; a side in a root, --A_root or --B_root, may leave its command out), or --sides=FILE" --A=true
 expect_first_line "$ab_test" "ERROR: Unknown command line flag 'no_such_flag'" --A=true --B=true --no_such_flag

@@ -16,6 +16,8 @@
 #include "base/program_place.h"
 #include "base/status.h"
 #include "compare/node_check.h"
+#include "environment/build_sources.h"
+#include "environment/nested_build_sources.h"
 #include "environment/root.h"
 #include "environment/suite_build.h"
 #include "expand/case_sources.h"
@@ -269,6 +271,24 @@ BuildRequest WorkerAndCases() {
   return request;
 }
 
+// icount's source tree, to build a side's worker from: refused when it no
+// longer holds the sources this tool was built from (build_sources.h).
+absl::StatusOr<std::string> SourceTreeToBuild() {
+  ICOUNT_ASSIGN_OR_RETURN(std::string tree, environment::IcountWorkspace());
+  const absl::Status same = environment::CheckSourceTree(tree, environment::NestedBuildSources());
+  if (same.ok()) return tree;
+  // The tools are //tools:<executable's name> (main, ab_test, ci, timeit).
+  absl::StatusOr<std::string> self = base::RealPath("/proc/self/exe");
+  const std::string target =
+      absl::StrCat("//tools:", self.ok() ? self->substr(self->rfind('/') + 1) : "...");
+  return absl::FailedPreconditionError(absl::StrCat(
+      same.message(),
+      ": a worker built from it would not be the one this program expects. "
+      "Build ",
+      target, " again (./bazelw build ", target, ") and rerun, or run it as ./bazelw run ", target,
+      " -- ..., which builds it first"));
+}
+
 absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& spec,
                                            const BuildRequest& request, const std::string& tool) {
   FoundAndBuilt out;
@@ -277,7 +297,8 @@ absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& s
   if (spec.root.empty()) {
     ICOUNT_ASSIGN_OR_RETURN(out.install, environment::FindPyTorch(spec));
   } else {
-    ICOUNT_ASSIGN_OR_RETURN(options.workspace, environment::IcountWorkspace());
+    ICOUNT_ASSIGN_OR_RETURN(options.workspace, SourceTreeToBuild(),
+                            base::WithContext(_, spec.name));
     ICOUNT_RETURN_IF_ERROR(FindInRoot(spec, tool, options, out),
                            base::WithContext(_, spec.name));
   }
@@ -289,7 +310,8 @@ absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& s
   }
   if (out.install.kind == environment::InstallKind::kSystem) return out;
   if (options.workspace.empty()) {
-    ICOUNT_ASSIGN_OR_RETURN(options.workspace, environment::IcountWorkspace());
+    ICOUNT_ASSIGN_OR_RETURN(options.workspace, SourceTreeToBuild(),
+                            base::WithContext(_, spec.name));
   }
   options.target = request.target;
   options.snippet_prelude = request.snippet_prelude;

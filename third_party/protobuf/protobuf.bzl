@@ -61,7 +61,11 @@ def icount_cc_proto_library(name, srcs, deps = [], visibility = None, testonly =
     )
     cc_library(
         name = name,
-        srcs = [o for o in outs if o.endswith(".cc")],
+        # The generating rule rather than its .pb.cc files: what follows a
+        # library's dependencies to the sources it is made of (an aspect,
+        # as environment/build_sources.bzl's) reaches a rule, never the
+        # rule behind an output file, and through it the .proto files.
+        srcs = [":" + name + "_generate"],
         hdrs = [o for o in outs if o.endswith(".h")],
         deps = deps + [Label("//third_party/protobuf:protobuf")],
         visibility = visibility,
