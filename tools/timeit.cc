@@ -12,7 +12,9 @@
 // exit code 1, instead of taking timeit down with it.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -23,6 +25,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/files.h"
 #include "base/flags.h"
 #include "base/status.h"
@@ -30,6 +34,7 @@
 #include "cli/tool_flags.h"
 #include "environment/pytorch_install.h"
 #include "timer/callgrind_stats.h"
+#include "timer/function_counts.h"
 #include "timer/measurement_io.h"
 #include "timer/node.h"
 #include "timer/timer.h"
@@ -78,6 +83,37 @@ int Usage(absl::string_view message) {
   return 1;
 }
 
+// "\n\n3 repeats: 588064, 588064, 588064 instructions (identical)": each
+// repeat's count and whether they differ, which is what asking for repeats
+// asks. Empty for one repeat.
+std::string RepeatsLine(const std::vector<timer::CallgrindStats>& stats) {
+  if (stats.size() < 2) return "";
+  std::vector<int64_t> counts;
+  for (const timer::CallgrindStats& repeat : stats) counts.push_back(repeat.Counts());
+  const auto [low, high] = std::minmax_element(counts.begin(), counts.end());
+  return absl::StrFormat(
+      "\n\n%d repeats: %s instructions (%s)", counts.size(), absl::StrJoin(counts, ", "),
+      *low == *high
+          ? "identical"
+          : absl::StrFormat("differ by up to %d, %.4f%%", *high - *low,
+                            100.0 * static_cast<double>(*high - *low) / static_cast<double>(*low)));
+}
+
+// The `shown` functions that count most, the rest summed on a line of its
+// own, and the total of every function (not only the rows shown), which is
+// the region's count with noise removed.
+std::string TopFunctions(const timer::FunctionCounts& exclusive, int shown) {
+  const timer::FunctionCounts top = exclusive.Slice(0, static_cast<size_t>(shown));
+  // Printed as inclusive rows, which have no "Total:" line of their own.
+  std::string text =
+      timer::FunctionCounts(top.rows(), /*inclusive=*/true).Slice(0, top.size()).ToString();
+  if (const size_t others = exclusive.size() - top.size(); others > 0) {
+    absl::StrAppendFormat(&text, "%s  %d in %d other function%s", top.size() > 0 ? "\n" : "",
+                          exclusive.Sum() - top.Sum(), others, others == 1 ? "" : "s");
+  }
+  return absl::StrCat(text, "\n\nTotal: ", exclusive.Sum());
+}
+
 // Builds the Timer, measures, prints and writes the results; the body of
 // the child process timeit runs the statement in. Returns the exit code.
 int Measure(const std::string& language, bool number, bool adaptive, double threshold) {
@@ -116,9 +152,11 @@ int Measure(const std::string& language, bool number, bool adaptive, double thre
       return base::Fail(stats.status());
     }
     const timer::CallgrindStats& first = stats->front();
-    std::printf("\n%s\n\nTop functions (exclusive, noise removed, all %lld runs):\n%s\n",
-                first.Summary().c_str(), static_cast<long long>(first.number_per_run()),
-                first.Stats().Denoise().Slice(0, absl::GetFlag(FLAGS_top)).ToString().c_str());
+    std::printf("\n%s%s\n\nTop functions (exclusive, noise removed, all %lld runs%s):\n%s\n",
+                first.Summary().c_str(), RepeatsLine(*stats).c_str(),
+                static_cast<long long>(first.number_per_run()),
+                stats->size() > 1 ? " of the first repeat" : "",
+                TopFunctions(first.Stats().Denoise(), absl::GetFlag(FLAGS_top)).c_str());
     results.instruction_counts.push_back(timer::SummarizeInstructionCounts(*stats));
   }
   results.end_time = NowRfc3339();

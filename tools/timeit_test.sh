@@ -8,11 +8,20 @@ tmp="${TEST_TMPDIR:-/tmp}"
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/test_steps.sh"
 
 "$timeit" --language=python --setup='x = torch.ones(4, 4)' --stmt='torch.add(x, x)' \
-  --number=1000 --callgrind --callgrind_number=20 --top=3 --json="$tmp/t.json" > "$tmp/out.txt" 2> "$tmp/err.txt" \
-  || fail "timeit failed: $(cat "$tmp/err.txt")"
+  --number=1000 --callgrind --callgrind_number=20 --repeats=2 --top=3 --json="$tmp/t.json" \
+  > "$tmp/out.txt" 2> "$tmp/err.txt" || fail "timeit failed: $(cat "$tmp/err.txt")"
 grep -q "1 measurement, 1000 runs , 1 thread" "$tmp/out.txt" || fail "no Timeit summary: $(cat "$tmp/out.txt")"
 grep -q "Instructions:" "$tmp/out.txt" || fail "no callgrind summary"
 grep -q "Per run:" "$tmp/out.txt" || fail "no per-run count"
+grep -qE "^2 repeats: ([0-9]+), \1 instructions \(identical\)$" "$tmp/out.txt" \
+  || fail "no repeats, or they differ: $(cat "$tmp/out.txt")"
+# Three functions, the rest on a line of their own, and a total of all of
+# them: the region's count with noise removed.
+[[ $(sed -n '/^Top functions/,/^$/p' "$tmp/out.txt" | grep -cE "^ +[0-9]+  ") == 3 ]] \
+  || fail "not 3 functions: $(cat "$tmp/out.txt")"
+grep -qE "^  [0-9]+ in [0-9]+ other functions$" "$tmp/out.txt" || fail "no line for the others"
+denoised=$(sed -n 's/^    Instructions: .* \([0-9][0-9]*\)$/\1/p' "$tmp/out.txt")
+grep -qx "Total: $denoised" "$tmp/out.txt" || fail "Total is not the region's $denoised: $(cat "$tmp/out.txt")"
 "$compare" --input="$tmp/t.json" | grep -q "torch.add(x, x)" || fail "compare cannot read --json output"
 
 "$timeit" --language=cpp --setup='auto x = torch::ones({2});' --stmt='auto y = x +;' > /dev/null 2> "$tmp/cpp.err" \
