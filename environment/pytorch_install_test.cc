@@ -26,25 +26,10 @@ std::string TestDirectory(const std::string& name) {
   return *dir;
 }
 
-// An environment command whose python3 answers the probe with `line`.
-std::string FakePythonEnvironment(const std::string& line) {
-  const std::string bin = TestDirectory("fake-python");
-  WriteTestFile(bin + "/answer", line + "\n");
-  WriteTestFile(bin + "/python3", absl::StrCat("#!/bin/sh\ncat ", bin, "/answer\n"));
-  chmod((bin + "/python3").c_str(), 0755);
-  return absl::StrCat("export PATH=", bin, ":$PATH");
-}
-
 // The Python this build embeds ("3.11" on bookworm, "3.14" on sid), and
 // one it does not.
 const std::string kEmbeddedPython = absl::StrCat(PY_MAJOR_VERSION, ".", PY_MINOR_VERSION);
 const std::string kOtherPython = absl::StrCat(PY_MAJOR_VERSION, ".", PY_MINOR_VERSION + 1);
-
-std::string ProbeLine(const std::string& package, const std::string& abi,
-                      const std::string& python_version) {
-  return absl::StrCat("ICOUNT_TORCH\t2.1.0a0+git1234\t", package, "\t", abi, "\t", python_version,
-                      "\t/venv/bin/python3");
-}
 
 TEST(FindPyTorchTest, ReadsALibTorchDirectory) {
   const std::string root = TestDirectory("libtorch");

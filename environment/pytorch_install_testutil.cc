@@ -31,4 +31,19 @@ void MakeFakeLibTorch(const std::string& root, int cxx11_abi) {
       absl::StrCat("set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=", cxx11_abi, "\")\n"));
 }
 
+std::string FakePythonEnvironment(const std::string& line) {
+  absl::StatusOr<std::string> bin = base::MakeTemporaryDirectory("fake-python");
+  EXPECT_TRUE(bin.ok()) << bin.status();
+  WriteTestFile(*bin + "/answer", line + "\n");
+  WriteTestFile(*bin + "/python3", absl::StrCat("#!/bin/sh\ncat ", *bin, "/answer\n"));
+  chmod((*bin + "/python3").c_str(), 0755);
+  return absl::StrCat("export PATH=", *bin, ":$PATH");
+}
+
+std::string ProbeLine(const std::string& package, const std::string& abi,
+                      const std::string& python_version) {
+  return absl::StrCat("ICOUNT_TORCH\t2.1.0a0+git1234\t", package, "\t", abi, "\t", python_version,
+                      "\t/venv/bin/python3");
+}
+
 }  // namespace icount::environment

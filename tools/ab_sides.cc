@@ -98,7 +98,8 @@ environment::EnvironmentSpec SideSpec(const SideSource& source, const Side& side
 
 absl::Status CheckSide(const SideSource& source, const Side& side, bool no_cpp) {
   ICOUNT_RETURN_IF_ERROR(CheckEnvironmentSpec(SideSpec(source, side)));
-  return CheckCppLeftOut(SideSpec(source, side), no_cpp);
+  // A --B_worker side measures the worker given, whatever torch is there.
+  return CheckCppLeftOut(SideSpec(source, side), no_cpp && source.worker.empty());
 }
 
 absl::Status SetUpSide(const Suite& own_suite, const SideSource& source, Side& side) {

@@ -21,7 +21,9 @@ namespace icount::tools {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 expand::SuiteCaseProto Case(const std::string& key, timer::LanguageProto language,
                             const std::string& min_libtorch_version = "") {
@@ -179,8 +181,28 @@ TEST(AbSidesTest, NoCppRefusesALibTorchDirectorySide) {
   const SideSource line = {dir, "sides", "", "sides", ""};
   EXPECT_THAT(std::string(CheckSide(line, b, /*no_cpp=*/true).message()),
               HasSubstr("and B's libtorch=" + dir + " has none"));
-  // A side without a LibTorch directory is left to PythonCases.
+  // A side whose environment's torch has Python cases passes.
   EXPECT_TRUE(CheckSide({"", "B_libtorch", "", "B_root", ""}, b, /*no_cpp=*/true).ok());
+}
+
+// An environment whose torch is for another Python than the worker embeds
+// has no Python cases either: with --no_cpp it is refused before anything
+// is built for it, unless the side's worker is given (--B_worker).
+TEST(AbSidesTest, NoCppRefusesASideWhoseTorchIsForAnotherPython) {
+  const std::string site = std::string(std::getenv("TEST_TMPDIR")) + "/site-packages";
+  environment::MakeFakeLibTorch(site + "/torch");
+  Side b;
+  b.name = "B";
+  b.command =
+      environment::FakePythonEnvironment(environment::ProbeLine(site + "/torch", "1", "2.7"));
+  const SideSource command = {"", "B_libtorch", "", "B_root", ""};
+  EXPECT_TRUE(CheckSide(command, b, /*no_cpp=*/false).ok());
+  EXPECT_THAT(std::string(CheckSide(command, b, /*no_cpp=*/true).message()),
+              StartsWith("--no_cpp leaves the Python cases only, and B has none (its torch is for "
+                         "Python 2.7, and icount's worker embeds Python "));
+  EXPECT_THAT(std::string(CheckSide(command, b, /*no_cpp=*/true).message()),
+              EndsWith("): drop --no_cpp to measure the C++ cases"));
+  EXPECT_TRUE(CheckSide({"", "B_libtorch", "", "B_root", "/opt/worker"}, b, /*no_cpp=*/true).ok());
 }
 
 // A stand-in worker's body: it writes a report of `version` from

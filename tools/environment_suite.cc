@@ -238,15 +238,28 @@ absl::Status CheckEnvironmentSpec(const environment::EnvironmentSpec& spec) {
 }
 
 absl::Status CheckCppLeftOut(const environment::EnvironmentSpec& spec, bool no_cpp) {
-  if (!no_cpp || spec.libtorch_directory.empty()) return absl::OkStatus();
-  const std::string given =
-      spec.libtorch_flag == "sides"
-          ? absl::StrCat(spec.name, "'s libtorch=", spec.libtorch_directory)
-          : absl::StrCat("--", spec.libtorch_flag, "=", spec.libtorch_directory);
-  return absl::InvalidArgumentError(
-      absl::StrCat("--no_cpp leaves the Python cases only, and ", given,
-                   " has none (a LibTorch directory has no torch Python package): drop --no_cpp "
-                   "to measure the C++ cases"));
+  if (!no_cpp || !spec.root.empty()) return absl::OkStatus();  // a root's Python is its torch's
+  std::string given;
+  std::string why;
+  if (!spec.libtorch_directory.empty()) {
+    given = spec.libtorch_flag == "sides"
+                ? absl::StrCat(spec.name, "'s libtorch=", spec.libtorch_directory)
+                : absl::StrCat("--", spec.libtorch_flag, "=", spec.libtorch_directory);
+    why = "a LibTorch directory has no torch Python package";
+  } else {
+    if (spec.command.empty()) return absl::OkStatus();  // Debian's
+    // Asking the environment's python3 takes a second, so only here: a
+    // torch for another Python than the worker's cannot run Python cases,
+    // which would be found only once the side's worker was built.
+    ICOUNT_ASSIGN_OR_RETURN(const environment::PyTorchInstall install,
+                            environment::FindPyTorch(spec));
+    if (install.python_problem.empty()) return absl::OkStatus();
+    given = spec.name;
+    why = install.python_problem;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("--no_cpp leaves the Python cases only, and ",
+                                                 given, " has none (", why,
+                                                 "): drop --no_cpp to measure the C++ cases"));
 }
 
 namespace {

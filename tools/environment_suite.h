@@ -96,10 +96,13 @@ absl::Status CheckRootWithoutLibTorch(const std::string& libtorch, const std::st
 absl::Status CheckEnvironmentSpec(const environment::EnvironmentSpec& spec);
 
 // Refuses, before anything is built, a run of Python cases only (no_cpp:
-// --no_cpp) on a LibTorch directory, which has no torch Python package:
+// --no_cpp) on a LibTorch directory, which has no torch Python package, or
+// in an environment whose torch is for another Python than the worker's
+// (asked of its python3, a second):
 //
 //   CheckCppLeftOut(EnvironmentFlagsSpec("", "/opt/libtorch"), /*no_cpp=*/true)
 //   // "--no_cpp leaves the Python cases only, and --libtorch=/opt/libtorch has none (...)"
+//   // ". venv312/bin/activate" as B: "... and B has none (its torch is for Python 3.12, ...)"
 //
 // A --sides line's side is named as "B's libtorch=DIR".
 absl::Status CheckCppLeftOut(const environment::EnvironmentSpec& spec, bool no_cpp);
