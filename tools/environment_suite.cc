@@ -294,12 +294,12 @@ absl::StatusOr<std::string> SourceTreeToBuild() {
   absl::StatusOr<std::string> self = base::RealPath("/proc/self/exe");
   const std::string target =
       absl::StrCat("//tools:", self.ok() ? self->substr(self->rfind('/') + 1) : "...");
+  const std::string rebuild = absl::StrCat("Build ", target, " again (./bazelw build ", target,
+                                           ") and rerun, or run it as ./bazelw run ", target,
+                                           " -- ..., which builds it first");
   return absl::FailedPreconditionError(absl::StrCat(
-      same.message(),
-      ": a worker built from it would not be the one this program expects. "
-      "Build ",
-      target, " again (./bazelw build ", target, ") and rerun, or run it as ./bazelw run ", target,
-      " -- ..., which builds it first"));
+      same.message(), ": a worker built from it would not be the one this program expects. ",
+      rebuild));
 }
 
 absl::StatusOr<FoundAndBuilt> FindAndBuild(const environment::EnvironmentSpec& spec,
