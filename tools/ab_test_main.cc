@@ -160,7 +160,7 @@ compare::AbTestLibTorchProto LibTorchProto(const Side& side) {
   proto.set_install(environment::Describe(side.environment.install));
   if (!side.environment.fingerprint.empty()) proto.set_fingerprint(side.environment.fingerprint);
   const environment::PyTorchInstall& install = side.environment.install;
-  proto.set_toolchain(ToolchainSetting(side.environment));
+  proto.set_toolchain(ToolchainSetting(side.environment.install));
   if (!side.environment.valgrind_version.empty()) {
     proto.set_valgrind(side.environment.valgrind_version);
   } else if (absl::StatusOr<std::string> valgrind = timer::ValgrindVersionOnce(); valgrind.ok()) {

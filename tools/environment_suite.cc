@@ -381,9 +381,9 @@ absl::StatusOr<EnvironmentTool> ToolForEnvironment(const environment::Environmen
   EnvironmentTool out;
   out.launcher = std::move(found.launcher);
   out.root_in_use = std::move(found.root_in_use);
-  out.path = found.built.bin_directory.empty()
-                 ? own_path
-                 : absl::StrCat(found.built.bin_directory, "/", package, "/", name);
+  const bool own = found.built.bin_directory.empty();
+  out.path = own ? own_path : absl::StrCat(found.built.bin_directory, "/", package, "/", name);
+  out.settings = LibTorchSettings(found.install, own ? "" : found.built.fingerprint);
   return out;
 }
 
@@ -436,18 +436,25 @@ absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectEnvironmentCases(
   return SelectCases(environment.suite, filter);
 }
 
-std::string ToolchainSetting(const EnvironmentSuite& environment) {
-  return absl::StrCat(environment.install.toolchain, ", ", environment.install.cxx_standard);
+std::string ToolchainSetting(const environment::PyTorchInstall& install) {
+  return absl::StrCat(install.toolchain, ", ", install.cxx_standard);
+}
+
+std::map<std::string, std::string> LibTorchSettings(const environment::PyTorchInstall& install,
+                                                    const std::string& fingerprint) {
+  std::map<std::string, std::string> settings;
+  settings[compare::kLibTorchSetting] = environment::Describe(install);
+  settings[compare::kLibTorchInstallSetting] = environment::DescribeInstall(install);
+  if (!fingerprint.empty()) settings[compare::kLibTorchFingerprintSetting] = fingerprint;
+  settings[compare::kToolchainSetting] = ToolchainSetting(install);
+  return settings;
 }
 
 void AddLibTorchSettings(const EnvironmentSuite& environment,
                          std::map<std::string, std::string>& settings) {
-  settings[compare::kLibTorchSetting] = environment::Describe(environment.install);
-  settings[compare::kLibTorchInstallSetting] = environment::DescribeInstall(environment.install);
-  if (!environment.fingerprint.empty()) {
-    settings[compare::kLibTorchFingerprintSetting] = environment.fingerprint;
+  for (auto& [key, value] : LibTorchSettings(environment.install, environment.fingerprint)) {
+    settings[key] = std::move(value);
   }
-  settings[compare::kToolchainSetting] = ToolchainSetting(environment);
   // A root's valgrind counted, not the one this process finds.
   if (!environment.valgrind_version.empty() && settings.count("valgrind") > 0) {
     settings["valgrind"] = environment.valgrind_version;

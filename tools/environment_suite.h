@@ -66,6 +66,8 @@ struct EnvironmentTool {
   // A suite's root, held in use (EnvironmentSuite::root_in_use); a tool
   // that execs the one built there keeps it across the exec.
   std::shared_ptr<base::FileLock> root_in_use;
+  // What results record of the PyTorch the tool measures (LibTorchSettings).
+  std::map<std::string, std::string> settings;
 };
 
 // The tool //<package>:<name> built for the environment's PyTorch (for
@@ -144,13 +146,24 @@ inline constexpr char kLibTorchHelp[] =
 absl::StatusOr<std::vector<expand::SuiteCaseProto>> SelectEnvironmentCases(
     const EnvironmentSuite& environment, CaseFilter filter, const std::string& tool);
 
-// What built and ran the environment's worker: "Python 3.11.2, g++ 12.2.0,
-// c++17" (compare::kToolchainSetting).
-std::string ToolchainSetting(const EnvironmentSuite& environment);
+// What builds and runs icount's worker for the install: "Python 3.11.2, g++
+// 12.2.0, c++17" (compare::kToolchainSetting).
+std::string ToolchainSetting(const environment::PyTorchInstall& install);
 
 // The results' settings that say which LibTorch was measured
-// (kLibTorchSetting, kLibTorchInstallSetting and kLibTorchFingerprintSetting,
-// compare/node_check.h) and with what (kToolchainSetting).
+// (kLibTorchSetting, kLibTorchInstallSetting and, where `fingerprint` is
+// not empty, kLibTorchFingerprintSetting, compare/node_check.h) and with
+// what (kToolchainSetting):
+//
+//   LibTorchSettings(environment::SystemInstall(), "")
+//   // {"libtorch": "torch 1.13.0 (Debian's system install) at /usr (the default)",
+//   //  "libtorch_install": "torch 1.13.0 (Debian's system install) at /usr",
+//   //  "toolchain": "Python 3.11.2, g++ 12.2.0, c++17"}
+std::map<std::string, std::string> LibTorchSettings(const environment::PyTorchInstall& install,
+                                                    const std::string& fingerprint);
+
+// LibTorchSettings of the environment's PyTorch, and the valgrind that
+// counted where it is a root's.
 void AddLibTorchSettings(const EnvironmentSuite& environment,
                          std::map<std::string, std::string>& settings);
 

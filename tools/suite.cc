@@ -349,9 +349,7 @@ SuiteResults CollectResults(const std::vector<expand::SuiteCaseProto>& cases,
   }
   if (!out.cycles_per_run.empty()) {
     // The workers simulated caches (RunnerOptions::cache_sim).
-    out.file.settings[timer::kCacheModelSetting] = timer::CacheModelDescription();
-    out.file.settings["valgrind_options"] =
-        absl::StrJoin(timer::CallgrindToolOptions(/*cache_sim=*/true), " ");
+    AddCallgrindSettings(/*cache_sim=*/true, out.file.settings);
   }
   return out;
 }
@@ -483,6 +481,21 @@ std::vector<std::string> WallTimeDisturbances(const std::string& sysfs) {
   return found;
 }
 
+std::string WallTimeDisturbancesSetting() {
+  // Asked once per process: ab_test collects results four times.
+  static const std::vector<std::string>* const disturbances =
+      new std::vector<std::string>(WallTimeDisturbances());
+  return disturbances->empty() ? "none found" : absl::StrJoin(*disturbances, "; ");
+}
+
+void AddCallgrindSettings(bool cache_sim, std::map<std::string, std::string>& settings) {
+  const absl::StatusOr<std::string>& version = timer::ValgrindVersionOnce();
+  settings["valgrind"] =
+      version.ok() ? *version : absl::StrCat("unknown (", version.status().message(), ")");
+  settings["valgrind_options"] = absl::StrJoin(timer::CallgrindToolOptions(cache_sim), " ");
+  if (cache_sim) settings[timer::kCacheModelSetting] = timer::CacheModelDescription();
+}
+
 std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrderProto>& orders) {
   std::map<std::string, std::string> settings;
   bool counted = false;
@@ -504,18 +517,9 @@ std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrd
         "--rehearse_torchscript): their counts are exact, but differ from an unrehearsed run's "
         "by up to ~1.5%";
   }
-  if (timed) {
-    // Asked once per process, like valgrind's version below.
-    static const std::vector<std::string> disturbances = WallTimeDisturbances();
-    settings["wall_time_disturbances"] =
-        disturbances.empty() ? "none found" : absl::StrJoin(disturbances, "; ");
-  }
+  if (timed) settings[kWallTimeDisturbancesSetting] = WallTimeDisturbancesSetting();
   if (!counted) return settings;
-  // Asked once per process: ab_test collects results four times.
-  const absl::StatusOr<std::string>& version = timer::ValgrindVersionOnce();
-  settings["valgrind"] =
-      version.ok() ? *version : absl::StrCat("unknown (", version.status().message(), ")");
-  settings["valgrind_options"] = absl::StrJoin(timer::CallgrindToolOptions(), " ");
+  AddCallgrindSettings(/*cache_sim=*/false, settings);
   settings["baseline"] = baseline_per_case ? "per case, in the case's own process"
                                            : "one per worker, language, number and thread count";
   settings["measuring_process"] =

@@ -164,6 +164,16 @@ std::string CyclesTable(const std::vector<expand::SuiteCaseProto>& cases,
 // "wall_time_disturbances" (WallTimeDisturbances, "none found" when none).
 std::map<std::string, std::string> RunSettings(const std::vector<worker::WorkOrderProto>& orders);
 
+// The settings of counts that valgrind takes in this process's environment:
+// "valgrind" (its version, asked once per process), "valgrind_options"
+// (timer::CallgrindToolOptions) and, with cache_sim, timer::kCacheModelSetting.
+void AddCallgrindSettings(bool cache_sim, std::map<std::string, std::string>& settings);
+
+// The setting of wall times: WallTimeDisturbances of this machine (asked once
+// per process), "; "-joined, or "none found".
+inline constexpr char kWallTimeDisturbancesSetting[] = "wall_time_disturbances";
+std::string WallTimeDisturbancesSetting();
+
 // What on this machine is known to disturb wall time, one sentence each;
 // empty when nothing is found: DAMON monitors that are on (a kdamond
 // monitoring memory slows some measurements by half or more; see

@@ -16,17 +16,22 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "base/files.h"
 #include "base/flags.h"
 #include "base/status.h"
@@ -77,6 +82,52 @@ ABSL_FLAG(double, timeout, 600,
 namespace icount::tools {
 namespace {
 
+// The timeit that finds a side's PyTorch (--env, --libtorch, --root) runs
+// the timeit built for it, there, and tells it in this variable what its
+// results file records of the side: the command line the user gave and the
+// side's LibTorch settings (LibTorchSettings). A line "command<TAB>VALUE",
+// then "KEY<TAB>VALUE" per setting, each VALUE C-escaped.
+constexpr char kSideVariable[] = "ICOUNT_TIMEIT_SIDE";
+
+// What a results file records of the side measured.
+struct MeasuredSide {
+  std::string command;
+  std::map<std::string, std::string> settings;
+};
+
+std::string EncodeSide(const MeasuredSide& side) {
+  std::string text = absl::StrCat("command\t", absl::CEscape(side.command));
+  for (const auto& [key, value] : side.settings) {
+    absl::StrAppend(&text, "\n", key, "\t", absl::CEscape(value));
+  }
+  return text;
+}
+
+// The side kSideVariable describes, which it unsets (the statement's
+// processes need not see it); without it, this timeit's own command and
+// Debian's LibTorch, which it is built against.
+absl::StatusOr<MeasuredSide> TakeMeasuredSide() {
+  const char* encoded = std::getenv(kSideVariable);
+  if (encoded == nullptr) {
+    return MeasuredSide{cli::ToolCommandLine(), LibTorchSettings(environment::SystemInstall(), "")};
+  }
+  MeasuredSide side;
+  for (absl::string_view line : absl::StrSplit(encoded, '\n')) {
+    std::pair<std::string, std::string> field = absl::StrSplit(line, absl::MaxSplits('\t', 1));
+    std::string value;
+    if (!absl::CUnescape(field.second, &value)) {
+      return absl::InternalError(absl::StrCat(kSideVariable, " has a malformed line: ", line));
+    }
+    if (field.first == "command") {
+      side.command = std::move(value);
+    } else {
+      side.settings[field.first] = std::move(value);
+    }
+  }
+  unsetenv(kSideVariable);
+  return side;
+}
+
 int Usage(absl::string_view message) {
   std::fprintf(stderr, "timeit: %.*s\nRun with --help for usage.\n",
                static_cast<int>(message.size()), message.data());
@@ -116,7 +167,8 @@ std::string TopFunctions(const timer::FunctionCounts& exclusive, int shown) {
 
 // Builds the Timer, measures, prints and writes the results; the body of
 // the child process timeit runs the statement in. Returns the exit code.
-int Measure(const std::string& language, bool number, bool adaptive, double threshold) {
+int Measure(const std::string& language, bool number, bool adaptive, double threshold,
+            const MeasuredSide& side) {
   timer::TimerOptions options;
   options.num_threads = absl::GetFlag(FLAGS_num_threads);
   absl::StatusOr<timer::Timer> timer =
@@ -130,6 +182,12 @@ int Measure(const std::string& language, bool number, bool adaptive, double thre
     return base::Fail(timer.status());
   }
   timer::ResultsFile results;
+  results.command = side.command;
+  results.settings = side.settings;
+  results.settings[kWallTimeDisturbancesSetting] = WallTimeDisturbancesSetting();
+  if (absl::GetFlag(FLAGS_callgrind)) {
+    AddCallgrindSettings(absl::GetFlag(FLAGS_cache_sim), results.settings);
+  }
   results.start_time = NowRfc3339();
   results.machine_node = timer::ThisMachine();
   results.machine = timer::DescribeMachine(results.machine_node);
@@ -231,6 +289,7 @@ int RunInEnvironment(const std::vector<char*>& args) {
   }
   // The timeit built in a root uses it until it exits.
   if (binary->root_in_use != nullptr) binary->root_in_use->KeepAcrossExec();
+  setenv(kSideVariable, EncodeSide({cli::ToolCommandLine(), binary->settings}).c_str(), 1);
   std::vector<char*> exec_argv;
   for (std::string& arg : argv) exec_argv.push_back(arg.data());
   exec_argv.push_back(nullptr);
@@ -315,8 +374,11 @@ int Main(int argc, char** argv) {
     return Usage(unused.message());
   }
   if (absl::Status s = CheckJsonFlag(); !s.ok()) return base::Fail(s);
-  absl::StatusOr<base::ChildOutcome> outcome = base::RunInChild(
-      [&] { return Measure(language, number, adaptive, threshold); }, absl::GetFlag(FLAGS_timeout));
+  absl::StatusOr<MeasuredSide> side = TakeMeasuredSide();
+  if (!side.ok()) return base::Fail(side.status());
+  absl::StatusOr<base::ChildOutcome> outcome =
+      base::RunInChild([&] { return Measure(language, number, adaptive, threshold, *side); },
+                       absl::GetFlag(FLAGS_timeout));
   if (!outcome.ok()) return base::Fail(outcome.status());
   if (outcome->returned) return outcome->exit.exit_code;
   return FailUnfinished(*outcome);

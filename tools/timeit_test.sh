@@ -23,6 +23,20 @@ grep -qE "^  [0-9]+ in [0-9]+ other functions$" "$tmp/out.txt" || fail "no line 
 denoised=$(sed -n 's/^    Instructions: .* \([0-9][0-9]*\)$/\1/p' "$tmp/out.txt")
 grep -qx "Total: $denoised" "$tmp/out.txt" || fail "Total is not the region's $denoised: $(cat "$tmp/out.txt")"
 "$compare" --input="$tmp/t.json" | grep -q "torch.add(x, x)" || fail "compare cannot read --json output"
+# The results file says what measured: Debian's LibTorch (timeit's default),
+# the toolchain, valgrind and its options, and the command line.
+/usr/bin/python3 - "$tmp/t.json" <<'PY' || fail "what t.json records: $(cat "$tmp/t.json")"
+import json, sys
+run = json.load(open(sys.argv[1]))
+settings = run["settings"]
+assert "(Debian's system install) at /usr" in settings["libtorch"], settings
+assert settings["libtorch_install"].startswith("torch "), settings
+assert settings["toolchain"].startswith("Python 3.") and ", g++ " in settings["toolchain"], settings
+assert settings["valgrind"].startswith("valgrind-"), settings
+assert settings["valgrind_options"].startswith("--tool=callgrind "), settings
+assert "wall_time_disturbances" in settings, settings
+assert "'--stmt=torch.add(x, x)'" in run["command"], run["command"]
+PY
 
 "$timeit" --language=cpp --setup='auto x = torch::ones({2});' --stmt='auto y = x +;' > /dev/null 2> "$tmp/cpp.err" \
   && fail "a C++ statement that does not compile must fail"
