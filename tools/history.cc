@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@
 #include "history/import.h"
 #include "history/store.h"
 #include "timer/measurement.h"
+#include "tools/history_run_changes.h"
 
 ABSL_FLAG(std::string, db, "", "The history store, an SQLite file (required).");
 ABSL_FLAG(std::string, label, "",
@@ -165,6 +167,9 @@ int Import(Store& store, const std::vector<char*>& files) {
       const std::string label = absl::GetFlag(FLAGS_label);
       run.info.label =
           absl::StrCat(label.empty() ? run.results.start_time : label, run.label_suffix);
+      if (run.info.libtorch_version.empty()) {
+        run.info.libtorch_version = MeasuredLibTorchVersion(run.results);
+      }
       absl::StatusOr<int64_t> id = store.AddRun(run.results, run.info);
       if (!id.ok()) {
         std::fprintf(stderr, "history: %s: %s\n", file, std::string(id.status().message()).c_str());
@@ -306,8 +311,9 @@ struct StepsReport {
 
 // Step k of a case's series: its runs and levels, for wall time how long
 // the new level held, for counts the functions behind it.
-absl::Status AppendStep(Store& store, Metric metric, const CaseSeries& series,
-                        const std::vector<Step>& steps, size_t k, StepsReport& report) {
+absl::Status AppendStep(Store& store, const std::map<int64_t, RunRow>& runs, Metric metric,
+                        const CaseSeries& series, const std::vector<Step>& steps, size_t k,
+                        StepsReport& report) {
   const Step& s = steps[k];
   const SeriesPoint& at = series.points[s.index];
   const SeriesPoint& previous = series.points[s.index - 1];
@@ -321,6 +327,15 @@ absl::Status AppendStep(Store& store, Metric metric, const CaseSeries& series,
     absl::StrAppendFormat(&report.body, ", held %d runs", static_cast<int>(level_end - s.index));
   }
   absl::StrAppend(&report.body, "\n");
+  const auto before = runs.find(previous.run_id);
+  const auto after = runs.find(at.run_id);
+  if (before != runs.end() && after != runs.end()) {
+    if (std::vector<std::string> changes = SetupChanges(metric, before->second, after->second);
+        !changes.empty()) {
+      absl::StrAppend(&report.body, "    the runs differ in more than the code (",
+                      absl::StrJoin(changes, "; "), "): the step may come from that\n");
+    }
+  }
   if (metric == Metric::kCounts) {
     ICOUNT_ASSIGN_OR_RETURN(std::string functions,
                             FunctionChanges(store, series.key, previous.run_id, at.run_id));
@@ -332,6 +347,9 @@ absl::Status AppendStep(Store& store, Metric metric, const CaseSeries& series,
 
 absl::StatusOr<StepsReport> ReportSteps(Store& store, Metric metric,
                                         const std::vector<CaseSeries>& all) {
+  ICOUNT_ASSIGN_OR_RETURN(std::vector<RunRow> rows, store.Runs());
+  std::map<int64_t, RunRow> runs;
+  for (RunRow& row : rows) runs[row.id] = std::move(row);
   StepsReport report;
   for (const CaseSeries& series : all) {
     const std::vector<Step> steps = StepsOf(metric, series);
@@ -340,7 +358,7 @@ absl::StatusOr<StepsReport> ReportSteps(Store& store, Metric metric,
     report.step_count += static_cast<int>(steps.size());
     absl::StrAppend(&report.body, series.label, "\n");
     for (size_t k = 0; k < steps.size(); ++k) {
-      ICOUNT_RETURN_IF_ERROR(AppendStep(store, metric, series, steps, k, report));
+      ICOUNT_RETURN_IF_ERROR(AppendStep(store, runs, metric, series, steps, k, report));
     }
   }
   return report;

@@ -80,6 +80,35 @@ expect_error "no run is labelled \"r99\"" --db="$db" steps --since=r99
 expect_error "no case matches --filter=nothing" --db="$db" steps --filter=nothing
 expect_error "--metric=size: must be counts, allocations or time" --db="$db" steps --metric=size
 
+# A step at a run whose valgrind and LibTorch changed says so; the
+# wall-time step, on the same host, does not. The LibTorch of an imported
+# file is the one its settings name.
+mkdir -p "$tmp/moved"
+/usr/bin/python3 - "$tmp/runs" "$tmp/moved" <<'PY' || fail "making the moved runs"
+import json, sys
+runs, moved = sys.argv[1:]
+for r in range(12):
+    run = json.load(open(f"{runs}/run_{r:02d}.json"))
+    later = r >= 4
+    run["settings"]["valgrind"] = "valgrind-3.24.0" if later else "valgrind-3.19.0"
+    run["settings"]["libtorch_install"] = f"torch {'2.6.0' if later else '1.13.0'} (Debian's system install) at /usr"
+    json.dump(run, open(f"{moved}/run_{r:02d}.json", "w"))
+PY
+for r in $(seq -w 0 11); do
+  "$history" --db="$tmp/moved.db" import "$tmp/moved/run_$r.json" --label="r$r" > /dev/null \
+    || fail "import moved run $r"
+done
+"$history" --db="$tmp/moved.db" list > "$tmp/moved_list.txt" || fail "list of the moved runs"
+grep -Eq "^ +5 +\| +r04 +\|.*\| +valgrind-3\.24\.0 +\| +2\.6\.0 *$" "$tmp/moved_list.txt" \
+  || fail "the moved run's row: $(cat "$tmp/moved_list.txt")"
+"$history" --db="$tmp/moved.db" steps > "$tmp/moved_steps.txt" || fail "steps of the moved runs"
+moved_note='    the runs differ in more than the code (valgrind-3.19.0 -> valgrind-3.24.0; LibTorch 1.13.0 -> 2.6.0): the step may come from that'
+[[ $(grep -cxF -- "$moved_note" "$tmp/moved_steps.txt") == 2 ]] \
+  || fail "not noted at both count steps (the allocation step, at r06, follows a run like it): $(cat "$tmp/moved_steps.txt")"
+grep -A1 '^  at run 9 "r08"' "$tmp/moved_steps.txt" | grep -q "differ in more than the code" \
+  && fail "the wall-time step, on the same host and LibTorch before and after, was noted"
+! grep -q "differ in more than the code" "$tmp/steps.txt" || fail "a note in the unmoved steps: $(cat "$tmp/steps.txt")"
+
 # show: a sparkline and one row per run, the step marked.
 "$history" --db="$db" show --filter='case 5\b' > "$tmp/show.txt" || fail "show"
 grep -q "^Group / case 5 \[C++ Eager, 1T\]  (instructions per run)$" "$tmp/show.txt" || fail "show title"
