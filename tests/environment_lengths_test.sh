@@ -48,7 +48,8 @@ step "main from two checkouts 150 bytes apart, cwd and TMPDIR inside each"
 for checkout in "$tmp/x" "$tmp/$(name 100 x)/$(name 49 x)"; do
   # This test's runfiles, main among them, as a runfiles tree main finds
   # by its own path; without timer/, ab_test's precompiled snippet prelude
-  # (400 MB), which main does not use.
+  # (400 MB), which main does not use. One worker: the check is the
+  # counts, and each worker is a start of LibTorch under valgrind.
   tree="$checkout/main.runfiles/$TEST_WORKSPACE"
   mkdir -p "$checkout/tmp" "$tree" || fail "mkdir $checkout"
   for part in "$TEST_SRCDIR/$TEST_WORKSPACE"/*; do
@@ -57,7 +58,7 @@ for checkout in "$tmp/x" "$tmp/$(name 100 x)/$(name 49 x)"; do
   # Under bzlmod, how the tree's directories map to repositories.
   if [[ -f $TEST_SRCDIR/_repo_mapping ]]; then cp "$TEST_SRCDIR/_repo_mapping" "$checkout/main.runfiles/"; fi
   (cd "$checkout" && env -u RUNFILES_DIR -u TEST_SRCDIR -u RUNFILES_MANIFEST_FILE TMPDIR="$checkout/tmp" \
-    "$tree/${main#"$TEST_SRCDIR/$TEST_WORKSPACE/"}" --filter="$filter|^nn Modules / ReLU$" --no_wall_time \
+    "$tree/${main#"$TEST_SRCDIR/$TEST_WORKSPACE/"}" --filter="$filter|^nn Modules / ReLU$" --no_wall_time --jobs=1 \
     --output="$checkout/out.json" > /dev/null 2> "$checkout/err.txt") \
     || fail "main in $checkout failed: $(cat "$checkout/err.txt")"
 done
