@@ -34,6 +34,7 @@
 #include "absl/strings/str_split.h"
 #include "base/files.h"
 #include "base/flags.h"
+#include "base/machine.h"
 #include "base/status.h"
 #include "base/subprocess.h"
 #include "cli/tool_flags.h"
@@ -227,6 +228,23 @@ int Measure(const std::string& language, bool number, bool adaptive, double thre
   return 0;
 }
 
+// LibTorch starts a thread per count when the count is set (its intra-op
+// pool), each with LibTorch's large thread-local storage to clear: tens of
+// thousands take minutes before the first run, and far more threads than
+// CPUs measure threads waiting for one. So timeit takes up to 4 threads a
+// CPU, and at least 256 on any machine.
+absl::Status CheckNumThreads(int num_threads) {
+  ICOUNT_RETURN_IF_ERROR(base::CheckFlagAtLeast("num_threads", num_threads, 1));
+  const int cpus = base::OnlineCpus();
+  const int most = std::max(256, 4 * cpus);
+  if (num_threads <= most) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--num_threads=", num_threads, ": must be at most ", most,
+      ", the larger of 256 and 4 threads per CPU (this machine has ", cpus,
+      "): LibTorch starts a thread for each before the first run, which takes minutes at "
+      "this size"));
+}
+
 // The numbers in range, before the statement runs.
 absl::Status CheckNumberFlags() {
   if (std::optional<int64_t> number = absl::GetFlag(FLAGS_number); number.has_value()) {
@@ -234,8 +252,7 @@ absl::Status CheckNumberFlags() {
   }
   ICOUNT_RETURN_IF_ERROR(
       base::CheckFlagPositive("min_run_time", absl::GetFlag(FLAGS_min_run_time)));
-  ICOUNT_RETURN_IF_ERROR(
-      base::CheckFlagAtLeast("num_threads", absl::GetFlag(FLAGS_num_threads), 1));
+  ICOUNT_RETURN_IF_ERROR(CheckNumThreads(absl::GetFlag(FLAGS_num_threads)));
   ICOUNT_RETURN_IF_ERROR(base::CheckFlagAtLeast("timeout", absl::GetFlag(FLAGS_timeout), 0));
   if (!absl::GetFlag(FLAGS_callgrind)) return absl::OkStatus();
   ICOUNT_RETURN_IF_ERROR(

@@ -95,6 +95,11 @@ expect_error zero_time "timeit: --min_run_time=0: must be greater than 0" --lang
 expect_error time_beside_number "timeit: --min_run_time is the wall time of --autorange, which --number and --adaptive replace: drop one" \
   --language=python --stmt=pass --number=10 --min_run_time=1
 expect_error negative_threads "timeit: --num_threads=-2: must be at least 1" --language=python --stmt=pass --number=10 --num_threads=-2
+# Thousands of threads would take LibTorch minutes to start: refused.
+cpus=$(getconf _NPROCESSORS_ONLN)
+most=$((4 * cpus > 256 ? 4 * cpus : 256))
+expect_error many_threads "timeit: --num_threads=100000: must be at most $most, the larger of 256 and 4 threads per CPU (this machine has $cpus): LibTorch starts a thread for each" \
+  --language=cpp --stmt='int x = 0;' --number=10 --num_threads=100000
 expect_error negative_timeout "timeit: --timeout=-1: must be at least 0" --language=python --stmt=pass --number=10 --timeout=-1
 expect_error zero_callgrind_number "timeit: --callgrind_number=0: must be at least 1" \
   --language=python --stmt=pass --number=10 --callgrind --callgrind_number=0
