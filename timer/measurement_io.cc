@@ -20,6 +20,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
@@ -197,8 +198,17 @@ std::string ResultCaseKey(const std::map<std::string, std::string>& metadata,
 }
 
 std::string ResultCaseTitle(const TaskSpec& spec) {
-  return absl::StrCat(spec.label.value_or(""), " / ", spec.sub_label.value_or(spec.stmt), " [",
-                      spec.description.value_or(""), ", ", spec.num_threads, "T]");
+  // A statement timed alone (timeit's) has no label or description: its
+  // title is the statement and thread count, without empty parts.
+  std::vector<std::string> name;
+  if (spec.label.has_value() && !spec.label->empty()) name.push_back(*spec.label);
+  name.push_back(spec.sub_label.value_or(spec.stmt));
+  std::vector<std::string> about;
+  if (spec.description.has_value() && !spec.description->empty()) {
+    about.push_back(*spec.description);
+  }
+  about.push_back(absl::StrCat(spec.num_threads, "T"));
+  return absl::StrCat(absl::StrJoin(name, " / "), " [", absl::StrJoin(about, ", "), "]");
 }
 
 namespace {

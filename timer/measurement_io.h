@@ -56,7 +56,8 @@ inline constexpr char kAutogradMetadataKey[] = "autograd";
 // (the front ends set the suite's case key there), else one made of the
 // task spec's labels and thread count.
 std::string ResultCaseKey(const std::map<std::string, std::string>& metadata, const TaskSpec& spec);
-// A case's name for people: "Pointwise / add [C++ Eager, 1T]".
+// A case's name for people: "Pointwise / add [C++ Eager, 1T]"; without a
+// label or description, "torch.add(x, x) [1T]".
 std::string ResultCaseTitle(const TaskSpec& spec);
 
 timer::InstructionCountsProto InstructionCountsToProto(const InstructionCounts& counts);

@@ -261,6 +261,20 @@ TEST(MeasurementIoTest, NewerSchemaWithFieldsThisBuildLacksIsCalledNewer) {
   EXPECT_NE(results.status().message().find("field_of_schema_9"), absl::string_view::npos);
 }
 
+TEST(MeasurementIoTest, ACaseTitleLeavesOutTheLabelsNotGiven) {
+  TaskSpec spec;
+  spec.stmt = "torch.add(x, x)";
+  EXPECT_EQ(ResultCaseTitle(spec), "torch.add(x, x) [1T]");
+  spec.label = "Pointwise";
+  spec.sub_label = "add";
+  spec.num_threads = 2;
+  EXPECT_EQ(ResultCaseTitle(spec), "Pointwise / add [2T]");
+  spec.description = "C++ Eager";
+  EXPECT_EQ(ResultCaseTitle(spec), "Pointwise / add [C++ Eager, 2T]");
+  spec.label = "";
+  EXPECT_EQ(ResultCaseTitle(spec), "add [C++ Eager, 2T]");
+}
+
 TEST(MeasurementIoTest, MissingFileIsNotFound) {
   EXPECT_EQ(ReadResultsFile("/nonexistent/r.json").status().code(), absl::StatusCode::kNotFound);
 }
