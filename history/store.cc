@@ -218,8 +218,9 @@ absl::StatusOr<int64_t> Store::InsertRun(const timer::ResultsFile& results, cons
       Statement run,
       db_.Prepare("INSERT INTO runs(label, source, recorded_at, start_time, end_time, host, "
                   "cpu_model, cores, kernel, valgrind, valgrind_options, libtorch_version, "
-                  "libtorch_build, versions, settings, command, fingerprint) VALUES "
-                  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"));
+                  "libtorch_build, versions, settings, command, fingerprint, toolchain) VALUES "
+                  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+                  "?18)"));
   run.Bind(1, info.label)
       .Bind(2, info.source)
       .Bind(3, base::NowRfc3339())
@@ -236,7 +237,8 @@ absl::StatusOr<int64_t> Store::InsertRun(const timer::ResultsFile& results, cons
       .Bind(14, JoinMap(results.versions))
       .Bind(15, JoinMap(results.settings))
       .Bind(16, info.command)
-      .Bind(17, fingerprint);
+      .Bind(17, fingerprint)
+      .Bind(18, Setting(results, "toolchain"));
   ICOUNT_RETURN_IF_ERROR(run.Run());
   return db_.LastInsertRowId();
 }
@@ -322,14 +324,17 @@ absl::Status Store::InsertTimes(int64_t run_id, const timer::ResultsFile& result
 absl::StatusOr<std::vector<RunRow>> Store::Runs() {
   ICOUNT_ASSIGN_OR_RETURN(
       Statement select,
-      db_.Prepare("SELECT id, label, source, recorded_at, start_time, end_time, host, cpu_model, "
-                  "cores, kernel, valgrind, libtorch_version, libtorch_build, versions, command, "
-                  "IFNULL(counted.n, 0), IFNULL(timed.n, 0) FROM runs "
+      db_.Prepare(absl::StrCat(
+          "SELECT id, label, source, recorded_at, start_time, end_time, host, cpu_model, "
+          "cores, kernel, valgrind, libtorch_version, libtorch_build, versions, command, "
+          "IFNULL(counted.n, 0), IFNULL(timed.n, 0), ",
+          // Stores of schema 3 and older, read without being written, have none.
+          schema_ >= 4 ? "toolchain" : "''", " FROM runs "
                   // One pass over each table (both are keyed by case first).
                   "LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM counts GROUP BY run_id) AS counted "
                   "ON counted.run_id = runs.id "
                   "LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM time_levels GROUP BY run_id) AS "
-                  "timed ON timed.run_id = runs.id ORDER BY start_time, id"));
+          "timed ON timed.run_id = runs.id ORDER BY start_time, id")));
   std::vector<RunRow> runs;
   while (true) {
     ICOUNT_ASSIGN_OR_RETURN(bool row, select.Step());
@@ -352,6 +357,7 @@ absl::StatusOr<std::vector<RunRow>> Store::Runs() {
     r.command = select.Text(14);
     r.counted_cases = select.Int(15);
     r.timed_cases = select.Int(16);
+    r.toolchain = select.Text(17);
     runs.push_back(std::move(r));
   }
   return runs;

@@ -14,10 +14,10 @@
 //
 // What is kept per run: its label, source and command, the machine (CPU
 // model, cores, kernel), valgrind's version and options, LibTorch's version
-// and build settings when known, icount's library versions; per case the
-// count of every repeat, the per-run count, the heap allocations per run
-// (when the results have them), every wall-time sample and the
-// kTopFunctions most expensive functions (exclusive counts). The file is in
+// and build settings and the toolchain when known, icount's library
+// versions; per case the count of every repeat, the per-run count, the
+// heap allocations per run (when the results have them), every wall-time
+// sample and the kTopFunctions most expensive functions (exclusive counts). The file is in
 // WAL mode and every run is one transaction, so two runs recording at once
 // both land (the second waits for the first's lock). A file that is not a
 // store, is damaged, or has a newer schema than this build reads is an
@@ -39,10 +39,11 @@ namespace icount::history {
 
 // The store's schema this build writes and the newest it reads.
 // Version 2 adds counts.allocations, version 3 typed function keys
-// (function_names.key); an older store is upgraded when opened for writing
-// (its runs have no allocations, its functions keys as text alone) and
-// read as it is.
-inline constexpr int kHistorySchemaVersion = 3;
+// (function_names.key), version 4 each run's toolchain (runs.toolchain); an
+// older store is upgraded when opened for writing (its runs have no
+// allocations or toolchain, its functions keys as text alone) and read as
+// it is.
+inline constexpr int kHistorySchemaVersion = 4;
 // Functions kept per case and run (the most expensive, exclusive counts).
 inline constexpr int kTopFunctions = 40;
 
@@ -76,7 +77,8 @@ struct RunRow {
   std::string valgrind;
   std::string libtorch_version;
   std::string libtorch_build;
-  std::string versions;  // "compare 0.2.0, expand 0.3.0, ..."
+  std::string toolchain;  // "Python 3.11.2, g++ 12.2.0, c++17"; "" when unknown
+  std::string versions;   // "compare 0.2.0, expand 0.3.0, ..."
   std::string command;
   int64_t counted_cases = 0;
   int64_t timed_cases = 0;

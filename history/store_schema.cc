@@ -40,6 +40,9 @@ CREATE TABLE runs (
   valgrind_options TEXT NOT NULL,
   libtorch_version TEXT NOT NULL,
   libtorch_build TEXT NOT NULL,
+  -- The compiler, C++ standard and Python that built and ran the cases
+  -- (the results' "toolchain" setting); '' where a run did not say.
+  toolchain TEXT NOT NULL DEFAULT '',
   versions TEXT NOT NULL,
   settings TEXT NOT NULL,
   command TEXT NOT NULL,
@@ -189,6 +192,10 @@ absl::Status CreateOrUpgradeSchema(Database& db, const StoreFile& file) {
     if (file.schema < 2) migration += "ALTER TABLE counts ADD COLUMN allocations REAL;";
     // Version 2 kept functions as text alone.
     if (file.schema < 3) migration += "ALTER TABLE function_names ADD COLUMN key BLOB;";
+    // Version 3 kept the toolchain only inside the settings' joined text.
+    if (file.schema < 4) {
+      migration += "ALTER TABLE runs ADD COLUMN toolchain TEXT NOT NULL DEFAULT '';";
+    }
     ICOUNT_RETURN_IF_ERROR(
         db.Execute(absl::StrCat(migration, "PRAGMA user_version=", kHistorySchemaVersion)));
   }

@@ -132,7 +132,8 @@ TEST_F(StoreTest, AVersionOneStoreIsReadAndUpgradedOnWrite) {
     auto db = internal::Database::Open(Path("h.db"), internal::Database::kReadWrite);
     ASSERT_TRUE(
         db->Execute("ALTER TABLE counts DROP COLUMN allocations; "
-                    "ALTER TABLE function_names DROP COLUMN key; PRAGMA user_version=1")
+                    "ALTER TABLE function_names DROP COLUMN key; "
+                    "ALTER TABLE runs DROP COLUMN toolchain; PRAGMA user_version=1")
             .ok());
   }
   {
@@ -161,7 +162,9 @@ TEST_F(StoreTest, AVersionTwoStoreReadsFunctionsFromTheirText) {
   }
   {
     auto db = internal::Database::Open(Path("h.db"), internal::Database::kReadWrite);
-    ASSERT_TRUE(db->Execute("ALTER TABLE function_names DROP COLUMN key; PRAGMA user_version=2").ok());
+    ASSERT_TRUE(db->Execute("ALTER TABLE function_names DROP COLUMN key; "
+                            "ALTER TABLE runs DROP COLUMN toolchain; PRAGMA user_version=2")
+                    .ok());
   }
   const std::string key = "Group/case 1|Eager|Forward|C++|1";
   const timer::FunctionKey grows("fake.c", "grows", "/usr/lib/libfake.so");
@@ -178,6 +181,37 @@ TEST_F(StoreTest, AVersionTwoStoreReadsFunctionsFromTheirText) {
   absl::StatusOr<timer::FunctionCounts> top = store.TopFunctions(store.Runs()->at(1).id, key);
   ASSERT_TRUE(top.ok()) << top.status();
   EXPECT_EQ(top->rows().back().function.file(), "fake.c");
+}
+
+// A store of schema 3 kept the toolchain only in the settings' text: its
+// runs read as unknown, and those recorded after the upgrade keep theirs.
+TEST_F(StoreTest, AVersionThreeStoreHasNoToolchainsAndRecordsThemOnceUpgraded) {
+  timer::ResultsFile first = FakeResults(RunAt(1));
+  first.settings["toolchain"] = "Python 3.11.2, g++ 12.2.0, c++17";
+  {
+    Store store = *Store::OpenForWriting(Path("h.db"));
+    ASSERT_TRUE(store.AddRun(first, RunInfo{}).ok());
+    EXPECT_EQ(store.Runs()->at(0).toolchain, "Python 3.11.2, g++ 12.2.0, c++17");
+  }
+  {
+    auto db = internal::Database::Open(Path("h.db"), internal::Database::kReadWrite);
+    ASSERT_TRUE(db->Execute("ALTER TABLE runs DROP COLUMN toolchain; PRAGMA user_version=3").ok());
+  }
+  {
+    Store store = *Store::OpenForReading(Path("h.db"));
+    absl::StatusOr<std::vector<RunRow>> runs = store.Runs();
+    ASSERT_TRUE(runs.ok()) << runs.status();
+    EXPECT_EQ(runs->at(0).toolchain, "");
+  }
+  Store store = *Store::OpenForWriting(Path("h.db"));
+  timer::ResultsFile second = FakeResults(RunAt(2));
+  second.settings["toolchain"] = "Python 3.13.5, c++ 14.2.0, c++17";
+  ASSERT_TRUE(store.AddRun(second, RunInfo{}).ok());
+  absl::StatusOr<std::vector<RunRow>> runs = store.Runs();
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  ASSERT_EQ(runs->size(), 2);
+  EXPECT_EQ(runs->at(0).toolchain, "");
+  EXPECT_EQ(runs->at(1).toolchain, "Python 3.13.5, c++ 14.2.0, c++17");
 }
 
 TEST(NanosecondsTest, RoundTripsToTheNanosecondInAThirdOfTheSpace) {
@@ -320,7 +354,7 @@ TEST_F(RefusedFileTest, ANewerSchema) {
     ASSERT_TRUE(db->Execute("PRAGMA journal_mode=DELETE; PRAGMA user_version=99").ok());
   }
   ExpectRefused(Path("h.db"), absl::StatusCode::kFailedPrecondition,
-                "schema version 99 is newer than this build reads (3)");
+                "schema version 99 is newer than this build reads (4)");
 }
 
 TEST_F(RefusedFileTest, ADamagedStore) {

@@ -6,7 +6,7 @@
 
 namespace icount::history {
 
-inline constexpr char kHistoryVersion[] = "0.2.0";
+inline constexpr char kHistoryVersion[] = "0.3.0";
 
 }  // namespace icount::history
 

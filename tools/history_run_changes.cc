@@ -23,6 +23,7 @@ std::vector<std::string> SetupChanges(history::Metric metric, const history::Run
     compare("", before.valgrind, after.valgrind);
   }
   compare("LibTorch ", before.libtorch_version, after.libtorch_version);
+  compare("toolchain ", before.toolchain, after.toolchain);
   return changes;
 }
 

@@ -18,8 +18,8 @@ namespace icount::tools {
 
 // One phrase per difference: the CPU (model and CPUID) and the valgrind that
 // counted, for counts and allocations; the host that timed, for wall time;
-// the LibTorch, for every metric. What either run leaves unknown is no
-// difference.
+// the LibTorch and the toolchain (compiler, C++ standard, Python), for every
+// metric. What either run leaves unknown is no difference.
 std::vector<std::string> SetupChanges(history::Metric metric, const history::RunRow& before,
                                       const history::RunRow& after);
 

@@ -92,6 +92,7 @@ for r in range(12):
     later = r >= 4
     run["settings"]["valgrind"] = "valgrind-3.24.0" if later else "valgrind-3.19.0"
     run["settings"]["libtorch_install"] = f"torch {'2.6.0' if later else '1.13.0'} (Debian's system install) at /usr"
+    run["settings"]["toolchain"] = "Python 3.13.5, c++ 14.2.0, c++17" if later else "Python 3.11.2, g++ 12.2.0, c++17"
     json.dump(run, open(f"{moved}/run_{r:02d}.json", "w"))
 PY
 for r in $(seq -w 0 11); do
@@ -102,7 +103,7 @@ done
 grep -Eq "^ +5 +\| +r04 +\|.*\| +valgrind-3\.24\.0 +\| +2\.6\.0 *$" "$tmp/moved_list.txt" \
   || fail "the moved run's row: $(cat "$tmp/moved_list.txt")"
 "$history" --db="$tmp/moved.db" steps > "$tmp/moved_steps.txt" || fail "steps of the moved runs"
-moved_note='    the runs differ in more than the code (valgrind-3.19.0 -> valgrind-3.24.0; LibTorch 1.13.0 -> 2.6.0): the step may come from that'
+moved_note='    the runs differ in more than the code (valgrind-3.19.0 -> valgrind-3.24.0; LibTorch 1.13.0 -> 2.6.0; toolchain Python 3.11.2, g++ 12.2.0, c++17 -> Python 3.13.5, c++ 14.2.0, c++17): the step may come from that'
 [[ $(grep -cxF -- "$moved_note" "$tmp/moved_steps.txt") == 2 ]] \
   || fail "not noted at both count steps (the allocation step, at r06, follows a run like it): $(cat "$tmp/moved_steps.txt")"
 grep -A1 '^  at run 9 "r08"' "$tmp/moved_steps.txt" | grep -q "differ in more than the code" \
