@@ -34,6 +34,8 @@ FIGURES = {
     "tests": ("test targets of `./bazelw test //...`", "`./bazelw query 'tests(//...) except attr(tags, manual, //...)'`"),
     "ci_cold": ("`./bazelw test //...` cold: new clone, new output base, empty disk cache",
                 "`bench/ci_time.sh`"),
+    "ci_fresh": ("the README's two commands on a fresh machine: no Bazel, LibTorch, output base, "
+                 "disk cache or roots; `./bazelw` installs the packages", "`.ci/run` in a new clone"),
     "ci_warm": ("`./bazelw test //...` with nothing changed (cached results)",
                 "`bench/ci_time.sh`"),
     "ci_new_clone": ("`.ci/run` in a new clone of a commit this machine has tested (new output "

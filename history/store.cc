@@ -329,12 +329,13 @@ absl::StatusOr<std::vector<RunRow>> Store::Runs() {
           "cores, kernel, valgrind, libtorch_version, libtorch_build, versions, command, "
           "IFNULL(counted.n, 0), IFNULL(timed.n, 0), ",
           // Stores of schema 3 and older, read without being written, have none.
-          schema_ >= 4 ? "toolchain" : "''", " FROM runs "
-                  // One pass over each table (both are keyed by case first).
-                  "LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM counts GROUP BY run_id) AS counted "
-                  "ON counted.run_id = runs.id "
-                  "LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM time_levels GROUP BY run_id) AS "
-          "timed ON timed.run_id = runs.id ORDER BY start_time, id")));
+          schema_ >= 4 ? "toolchain" : "''",
+          " FROM runs "
+          // One pass over each table (both are keyed by case first).
+          "LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM counts GROUP BY run_id) AS counted "
+          "ON counted.run_id = runs.id "
+          "LEFT JOIN (SELECT run_id, COUNT(*) AS n FROM time_levels GROUP BY run_id) AS timed "
+          "ON timed.run_id = runs.id ORDER BY start_time, id")));
   std::vector<RunRow> runs;
   while (true) {
     ICOUNT_ASSIGN_OR_RETURN(bool row, select.Step());
