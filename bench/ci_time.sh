@@ -4,7 +4,10 @@
 # with a new Bazel output base and an empty disk cache (cold), then run
 # again with nothing changed (cached test results).
 #
-#   bench/ci_time.sh [OUT]     # OUT defaults to /tmp/icount-ci-time
+#   bench/ci_time.sh [OUT [FLAG...]]   # OUT defaults to /tmp/icount-ci-time
+#   bench/ci_time.sh /tmp/t --test_tag_filters=-debian_root   # a CI job without the roots
+#
+# FLAGs go to both runs of `./bazelw test //...`.
 #
 # Writes OUT/ci_time.md (the CPU, the commit, both wall times, the number of
 # test targets Bazel ran, the mean busy CPUs over each run (from /proc/stat:
@@ -23,6 +26,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "${1:-/tmp/icount-ci-time}")
+shift $(($# > 0 ? 1 : 0))
+extra_flags=("$@")
 mkdir -p "$out"
 rm -rf "$out/clone" "$out/output-base" "$out/disk-cache" "$out/c10-cache" "$out/root-cache"
 git clone --quiet "$here" "$out/clone"
@@ -36,7 +41,7 @@ commit=$(git -C "$out/clone" rev-parse --short HEAD)
 echo "build --disk_cache=$out/disk-cache" > "$out/clone/user.bazelrc"
 flags=(--test_env=ICOUNT_TEST_DISK_CACHE="$out/disk-cache"
   --test_env=ICOUNT_TEST_C10_CACHE="$out/c10-cache"
-  --test_env=ICOUNT_TEST_ROOT_CACHE="$out/root-cache")
+  --test_env=ICOUNT_TEST_ROOT_CACHE="$out/root-cache" "${extra_flags[@]}")
 
 source "$here/bench/busy_cpus.sh"
 timed_test() {  # timed_test NAME: seconds of ./bazelw test //... in the clone
@@ -59,7 +64,7 @@ tests=$(grep -oE "Executed [0-9]+ out of [0-9]+ tests?" "$out/cold.log" | grep -
 slowest=$(sed -nE 's/^(\/\/[^ ]+) +(\(cached\) )?([A-Z]+) in ([0-9.]+)s$/\4 \1/p' "$out/cold.log" | sort -rn | head -10 \
   | awk '{ printf "| %s | %.1f |\n", $2, $1 }')
 {
-  echo "Machine: $(python3 "$here/bench/machine.py"); commit $commit; command \`bench/ci_time.sh\`."
+  echo "Machine: $(python3 "$here/bench/machine.py"); commit $commit; command \`bench/ci_time.sh${extra_flags[*]:+ OUT ${extra_flags[*]}}\`."
   echo
   echo "| run of \`./bazelw test //...\` | wall time | test targets | busy CPUs (mean) |"
   echo "|---|---|---|---|"
