@@ -11,8 +11,10 @@
 # so is the disk cache of builds in it (`roots list sid` names their
 # directory): the builds here take turns with icount's own in the root
 # (its build.lock), so the worker's objects are compiled once for both.
-# Bazel's outputs for these builds are kept in root-builds/bazel7-module-test:
-# the first run on a machine builds, later runs find everything built.
+# Bazel's outputs for these builds are kept in the root's builds directory
+# too (bazel7-module-test there), so that `roots list` counts them and a
+# root made again or removed takes them with it: the first run on a
+# machine builds, later runs find everything built.
 # Runs unsandboxed: the root is entered through a mount namespace, and the
 # builds need this checkout (found through WORKSPACE).
 set -u
@@ -23,15 +25,17 @@ checkout="$(dirname "$(readlink -f "$3")")"
 tmp="$TEST_TMPDIR"
 use_machine_roots
 cache="${ICOUNT_CACHE_DIR:-$HOME/.cache/icount}"
-builds="$cache/root-builds/bazel7-module-test"
-mkdir -p "$builds" || fail "cannot make $builds"
+# This test's builds directory of old, beside the roots' own, which no
+# `roots remove` reached.
+rm -rf "$cache/root-builds/bazel7-module-test"
 
 step "the sid root (made on first use)"
 "$roots" make sid > "$tmp/make.log" 2>&1 || fail "roots make sid: $(tail -20 "$tmp/make.log")"
 "$roots" list sid > "$tmp/list.out" 2>&1 || fail "roots list sid: $(cat "$tmp/list.out")"
 root_builds=$(sed -n "s|^  icount's builds in it at \(.*\), [0-9.]* GB on disk$|\1|p" "$tmp/list.out")
 [[ -n $root_builds ]] || fail "roots list sid names no builds directory: $(cat "$tmp/list.out")"
-mkdir -p "$root_builds" || fail "cannot make $root_builds"
+builds="$root_builds/bazel7-module-test"
+mkdir -p "$builds" || fail "cannot make $builds"
 
 # in_sid DIRECTORY COMMAND...: runs COMMAND in DIRECTORY inside the root,
 # with the root's programs, the checkout and the builds' directories seen
@@ -39,7 +43,7 @@ mkdir -p "$root_builds" || fail "cannot make $root_builds"
 in_sid() {
   local directory=$1
   shift
-  "$enter_root" --root="$cache/roots/sid" --bind="$checkout,$builds,$root_builds" -- \
+  "$enter_root" --root="$cache/roots/sid" --bind="$checkout,$root_builds" -- \
     /usr/bin/env -i PATH=/usr/bin:/bin HOME="$builds/home" BAZELW_SKIP_PACKAGE_CHECK=1 \
     /bin/sh -c 'cd "$1" && shift && exec "$@"' in-sid "$directory" "$@"
 }
