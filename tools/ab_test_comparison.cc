@@ -21,6 +21,7 @@
 #include "timer/measurement_io.h"
 #include "tools/ab_sides.h"
 #include "tools/ab_test_parts.h"
+#include "tools/function_rows.h"
 #include "tools/suite.h"
 
 namespace icount::tools {
@@ -141,27 +142,12 @@ std::string PerFunctionChanges(const std::string& key, const timer::InstructionC
   timer::FunctionCounts delta =
       *after.exclusive.Standardized().Subtract(before.exclusive.Standardized()) *
       (1.0 / static_cast<double>(after.number_per_run));
-  std::vector<timer::FunctionCount> rows = delta.rows();
-  std::sort(rows.begin(), rows.end(),
-            [](const timer::FunctionCount& x, const timer::FunctionCount& y) {
-              return std::llabs(x.count) > std::llabs(y.count);
-            });
-  const size_t shown = std::min<size_t>(rows.size(), 10);
-  int64_t rest = 0;
-  for (size_t r = shown; r < rows.size(); ++r) rest += rows[r].count;
-  const size_t others = rows.size() - shown;
-  rows.resize(shown);
-  // Rendered as inclusive rows, which print no "Total:" line: the sum of
-  // the rows shown is not the case's change, which the heading gives.
-  std::string text = absl::StrFormat(
-      "\n%s: %+.0f instructions per run; largest per-function changes (B - A, per run):\n%s\n",
-      key, after.counts_per_run - before.counts_per_run,
-      timer::FunctionCounts(rows, /*inclusive=*/true).Slice(0, rows.size()).ToString());
-  if (others > 0) {
-    absl::StrAppendFormat(&text, "  %+d in %d other function%s\n", rest, others,
-                          others == 1 ? "" : "s");
-  }
-  return text;
+  // No "Total:": the sum of the rows shown is not the case's change, which
+  // the heading gives.
+  return absl::StrFormat(
+      "\n%s: %+.0f instructions per run; largest per-function changes (B - A, per run):\n%s\n", key,
+      after.counts_per_run - before.counts_per_run,
+      LargestFunctionRows(delta, 10, RestSum::kSigned));
 }
 
 }  // namespace

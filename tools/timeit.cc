@@ -45,6 +45,7 @@
 #include "timer/node.h"
 #include "timer/timer.h"
 #include "tools/environment_suite.h"
+#include "tools/function_rows.h"
 #include "tools/suite.h"
 
 ABSL_FLAG(std::string, stmt, "", "The statement to time (required).");
@@ -155,15 +156,8 @@ std::string RepeatsLine(const std::vector<timer::CallgrindStats>& stats) {
 // own, and the total of every function (not only the rows shown), which is
 // the region's count with noise removed.
 std::string TopFunctions(const timer::FunctionCounts& exclusive, int shown) {
-  const timer::FunctionCounts top = exclusive.Slice(0, static_cast<size_t>(shown));
-  // Printed as inclusive rows, which have no "Total:" line of their own.
-  std::string text =
-      timer::FunctionCounts(top.rows(), /*inclusive=*/true).Slice(0, top.size()).ToString();
-  if (const size_t others = exclusive.size() - top.size(); others > 0) {
-    absl::StrAppendFormat(&text, "%s  %d in %d other function%s", top.size() > 0 ? "\n" : "",
-                          exclusive.Sum() - top.Sum(), others, others == 1 ? "" : "s");
-  }
-  return absl::StrCat(text, "\n\nTotal: ", exclusive.Sum());
+  return absl::StrCat(LargestFunctionRows(exclusive, static_cast<size_t>(shown), RestSum::kPlain),
+                      "\n\nTotal: ", exclusive.Sum());
 }
 
 // Builds the Timer, measures, prints and writes the results; the body of
